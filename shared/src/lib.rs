@@ -1,0 +1,20 @@
+//! The Krypto game with no I/O in it: everything the server and the client
+//! must agree on.
+//!
+//! - [`rational`]: exact fractions; overflow is an error, never a wrong answer.
+//! - [`rules`]: the rule sets (free, integer, international, positive).
+//! - [`cards`]: the 56-card deck, other variants' decks, and reproducible deals.
+//! - [`formula`]: lexer, parser, expression tree, evaluator and the checker
+//!   that judges a player's formula against a hand.
+//! - [`solver`]: reachable values, "is it solvable", every distinct solution,
+//!   APL-style chains and whole-variant censuses.
+
+pub mod cards;
+pub mod formula;
+pub mod rational;
+pub mod rules;
+pub mod solver;
+
+pub use formula::ast::{Expr, Op};
+pub use rational::{ArithError, Rational};
+pub use rules::Rules;

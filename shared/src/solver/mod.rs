@@ -1,0 +1,1 @@
+//! The solver: reachable values, solutions, chains and censuses.
