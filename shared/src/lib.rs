@@ -8,9 +8,11 @@
 //!   that judges a player's formula against a hand.
 //! - [`solver`]: reachable values, "is it solvable", every distinct solution,
 //!   APL-style chains and whole-variant censuses.
+//! - [`protocol`]: the wire messages between server and clients (serde).
 
 pub mod cards;
 pub mod formula;
+pub mod protocol;
 pub mod rational;
 pub mod rules;
 pub mod solver;

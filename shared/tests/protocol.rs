@@ -1,0 +1,713 @@
+//! The wire shapes of protocol v1: every message serializes to the JSON the
+//! docs show and parses back; bad input gives the right typed error.
+
+#![allow(clippy::unwrap_used)]
+
+use krypto_core::protocol::*;
+use krypto_core::Rules;
+use serde_json::{json, Value};
+
+/// Asserts that `msg` (with `id`) serializes to exactly `expected` and that
+/// parsing `expected` gives `msg` back.
+fn client_round_trip(id: Option<&str>, msg: ClientMessage, expected: Value) {
+    let env = ClientEnvelope {
+        id: id.map(str::to_owned),
+        message: msg,
+    };
+    let text = env.to_json();
+    let got: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(got, expected, "serialized {env:?}");
+    assert_eq!(parse_client_message(&expected.to_string()).unwrap(), env);
+    // The derived Deserialize (through flatten) agrees with the parser.
+    assert_eq!(
+        serde_json::from_value::<ClientEnvelope>(expected).unwrap(),
+        env
+    );
+}
+
+fn server_round_trip(id: Option<&str>, msg: ServerMessage, expected: Value) {
+    let env = ServerEnvelope {
+        id: id.map(str::to_owned),
+        message: msg,
+    };
+    let got: Value = serde_json::from_str(&env.to_json()).unwrap();
+    assert_eq!(got, expected, "serialized {env:?}");
+    assert_eq!(parse_server_message(&expected.to_string()).unwrap(), env);
+    assert_eq!(
+        serde_json::from_value::<ServerEnvelope>(expected).unwrap(),
+        env
+    );
+}
+
+fn default_settings_json() -> Value {
+    json!({
+        "variant": "krypto", "rules": "free", "rounds": 10, "target_score": null,
+        "round_seconds": 90, "lockout_seconds": 5, "wrong_penalty": 0, "deal": "solvable",
+        "difficulty": "any", "max_players": 8, "public": false
+    })
+}
+
+#[test]
+fn client_messages_have_the_documented_shapes() {
+    client_round_trip(
+        Some("1"),
+        ClientMessage::Hello {
+            protocol: 1,
+            name: Some("Ada".into()),
+            token: None,
+        },
+        json!({"id": "1", "type": "hello", "protocol": 1, "name": "Ada"}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::Hello {
+            protocol: 1,
+            name: Some("Ada".into()),
+            token: Some("abc".into()),
+        },
+        json!({"type": "hello", "protocol": 1, "name": "Ada", "token": "abc"}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::ListRooms,
+        json!({"type": "list_rooms"}),
+    );
+    client_round_trip(
+        Some("c"),
+        ClientMessage::CreateRoom {
+            settings: Some(SettingsPatch {
+                rounds: Some(5),
+                target_score: Some(None),
+                variant: Some(Variant::TwentyFour),
+                ..SettingsPatch::default()
+            }),
+            public: Some(true),
+        },
+        json!({"id": "c", "type": "create_room",
+               "settings": {"rounds": 5, "target_score": null, "variant": "24"}, "public": true}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::CreateRoom {
+            settings: None,
+            public: None,
+        },
+        json!({"type": "create_room"}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::JoinRoom {
+            code: "KXR7P".into(),
+            spectator: true,
+        },
+        json!({"type": "join_room", "code": "KXR7P", "spectator": true}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::LeaveRoom,
+        json!({"type": "leave_room"}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::UpdateSettings {
+            settings: SettingsPatch {
+                rules: Some(Rules::International),
+                target_score: Some(Some(5)),
+                deal: Some(DealMode::Any),
+                difficulty: Some(Difficulty::Hard),
+                ..SettingsPatch::default()
+            },
+        },
+        json!({"type": "update_settings", "settings":
+            {"rules": "international", "target_score": 5, "deal": "any", "difficulty": "hard"}}),
+    );
+    client_round_trip(None, ClientMessage::Start, json!({"type": "start"}));
+    client_round_trip(
+        Some("s1"),
+        ClientMessage::Submit {
+            round: 3,
+            formula: "(8+2)*3-13".into(),
+        },
+        json!({"id": "s1", "type": "submit", "round": 3, "formula": "(8+2)*3-13"}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::ClaimNoSolution { round: 2 },
+        json!({"type": "claim_no_solution", "round": 2}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::Chat { text: "gg".into() },
+        json!({"type": "chat", "text": "gg"}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::Kick {
+            player: PlayerId(42),
+        },
+        json!({"type": "kick", "player": 42}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::Lock { locked: true },
+        json!({"type": "lock", "locked": true}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::TransferHost {
+            player: PlayerId(7),
+        },
+        json!({"type": "transfer_host", "player": 7}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::Leaderboard {
+            metric: Some(Metric::Fastest),
+            period: Some(Period::Week),
+            limit: Some(20),
+            around: Some("Ada".into()),
+        },
+        json!({"type": "leaderboard", "metric": "fastest", "period": "week",
+               "limit": 20, "around": "Ada"}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::Leaderboard {
+            metric: None,
+            period: None,
+            limit: None,
+            around: None,
+        },
+        json!({"type": "leaderboard"}),
+    );
+    client_round_trip(
+        Some("p"),
+        ClientMessage::Ping,
+        json!({"id": "p", "type": "ping"}),
+    );
+}
+
+#[test]
+fn every_client_type_is_listed() {
+    for t in ClientMessage::TYPES {
+        // A listed type never reports "unknown type".
+        let err = parse_client_message(&json!({"type": t, "round": "x"}).to_string());
+        if let Err(e) = err {
+            assert!(
+                !matches!(e.kind, ProtocolErrorKind::UnknownType(_)),
+                "{t}: {e}"
+            );
+        }
+    }
+}
+
+fn sample_snapshot() -> RoomSnapshot {
+    RoomSnapshot {
+        code: "KXR7P".into(),
+        host: PlayerId(1),
+        settings: RoomSettings::default(),
+        state: RoomPhase::Playing,
+        locked: false,
+        players: vec![
+            PlayerInfo {
+                id: PlayerId(1),
+                name: "Ada".into(),
+                score: 2,
+                connected: true,
+                spectator: false,
+                waiting: false,
+            },
+            PlayerInfo {
+                id: PlayerId(2),
+                name: "Bob".into(),
+                score: 0,
+                connected: false,
+                spectator: true,
+                waiting: false,
+            },
+        ],
+        round: Some(RoundInfo {
+            number: 3,
+            objective: 17,
+            cards: vec![8, 2, 3, 13, 5],
+            remaining_ms: 41_250,
+            duration_ms: 90_000,
+            locked_out_ms: Some(1200),
+        }),
+        rounds_total: 10,
+        next_ms: None,
+        recent: vec![ServerMessage::Chat {
+            from: PlayerId(2),
+            name: "Bob".into(),
+            text: "hi".into(),
+        }],
+    }
+}
+
+#[test]
+fn server_messages_have_the_documented_shapes() {
+    server_round_trip(
+        Some("1"),
+        ServerMessage::Welcome {
+            protocol: 1,
+            player_id: PlayerId(1),
+            name: "Ada".into(),
+            token: "t0k".into(),
+            server_version: "0.1.0".into(),
+            resumed: false,
+        },
+        json!({"id": "1", "type": "welcome", "protocol": 1, "player_id": 1, "name": "Ada",
+               "token": "t0k", "server_version": "0.1.0", "resumed": false}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::Rooms {
+            rooms: vec![RoomSummary {
+                code: "KXR7P".into(),
+                host: "Ada".into(),
+                players: 3,
+                max_players: 8,
+                state: RoomPhase::Lobby,
+                settings: RoomSettings::default(),
+            }],
+        },
+        json!({"type": "rooms", "rooms": [{"code": "KXR7P", "host": "Ada", "players": 3,
+               "max_players": 8, "state": "lobby", "settings": default_settings_json()}]}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::RoomState(sample_snapshot()),
+        json!({"type": "room_state", "code": "KXR7P", "host": 1,
+               "settings": default_settings_json(), "state": "playing", "locked": false,
+               "players": [
+                   {"id": 1, "name": "Ada", "score": 2, "connected": true, "spectator": false, "waiting": false},
+                   {"id": 2, "name": "Bob", "score": 0, "connected": false, "spectator": true, "waiting": false}],
+               "round": {"number": 3, "objective": 17, "cards": [8, 2, 3, 13, 5],
+                         "remaining_ms": 41250, "duration_ms": 90000, "locked_out_ms": 1200},
+               "rounds_total": 10,
+               "recent": [{"type": "chat", "from": 2, "name": "Bob", "text": "hi"}]}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::MatchStarted {
+            rounds_total: 10,
+            settings: RoomSettings::default(),
+            countdown_ms: 3000,
+        },
+        json!({"type": "match_started", "rounds_total": 10, "settings": default_settings_json(),
+               "countdown_ms": 3000}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::RoundStarted {
+            round: 1,
+            objective: 17,
+            cards: vec![8, 2, 3, 13, 5],
+            duration_ms: 90_000,
+        },
+        json!({"type": "round_started", "round": 1, "objective": 17, "cards": [8, 2, 3, 13, 5],
+               "duration_ms": 90000}),
+    );
+    server_round_trip(
+        Some("s1"),
+        ServerMessage::Verdict {
+            round: 1,
+            accepted: true,
+            value: Some("17".into()),
+            error: None,
+            locked_out_ms: None,
+        },
+        json!({"id": "s1", "type": "verdict", "round": 1, "accepted": true, "value": "17"}),
+    );
+    server_round_trip(
+        Some("s2"),
+        ServerMessage::Verdict {
+            round: 1,
+            accepted: false,
+            value: Some("16".into()),
+            error: Some(VerdictError {
+                kind: VerdictKind::WrongValue,
+                message: "the formula makes 16, not 17".into(),
+                column: None,
+            }),
+            locked_out_ms: Some(5000),
+        },
+        json!({"id": "s2", "type": "verdict", "round": 1, "accepted": false, "value": "16",
+               "error": {"kind": "wrong_value", "message": "the formula makes 16, not 17",
+                         "column": null},
+               "locked_out_ms": 5000}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::AttemptFailed {
+            round: 1,
+            player: PlayerId(2),
+        },
+        json!({"type": "attempt_failed", "round": 1, "player": 2}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::RoundWon {
+            round: 1,
+            winner: PlayerId(1),
+            formula: Some("(8+2)×3−13".into()),
+            no_solution: false,
+            elapsed_ms: 12_345,
+            points: 1,
+            scores: vec![ScoreEntry {
+                player: PlayerId(1),
+                score: 1,
+            }],
+        },
+        json!({"type": "round_won", "round": 1, "winner": 1, "formula": "(8+2)×3−13",
+               "no_solution": false, "elapsed_ms": 12345, "points": 1,
+               "scores": [{"player": 1, "score": 1}]}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::RoundWon {
+            round: 2,
+            winner: PlayerId(1),
+            formula: None,
+            no_solution: true,
+            elapsed_ms: 5,
+            points: 1,
+            scores: vec![],
+        },
+        json!({"type": "round_won", "round": 2, "winner": 1, "formula": null,
+               "no_solution": true, "elapsed_ms": 5, "points": 1, "scores": []}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::RoundTimedOut {
+            round: 4,
+            solution: None,
+            solutions: 0,
+        },
+        json!({"type": "round_timed_out", "round": 4, "solution": null, "solutions": 0}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::MatchOver {
+            standings: vec![
+                Standing {
+                    player: PlayerId(1),
+                    name: "Ada".into(),
+                    score: 5,
+                    rank: 1,
+                    rating_before: Some(0.0),
+                    rating_after: Some(1.5),
+                },
+                Standing {
+                    player: PlayerId(2),
+                    name: "Bob".into(),
+                    score: 3,
+                    rank: 2,
+                    rating_before: None,
+                    rating_after: None,
+                },
+            ],
+        },
+        json!({"type": "match_over", "standings": [
+            {"player": 1, "name": "Ada", "score": 5, "rank": 1, "rating_before": 0.0, "rating_after": 1.5},
+            {"player": 2, "name": "Bob", "score": 3, "rank": 2}]}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::Chat {
+            from: PlayerId(1),
+            name: "Ada".into(),
+            text: "gl".into(),
+        },
+        json!({"type": "chat", "from": 1, "name": "Ada", "text": "gl"}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::PlayerJoined {
+            player: PlayerId(3),
+            name: "Cy".into(),
+            spectator: false,
+        },
+        json!({"type": "player_joined", "player": 3, "name": "Cy", "spectator": false}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::PlayerLeft {
+            player: PlayerId(3),
+            name: "Cy".into(),
+            reason: LeaveReason::Kicked,
+        },
+        json!({"type": "player_left", "player": 3, "name": "Cy", "reason": "kicked"}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::Leaderboard {
+            metric: Metric::Rating,
+            period: Period::All,
+            rows: vec![LeaderboardRow {
+                rank: 1,
+                player: PlayerId(1),
+                name: "Ada".into(),
+                value: 25.5,
+                matches: 12,
+            }],
+        },
+        json!({"type": "leaderboard", "metric": "rating", "period": "all",
+               "rows": [{"rank": 1, "player": 1, "name": "Ada", "value": 25.5, "matches": 12}]}),
+    );
+    server_round_trip(
+        Some("p"),
+        ServerMessage::Pong,
+        json!({"id": "p", "type": "pong"}),
+    );
+    server_round_trip(
+        Some("j"),
+        ServerMessage::error(ErrorCode::RoomNotFound, "no room KXR7P"),
+        json!({"id": "j", "type": "error", "code": "room_not_found", "message": "no room KXR7P"}),
+    );
+}
+
+#[test]
+fn every_error_code_is_snake_case() {
+    let codes = [
+        (ErrorCode::BadMessage, "bad_message"),
+        (ErrorCode::UnsupportedProtocol, "unsupported_protocol"),
+        (ErrorCode::NotWelcomed, "not_welcomed"),
+        (ErrorCode::InvalidName, "invalid_name"),
+        (ErrorCode::NameTaken, "name_taken"),
+        (ErrorCode::BadToken, "bad_token"),
+        (ErrorCode::RoomNotFound, "room_not_found"),
+        (ErrorCode::RoomFull, "room_full"),
+        (ErrorCode::RoomLocked, "room_locked"),
+        (ErrorCode::NotInRoom, "not_in_room"),
+        (ErrorCode::AlreadyInRoom, "already_in_room"),
+        (ErrorCode::NotHost, "not_host"),
+        (ErrorCode::NotAPlayer, "not_a_player"),
+        (ErrorCode::WrongState, "wrong_state"),
+        (ErrorCode::WrongRound, "wrong_round"),
+        (ErrorCode::RateLimited, "rate_limited"),
+        (ErrorCode::TooLong, "too_long"),
+        (ErrorCode::InvalidSettings, "invalid_settings"),
+        (ErrorCode::PlayerNotFound, "player_not_found"),
+    ];
+    for (code, name) in codes {
+        assert_eq!(serde_json::to_value(code).unwrap(), json!(name));
+        assert_eq!(
+            serde_json::from_value::<ErrorCode>(json!(name)).unwrap(),
+            code
+        );
+    }
+    // A newer server's code does not break an older client.
+    assert_eq!(
+        serde_json::from_value::<ErrorCode>(json!("brand_new")).unwrap(),
+        ErrorCode::Unknown
+    );
+}
+
+#[test]
+fn verdict_kinds_include_the_checkers_and_the_rooms() {
+    for name in [
+        "syntax",
+        "too_long",
+        "too_deep",
+        "unknown_card",
+        "card_reused",
+        "card_unused",
+        "division_by_zero",
+        "rule_violation",
+        "wrong_value",
+        "overflow",
+        "locked_out",
+        "round_over",
+        "has_solution",
+    ] {
+        let kind = VerdictKind::from_name(name);
+        assert_ne!(kind, VerdictKind::Unknown, "{name}");
+        assert_eq!(serde_json::to_value(kind).unwrap(), json!(name));
+    }
+    assert_eq!(VerdictKind::from_name("nope"), VerdictKind::Unknown);
+}
+
+#[test]
+fn unknown_fields_are_ignored() {
+    let env = parse_client_message(
+        r#"{"type":"submit","round":1,"formula":"1+2","future":{"x":1},"id":"a"}"#,
+    )
+    .unwrap();
+    assert_eq!(env.id.as_deref(), Some("a"));
+    assert_eq!(
+        env.message,
+        ClientMessage::Submit {
+            round: 1,
+            formula: "1+2".into()
+        }
+    );
+    let env = parse_client_message(r#"{"type":"ping","extra":true}"#).unwrap();
+    assert_eq!(env.message, ClientMessage::Ping);
+    let env =
+        parse_client_message(r#"{"type":"create_room","settings":{"rounds":3,"colour":"red"}}"#)
+            .unwrap();
+    assert!(matches!(
+        env.message,
+        ClientMessage::CreateRoom {
+            settings: Some(SettingsPatch {
+                rounds: Some(3),
+                ..
+            }),
+            ..
+        }
+    ));
+    let env = parse_server_message(r#"{"type":"pong","server_time":1}"#).unwrap();
+    assert_eq!(env.message, ServerMessage::Pong);
+}
+
+#[test]
+fn bad_input_gives_typed_errors() {
+    let kind = |s: &str| parse_client_message(s).unwrap_err().kind;
+    assert!(matches!(
+        kind("{not json"),
+        ProtocolErrorKind::InvalidJson(_)
+    ));
+    assert!(matches!(kind(""), ProtocolErrorKind::InvalidJson(_)));
+    assert_eq!(kind("[1,2]"), ProtocolErrorKind::NotAnObject);
+    assert_eq!(kind("\"hello\""), ProtocolErrorKind::NotAnObject);
+    assert_eq!(kind(r#"{"round":1}"#), ProtocolErrorKind::MissingType);
+    assert_eq!(kind(r#"{"type":5}"#), ProtocolErrorKind::MissingType);
+    assert_eq!(
+        kind(r#"{"type":"dance"}"#),
+        ProtocolErrorKind::UnknownType("dance".into())
+    );
+    assert_eq!(kind(r#"{"type":"ping","id":5}"#), ProtocolErrorKind::BadId);
+    let long_id = "x".repeat(MAX_ID_LEN + 1);
+    assert_eq!(
+        kind(&json!({"type": "ping", "id": long_id}).to_string()),
+        ProtocolErrorKind::BadId
+    );
+
+    let err = parse_client_message(r#"{"type":"submit","id":"q","formula":"1+2"}"#).unwrap_err();
+    assert_eq!(err.id.as_deref(), Some("q"), "the id is echoed on errors");
+    match &err.kind {
+        ProtocolErrorKind::BadFields {
+            message_type,
+            detail,
+        } => {
+            assert_eq!(message_type, "submit");
+            assert!(detail.contains("round"), "{detail}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let reply: Value = serde_json::from_str(&err.to_envelope().to_json()).unwrap();
+    assert_eq!(reply["type"], "error");
+    assert_eq!(reply["code"], "bad_message");
+    assert_eq!(reply["id"], "q");
+    assert!(reply["message"].as_str().unwrap().contains("round"));
+
+    // Wrong kinds of values are bad fields too, never a panic.
+    for text in [
+        r#"{"type":"submit","round":-1,"formula":"1"}"#,
+        r#"{"type":"submit","round":1,"formula":7}"#,
+        r#"{"type":"kick","player":"bob"}"#,
+        r#"{"type":"lock"}"#,
+        r#"{"type":"hello","name":"Ada"}"#,
+        r#"{"type":"update_settings","settings":{"variant":"chess"}}"#,
+        r#"{"type":"update_settings","settings":{"rounds":1e9}}"#,
+        r#"{"type":"leaderboard","metric":"karma"}"#,
+    ] {
+        assert!(
+            matches!(kind(text), ProtocolErrorKind::BadFields { .. }),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn settings_validate_their_ranges() {
+    let d = RoomSettings::default();
+    assert_eq!(d.validate(), Ok(()));
+    let bad = |patch: SettingsPatch, field: &str| {
+        let err = d.patched(&patch).unwrap_err();
+        assert_eq!(err.field, field);
+    };
+    bad(
+        SettingsPatch {
+            rounds: Some(0),
+            ..Default::default()
+        },
+        "rounds",
+    );
+    bad(
+        SettingsPatch {
+            rounds: Some(51),
+            ..Default::default()
+        },
+        "rounds",
+    );
+    bad(
+        SettingsPatch {
+            round_seconds: Some(9),
+            ..Default::default()
+        },
+        "round_seconds",
+    );
+    bad(
+        SettingsPatch {
+            lockout_seconds: Some(61),
+            ..Default::default()
+        },
+        "lockout_seconds",
+    );
+    bad(
+        SettingsPatch {
+            wrong_penalty: Some(11),
+            ..Default::default()
+        },
+        "wrong_penalty",
+    );
+    bad(
+        SettingsPatch {
+            max_players: Some(1),
+            ..Default::default()
+        },
+        "max_players",
+    );
+    bad(
+        SettingsPatch {
+            max_players: Some(33),
+            ..Default::default()
+        },
+        "max_players",
+    );
+    bad(
+        SettingsPatch {
+            target_score: Some(Some(0)),
+            ..Default::default()
+        },
+        "target_score",
+    );
+    bad(
+        SettingsPatch {
+            rules: Some(Rules::Positive),
+            ..Default::default()
+        },
+        "rules",
+    );
+
+    let s = d
+        .patched(&SettingsPatch {
+            rounds: Some(50),
+            target_score: Some(Some(3)),
+            max_players: Some(32),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!((s.rounds, s.target_score, s.max_players), (50, Some(3), 32));
+    // null clears the target; an absent field keeps it.
+    let kept = s.patched(&SettingsPatch::default()).unwrap();
+    assert_eq!(kept.target_score, Some(3));
+    let patch: SettingsPatch = serde_json::from_value(json!({"target_score": null})).unwrap();
+    assert_eq!(s.patched(&patch).unwrap().target_score, None);
+    // Partial settings in a snapshot fill in defaults.
+    let partial: RoomSettings = serde_json::from_value(json!({"rounds": 4})).unwrap();
+    assert_eq!(partial.rounds, 4);
+    assert_eq!(partial.max_players, 8);
+}
