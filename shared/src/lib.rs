@@ -9,11 +9,14 @@
 //! - [`solver`]: reachable values, "is it solvable", every distinct solution,
 //!   APL-style chains and whole-variant censuses.
 //! - [`protocol`]: the wire messages between server and clients (serde).
+//! - [`room`]: a room's game logic (roster, rounds, arbitration, timers) with
+//!   no I/O and no clock: time is an argument.
 
 pub mod cards;
 pub mod formula;
 pub mod protocol;
 pub mod rational;
+pub mod room;
 pub mod rules;
 pub mod solver;
 

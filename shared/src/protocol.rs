@@ -793,6 +793,9 @@ pub enum ServerMessage {
         round: u32,
         /// Who failed.
         player: PlayerId,
+        /// Their score after any `wrong_penalty`.
+        #[serde(default)]
+        score: i64,
     },
     /// Someone won the round.
     RoundWon {

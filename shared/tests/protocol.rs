@@ -342,8 +342,9 @@ fn server_messages_have_the_documented_shapes() {
         ServerMessage::AttemptFailed {
             round: 1,
             player: PlayerId(2),
+            score: -1,
         },
-        json!({"type": "attempt_failed", "round": 1, "player": 2}),
+        json!({"type": "attempt_failed", "round": 1, "player": 2, "score": -1}),
     );
     server_round_trip(
         None,
