@@ -1,0 +1,155 @@
+//! The handle through which rooms and the lobby talk to one connection.
+//!
+//! Everything sent to a client goes through a bounded queue with `try_send`:
+//! a room never waits for a socket. A client that lets its queue fill up is
+//! too slow to read, and is disconnected instead of being buffered without end.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use axum::extract::ws::Utf8Bytes;
+use krypto_core::protocol::{ServerEnvelope, ServerMessage};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// WebSocket close codes the server uses, in one place.
+pub mod close {
+    /// The server is shutting down.
+    pub const GOING_AWAY: u16 = 1001;
+    /// A binary frame: the protocol is text only.
+    pub const UNSUPPORTED_DATA: u16 = 1003;
+    /// Abuse or a broken rule: no hello in time, flooding, code guessing,
+    /// a peer that stopped answering pings or reading its messages.
+    pub const POLICY: u16 = 1008;
+    /// A frame or message over the size limit.
+    pub const TOO_BIG: u16 = 1009;
+    /// A newer connection of the same player took over.
+    pub const NORMAL: u16 = 1000;
+}
+
+/// Identifies one connection, so a late "disconnected" from a replaced
+/// connection is not mistaken for the player's current one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ConnId(pub u64);
+
+impl ConnId {
+    /// A process-unique id.
+    pub fn next() -> ConnId {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        ConnId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// What the writer half of a connection sends.
+#[derive(Debug, Clone)]
+pub enum Outbound {
+    /// One JSON message (already serialized, so a room serializes a
+    /// broadcast once).
+    Text(Utf8Bytes),
+    /// A WebSocket ping, to find dead peers.
+    Ping,
+    /// Send this close frame after everything queued before it, then stop.
+    Close(u16, String),
+}
+
+/// The immediate way out, for when the queue itself is the problem.
+#[derive(Debug, Default)]
+struct Kill {
+    /// Cancelled when the connection must end now.
+    token: CancellationToken,
+    /// The close frame to try to send; the first reason wins.
+    frame: Mutex<Option<(u16, String)>>,
+}
+
+/// A cloneable handle on one connection's outgoing side.
+#[derive(Debug, Clone)]
+pub struct ClientHandle {
+    /// Which connection this is.
+    pub conn: ConnId,
+    /// The bounded queue the writer drains.
+    tx: mpsc::Sender<Outbound>,
+    /// Shared with the connection's tasks.
+    kill: Arc<Kill>,
+}
+
+impl ClientHandle {
+    /// A handle and the receiving end of its queue of `capacity` messages.
+    pub fn new(capacity: usize) -> (ClientHandle, mpsc::Receiver<Outbound>) {
+        let (tx, rx) = mpsc::channel(capacity.max(1));
+        let handle = ClientHandle {
+            conn: ConnId::next(),
+            tx,
+            kill: Arc::new(Kill::default()),
+        };
+        (handle, rx)
+    }
+
+    /// Queues a message; false if the client is gone or was just
+    /// disconnected for being too slow.
+    pub fn send(&self, envelope: &ServerEnvelope) -> bool {
+        self.send_text(Utf8Bytes::from(envelope.to_json()))
+    }
+
+    /// Queues a message that answers no request.
+    pub fn send_message(&self, message: ServerMessage) -> bool {
+        self.send(&ServerEnvelope::new(message))
+    }
+
+    /// Queues an already serialized message.
+    pub fn send_text(&self, text: Utf8Bytes) -> bool {
+        self.push(Outbound::Text(text))
+    }
+
+    /// Queues a ping.
+    pub fn ping(&self) -> bool {
+        self.push(Outbound::Ping)
+    }
+
+    fn push(&self, item: Outbound) -> bool {
+        match self.tx.try_send(item) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                self.kill(close::POLICY, "too slow: outgoing queue full");
+                false
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        }
+    }
+
+    /// Closes after the messages already queued (a goodbye that should be
+    /// read after the error that explains it).
+    pub fn close(&self, code: u16, reason: &str) {
+        if self
+            .tx
+            .try_send(Outbound::Close(code, reason.to_owned()))
+            .is_err()
+        {
+            self.kill(code, reason);
+        }
+    }
+
+    /// Ends the connection now, dropping whatever is queued.
+    pub fn kill(&self, code: u16, reason: &str) {
+        if let Ok(mut frame) = self.kill.frame.lock() {
+            if frame.is_none() {
+                *frame = Some((code, reason.to_owned()));
+            }
+        }
+        self.kill.token.cancel();
+    }
+
+    /// Resolves when the connection has been killed.
+    pub async fn killed(&self) {
+        self.kill.token.cancelled().await;
+    }
+
+    /// Whether the connection has been killed.
+    pub fn is_killed(&self) -> bool {
+        self.kill.token.is_cancelled()
+    }
+
+    /// The close frame a kill asked for.
+    pub fn kill_frame(&self) -> Option<(u16, String)> {
+        self.kill.frame.lock().ok().and_then(|f| f.clone())
+    }
+}

@@ -1,0 +1,76 @@
+//! Server configuration: every limit and timing the server enforces, in one
+//! place so tests can shrink durations and caps without touching the code.
+
+use std::time::Duration;
+
+/// Everything [`crate::run`] needs besides the listener and the shutdown signal.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// sqlx SQLite URL; the file is created if missing and opened in WAL mode.
+    pub database_url: String,
+    /// Open connections (HTTP and WebSocket) beyond which the server stops
+    /// accepting: a semaphore permit is taken before `accept`.
+    pub max_connections: usize,
+    /// Largest WebSocket frame and message, in bytes; bigger closes with 1009.
+    pub max_frame_bytes: usize,
+    /// Time a new WebSocket has to send `hello`; then it is closed with 1008.
+    pub handshake_timeout: Duration,
+    /// Interval between WebSocket pings; a peer that has not answered the
+    /// previous ping when the next is due is considered dead.
+    pub ping_interval: Duration,
+    /// Messages that may wait for a client's socket; a client that lets the
+    /// queue fill up is too slow to read and is disconnected.
+    pub outgoing_queue: usize,
+    /// Message credits: how many messages a client may send in a burst.
+    pub message_burst: u32,
+    /// Message credits regained per second.
+    pub message_refill_per_sec: u32,
+    /// Messages refused for lack of credits, in a row, before the connection
+    /// is closed with 1008 (abuse rather than an over-eager client).
+    pub max_rate_strikes: u32,
+    /// Failed room-code guesses allowed per connection per [`Config::guess_window`].
+    pub max_code_misses: u32,
+    /// The window over which failed code guesses are counted.
+    pub guess_window: Duration,
+    /// Guesses refused as rate-limited, in a row, before the connection is
+    /// closed with 1008.
+    pub max_guess_strikes: u32,
+    /// How long an empty room (nobody connected) lives before it closes.
+    pub empty_room_grace: Duration,
+    /// Most rooms open at once; `create_room` beyond it gets `server_full`.
+    pub max_rooms: usize,
+    /// How much faster than the wall clock room clocks run (rounds,
+    /// countdowns, lockouts, seat grace). 1 in production; tests raise it so
+    /// a 10-second round passes in milliseconds without sleeping.
+    pub room_time_scale: u32,
+    /// How long a connection the server is closing waits for the peer's
+    /// close frame before dropping the socket.
+    pub close_drain: Duration,
+    /// Longest wait for connections to say goodbye and rooms to finish their
+    /// writes during a graceful shutdown.
+    pub shutdown_timeout: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            database_url: "sqlite://krypto.db".to_owned(),
+            max_connections: 10_000,
+            max_frame_bytes: 16 * 1024,
+            handshake_timeout: Duration::from_secs(10),
+            ping_interval: Duration::from_secs(20),
+            outgoing_queue: 256,
+            message_burst: 20,
+            message_refill_per_sec: 10,
+            max_rate_strikes: 20,
+            max_code_misses: 5,
+            guess_window: Duration::from_secs(60),
+            max_guess_strikes: 5,
+            empty_room_grace: Duration::from_secs(60),
+            max_rooms: 10_000,
+            room_time_scale: 1,
+            close_drain: Duration::from_secs(2),
+            shutdown_timeout: Duration::from_secs(5),
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! Who a connection is: name rules, secret tokens and the `hello` decision.
+//!
+//! There are no passwords. The first `hello` with a free name creates the
+//! player and hands out a 128-bit token; the server keeps only its SHA-256.
+//! Later `hello`s prove the player by that token, so nobody can play (and
+//! score on the leaderboards) under someone else's name.
+
+use krypto_core::protocol::{ErrorCode, PROTOCOL_VERSION};
+use rand::rngs::OsRng;
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+
+use crate::db::{Created, Db, DbError, PlayerRow};
+
+/// Longest name, in characters.
+pub const MAX_NAME_CHARS: usize = 20;
+
+/// Bytes of randomness in a token.
+const TOKEN_BYTES: usize = 16;
+
+/// A `hello` that was refused, with the code and sentence to send back.
+#[derive(Debug, thiserror::Error)]
+pub enum HelloError {
+    /// The request broke a rule; tell the client.
+    #[error("{message}")]
+    Refused {
+        /// The protocol's error code.
+        code: ErrorCode,
+        /// A sentence for the person.
+        message: String,
+    },
+    /// The database failed; the client may retry.
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+fn refuse(code: ErrorCode, message: impl Into<String>) -> HelloError {
+    HelloError::Refused {
+        code,
+        message: message.into(),
+    }
+}
+
+/// A checked name: what to show and the key that makes it unique.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Name {
+    /// Trimmed, inner runs of spaces collapsed to one.
+    pub display: String,
+    /// `display` lowercased; two names with the same key are the same name.
+    pub key: String,
+}
+
+/// Checks a name: 1–20 characters of letters, digits, space, `-` and `_`
+/// once trimmed. Runs of spaces become one so "Ann  B" cannot pose as "Ann B".
+pub fn validate_name(raw: &str) -> Result<Name, HelloError> {
+    let display = raw
+        .split(' ')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let len = display.chars().count();
+    if len == 0 || len > MAX_NAME_CHARS {
+        return Err(refuse(
+            ErrorCode::InvalidName,
+            format!("a name has 1 to {MAX_NAME_CHARS} characters"),
+        ));
+    }
+    if let Some(bad) = display
+        .chars()
+        .find(|&c| !(c.is_alphabetic() || c.is_ascii_digit() || matches!(c, ' ' | '-' | '_')))
+    {
+        return Err(refuse(
+            ErrorCode::InvalidName,
+            format!("a name may hold letters, digits, space, - and _, not {bad:?}"),
+        ));
+    }
+    let key = display.to_lowercase();
+    Ok(Name { display, key })
+}
+
+/// A fresh secret token: 128 bits from the operating system, as hex.
+pub fn new_token() -> Result<String, rand::Error> {
+    let mut bytes = [0u8; TOKEN_BYTES];
+    OsRng.try_fill_bytes(&mut bytes)?;
+    Ok(hex::encode(bytes))
+}
+
+/// The stored form of a token: SHA-256 of its 16 bytes, as hex. `None` when
+/// the text is not a token at all (then no player can match it).
+pub fn token_hash(token: &str) -> Option<String> {
+    let bytes = hex::decode(token.trim()).ok()?;
+    if bytes.len() != TOKEN_BYTES {
+        return None;
+    }
+    Some(hex::encode(Sha256::digest(&bytes)))
+}
+
+/// Who a successful `hello` proved the connection to be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    /// The stored player.
+    pub player: PlayerRow,
+    /// The token to return in `welcome` (new, or the one the client sent).
+    pub token: String,
+}
+
+/// Decides a `hello`:
+///
+/// - `protocol` other than 1 → `unsupported_protocol`;
+/// - a token the server knows → that player (renamed if the hello names a
+///   different, free name; `name_taken` if that name is someone else's);
+/// - a free name (with no token, or a token the server does not know, as
+///   after a server reset) → a new player with a fresh token;
+/// - a name that exists, without its token → `name_taken` (no token) or
+///   `bad_token` (a wrong one);
+/// - neither name nor known token → `invalid_name` / `bad_token`.
+pub async fn hello(
+    db: &Db,
+    protocol: u32,
+    name: Option<&str>,
+    token: Option<&str>,
+) -> Result<Identity, HelloError> {
+    if protocol != PROTOCOL_VERSION {
+        return Err(refuse(
+            ErrorCode::UnsupportedProtocol,
+            format!("this server speaks protocol {PROTOCOL_VERSION}, not {protocol}"),
+        ));
+    }
+    let name = name.map(validate_name).transpose()?;
+    let known = match token.and_then(token_hash) {
+        Some(hash) => db.player_by_token_hash(&hash).await?,
+        None => None,
+    };
+    if let (Some(player), Some(token)) = (known, token) {
+        let token = token.trim().to_owned();
+        return match name {
+            Some(name) if name.key != player.name_key => {
+                match db
+                    .rename_player(player.player_id(), &name.display, &name.key)
+                    .await?
+                {
+                    Created::Player(player) => Ok(Identity { player, token }),
+                    Created::NameTaken => Err(name_taken(&name)),
+                }
+            }
+            _ => Ok(Identity { player, token }),
+        };
+    }
+    let Some(name) = name else {
+        return Err(match token {
+            Some(_) => refuse(ErrorCode::BadToken, "this token belongs to no player"),
+            None => refuse(ErrorCode::InvalidName, "a name is required"),
+        });
+    };
+    if db.player_by_name_key(&name.key).await?.is_some() {
+        return Err(match token {
+            Some(_) => refuse(
+                ErrorCode::BadToken,
+                format!("the token is not {:?}'s", name.display),
+            ),
+            None => name_taken(&name),
+        });
+    }
+    let token = new_token().map_err(|e| {
+        tracing::error!(error = %e, "the operating system gave no randomness");
+        refuse(ErrorCode::Internal, "could not make a token; try again")
+    })?;
+    let Some(hash) = token_hash(&token) else {
+        return Err(refuse(
+            ErrorCode::Internal,
+            "could not make a token; try again",
+        ));
+    };
+    match db.create_player(&name.display, &name.key, &hash).await? {
+        Created::Player(player) => Ok(Identity { player, token }),
+        Created::NameTaken => Err(name_taken(&name)),
+    }
+}
+
+fn name_taken(name: &Name) -> HelloError {
+    refuse(
+        ErrorCode::NameTaken,
+        format!("{:?} belongs to another player", name.display),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_trimmed_and_keyed_ignoring_case() {
+        let n = validate_name("  Ann   Lee ").unwrap();
+        assert_eq!(n.display, "Ann Lee");
+        assert_eq!(n.key, "ann lee");
+        assert!(validate_name("José_9-x").is_ok());
+    }
+
+    #[test]
+    fn bad_names_are_refused() {
+        for bad in [
+            "",
+            "   ",
+            "a;b",
+            "tab\there",
+            "x".repeat(21).as_str(),
+            "smile😀",
+        ] {
+            assert!(
+                matches!(
+                    validate_name(bad),
+                    Err(HelloError::Refused {
+                        code: ErrorCode::InvalidName,
+                        ..
+                    })
+                ),
+                "{bad:?}"
+            );
+        }
+        assert!(validate_name(&"x".repeat(20)).is_ok());
+    }
+
+    #[test]
+    fn tokens_are_128_bits_of_hex_and_hash_stably() {
+        let t = new_token().unwrap();
+        assert_eq!(t.len(), 32);
+        assert_ne!(t, new_token().unwrap());
+        let h = token_hash(&t).unwrap();
+        assert_eq!(h.len(), 64);
+        assert_eq!(token_hash(&t.to_uppercase()), Some(h));
+        assert_eq!(token_hash("not hex"), None);
+        assert_eq!(token_hash("abcd"), None);
+    }
+}

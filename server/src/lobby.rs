@@ -1,0 +1,210 @@
+//! The lobby: which rooms exist, who is seated where, and which connection
+//! speaks for each player.
+//!
+//! A plain mutex around three maps, held for a few map operations and never
+//! across an `.await`; the rooms' own state lives in their tasks.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use krypto_core::protocol::{ClientMessage, ErrorCode, PlayerId, RoomSettings, RoomSummary};
+use tokio::sync::{mpsc, oneshot, watch};
+
+use crate::client::{ClientHandle, ConnId};
+use crate::codes;
+
+/// What a connection asks of a room task.
+#[derive(Debug)]
+pub enum RoomCommand {
+    /// Take a seat (or a spectator's place); the reply says whether it worked.
+    Join {
+        /// Who.
+        player: PlayerId,
+        /// Their name.
+        name: String,
+        /// Watch only.
+        spectator: bool,
+        /// Where to send them the room's messages.
+        client: ClientHandle,
+        /// The request id of the `join_room`, for the first `room_state`.
+        id: Option<String>,
+        /// `Ok` once seated, or the error code and sentence.
+        reply: oneshot::Sender<Result<(), (ErrorCode, String)>>,
+    },
+    /// A player who holds a seat came back on a new connection.
+    Resume {
+        /// Who.
+        player: PlayerId,
+        /// Their new connection.
+        client: ClientHandle,
+    },
+    /// A room message from a member.
+    Request {
+        /// Who sent it.
+        player: PlayerId,
+        /// From which connection (a replaced one is ignored).
+        conn: ConnId,
+        /// The request id to echo.
+        id: Option<String>,
+        /// The message.
+        message: ClientMessage,
+    },
+    /// A member's connection ended.
+    Disconnected {
+        /// Who.
+        player: PlayerId,
+        /// Which connection ended.
+        conn: ConnId,
+    },
+}
+
+/// How connections reach a room.
+#[derive(Debug, Clone)]
+pub struct RoomHandle {
+    /// The room's code.
+    pub code: String,
+    /// The room task's inbox.
+    pub tx: mpsc::Sender<RoomCommand>,
+    /// What the lobby listing shows; published by the room task so listing
+    /// rooms never waits on a busy room.
+    pub summary: watch::Receiver<RoomSummary>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    /// Open rooms by code.
+    rooms: HashMap<String, RoomHandle>,
+    /// The room code each member (player or spectator) belongs to.
+    seats: HashMap<PlayerId, String>,
+    /// The connection currently speaking for each welcomed player.
+    sessions: HashMap<PlayerId, ClientHandle>,
+}
+
+/// Why a room could not be registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum RegisterError {
+    /// The server has as many rooms as it allows.
+    #[error("the server has no room for more rooms")]
+    Full,
+}
+
+/// The registry of rooms, seats and sessions.
+#[derive(Debug)]
+pub struct Lobby {
+    inner: Mutex<Inner>,
+    /// Most rooms open at once.
+    max_rooms: usize,
+}
+
+impl Lobby {
+    /// An empty lobby allowing `max_rooms` rooms.
+    pub fn new(max_rooms: usize) -> Arc<Lobby> {
+        Arc::new(Lobby {
+            inner: Mutex::new(Inner::default()),
+            max_rooms,
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while holding this lock cannot leave the maps half-updated
+        // in a way worse than losing the panicking operation, so carry on.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Reserves a fresh code and registers the room built by `make` under it.
+    pub fn register(
+        &self,
+        make: impl FnOnce(String) -> RoomHandle,
+    ) -> Result<RoomHandle, RegisterError> {
+        let mut inner = self.lock();
+        if inner.rooms.len() >= self.max_rooms {
+            return Err(RegisterError::Full);
+        }
+        let mut rng = rand::thread_rng();
+        let code = loop {
+            let code = codes::generate(&mut rng);
+            if !inner.rooms.contains_key(&code) {
+                break code;
+            }
+        };
+        let handle = make(code.clone());
+        inner.rooms.insert(code, handle.clone());
+        Ok(handle)
+    }
+
+    /// Removes a closed room and frees its members' seats.
+    pub fn unregister(&self, code: &str) {
+        let mut inner = self.lock();
+        inner.rooms.remove(code);
+        inner.seats.retain(|_, c| c != code);
+    }
+
+    /// The room with this (normalized) code.
+    pub fn room(&self, code: &str) -> Option<RoomHandle> {
+        self.lock().rooms.get(code).cloned()
+    }
+
+    /// The public rooms, for `list_rooms`.
+    pub fn public_rooms(&self) -> Vec<RoomSummary> {
+        let handles: Vec<RoomHandle> = self.lock().rooms.values().cloned().collect();
+        let mut rooms: Vec<RoomSummary> = handles
+            .iter()
+            .map(|h| h.summary.borrow().clone())
+            .filter(|s| s.settings.public)
+            .collect();
+        rooms.sort_by(|a, b| a.code.cmp(&b.code));
+        rooms
+    }
+
+    /// Records that `player` is a member of room `code`.
+    pub fn seat(&self, player: PlayerId, code: &str) {
+        self.lock().seats.insert(player, code.to_owned());
+    }
+
+    /// Records that `player` left room `code` (if they were still in it).
+    pub fn unseat(&self, player: PlayerId, code: &str) {
+        let mut inner = self.lock();
+        if inner.seats.get(&player).is_some_and(|c| c == code) {
+            inner.seats.remove(&player);
+        }
+    }
+
+    /// The room `player` is a member of.
+    pub fn seat_of(&self, player: PlayerId) -> Option<RoomHandle> {
+        let inner = self.lock();
+        let code = inner.seats.get(&player)?;
+        inner.rooms.get(code).cloned()
+    }
+
+    /// Makes `client` the connection speaking for `player`; returns the one
+    /// it replaces.
+    pub fn attach(&self, player: PlayerId, client: ClientHandle) -> Option<ClientHandle> {
+        self.lock().sessions.insert(player, client)
+    }
+
+    /// Forgets `player`'s connection if it is still `conn`.
+    pub fn detach(&self, player: PlayerId, conn: ConnId) {
+        let mut inner = self.lock();
+        if inner.sessions.get(&player).is_some_and(|c| c.conn == conn) {
+            inner.sessions.remove(&player);
+        }
+    }
+
+    /// Every open room's inbox, for shutdown.
+    pub fn rooms(&self) -> Vec<RoomHandle> {
+        self.lock().rooms.values().cloned().collect()
+    }
+}
+
+/// Settings a new room starts with: the defaults, the patch, and the
+/// `public` shorthand.
+pub fn initial_settings(
+    patch: Option<&krypto_core::protocol::SettingsPatch>,
+    public: Option<bool>,
+) -> Result<RoomSettings, krypto_core::protocol::SettingsError> {
+    let mut patch = patch.cloned().unwrap_or_default();
+    if let Some(public) = public {
+        patch.public = Some(public);
+    }
+    RoomSettings::default().patched(&patch)
+}

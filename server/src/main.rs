@@ -1,0 +1,121 @@
+//! `krypto-server`: parses flags and environment, sets up logging, binds the
+//! port and hands over to [`krypto_server::run`].
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::{Parser, ValueEnum};
+use krypto_server::Config;
+use tokio::net::TcpListener;
+
+/// The krypto game server.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Args {
+    /// Address and port to listen on (HTTP and WebSocket at /ws).
+    #[arg(long, env = "KRYPTO_LISTEN", default_value = "0.0.0.0:7878")]
+    listen: SocketAddr,
+    /// SQLite database URL; the file is created if missing.
+    #[arg(
+        long,
+        env = "KRYPTO_DATABASE_URL",
+        default_value = "sqlite://krypto.db"
+    )]
+    database: String,
+    /// Log format.
+    #[arg(long, env = "KRYPTO_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+    /// Most open connections; further ones wait in the backlog.
+    #[arg(long, env = "KRYPTO_MAX_CONNECTIONS", default_value_t = 10_000)]
+    max_connections: usize,
+    /// Largest WebSocket frame or message in bytes (bigger: close 1009).
+    #[arg(long, env = "KRYPTO_MAX_FRAME_BYTES", default_value_t = 16 * 1024)]
+    max_frame_bytes: usize,
+    /// Seconds a new connection has to say hello (then close 1008).
+    #[arg(long, env = "KRYPTO_HANDSHAKE_TIMEOUT_SECS", default_value_t = 10)]
+    handshake_timeout_secs: u64,
+    /// Seconds between pings; no pong by the next ping closes the connection.
+    #[arg(long, env = "KRYPTO_PING_INTERVAL_SECS", default_value_t = 20)]
+    ping_interval_secs: u64,
+    /// Messages queued per client before a slow reader is disconnected.
+    #[arg(long, env = "KRYPTO_OUTGOING_QUEUE", default_value_t = 256)]
+    outgoing_queue: usize,
+    /// Most rooms open at once.
+    #[arg(long, env = "KRYPTO_MAX_ROOMS", default_value_t = 10_000)]
+    max_rooms: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    match args.log_format {
+        LogFormat::Text => tracing_subscriber::fmt().with_env_filter(filter).init(),
+        LogFormat::Json => tracing_subscriber::fmt()
+            .json()
+            .with_env_filter(filter)
+            .init(),
+    }
+    let config = Config {
+        database_url: args.database,
+        max_connections: args.max_connections,
+        max_frame_bytes: args.max_frame_bytes,
+        handshake_timeout: Duration::from_secs(args.handshake_timeout_secs.max(1)),
+        ping_interval: Duration::from_secs(args.ping_interval_secs.max(1)),
+        outgoing_queue: args.outgoing_queue.max(1),
+        max_rooms: args.max_rooms,
+        ..Config::default()
+    };
+    let listener = TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    let bound = listener.local_addr()?;
+    tracing::info!(address = %bound, "listening");
+    println!(
+        "krypto-server {} — friends can join at:",
+        env!("CARGO_PKG_VERSION")
+    );
+    for url in krypto_server::net::join_urls(bound) {
+        println!("  {url}");
+    }
+    krypto_server::run(listener, config, shutdown_signal()).await?;
+    Ok(())
+}
+
+/// Resolves on SIGINT (Ctrl-C) or SIGTERM (docker stop, systemd).
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::error!(error = %e, "cannot listen for Ctrl-C");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut sig) => {
+                sig.recv().await;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => tracing::info!("SIGINT received"),
+        () = term => tracing::info!("SIGTERM received"),
+    }
+}
