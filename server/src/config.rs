@@ -1,7 +1,35 @@
 //! Server configuration: every limit and timing the server enforces, in one
 //! place so tests can shrink durations and caps without touching the code.
 
+use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
+
+use krypto_core::room::{Dealer, RandomDealer};
+
+/// Makes the dealer of each new room. Production deals from the operating
+/// system's randomness; tests script the hands so they know the answers.
+#[derive(Clone)]
+pub struct DealerFactory(pub Arc<dyn Fn() -> Box<dyn Dealer> + Send + Sync>);
+
+impl DealerFactory {
+    /// A new dealer for a new room.
+    pub fn make(&self) -> Box<dyn Dealer> {
+        (self.0)()
+    }
+}
+
+impl Default for DealerFactory {
+    fn default() -> Self {
+        DealerFactory(Arc::new(|| Box::new(RandomDealer::secure())))
+    }
+}
+
+impl fmt::Debug for DealerFactory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("DealerFactory")
+    }
+}
 
 /// Everything [`crate::run`] needs besides the listener and the shutdown signal.
 #[derive(Debug, Clone)]
@@ -43,6 +71,8 @@ pub struct Config {
     /// countdowns, lockouts, seat grace). 1 in production; tests raise it so
     /// a 10-second round passes in milliseconds without sleeping.
     pub room_time_scale: u32,
+    /// Deals the hands of new rooms.
+    pub dealer: DealerFactory,
     /// How long a connection the server is closing waits for the peer's
     /// close frame before dropping the socket.
     pub close_drain: Duration,
@@ -69,6 +99,7 @@ impl Default for Config {
             empty_room_grace: Duration::from_secs(60),
             max_rooms: 10_000,
             room_time_scale: 1,
+            dealer: DealerFactory::default(),
             close_drain: Duration::from_secs(2),
             shutdown_timeout: Duration::from_secs(5),
         }

@@ -53,6 +53,8 @@ struct Connection {
     /// Set when the server started closing: stop handling messages and wait
     /// (briefly) for the peer's close frame.
     closing_since: Option<Instant>,
+    /// Whether a close frame of ours is queued behind other messages.
+    goodbye_queued: bool,
 }
 
 /// Serves one upgraded WebSocket until it closes.
@@ -79,6 +81,7 @@ pub async fn serve(socket: WebSocket, shared: Arc<Shared>, peer: SocketAddr) {
         peer,
         session: None,
         closing_since: None,
+        goodbye_queued: false,
     };
     tracing::debug!(%peer, conn = client.conn.0, "websocket open");
     conn.read_loop(stream).await;
@@ -94,9 +97,16 @@ pub async fn serve(socket: WebSocket, shared: Arc<Shared>, peer: SocketAddr) {
                 .await;
         }
     }
-    // Let the writer finish a close frame it is sending, then stop it.
-    client.kill(close::NORMAL, "");
-    let _ = writer.await;
+    // Let the writer deliver a queued goodbye, then stop it.
+    let mut writer = writer;
+    let delivered = conn.goodbye_queued
+        && tokio::time::timeout(config.close_drain, &mut writer)
+            .await
+            .is_ok();
+    if !delivered {
+        client.kill(close::NORMAL, "");
+        let _ = writer.await;
+    }
     tracing::debug!(%peer, conn = client.conn.0, "websocket closed");
 }
 
@@ -233,6 +243,7 @@ impl Connection {
     /// Sends a goodbye after what is queued and stops handling messages.
     fn begin_close(&mut self, code: u16, reason: &str) {
         self.client.close(code, reason);
+        self.goodbye_queued = true;
         self.closing_since = Some(Instant::now());
     }
 
@@ -370,7 +381,7 @@ impl Connection {
                     Ok(settings) => settings,
                     Err(e) => return self.error(id, ErrorCode::InvalidSettings, e.to_string()),
                 };
-                if let Err(e) = room_task::create(
+                match room_task::create(
                     &self.shared,
                     session.player,
                     session.name,
@@ -378,7 +389,9 @@ impl Connection {
                     self.client.clone(),
                     id.clone(),
                 ) {
-                    self.error(id, ErrorCode::ServerFull, e.to_string());
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => self.error(id, e.code(), e.to_string()),
+                    Err(e) => self.error(id, ErrorCode::ServerFull, e.to_string()),
                 }
             }
             ClientMessage::JoinRoom { code, spectator } => {

@@ -111,11 +111,12 @@ impl Lobby {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Reserves a fresh code and registers the room built by `make` under it.
-    pub fn register(
+    /// Reserves a fresh code and registers the room that `make` builds for
+    /// it; `make` runs under the lobby's lock, so it must not block.
+    pub fn register<T, E>(
         &self,
-        make: impl FnOnce(String) -> RoomHandle,
-    ) -> Result<RoomHandle, RegisterError> {
+        make: impl FnOnce(String) -> Result<(RoomHandle, T), E>,
+    ) -> Result<Result<T, E>, RegisterError> {
         let mut inner = self.lock();
         if inner.rooms.len() >= self.max_rooms {
             return Err(RegisterError::Full);
@@ -127,9 +128,10 @@ impl Lobby {
                 break code;
             }
         };
-        let handle = make(code.clone());
-        inner.rooms.insert(code, handle.clone());
-        Ok(handle)
+        Ok(make(code.clone()).map(|(handle, value)| {
+            inner.rooms.insert(code, handle);
+            value
+        }))
     }
 
     /// Removes a closed room and frees its members' seats.

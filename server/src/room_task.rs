@@ -1,21 +1,259 @@
-//! One task per room (placeholder until `krypto_core::room` lands).
+//! One task per room: it owns the pure [`Room`], reads commands from its
+//! inbox one at a time (so the first correct formula to *arrive* wins),
+//! sleeps until the room's next deadline, and fans the room's messages out
+//! to members' queues with `try_send` — a slow client is disconnected, the
+//! room never waits for it.
 
+use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
-use krypto_core::protocol::{PlayerId, RoomSettings};
+use axum::extract::ws::Utf8Bytes;
+use krypto_core::protocol::{ErrorCode, PlayerId, RoomSettings, ServerEnvelope};
+use krypto_core::room::{Effects, Recipient, Room, RoomError};
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
 
 use crate::client::ClientHandle;
-use crate::lobby::RegisterError;
+use crate::lobby::{RegisterError, RoomCommand, RoomHandle};
 use crate::Shared;
 
-/// Creates a room hosted by `host` and starts its task.
+/// Commands that may wait in a room's inbox; a connection sending to a
+/// full inbox waits (back-pressure on that one client).
+const INBOX: usize = 256;
+
+/// The room's clock: milliseconds since the room opened, sped up by
+/// [`crate::Config::room_time_scale`] (1 outside tests).
+#[derive(Debug, Clone, Copy)]
+struct RoomClock {
+    origin: Instant,
+    scale: u64,
+}
+
+impl RoomClock {
+    fn new(scale: u32) -> Self {
+        RoomClock {
+            origin: Instant::now(),
+            scale: u64::from(scale.max(1)),
+        }
+    }
+
+    /// Room time now.
+    fn now(&self) -> u64 {
+        let real = u64::try_from(self.origin.elapsed().as_millis()).unwrap_or(u64::MAX);
+        real.saturating_mul(self.scale)
+    }
+
+    /// The real instant at which room time reaches `ms` (rounded up, so a
+    /// tick never comes before its deadline).
+    fn instant_at(&self, ms: u64) -> Instant {
+        self.origin + Duration::from_millis(ms.div_ceil(self.scale))
+    }
+}
+
+/// Creates a room hosted by `host`, registers it and starts its task; the
+/// host gets the first `room_state` (carrying `id`).
 pub fn create(
-    _shared: &Arc<Shared>,
-    _host: PlayerId,
-    _name: String,
-    _settings: RoomSettings,
-    _client: ClientHandle,
-    _id: Option<String>,
-) -> Result<(), RegisterError> {
-    Err(RegisterError::Full)
+    shared: &Arc<Shared>,
+    host: PlayerId,
+    name: String,
+    settings: RoomSettings,
+    client: ClientHandle,
+    id: Option<String>,
+) -> Result<Result<(), RoomError>, RegisterError> {
+    let clock = RoomClock::new(shared.config.room_time_scale);
+    let dealer = shared.config.dealer.make();
+    let registered = shared.lobby.register(|code| {
+        let (room, fx) = Room::new(code.clone(), host, name, settings, dealer, clock.now())?;
+        let (tx, rx) = mpsc::channel(INBOX);
+        let (summary_tx, summary) = watch::channel(room.summary());
+        let handle = RoomHandle { code, tx, summary };
+        Ok::<_, RoomError>((handle, (room, fx, rx, summary_tx)))
+    })?;
+    let (room, fx, rx, summary_tx) = match registered {
+        Ok(parts) => parts,
+        Err(e) => return Ok(Err(e)),
+    };
+    let code = room.code().to_owned();
+    shared.lobby.seat(host, &code);
+    let mut task = RoomTask {
+        shared: shared.clone(),
+        room,
+        clock,
+        clients: HashMap::from([(host, client)]),
+        summary: summary_tx,
+        empty_since: None,
+    };
+    task.deliver(fx, id.as_deref());
+    tracing::info!(room = %code, host = host.0, "room opened");
+    shared.tracker.spawn(task.run(rx));
+    Ok(Ok(()))
+}
+
+struct RoomTask {
+    shared: Arc<Shared>,
+    room: Room,
+    clock: RoomClock,
+    /// The connection of each connected member.
+    clients: HashMap<PlayerId, ClientHandle>,
+    /// The lobby listing entry.
+    summary: watch::Sender<krypto_core::protocol::RoomSummary>,
+    /// Since when nobody is connected; the room closes after the grace.
+    empty_since: Option<Instant>,
+}
+
+async fn sleep_until_opt(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+impl RoomTask {
+    async fn run(mut self, mut inbox: mpsc::Receiver<RoomCommand>) {
+        let shutdown = self.shared.shutdown.clone();
+        let grace = self.shared.config.empty_room_grace;
+        loop {
+            let deadline = self
+                .room
+                .next_deadline()
+                .map(|ms| self.clock.instant_at(ms));
+            let close_at = self.empty_since.map(|t| t + grace);
+            tokio::select! {
+                biased;
+                () = shutdown.cancelled() => break,
+                command = inbox.recv() => match command {
+                    Some(command) => self.handle(command),
+                    None => break,
+                },
+                () = sleep_until_opt(deadline), if deadline.is_some() => {
+                    let fx = self.room.tick(self.clock.now());
+                    self.deliver(fx, None);
+                }
+                () = sleep_until_opt(close_at), if close_at.is_some() => break,
+            }
+        }
+        let code = self.room.code().to_owned();
+        self.shared.lobby.unregister(&code);
+        // Whoever was about to join learns the room is gone.
+        inbox.close();
+        while let Some(command) = inbox.recv().await {
+            if let RoomCommand::Join { reply, .. } = command {
+                let _ = reply.send(Err((
+                    ErrorCode::RoomNotFound,
+                    "that room just closed".into(),
+                )));
+            }
+        }
+        tracing::info!(room = %code, "room closed");
+    }
+
+    fn handle(&mut self, command: RoomCommand) {
+        let now = self.clock.now();
+        match command {
+            RoomCommand::Join {
+                player,
+                name,
+                spectator,
+                client,
+                id,
+                reply,
+            } => match self.room.join(player, name, spectator, now) {
+                Ok(fx) => {
+                    self.clients.insert(player, client);
+                    self.shared.lobby.seat(player, self.room.code());
+                    let _ = reply.send(Ok(()));
+                    self.deliver(fx, id.as_deref());
+                }
+                Err(e) => {
+                    let _ = reply.send(Err((e.code(), e.to_string())));
+                }
+            },
+            RoomCommand::Resume { player, client } => match self.room.reconnect(player, now) {
+                Ok(fx) => {
+                    self.clients.insert(player, client);
+                    self.deliver(fx, None);
+                }
+                Err(_) => self.shared.lobby.unseat(player, self.room.code()),
+            },
+            RoomCommand::Request {
+                player,
+                conn,
+                id,
+                message,
+            } => {
+                // A request from a connection that has since been replaced
+                // is dropped: the player now speaks through the new one.
+                if self.clients.get(&player).is_some_and(|c| c.conn == conn) {
+                    let fx = self.room.handle(player, &message, now);
+                    self.deliver(fx, id.as_deref());
+                }
+            }
+            RoomCommand::Disconnected { player, conn } => {
+                if self.clients.get(&player).is_some_and(|c| c.conn == conn) {
+                    self.clients.remove(&player);
+                    let fx = self.room.disconnect(player, now);
+                    self.deliver(fx, None);
+                }
+            }
+        }
+    }
+
+    /// Records the events (a later issue writes them to the database before
+    /// anything is sent) and sends the messages; replies carry `id`.
+    fn deliver(&mut self, fx: Effects, id: Option<&str>) {
+        for event in &fx.events {
+            tracing::debug!(room = %self.room.code(), ?event, "room event");
+        }
+        for out in fx.messages {
+            let envelope = ServerEnvelope::reply(
+                if out.reply {
+                    id.map(str::to_owned)
+                } else {
+                    None
+                },
+                out.message,
+            );
+            let text = Utf8Bytes::from(envelope.to_json());
+            match out.to {
+                Recipient::Player(p) => {
+                    if let Some(c) = self.clients.get(&p) {
+                        c.send_text(text);
+                    }
+                }
+                // "Everyone" means the room's members now: someone just
+                // removed is still in `clients` until the end of this call
+                // and gets only the notices addressed to them.
+                Recipient::All => {
+                    for (p, c) in &self.clients {
+                        if self.room.is_member(*p) {
+                            c.send_text(text.clone());
+                        }
+                    }
+                }
+                Recipient::AllExcept(except) => {
+                    for (p, c) in &self.clients {
+                        if *p != except && self.room.is_member(*p) {
+                            c.send_text(text.clone());
+                        }
+                    }
+                }
+            }
+        }
+        for player in fx.removed {
+            self.clients.remove(&player);
+            self.shared.lobby.unseat(player, self.room.code());
+        }
+        if self.clients.is_empty() {
+            self.empty_since.get_or_insert_with(Instant::now);
+        } else {
+            self.empty_since = None;
+        }
+        let summary = self.room.summary();
+        self.summary.send_if_modified(|s| {
+            let changed = *s != summary;
+            *s = summary;
+            changed
+        });
+    }
 }
