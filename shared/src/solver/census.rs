@@ -1,0 +1,1 @@
+//! Whole-variant censuses (work in progress).
