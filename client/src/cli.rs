@@ -28,6 +28,8 @@ pub enum Command {
     Check(CheckArgs),
     /// Deal a game: an objective and five cards from the 56-card deck.
     Deal(DealArgs),
+    /// Solve a game: one solution, every distinct solution, or how many.
+    Solve(SolveArgs),
 }
 
 /// `krypto check --target T --cards CARD... [--rules R] [--json] FORMULA`
@@ -67,6 +69,34 @@ pub struct DealArgs {
     pub json: bool,
 }
 
+/// `krypto solve --target T [--rules R] [--all | --count] [--chain] [--json] CARD...`
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    /// The objective to make.
+    #[arg(long, short = 't', allow_negative_numbers = true)]
+    pub target: i64,
+    /// Which intermediate results are allowed: free, integer, international
+    /// or positive.
+    #[arg(long, short = 'r', default_value = "free")]
+    pub rules: Rules,
+    /// Show every distinct solution (and how many there are).
+    #[arg(long, conflicts_with = "count")]
+    pub all: bool,
+    /// Count the distinct solutions (and show one).
+    #[arg(long)]
+    pub count: bool,
+    /// Only parenthesis-free chains evaluated right to left (APL style).
+    #[arg(long)]
+    pub chain: bool,
+    /// Print {"target", "cards", "rules", "solvable", "count", "solutions"}
+    /// as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The hand, e.g. `8 19 14 2 21` (commas also work).
+    #[arg(required = true, num_args = 1.., value_delimiter = ',', value_parser = card_value)]
+    pub cards: Vec<i64>,
+}
+
 /// A bad value that clap's own parsing cannot catch; exits with status 2
 /// like clap's usage errors.
 #[derive(Debug, Error)]
@@ -85,4 +115,10 @@ pub fn parse_card(text: &str) -> Result<i64, UsageError> {
             "{t:?} is not a card: cards are whole numbers from 1 to {MAX_CARD}"
         ))),
     }
+}
+
+/// The clap value parser for cards given as positional arguments, so a bad
+/// card is a usage error (status 2) with the same message as `--cards`.
+pub fn card_value(text: &str) -> Result<i64, String> {
+    parse_card(text).map_err(|e| e.0)
 }

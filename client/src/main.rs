@@ -18,6 +18,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Check(args) => commands::check::run(args, &mut out),
         Command::Deal(args) => commands::deal::run(args, &mut out),
+        Command::Solve(args) => commands::solve::run(args, &mut out),
     };
     match result {
         Ok(Outcome::Yes) => ExitCode::SUCCESS,

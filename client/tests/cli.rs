@@ -181,3 +181,102 @@ fn deal_without_seed_is_a_valid_deal() {
     let v = json(&["deal", "--json"], 0);
     assert_eq!(v["hand"].as_array().unwrap().len(), 5);
 }
+
+fn solve(extra: &[&str], cards: &[&str], status: i32) -> Value {
+    let mut args = vec!["solve", "--json"];
+    args.extend(extra);
+    args.extend(cards);
+    json(&args, status)
+}
+
+#[test]
+fn solve_shows_one_solution_that_the_checker_accepts() {
+    let v = solve(&["--target", "17"], &HAND, 0);
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut keys = keys;
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        ["cards", "count", "rules", "solutions", "solvable", "target"]
+    );
+    assert_eq!(v["target"], 17);
+    assert_eq!(v["cards"], serde_json::json!([8, 19, 14, 2, 21]));
+    assert_eq!(v["rules"], "free");
+    assert_eq!(v["solvable"], true);
+    assert_eq!(v["count"], Value::Null);
+    let solutions = v["solutions"].as_array().unwrap();
+    assert_eq!(solutions.len(), 1);
+    let formula = solutions[0].as_str().unwrap();
+    let mut args = check_args(formula, &["--json"]);
+    args.insert(1, "--rules");
+    args.insert(2, "free");
+    assert_eq!(json(&args, 0)["valid"], true);
+}
+
+#[test]
+fn solve_counts_distinct_solutions() {
+    // Counted independently by brute force over all expressions, classes
+    // decided by evaluation at random points modulo a large prime.
+    let v = solve(&["--target", "17", "--count"], &HAND, 0);
+    assert_eq!(v["count"], 16);
+    assert_eq!(v["solutions"].as_array().unwrap().len(), 1);
+    let v = solve(&["--target", "24", "--all"], &["1", "2", "3", "4"], 0);
+    assert_eq!(v["count"], 4);
+    assert_eq!(v["solutions"].as_array().unwrap().len(), 4);
+    // 5 × (5 − 1 ÷ 5) is the only way, and it needs a fraction.
+    let v = solve(&["--target", "24", "--all"], &["5", "5", "5", "1"], 0);
+    assert_eq!(v["count"], 1);
+    assert_eq!(v["solutions"], serde_json::json!(["5 × (5 - 1 ÷ 5)"]));
+}
+
+#[test]
+fn solve_without_solution_exits_1() {
+    let v = solve(
+        &["--target", "24", "--rules", "integer", "--count"],
+        &["5", "5", "5", "1"],
+        1,
+    );
+    assert_eq!(v["solvable"], false);
+    assert_eq!(v["count"], 0);
+    assert_eq!(v["solutions"], serde_json::json!([]));
+    let v = solve(&["--target", "1000"], &["1", "1", "1"], 1);
+    assert_eq!(
+        (v["solvable"].clone(), v["count"].clone()),
+        (Value::Bool(false), Value::Null)
+    );
+}
+
+#[test]
+fn solve_chains() {
+    // 24 orderings × operator choices evaluate to 17 right to left (brute force).
+    let v = solve(&["--target", "17", "--chain", "--all"], &HAND, 0);
+    assert_eq!(v["count"], 24);
+    let chains = v["solutions"].as_array().unwrap();
+    assert_eq!(chains.len(), 24);
+    assert!(chains.iter().all(|c| !c.as_str().unwrap().contains('(')));
+    assert!(chains.contains(&Value::from("8 - 19 + 14 - 21 × 2")));
+}
+
+#[test]
+fn solve_usage_errors_exit_2() {
+    krypto()
+        .args([
+            "solve", "--target", "24", "1", "2", "3", "4", "5", "6", "7", "8", "9",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("too many cards"));
+    krypto()
+        .args(["solve", "--target", "24", "0", "2"])
+        .assert()
+        .code(2);
+    krypto()
+        .args(["solve", "--target", "24", "--all", "--count", "1", "2"])
+        .assert()
+        .code(2);
+    krypto()
+        .args(["solve", "--target", "24", "--rules", "real", "1", "2"])
+        .assert()
+        .code(2);
+    krypto().args(["solve", "--target", "24"]).assert().code(2);
+}

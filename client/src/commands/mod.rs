@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod deal;
+pub mod solve;
 
 /// How a command that ran to completion answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
