@@ -445,3 +445,36 @@ impl Parser<'_> {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_exclude_the_nodes_own_parentheses() {
+        let p = parse("( 8 - 19 ) × 2").unwrap();
+        let sub = p
+            .nodes()
+            .iter()
+            .position(|n| matches!(n.kind, NodeKind::Bin { op: Op::Sub, .. }))
+            .unwrap();
+        assert_eq!(p.text(sub), "8 - 19");
+        assert_eq!(p.nodes()[sub].span.column, 3);
+        assert_eq!(p.text(p.root()), "( 8 - 19 ) × 2");
+    }
+
+    #[test]
+    fn nodes_are_in_post_order() {
+        let p = parse("1 + 2 × 3").unwrap();
+        let kinds: Vec<_> = p
+            .nodes()
+            .iter()
+            .map(|n| match n.kind {
+                NodeKind::Number(v) => v.to_string(),
+                NodeKind::Bin { op, .. } => op.symbol().to_owned(),
+            })
+            .collect();
+        assert_eq!(kinds, ["1", "2", "3", "×", "+"]);
+        assert_eq!(p.evaluate(Rules::Free), Ok(Rational::from_int(7)));
+    }
+}
