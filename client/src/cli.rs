@@ -1,0 +1,190 @@
+//! The command line as clap sees it: every subcommand, flag and default.
+//!
+//! Flags and JSON field names of the offline commands are a contract
+//! (game.md, "The offline commands"); the human-readable output is not.
+
+use std::ops::RangeInclusive;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use clap::{Args, Parser, Subcommand};
+use krypto_core::solver::census::{DeckMode, Variant};
+use krypto_core::Rules;
+use thiserror::Error;
+
+/// The largest card value accepted on the command line. The engine takes any
+/// value, but a "card" of a billion is a typo, and keeping values small keeps
+/// every intermediate exact.
+pub const MAX_CARD: i64 = 1_000_000;
+
+/// Krypto: play, solve and check the card game of arithmetic.
+#[derive(Debug, Parser)]
+#[command(name = "krypto", version, about, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Judge a formula against a hand and an objective, as the server would.
+    Check(CheckArgs),
+    /// Deal a game: an objective and five cards from the 56-card deck.
+    Deal(DealArgs),
+    /// Solve a game: one solution, every distinct solution, or how many.
+    Solve(SolveArgs),
+    /// Count the unsolvable games of a whole variant.
+    Census(CensusArgs),
+}
+
+/// `krypto check --target T --cards CARD... [--rules R] [--json] FORMULA`
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The objective the formula must make.
+    #[arg(long, short = 't', allow_negative_numbers = true)]
+    pub target: i64,
+    /// The hand: several values (`--cards 8 19 14 2 21`) or a comma-separated
+    /// list (`--cards 8,19,14,2,21`).
+    ///
+    /// Kept as text because clap cannot tell where a list of cards ends and
+    /// the formula begins when the formula follows `--cards`: the last value
+    /// is taken as the formula when no other is given.
+    #[arg(long, short = 'c', num_args = 1.., value_delimiter = ',', required = true)]
+    pub cards: Vec<String>,
+    /// Which intermediate results are allowed: free, integer, international
+    /// or positive.
+    #[arg(long, short = 'r', default_value = "free")]
+    pub rules: Rules,
+    /// Print {"valid", "value", "error"} as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The formula, e.g. "21 + 14 / 2 + 8 - 19" (quote it for the shell).
+    #[arg(allow_hyphen_values = true)]
+    pub formula: Option<String>,
+}
+
+/// `krypto deal [--seed S] [--json]`
+#[derive(Debug, Args)]
+pub struct DealArgs {
+    /// Deal reproducibly from this seed; without it the deal is unpredictable.
+    #[arg(long, short = 's')]
+    pub seed: Option<u64>,
+    /// Print {"objective", "hand"} as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `krypto solve --target T [--rules R] [--all | --count] [--chain] [--json] CARD...`
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    /// The objective to make.
+    #[arg(long, short = 't', allow_negative_numbers = true)]
+    pub target: i64,
+    /// Which intermediate results are allowed: free, integer, international
+    /// or positive.
+    #[arg(long, short = 'r', default_value = "free")]
+    pub rules: Rules,
+    /// Show every distinct solution (and how many there are).
+    #[arg(long, conflicts_with = "count")]
+    pub all: bool,
+    /// Count the distinct solutions (and show one).
+    #[arg(long)]
+    pub count: bool,
+    /// Only parenthesis-free chains evaluated right to left (APL style).
+    #[arg(long)]
+    pub chain: bool,
+    /// Print {"target", "cards", "rules", "solvable", "count", "solutions"}
+    /// as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The hand, e.g. `8 19 14 2 21` (commas also work).
+    #[arg(required = true, num_args = 1.., value_delimiter = ',', value_parser = card_value)]
+    pub cards: Vec<i64>,
+}
+
+/// `krypto census [--variant V] [--deck D] [--rules R] [--cards N] [--max M]
+/// [--targets A..B] [--unsolvable FILE] [--json]`
+#[derive(Debug, Args)]
+pub struct CensusArgs {
+    /// The game: krypto, 24 or countdown; it sets the defaults below.
+    #[arg(long, default_value = "krypto")]
+    pub variant: Variant,
+    /// Which hands count: every multiset of values (unbounded) or only what
+    /// the 56-card deck can deal (krypto), weighted by how likely the deal is.
+    #[arg(long, default_value = "unbounded")]
+    pub deck: DeckMode,
+    /// The rule set (default: free; countdown: positive).
+    #[arg(long, short = 'r')]
+    pub rules: Option<Rules>,
+    /// Cards per hand (default: the variant's).
+    #[arg(long)]
+    pub cards: Option<usize>,
+    /// Largest card value for unbounded hands (default: the variant's).
+    #[arg(long)]
+    pub max: Option<i64>,
+    /// Targets: A..B or a single number (default: the variant's).
+    #[arg(long, allow_negative_numbers = true)]
+    pub targets: Option<Targets>,
+    /// Write every unsolvable game to FILE, one a line: "c1 c2 c3 c4 c5 : target".
+    #[arg(long, value_name = "FILE")]
+    pub unsolvable: Option<PathBuf>,
+    /// Print {"variant", "rules", "deck", "hands", "games", "solvable",
+    /// "unsolvable", "solvable_probability", "seconds"} as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A target range from the command line: `A..B`, `A..=B` or a single `N`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Targets(pub RangeInclusive<i64>);
+
+impl FromStr for Targets {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let num = |t: &str| {
+            t.trim()
+                .parse::<i64>()
+                .map_err(|_| format!("{s:?} is not a target range: use A..B or a single number"))
+        };
+        let (lo, hi) = match s.split_once("..") {
+            Some((a, b)) => (num(a)?, num(b.strip_prefix('=').unwrap_or(b))?),
+            None => {
+                let n = num(s)?;
+                (n, n)
+            }
+        };
+        if lo > hi {
+            return Err(format!("the target range {lo}..{hi} is empty"));
+        }
+        Ok(Targets(lo..=hi))
+    }
+}
+
+/// A bad value that clap's own parsing cannot catch; exits with status 2
+/// like clap's usage errors.
+#[derive(Debug, Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// Parses one card value, refusing anything outside `1..=MAX_CARD`.
+pub fn parse_card(text: &str) -> Result<i64, UsageError> {
+    let t = text.trim();
+    match t.parse::<i64>() {
+        Ok(v) if (1..=MAX_CARD).contains(&v) => Ok(v),
+        Ok(v) => Err(UsageError(format!(
+            "card {v} is out of range: cards are whole numbers from 1 to {MAX_CARD}"
+        ))),
+        Err(_) => Err(UsageError(format!(
+            "{t:?} is not a card: cards are whole numbers from 1 to {MAX_CARD}"
+        ))),
+    }
+}
+
+/// The clap value parser for cards given as positional arguments, so a bad
+/// card is a usage error (status 2) with the same message as `--cards`.
+pub fn card_value(text: &str) -> Result<i64, String> {
+    parse_card(text).map_err(|e| e.0)
+}

@@ -1,0 +1,111 @@
+//! Why a formula was refused, with the column a player should look at.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// The category of a refusal. Clients switch on it (and the wire carries it
+/// as a snake_case string), so the set is part of the protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The text is not a formula: an unexpected character, an unbalanced
+    /// parenthesis, a missing operand or operator, or nothing at all.
+    Syntax,
+    /// More than [`MAX_LEN`](super::MAX_LEN) characters.
+    TooLong,
+    /// More than [`MAX_DEPTH`](super::MAX_DEPTH) levels of parentheses.
+    TooDeep,
+    /// A number that is not a card of the hand.
+    UnknownCard,
+    /// A card used more often than it was dealt.
+    CardReused,
+    /// Cards of the hand that the formula does not use.
+    CardUnused,
+    /// A division whose divisor comes to zero.
+    DivisionByZero,
+    /// An intermediate result the rule set does not allow.
+    RuleViolation,
+    /// A well-formed formula over the hand that does not make the objective.
+    WrongValue,
+    /// A value too large for exact 64-bit rationals.
+    Overflow,
+}
+
+impl ErrorKind {
+    /// The snake_case name used on the wire and in `--json` output.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Syntax => "syntax",
+            ErrorKind::TooLong => "too_long",
+            ErrorKind::TooDeep => "too_deep",
+            ErrorKind::UnknownCard => "unknown_card",
+            ErrorKind::CardReused => "card_reused",
+            ErrorKind::CardUnused => "card_unused",
+            ErrorKind::DivisionByZero => "division_by_zero",
+            ErrorKind::RuleViolation => "rule_violation",
+            ErrorKind::WrongValue => "wrong_value",
+            ErrorKind::Overflow => "overflow",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A refused formula: what kind of problem, a sentence for the player, and
+/// where it is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Error, Serialize, Deserialize)]
+#[error("{message}")]
+pub struct FormulaError {
+    /// What went wrong, for programs.
+    pub kind: ErrorKind,
+    /// What went wrong, for people; never repeats the column.
+    pub message: String,
+    /// The 1-based column, counted in characters (not bytes), where the
+    /// problem is; `None` when it concerns the formula as a whole (cards left
+    /// unused, the wrong value).
+    pub column: Option<usize>,
+}
+
+impl FormulaError {
+    /// An error pointing at `column`.
+    pub(crate) fn at(kind: ErrorKind, column: usize, message: impl Into<String>) -> Self {
+        FormulaError {
+            kind,
+            message: message.into(),
+            column: Some(column),
+        }
+    }
+
+    /// An error about the formula as a whole.
+    pub(crate) fn whole(kind: ErrorKind, message: impl Into<String>) -> Self {
+        FormulaError {
+            kind,
+            message: message.into(),
+            column: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serializes_kind_as_snake_case() {
+        let e = FormulaError::at(ErrorKind::DivisionByZero, 3, "division by zero");
+        let json = serde_json::to_string(&e).unwrap();
+        assert_eq!(
+            json,
+            r#"{"kind":"division_by_zero","message":"division by zero","column":3}"#
+        );
+        let back: FormulaError = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, e);
+        assert_eq!(ErrorKind::CardUnused.as_str(), "card_unused");
+    }
+}

@@ -1,0 +1,541 @@
+//! Every distinct solution, counted the way a person would.
+//!
+//! Two expressions are the same solution when they are equal as rational
+//! functions of the cards (equal card values being the same variable); the
+//! fingerprints of `fingerprint.rs` decide that. The search works on subsets
+//! of card positions:
+//!
+//! - Small subsets (at most `small` cards) get a full table: one entry per
+//!   class, each with its exact value, fingerprint, the inverse of its
+//!   fingerprint (computed for the whole table at once by batch inversion, so
+//!   divisions never need a modular exponentiation) and how it was built.
+//! - "Which classes of subset S have value t" on a larger subset splits S
+//!   into a smaller part (walked, from its table) and a larger part, which is
+//!   asked recursively for the one value it would need. Only values that can
+//!   still reach the target are ever combined.
+//!
+//! Why one representative per class and subset is enough under the integer
+//! and international rules: all members of a class that can be evaluated at
+//! all have the same exact value (they are the same rational function at
+//! the same point). If some member `L op R` of a class obeys the rules, then
+//! `L` and `R` obey them too, and the kept representatives `L'`, `R'` of
+//! their classes have the same values as `L`, `R` and obey the rules by
+//! construction; so `L' op R'` has the same value as `L op R` (allowed) and
+//! the same fingerprint. Every class with a rule-obeying member is therefore
+//! found from rule-obeying representatives alone.
+//!
+//! Among the members found for a class the representative is the one that
+//! prints with the fewest parentheses, then the fewest right-nested operands
+//! of equal precedence (so `a + b + c` is kept as `(a + b) + c`); ties keep
+//! the first found, so output is deterministic.
+
+use std::rc::Rc;
+
+use rustc_hash::FxHashMap;
+
+use super::fingerprint::{batch_inverse, Fp};
+use super::{note_overflow, validate, SolveError, COMBOS};
+use crate::formula::ast::{Expr, Op};
+use crate::rational::Rational;
+use crate::rules::Rules;
+
+/// Every distinct solution: one expression per class of expressions equal to
+/// `target` (as rational functions of the cards), each obeying `rules` at
+/// every operator node, printed with few parentheses. Sorted by printed
+/// length, then by the printed string.
+pub fn solve_all(cards: &[i64], target: i64, rules: Rules) -> Result<Vec<Expr>, SolveError> {
+    validate(cards)?;
+    let mut d = Distinct::new(cards, rules);
+    let full = full_mask(cards.len());
+    let found = d.classes(full, Rational::from_int(target));
+    if d.overflow {
+        return Err(SolveError::Overflow);
+    }
+    let mut out: Vec<(String, Expr)> = found
+        .iter()
+        .map(|c| {
+            let e = d.expr(c.node);
+            (e.to_string(), e)
+        })
+        .collect();
+    out.sort_by(|a, b| (a.0.chars().count(), &a.0).cmp(&(b.0.chars().count(), &b.0)));
+    Ok(out.into_iter().map(|(_, e)| e).collect())
+}
+
+/// How many distinct solutions [`solve_all`] would list.
+pub fn count_solutions(cards: &[i64], target: i64, rules: Rules) -> Result<usize, SolveError> {
+    validate(cards)?;
+    let mut d = Distinct::new(cards, rules);
+    let n = d
+        .classes(full_mask(cards.len()), Rational::from_int(target))
+        .len();
+    if d.overflow {
+        return Err(SolveError::Overflow);
+    }
+    Ok(n)
+}
+
+/// How many distinct expressions (of any value) use every card exactly once
+/// and obey `rules`. With five cards for which no sub-expression can be zero
+/// (2, 30, 500, 7000, 110000) this is 27,142 (OEIS A140606), a check that
+/// the notion of "distinct" is right.
+pub fn all_expressions(cards: &[i64], rules: Rules) -> Result<usize, SolveError> {
+    validate(cards)?;
+    let mut d = Distinct::new(cards, rules);
+    let full = full_mask(cards.len());
+    d.ensure_table(full);
+    if d.overflow {
+        return Err(SolveError::Overflow);
+    }
+    Ok(d.tables[full as usize].as_ref().map_or(0, |t| t.len()))
+}
+
+fn full_mask(n: usize) -> u16 {
+    ((1u32 << n) - 1) as u16
+}
+
+/// Printing cost: (parentheses printed, right-nested operands of equal
+/// precedence). Smaller is preferred.
+type Cost = (u16, u16);
+
+/// Precedence of a lone card: binds tighter than any operator.
+const LEAF_PREC: u8 = 3;
+
+/// Where an expression lives: a table entry `(mask, index)` or a node made
+/// while answering a query.
+#[derive(Debug, Clone, Copy)]
+enum Ref {
+    Entry(u16, u32),
+    Node(u32),
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Build {
+    Leaf(u8),
+    Bin(Op, Ref, Ref),
+}
+
+/// One class of a small subset.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    fp: Fp,
+    /// Inverse of `fp`, for dividing by this class.
+    inv: Fp,
+    value: Rational,
+    cost: Cost,
+    prec: u8,
+    build: Build,
+}
+
+/// One class found by a query (its value is the query's target).
+#[derive(Debug, Clone, Copy)]
+struct Cand {
+    fp: Fp,
+    cost: Cost,
+    prec: u8,
+    node: Ref,
+}
+
+fn combine_cost(op: Op, l: (Cost, u8), r: (Cost, u8)) -> (Cost, u8) {
+    let p = op.precedence();
+    let lp = u16::from(l.1 < p);
+    let rp = u16::from(r.1 < p || (r.1 == p && matches!(op, Op::Sub | Op::Div)));
+    let rn = u16::from(r.1 == p);
+    let parens = l.0 .0.saturating_add(r.0 .0).saturating_add(lp + rp);
+    let nest = l.0 .1.saturating_add(r.0 .1).saturating_add(rn);
+    ((parens, nest), p)
+}
+
+/// The fingerprint of `l op r`; `None` when dividing by a fingerprint with
+/// no inverse (probability about 2^-61, and the class is then skipped).
+#[inline]
+fn combine_fp(op: Op, l: Fp, r: Fp, r_inv: impl FnOnce() -> Fp) -> Option<Fp> {
+    Some(match op {
+        Op::Add => l.add(r),
+        Op::Sub => l.sub(r),
+        Op::Mul => l.mul(r),
+        Op::Div => {
+            if r.has_zero() {
+                return None;
+            }
+            l.mul(r_inv())
+        }
+    })
+}
+
+/// What a query needs from the other part of a split.
+enum Need {
+    Exact(Rational),
+    /// Any class (non-zero ones only if set): `0 × y = 0`, `0 ÷ y = 0`.
+    Any {
+        nonzero: bool,
+    },
+}
+
+/// A table's entries grouped by exact value.
+type ValueIndex = FxHashMap<Rational, Vec<u32>>;
+
+struct Distinct<'a> {
+    cards: &'a [i64],
+    rules: Rules,
+    /// Subsets up to this size get full tables.
+    small: u32,
+    tables: Vec<Option<Rc<Vec<Entry>>>>,
+    /// Per table: value → indices of the entries with that value.
+    index: Vec<Option<Rc<ValueIndex>>>,
+    nodes: Vec<(Op, Ref, Ref)>,
+    memo: FxHashMap<(u16, Rational), Rc<Vec<Cand>>>,
+    overflow: bool,
+}
+
+impl<'a> Distinct<'a> {
+    fn new(cards: &'a [i64], rules: Rules) -> Self {
+        let n = cards.len();
+        Distinct {
+            cards,
+            rules,
+            // The walked part of a split is at most half the subset.
+            small: (n as u32).div_ceil(2).max(3),
+            tables: vec![None; 1 << n],
+            index: vec![None; 1 << n],
+            nodes: Vec::new(),
+            memo: FxHashMap::default(),
+            overflow: false,
+        }
+    }
+
+    fn entry(&self, mask: u16, i: u32) -> Option<&Entry> {
+        self.tables[mask as usize].as_ref()?.get(i as usize)
+    }
+
+    fn expr(&self, r: Ref) -> Expr {
+        let (op, l, rr) = match r {
+            Ref::Entry(m, i) => match self.entry(m, i).map(|e| e.build) {
+                Some(Build::Leaf(c)) => return Expr::Card(self.cards[c as usize]),
+                Some(Build::Bin(op, l, r)) => (op, l, r),
+                // Unreachable by construction; a harmless placeholder keeps
+                // this total without a panic.
+                None => return Expr::Card(0),
+            },
+            Ref::Node(id) => self.nodes[id as usize],
+        };
+        Expr::bin(op, self.expr(l), self.expr(rr))
+    }
+
+    /// Builds the table of `mask` (and first those of its subsets).
+    fn ensure_table(&mut self, mask: u16) {
+        if self.tables[mask as usize].is_some() {
+            return;
+        }
+        if mask.count_ones() == 1 {
+            let c = mask.trailing_zeros() as u8;
+            let v = self.cards[c as usize];
+            let fp = Fp::card(v);
+            let e = Entry {
+                fp,
+                inv: fp.inverse(),
+                value: Rational::from_int(v),
+                cost: (0, 0),
+                prec: LEAF_PREC,
+                build: Build::Leaf(c),
+            };
+            self.tables[mask as usize] = Some(Rc::new(vec![e]));
+            return;
+        }
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut seen: FxHashMap<Fp, u32> = FxHashMap::default();
+        let low = mask & mask.wrapping_neg();
+        let mut a = (mask - 1) & mask;
+        while a != 0 {
+            if a & low != 0 {
+                let b = mask ^ a;
+                self.ensure_table(a);
+                self.ensure_table(b);
+                let (Some(ta), Some(tb)) = (
+                    self.tables[a as usize].clone(),
+                    self.tables[b as usize].clone(),
+                ) else {
+                    continue;
+                };
+                for (ia, ea) in ta.iter().enumerate() {
+                    for (ib, eb) in tb.iter().enumerate() {
+                        let ra = Ref::Entry(a, ia as u32);
+                        let rb = Ref::Entry(b, ib as u32);
+                        for (op, swapped) in COMBOS {
+                            let (l, r, rl, rr) = if swapped {
+                                (eb, ea, rb, ra)
+                            } else {
+                                (ea, eb, ra, rb)
+                            };
+                            let value = match op.apply(l.value, r.value) {
+                                Ok(v) if self.rules.allows(v) => v,
+                                Ok(_) => continue,
+                                Err(e) => {
+                                    note_overflow(e, &mut self.overflow);
+                                    continue;
+                                }
+                            };
+                            let Some(fp) = combine_fp(op, l.fp, r.fp, || r.inv) else {
+                                continue;
+                            };
+                            let (cost, prec) = combine_cost(op, (l.cost, l.prec), (r.cost, r.prec));
+                            let build = Build::Bin(op, rl, rr);
+                            match seen.get(&fp) {
+                                None => {
+                                    seen.insert(fp, entries.len() as u32);
+                                    entries.push(Entry {
+                                        fp,
+                                        inv: Fp::default(),
+                                        value,
+                                        cost,
+                                        prec,
+                                        build,
+                                    });
+                                }
+                                Some(&k) => {
+                                    let old = &mut entries[k as usize];
+                                    if cost < old.cost {
+                                        old.cost = cost;
+                                        old.prec = prec;
+                                        old.build = build;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            a = (a - 1) & mask;
+        }
+        let fps: Vec<Fp> = entries.iter().map(|e| e.fp).collect();
+        for (e, inv) in entries.iter_mut().zip(batch_inverse(&fps)) {
+            e.inv = inv;
+        }
+        self.tables[mask as usize] = Some(Rc::new(entries));
+    }
+
+    fn ensure_index(&mut self, mask: u16) -> Rc<ValueIndex> {
+        if let Some(ix) = &self.index[mask as usize] {
+            return ix.clone();
+        }
+        self.ensure_table(mask);
+        let mut ix: FxHashMap<Rational, Vec<u32>> = FxHashMap::default();
+        if let Some(t) = &self.tables[mask as usize] {
+            for (i, e) in t.iter().enumerate() {
+                ix.entry(e.value).or_default().push(i as u32);
+            }
+        }
+        let ix = Rc::new(ix);
+        self.index[mask as usize] = Some(ix.clone());
+        ix
+    }
+
+    fn entry_cand(&self, mask: u16, i: u32) -> Option<Cand> {
+        self.entry(mask, i).map(|e| Cand {
+            fp: e.fp,
+            cost: e.cost,
+            prec: e.prec,
+            node: Ref::Entry(mask, i),
+        })
+    }
+
+    /// Every class of `mask` (non-zero ones only if asked), from its table.
+    fn all_classes(&mut self, mask: u16, nonzero: bool) -> Vec<Cand> {
+        self.ensure_table(mask);
+        let Some(t) = self.tables[mask as usize].clone() else {
+            return Vec::new();
+        };
+        t.iter()
+            .enumerate()
+            .filter(|(_, e)| !nonzero || !e.value.is_zero())
+            .filter_map(|(i, _)| self.entry_cand(mask, i as u32))
+            .collect()
+    }
+
+    /// Every class of expressions over exactly the cards of `mask`, obeying
+    /// the rules, with value `t` (one representative each).
+    fn classes(&mut self, mask: u16, t: Rational) -> Rc<Vec<Cand>> {
+        let size = mask.count_ones();
+        if size <= self.small || self.tables[mask as usize].is_some() {
+            let ix = self.ensure_index(mask);
+            let found = ix.get(&t).map_or_else(Vec::new, |is| {
+                is.iter()
+                    .filter_map(|&i| self.entry_cand(mask, i))
+                    .collect()
+            });
+            return Rc::new(found);
+        }
+        if !self.rules.allows(t) {
+            return Rc::new(Vec::new());
+        }
+        if let Some(found) = self.memo.get(&(mask, t)) {
+            return found.clone();
+        }
+        let mut out: Vec<Cand> = Vec::new();
+        let mut seen: FxHashMap<Fp, usize> = FxHashMap::default();
+        let mut a = (mask - 1) & mask;
+        while a != 0 {
+            let b = mask ^ a;
+            let (na, nb) = (a.count_ones(), b.count_ones());
+            if na < nb || (na == nb && a < b) {
+                self.split(a, b, t, &mut out, &mut seen);
+            }
+            a = (a - 1) & mask;
+        }
+        let out = Rc::new(out);
+        self.memo.insert((mask, t), out.clone());
+        out
+    }
+
+    /// Adds to `out` the classes `x op y = t` (either order) with `x` from
+    /// the table of `a` and `y` from the classes of `b`.
+    fn split(
+        &mut self,
+        a: u16,
+        b: u16,
+        t: Rational,
+        out: &mut Vec<Cand>,
+        seen: &mut FxHashMap<Fp, usize>,
+    ) {
+        self.ensure_table(a);
+        let Some(ta) = self.tables[a as usize].clone() else {
+            return;
+        };
+        for (ia, ea) in ta.iter().enumerate() {
+            let v = ea.value;
+            let ca = Cand {
+                fp: ea.fp,
+                cost: ea.cost,
+                prec: ea.prec,
+                node: Ref::Entry(a, ia as u32),
+            };
+            for (op, swapped) in COMBOS {
+                // `swapped`: the walked value is the right operand.
+                let v_left = !swapped;
+                let need = match (op, v_left) {
+                    (Op::Add, _) => t.checked_sub(v).map(Need::Exact),
+                    (Op::Sub, true) => v.checked_sub(t).map(Need::Exact),
+                    (Op::Sub, false) => t.checked_add(v).map(Need::Exact),
+                    (Op::Mul, _) if v.is_zero() => {
+                        if !t.is_zero() {
+                            continue;
+                        }
+                        Ok(Need::Any { nonzero: false })
+                    }
+                    (Op::Mul, _) => t.checked_div(v).map(Need::Exact),
+                    (Op::Div, true) if t.is_zero() => {
+                        if !v.is_zero() {
+                            continue;
+                        }
+                        Ok(Need::Any { nonzero: true })
+                    }
+                    (Op::Div, true) if v.is_zero() => continue,
+                    (Op::Div, true) => v.checked_div(t).map(Need::Exact),
+                    (Op::Div, false) if v.is_zero() => continue,
+                    (Op::Div, false) => t.checked_mul(v).map(Need::Exact),
+                };
+                let cands = match need {
+                    Ok(Need::Exact(y)) => self.classes(b, y),
+                    Ok(Need::Any { nonzero }) => Rc::new(self.all_classes(b, nonzero)),
+                    Err(e) => {
+                        note_overflow(e, &mut self.overflow);
+                        continue;
+                    }
+                };
+                for cb in cands.iter() {
+                    let (l, r) = if v_left { (&ca, cb) } else { (cb, &ca) };
+                    let r_inv = || match r.node {
+                        Ref::Entry(m, i) => self.entry(m, i).map_or(Fp::default(), |e| e.inv),
+                        Ref::Node(_) => r.fp.inverse(),
+                    };
+                    let Some(fp) = combine_fp(op, l.fp, r.fp, r_inv) else {
+                        continue;
+                    };
+                    let (cost, prec) = combine_cost(op, (l.cost, l.prec), (r.cost, r.prec));
+                    let better = match seen.get(&fp) {
+                        None => true,
+                        Some(&k) => cost < out[k].cost,
+                    };
+                    if !better {
+                        continue;
+                    }
+                    let id = self.nodes.len() as u32;
+                    self.nodes.push((op, l.node, r.node));
+                    let cand = Cand {
+                        fp,
+                        cost,
+                        prec,
+                        node: Ref::Node(id),
+                    };
+                    match seen.get(&fp) {
+                        Some(&k) => out[k] = cand,
+                        None => {
+                            seen.insert(fp, out.len());
+                            out.push(cand);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(cards: &[i64], target: i64, rules: Rules) -> Vec<String> {
+        solve_all(cards, target, rules)
+            .unwrap()
+            .iter()
+            .map(|e| e.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn counts_expressions_like_oeis_a140606() {
+        let cards = [2, 30, 500, 7000, 110000];
+        for (n, want) in [(1, 1), (2, 6), (3, 68), (4, 1170), (5, 27142)] {
+            assert_eq!(
+                all_expressions(&cards[..n], Rules::Free).unwrap(),
+                want,
+                "{n} cards"
+            );
+        }
+    }
+
+    #[test]
+    fn commuted_and_regrouped_forms_are_one_solution() {
+        assert_eq!(strings(&[8, 2], 10, Rules::Free), vec!["8 + 2"]);
+        // 2 + 2 and 2 × 2 are different solutions.
+        assert_eq!(strings(&[2, 2], 4, Rules::Free), vec!["2 + 2", "2 × 2"]);
+        // a + b + c, a × b × c and c ÷ a × b.
+        assert_eq!(count_solutions(&[1, 2, 3], 6, Rules::Free).unwrap(), 3);
+        // a - (b - c) and a + c - b are one solution.
+        assert_eq!(count_solutions(&[9, 2, 3], 10, Rules::Free).unwrap(), 1);
+    }
+
+    #[test]
+    fn rules_filter_intermediates() {
+        // 8 ÷ (3 − 8 ÷ 3) = 24 needs a fraction.
+        assert_eq!(count_solutions(&[3, 3, 8, 8], 24, Rules::Free).unwrap(), 1);
+        assert_eq!(
+            count_solutions(&[3, 3, 8, 8], 24, Rules::Integer).unwrap(),
+            0
+        );
+        assert!(count_solutions(&[1, 5], -4, Rules::Integer).unwrap() == 1);
+        assert!(count_solutions(&[1, 5], -4, Rules::International).unwrap() == 0);
+    }
+
+    #[test]
+    fn every_solution_is_exact_and_deterministic() {
+        let cards = [4, 9, 9, 13, 21];
+        let a = solve_all(&cards, 11, Rules::Free).unwrap();
+        assert!(!a.is_empty());
+        for e in &a {
+            assert_eq!(e.value().unwrap(), Rational::from_int(11));
+        }
+        assert_eq!(a, solve_all(&cards, 11, Rules::Free).unwrap());
+        assert_eq!(a.len(), count_solutions(&cards, 11, Rules::Free).unwrap());
+    }
+}
