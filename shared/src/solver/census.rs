@@ -192,7 +192,10 @@ const MAX_TARGETS: i64 = 1 << 16;
 /// are weighted.
 struct Spec {
     values: Vec<i64>,
+    /// Copies a hand may hold (the deck's, capped at the hand size).
     copies: Vec<u32>,
+    /// Copies in the deck, for weighting deals.
+    deck_copies: Vec<u32>,
     n: usize,
     any_subset: bool,
     /// Weigh hands by the deck's ways to deal them.
@@ -249,10 +252,12 @@ impl Spec {
                     (values, copies, false, false, false)
                 }
             };
+        let deck_copies = copies.clone();
         let copies = copies.into_iter().map(|c| c.min(n as u32)).collect();
         Ok(Spec {
             values,
             copies,
+            deck_copies,
             n,
             any_subset,
             weighted,
@@ -501,7 +506,7 @@ pub fn run(
             return 1;
         }
         let mut w = 1u128;
-        for (c, &copies) in spec.copies.iter().enumerate() {
+        for (c, &copies) in spec.deck_copies.iter().enumerate() {
             let k = h.iter().filter(|&&x| x as usize == c).count() as u32;
             w *= binomial(copies, k);
         }
@@ -514,7 +519,7 @@ pub fn run(
         match spec.values.iter().position(|&v| v == t) {
             Some(c) => {
                 let k = h.iter().filter(|&&x| x as usize == c).count() as u32;
-                u128::from(spec.copies[c].saturating_sub(k))
+                u128::from(spec.deck_copies[c].saturating_sub(k))
             }
             None => 0,
         }
