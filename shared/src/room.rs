@@ -413,9 +413,11 @@ impl Dealer for ScriptedDealer {
     }
 }
 
-/// The checker and the solver, behind the few calls the room makes.
+/// The checker and the solver, behind the few calls the room makes: the
+/// same checker as `krypto check`, so a verdict never differs from it.
 mod referee {
     use super::*;
+    use crate::{formula, solver};
 
     /// Judges a formula; the error is already in wire form.
     pub(super) fn check(
@@ -424,11 +426,10 @@ mod referee {
         target: i64,
         rules: Rules,
     ) -> Result<Rational, VerdictError> {
-        let _ = (formula, cards, target, rules);
-        Err(VerdictError {
-            kind: VerdictKind::Syntax,
-            message: "the checker is not available yet".into(),
-            column: None,
+        formula::check(formula, cards, target, rules).map_err(|e| VerdictError {
+            kind: VerdictKind::from_name(e.kind.as_str()),
+            message: e.message,
+            column: e.column,
         })
     }
 
@@ -438,19 +439,21 @@ mod referee {
         target: i64,
         rules: Rules,
     ) -> Result<Option<String>, String> {
-        let _ = (cards, target, rules);
-        Err("the solver is not available yet".into())
+        solver::solve_one(cards, target, rules)
+            .map(|found| found.map(|e| e.to_string()))
+            .map_err(|e| e.to_string())
     }
 
     /// Whether the hand has a solution (a solver failure counts as no).
     pub(super) fn solvable(cards: &[i64], target: i64, rules: Rules) -> bool {
-        matches!(solve_one(cards, target, rules), Ok(Some(_)))
+        matches!(solver::solve_one(cards, target, rules), Ok(Some(_)))
     }
 
     /// The number of distinct solutions.
     pub(super) fn count(cards: &[i64], target: i64, rules: Rules) -> Result<u64, String> {
-        let _ = (cards, target, rules);
-        Err("the solver is not available yet".into())
+        solver::count_solutions(cards, target, rules)
+            .map(|n| n as u64)
+            .map_err(|e| e.to_string())
     }
 }
 
