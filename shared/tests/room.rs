@@ -1053,7 +1053,23 @@ fn the_random_dealer_meets_the_settings() {
             let d = dealer.deal(&s);
             let n =
                 krypto_core::solver::count_solutions(&d.hand, d.objective, Rules::Free).unwrap();
-            assert_eq!(difficulty_of(n as u64), difficulty, "{d:?} has {n}");
+            assert_eq!(
+                difficulty_of(Variant::Krypto, n as u64),
+                difficulty,
+                "{d:?} has {n}"
+            );
+            let s = RoomSettings {
+                variant: Variant::TwentyFour,
+                difficulty,
+                ..RoomSettings::default()
+            };
+            let d = dealer.deal(&s);
+            let n = krypto_core::solver::count_solutions(&d.hand, 24, Rules::Free).unwrap();
+            assert_eq!(
+                difficulty_of(Variant::TwentyFour, n as u64),
+                difficulty,
+                "{d:?} has {n}"
+            );
         }
     }
     // Same seed, same hands.
