@@ -970,6 +970,12 @@ impl Room {
         }
         self.members.push(member);
         self.empty_since = None;
+        // Someone arriving in a room that emptied takes it over.
+        if !self.is_member(self.host) {
+            if let Some(next) = self.successor() {
+                self.host = next;
+            }
+        }
         let mut fx = std::mem::take(&mut self.pending);
         let msg = ServerMessage::PlayerJoined {
             player,
@@ -1150,7 +1156,9 @@ impl Room {
             }));
         }
         self.settings = settings;
+        // Back to the lobby: the last match's hand no longer applies.
         self.phase = Phase::Lobby;
+        self.round = None;
         let mut fx = std::mem::take(&mut self.pending);
         self.broadcast_state(Some(host), now, &mut fx);
         Ok(fx)

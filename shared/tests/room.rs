@@ -1079,3 +1079,14 @@ fn the_random_dealer_meets_the_settings() {
         RandomDealer::seeded(9).deal(&s)
     );
 }
+
+#[test]
+fn someone_joining_an_emptied_room_becomes_its_host() {
+    let mut r = room(RoomSettings::default(), vec![easy()]);
+    r.leave(ADA, 0).unwrap();
+    assert_eq!(r.is_empty_since(), Some(0));
+    let fx = r.join(BOB, "Bob", false, 5).unwrap();
+    assert_eq!(r.host(), BOB);
+    assert_eq!(snapshot(&fx, BOB).host, BOB);
+    assert_eq!(r.is_empty_since(), None);
+}
