@@ -712,3 +712,25 @@ fn settings_validate_their_ranges() {
     assert_eq!(partial.rounds, 4);
     assert_eq!(partial.max_players, 8);
 }
+
+#[test]
+fn every_json_example_in_the_docs_parses() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/protocol.md");
+    let doc = std::fs::read_to_string(path).unwrap();
+    let mut seen = 0;
+    for block in doc.split("```json\n").skip(1) {
+        let block = block.split("```").next().unwrap().replace("{…}", "{}");
+        for value in serde_json::Deserializer::from_str(&block).into_iter::<Value>() {
+            let value = value.unwrap_or_else(|e| panic!("{e} in\n{block}"));
+            let text = value.to_string();
+            let client = parse_client_message(&text);
+            let server = parse_server_message(&text);
+            assert!(
+                client.is_ok() || server.is_ok(),
+                "{text}\nclient: {client:?}\nserver: {server:?}"
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen > 30, "only {seen} examples found");
+}

@@ -1053,7 +1053,23 @@ fn the_random_dealer_meets_the_settings() {
             let d = dealer.deal(&s);
             let n =
                 krypto_core::solver::count_solutions(&d.hand, d.objective, Rules::Free).unwrap();
-            assert_eq!(difficulty_of(n as u64), difficulty, "{d:?} has {n}");
+            assert_eq!(
+                difficulty_of(Variant::Krypto, n as u64),
+                difficulty,
+                "{d:?} has {n}"
+            );
+            let s = RoomSettings {
+                variant: Variant::TwentyFour,
+                difficulty,
+                ..RoomSettings::default()
+            };
+            let d = dealer.deal(&s);
+            let n = krypto_core::solver::count_solutions(&d.hand, 24, Rules::Free).unwrap();
+            assert_eq!(
+                difficulty_of(Variant::TwentyFour, n as u64),
+                difficulty,
+                "{d:?} has {n}"
+            );
         }
     }
     // Same seed, same hands.
@@ -1062,4 +1078,15 @@ fn the_random_dealer_meets_the_settings() {
         RandomDealer::seeded(9).deal(&s),
         RandomDealer::seeded(9).deal(&s)
     );
+}
+
+#[test]
+fn someone_joining_an_emptied_room_becomes_its_host() {
+    let mut r = room(RoomSettings::default(), vec![easy()]);
+    r.leave(ADA, 0).unwrap();
+    assert_eq!(r.is_empty_since(), Some(0));
+    let fx = r.join(BOB, "Bob", false, 5).unwrap();
+    assert_eq!(r.host(), BOB);
+    assert_eq!(snapshot(&fx, BOB).host, BOB);
+    assert_eq!(r.is_empty_since(), None);
 }
