@@ -267,16 +267,25 @@ mod tests {
 
     #[test]
     fn division_by_zero_and_overflow_are_errors() {
-        assert_eq!(r(1, 1).checked_div(Rational::ZERO), Err(ArithError::DivisionByZero));
+        assert_eq!(
+            r(1, 1).checked_div(Rational::ZERO),
+            Err(ArithError::DivisionByZero)
+        );
         assert_eq!(Rational::new(1, 0), Err(ArithError::DivisionByZero));
         let big = Rational::from_int(i64::MAX);
         assert_eq!(big.checked_add(Rational::ONE), Err(ArithError::Overflow));
-        assert_eq!(big.checked_mul(Rational::from_int(2)), Err(ArithError::Overflow));
+        assert_eq!(
+            big.checked_mul(Rational::from_int(2)),
+            Err(ArithError::Overflow)
+        );
         assert_eq!(
             Rational::from_int(i64::MIN).checked_div(Rational::from_int(-1)),
             Err(ArithError::Overflow)
         );
-        assert_eq!(r(1, i64::MAX).checked_mul(r(1, 3)), Err(ArithError::Overflow));
+        assert_eq!(
+            r(1, i64::MAX).checked_mul(r(1, 3)),
+            Err(ArithError::Overflow)
+        );
     }
 
     #[test]

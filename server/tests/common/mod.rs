@@ -158,7 +158,10 @@ impl Client {
                 .expect("no message from the server in time");
             match next {
                 Some(Ok(Message::Text(t))) => {
-                    return Event::Json(serde_json::from_str(t.as_str()).unwrap())
+                    if std::env::var_os("KRYPTO_TEST_TRACE").is_some() {
+                        eprintln!("<- {t}");
+                    }
+                    return Event::Json(serde_json::from_str(t.as_str()).unwrap());
                 }
                 Some(Ok(Message::Close(frame))) => return Event::Close(frame),
                 Some(Ok(_)) => continue,
@@ -200,6 +203,23 @@ impl Client {
                 Event::Json(_) => continue,
                 Event::Close(Some(frame)) => return u16::from(frame.code),
                 other => panic!("expected a close frame, got {other:?}"),
+            }
+        }
+    }
+
+    /// Reads until both the reply carrying `id` and a message of type `ty`
+    /// have arrived, in whichever order the server sent them.
+    pub async fn reply_and(&mut self, id: &str, ty: &str) -> (Value, Value) {
+        let (mut reply, mut other) = (None, None);
+        loop {
+            let v = self.recv().await;
+            if v["id"] == id {
+                reply = Some(v);
+            } else if v["type"] == ty {
+                other = Some(v);
+            }
+            if let (Some(r), Some(o)) = (&reply, &other) {
+                return (r.clone(), o.clone());
             }
         }
     }

@@ -131,8 +131,8 @@ impl fmt::Display for Expr {
                 let p = op.precedence();
                 l.fmt_child(f, l.precedence() < p)?;
                 write!(f, " {op} ")?;
-                let right_parens = r.precedence() < p
-                    || (r.precedence() == p && matches!(op, Op::Sub | Op::Div));
+                let right_parens =
+                    r.precedence() < p || (r.precedence() == p && matches!(op, Op::Sub | Op::Div));
                 r.fmt_child(f, right_parens)
             }
         }
