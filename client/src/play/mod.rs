@@ -14,6 +14,8 @@
 pub mod app;
 pub mod config;
 pub mod net;
+#[cfg(test)]
+mod testkit;
 pub mod ui;
 
 use std::io::Write;

@@ -209,7 +209,7 @@ fn render_room(app: &App, area: Rect, buf: &mut Buffer) {
     .areas(area);
     let [code_area, feed_area] =
         Layout::horizontal([Constraint::Length(44), Constraint::Min(20)]).areas(top);
-    render_code(room, code_area, buf);
+    render_code(app, room, code_area, buf);
     render_feed(app, feed_area, buf, " Chat ");
     let [roster_area, settings_area] =
         Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(body);
@@ -218,7 +218,7 @@ fn render_room(app: &App, area: Rect, buf: &mut Buffer) {
     render_input_line(app, input_area, buf);
 }
 
-fn render_code(room: &RoomView, area: Rect, buf: &mut Buffer) {
+fn render_code(app: &App, room: &RoomView, area: Rect, buf: &mut Buffer) {
     let title = if room.snapshot.locked {
         " Room code (locked) "
     } else {
@@ -230,13 +230,28 @@ fn render_code(room: &RoomView, area: Rect, buf: &mut Buffer) {
         .title(title);
     let inner = block.inner(area);
     block.render(area, buf);
+    let [big, _, how] = Layout::vertical([
+        Constraint::Length(4),
+        Constraint::Min(0),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
     BigText::builder()
         .pixel_size(PixelSize::HalfHeight)
         .style(Style::new().fg(ACCENT).bold())
         .lines(vec![room.snapshot.code.clone().into()])
         .centered()
         .build()
-        .render(inner, buf);
+        .render(big, buf);
+    Paragraph::new(Line::styled(
+        format!(
+            "join: krypto play -s {}",
+            app.server.trim_end_matches("/ws")
+        ),
+        DIM,
+    ))
+    .alignment(Alignment::Center)
+    .render(how, buf);
 }
 
 fn render_roster(app: &App, room: &RoomView, area: Rect, buf: &mut Buffer) {
@@ -345,11 +360,17 @@ fn render_round_status(app: &App, room: &RoomView, area: Rect, buf: &mut Buffer)
             " Get ready: the first hand in {}",
             secs(room.next_at.map_or(0, |t| app.left(t).as_millis()))
         ),
-        RoomPhase::BetweenRounds => format!(
-            " Round {number}/{} over · next hand in {}",
-            room.snapshot.rounds_total,
-            secs(room.next_at.map_or(0, |t| app.left(t).as_millis()))
-        ),
+        RoomPhase::BetweenRounds => match room.next_at {
+            Some(t) => format!(
+                " Round {number}/{} over · next hand in {}",
+                room.snapshot.rounds_total,
+                secs(app.left(t).as_millis())
+            ),
+            None => format!(
+                " Round {number}/{} over · the next hand comes shortly",
+                room.snapshot.rounds_total
+            ),
+        },
         _ => format!(
             " Round {number}/{} · rules {}",
             room.snapshot.rounds_total,
@@ -372,7 +393,7 @@ fn render_round_status(app: &App, room: &RoomView, area: Rect, buf: &mut Buffer)
         Gauge::default()
             .gauge_style(Style::new().fg(color).bg(Color::Black))
             .ratio(ratio)
-            .label(format!("⏱ {}", clock(left)))
+            .label(format!("time {}", clock(left)))
             .render(gauge_area, buf);
     }
 }
@@ -487,13 +508,18 @@ fn render_verdict(app: &App, room: &RoomView, area: Rect, buf: &mut Buffer) {
     let line = if let Some(result) = round.and_then(|r| r.result.as_ref()) {
         Line::styled(format!(" {result}"), Style::new().fg(ACCENT).bold())
     } else if let Some(until) = locked {
-        let why = room
-            .verdict
-            .as_ref()
-            .map_or(String::new(), |v| v.text.clone());
+        // The verdict without its "locked out for" tail: the live countdown
+        // replaces it.
+        let why = room.verdict.as_ref().map_or(String::new(), |v| {
+            v.text
+                .split("; locked out")
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        });
         Line::from(vec![
             Span::styled(
-                format!(" 🔒 locked out {} ", secs(app.left(until).as_millis())),
+                format!(" LOCKED OUT {} ", secs(app.left(until).as_millis())),
                 Style::new().white().on_red().bold(),
             ),
             Span::styled(format!(" {why}"), Style::new().fg(Color::Red)),
@@ -795,4 +821,179 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
 fn clock(d: Duration) -> String {
     let s = d.as_secs();
     format!("{}:{:02}", s / 60, s % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::time::Duration;
+
+    use crossterm::event::KeyCode;
+    use krypto_core::protocol::{
+        LeaderboardRow, Metric, Period, RoomPhase, RoomSummary, ServerMessage, VerdictError,
+        VerdictKind,
+    };
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+
+    use super::super::app::{App, Event};
+    use super::super::net::NetEvent;
+    use super::super::testkit::*;
+
+    fn draw(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
+        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+        terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
+        terminal
+    }
+
+    fn screen(app: &App) -> String {
+        draw(app, 80, 24).backend().to_string()
+    }
+
+    #[test]
+    fn connecting_to_an_unreachable_server() {
+        let mut app = App::new("ws://127.0.0.1:7878/ws", "Ann");
+        app.handle(Event::Net(NetEvent::Disconnected {
+            reason: "cannot reach ws://127.0.0.1:7878/ws: Connection refused (os error 111)".into(),
+            retry_in: Duration::from_secs(2),
+        }));
+        insta::assert_snapshot!(screen(&app));
+    }
+
+    #[test]
+    fn lobby_with_public_rooms() {
+        let mut app = lobby();
+        let summary = |code: &str, host: &str, players, state| RoomSummary {
+            code: code.into(),
+            host: host.into(),
+            players,
+            max_players: 8,
+            state,
+            settings: Default::default(),
+        };
+        app.handle(msg(ServerMessage::Rooms {
+            rooms: vec![
+                summary("QW3RT", "Ben", 3, RoomPhase::Lobby),
+                summary("ZX9CV", "Cat", 8, RoomPhase::Playing),
+            ],
+        }));
+        app.handle(key(KeyCode::Down));
+        insta::assert_snapshot!(screen(&app));
+    }
+
+    #[test]
+    fn lobby_typing_a_code() {
+        let mut app = lobby();
+        app.handle(ch('j'));
+        typed(&mut app, "kx7");
+        insta::assert_snapshot!(screen(&app));
+    }
+
+    #[test]
+    fn room_before_a_match_as_host() {
+        let mut app = room();
+        app.handle(key(KeyCode::Down));
+        insta::assert_snapshot!(screen(&app));
+    }
+
+    #[test]
+    fn game_while_typing_a_formula() {
+        let mut app = game();
+        typed(&mut app, "(1+2)x3+4");
+        insta::assert_snapshot!(screen(&app));
+    }
+
+    #[test]
+    fn game_locked_out_after_a_wrong_answer() {
+        let mut app = game();
+        typed(&mut app, "1+2+3+4-5");
+        app.handle(key(KeyCode::Enter));
+        app.handle(msg(ServerMessage::Verdict {
+            round: 3,
+            accepted: false,
+            value: Some("5".into()),
+            error: Some(VerdictError {
+                kind: VerdictKind::WrongValue,
+                message: "comes to 5, not 15".into(),
+                column: None,
+            }),
+            locked_out_ms: Some(5000),
+        }));
+        app.handle(Event::Tick(Duration::from_millis(21_500)));
+        insta::assert_snapshot!(screen(&app));
+    }
+
+    #[test]
+    fn game_between_rounds() {
+        let mut app = game();
+        app.handle(msg(ServerMessage::RoundTimedOut {
+            round: 3,
+            solution: Some("1 + 2 + 3 + 4 + 5".into()),
+            solutions: 12,
+        }));
+        app.handle(msg(ServerMessage::Chat {
+            from: BEN,
+            name: "Ben".into(),
+            text: "too slow!".into(),
+        }));
+        insta::assert_snapshot!(screen(&app));
+    }
+
+    #[test]
+    fn podium_with_rating_changes() {
+        let mut app = game();
+        app.handle(msg(ServerMessage::MatchOver {
+            standings: standings(),
+        }));
+        insta::assert_snapshot!(screen(&app));
+    }
+
+    #[test]
+    fn leaderboard() {
+        let mut app = lobby();
+        app.handle(ch('l'));
+        let row = |rank, name: &str, value, matches| LeaderboardRow {
+            rank,
+            player: BEN,
+            name: name.into(),
+            value,
+            matches,
+        };
+        app.handle(msg(ServerMessage::Leaderboard {
+            metric: Metric::Rating,
+            period: Period::All,
+            rows: vec![
+                row(1, "Ben", 24.75, 12),
+                row(2, "Ann", 22.5, 9),
+                row(3, "Bot Ada", 10.0, 30),
+            ],
+        }));
+        insta::assert_snapshot!(screen(&app));
+    }
+
+    #[test]
+    fn help_overlay() {
+        let mut app = game();
+        app.handle(key(KeyCode::F(1)));
+        insta::assert_snapshot!(screen(&app));
+    }
+
+    #[test]
+    fn every_screen_draws_at_tiny_and_huge_sizes_without_panicking() {
+        let mut apps = vec![App::new("ws://h/ws", "Ann"), lobby(), room(), game()];
+        let mut podium = game();
+        podium.handle(msg(ServerMessage::MatchOver {
+            standings: standings(),
+        }));
+        apps.push(podium);
+        let mut help = game();
+        help.handle(key(KeyCode::F(1)));
+        apps.push(help);
+        for app in &apps {
+            for (w, h) in [(1, 1), (10, 5), (40, 12), (79, 23), (200, 60)] {
+                draw(app, w, h);
+            }
+        }
+    }
 }
