@@ -176,13 +176,22 @@ fn leaderboard_and_profile_commands_talk_to_the_server() {
     assert_eq!(v["metric"], "rating");
     assert!(json.finish().success());
 
-    // The profile is served over HTTP; whether or not this server has the
-    // endpoint, the answer is a clear line, never a hang or a panic.
+    // The profile is served over HTTP (`GET /api/players/{name}`, from the
+    // scores work): a card when the server has it, else a clear HTTP error.
     let mut profile = Proc::spawn("profile", &["profile", "Ann", "--server", &url], &config);
-    let out = profile.expect("an answer", |l| {
-        l.starts_with("Player") || l.starts_with("No player") || l.contains("HTTP")
+    let out = profile.expect("the profile or an HTTP error", |l| {
+        l == "Ann" || l.contains("HTTP 404")
     });
-    assert!(!out.contains("panicked"), "{out}");
-    profile.finish();
+    if out == "Ann" {
+        profile.expect_prefix("  Rating");
+        assert!(profile.finish().success());
+    } else {
+        assert_eq!(profile.finish().code(), Some(2));
+    }
+    let mut nobody = Proc::spawn("profile", &["profile", "Nobody", "--server", &url], &config);
+    nobody.expect("no such player or an HTTP error", |l| {
+        l.starts_with("No player called \"Nobody\"") || l.contains("HTTP 404")
+    });
+    assert_ne!(nobody.finish().code(), Some(0));
     server.stop();
 }

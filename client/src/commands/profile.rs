@@ -5,24 +5,43 @@ use std::io::Write;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::Outcome;
 use crate::cli::ProfileArgs;
 use crate::play::config;
 
-/// Fields shown first, in this order, with their labels; any others the
-/// server sends follow.
-const KNOWN: [(&str, &str); 8] = [
-    ("name", "Player"),
-    ("rating", "Rating"),
-    ("matches", "Matches"),
-    ("wins", "Wins"),
-    ("rounds", "Rounds won"),
-    ("fastest", "Fastest"),
-    ("fastest_ms", "Fastest"),
-    ("rank", "Rank"),
-];
+/// A profile as `GET /api/players/{name}` serves it. Every field is
+/// optional so that an older or newer server still prints what it has.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Profile {
+    name: Option<String>,
+    rating: Option<f64>,
+    mu: Option<f64>,
+    sigma: Option<f64>,
+    ranked: Option<bool>,
+    rated_matches: Option<i64>,
+    matches: Option<i64>,
+    wins: Option<i64>,
+    rounds_won: Option<i64>,
+    fastest_ms: Option<i64>,
+    recent_matches: Vec<RecentMatch>,
+}
+
+/// One of the player's last matches.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct RecentMatch {
+    finished_at: Option<String>,
+    players: Option<i64>,
+    rounds: Option<i64>,
+    score: Option<i64>,
+    rank: Option<i64>,
+    rating_before: Option<f64>,
+    rating_after: Option<f64>,
+}
 
 /// Fetches and prints the profile. A player the server does not know is a
 /// "no" (status 1); an unreachable server or an HTTP error is an error.
@@ -74,35 +93,72 @@ pub fn run(args: &ProfileArgs, out: &mut impl Write) -> anyhow::Result<Outcome> 
         writeln!(out, "{body}")?;
         return Ok(Outcome::Yes);
     }
-    let Value::Object(map) = json else {
-        bail!("the server's answer to GET {url} is not a JSON object");
-    };
-    for (key, label) in KNOWN {
-        if let Some(v) = map.get(key) {
-            writeln!(out, "{label:<12} {}", show(key, v))?;
-        }
-    }
-    for (key, v) in &map {
-        if !KNOWN.iter().any(|(k, _)| k == key) {
-            writeln!(out, "{:<12} {}", key.replace('_', " "), show(key, v))?;
-        }
-    }
+    let profile: Profile = serde_json::from_value(json)
+        .with_context(|| format!("the server's answer to GET {url} is not a profile"))?;
+    render(&profile, out)?;
     Ok(Outcome::Yes)
 }
 
-/// A value as people read it: times in seconds, ratings with one decimal.
-fn show(key: &str, v: &Value) -> String {
-    match v {
-        Value::Null => "-".to_owned(),
-        Value::String(s) => s.clone(),
-        Value::Number(n) if key.starts_with("fastest") || key.ends_with("_ms") => n
-            .as_f64()
-            .map_or_else(|| n.to_string(), |ms| format!("{:.2} s", ms / 1000.0)),
-        Value::Number(n) if n.is_f64() => n
-            .as_f64()
-            .map_or_else(|| n.to_string(), |x| format!("{x:.1}")),
-        other => other.to_string(),
+fn render(p: &Profile, out: &mut impl Write) -> std::io::Result<()> {
+    let dash = || "-".to_owned();
+    writeln!(out, "{}", p.name.clone().unwrap_or_else(dash))?;
+    let rating = match p.rating {
+        Some(r) => {
+            let mut t = format!("{r:.1}");
+            if let (Some(mu), Some(sigma)) = (p.mu, p.sigma) {
+                t.push_str(&format!(" (mu {mu:.1}, sigma {sigma:.1})"));
+            }
+            if p.ranked == Some(false) {
+                t.push_str(", not ranked yet");
+            }
+            t
+        }
+        None => "unrated".to_owned(),
+    };
+    let num = |v: Option<i64>| v.map_or_else(dash, |n| n.to_string());
+    writeln!(out, "  Rating       {rating}")?;
+    writeln!(
+        out,
+        "  Matches      {} ({} rated)",
+        num(p.matches),
+        num(p.rated_matches)
+    )?;
+    writeln!(out, "  Wins         {}", num(p.wins))?;
+    writeln!(out, "  Rounds won   {}", num(p.rounds_won))?;
+    let fastest = p.fastest_ms.map_or_else(dash, |ms| {
+        format!("{}.{:02} s", ms / 1000, (ms % 1000) / 10)
+    });
+    writeln!(out, "  Fastest      {fastest}")?;
+    if !p.recent_matches.is_empty() {
+        writeln!(out, "Recent matches:")?;
+        writeln!(
+            out,
+            "  {:<20}  {:>7}  {:>6}  {:>5}  {:>4}  Rating",
+            "Finished (UTC)", "Players", "Rounds", "Score", "Rank"
+        )?;
+        for m in &p.recent_matches {
+            let rating = match (m.rating_before, m.rating_after) {
+                (Some(b), Some(a)) => format!("{b:.1} -> {a:.1}"),
+                _ => "unrated".to_owned(),
+            };
+            let when: String = m
+                .finished_at
+                .clone()
+                .unwrap_or_else(dash)
+                .chars()
+                .take(20)
+                .collect();
+            writeln!(
+                out,
+                "  {when:<20}  {:>7}  {:>6}  {:>5}  {:>4}  {rating}",
+                num(m.players),
+                num(m.rounds),
+                num(m.score),
+                num(m.rank)
+            )?;
+        }
     }
+    Ok(())
 }
 
 /// Percent-encodes a path segment (names may hold spaces).
@@ -121,6 +177,24 @@ fn encode(segment: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_profile_reads_as_a_card() {
+        let json = r#"{"player": 7, "name": "Ann", "rating": 22.46, "mu": 27.1,
+            "sigma": 1.55, "ranked": true, "rated_matches": 9, "matches": 12,
+            "wins": 4, "rounds_won": 31, "fastest_ms": 3205, "future_field": 1,
+            "recent_matches": [{"match": 3, "finished_at": "2026-11-20T21:04:00Z",
+            "players": 3, "rounds": 10, "score": 5, "rank": 1,
+            "rating_before": 20.0, "rating_after": 22.46}]}"#;
+        let p: Profile = serde_json::from_str(json).unwrap_or_default();
+        let mut out = Vec::new();
+        render(&p, &mut out).unwrap_or_default();
+        let text = String::from_utf8(out).unwrap_or_default();
+        assert_eq!(
+            text,
+            "Ann\n  Rating       22.5 (mu 27.1, sigma 1.6)\n  Matches      12 (9 rated)\n  Wins         4\n  Rounds won   31\n  Fastest      3.20 s\nRecent matches:\n  Finished (UTC)        Players  Rounds  Score  Rank  Rating\n  2026-11-20T21:04:00Z        3      10      5     1  20.0 -> 22.5\n"
+        );
+    }
 
     #[test]
     fn names_are_encoded_for_the_path() {

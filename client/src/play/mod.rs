@@ -124,8 +124,8 @@ impl Drop for TerminalGuard {
 async fn run_tui(target: Target) -> anyhow::Result<bool> {
     // `try_init` also installs a panic hook that restores the terminal
     // before the panic message is printed.
-    let mut terminal = ratatui::try_init().context("setting up the terminal")?;
     let guard = TerminalGuard;
+    let mut terminal = ratatui::try_init().context("setting up the terminal")?;
     let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
     let net = target.connect(tx.clone());
     spawn_ticks(tx.clone());
