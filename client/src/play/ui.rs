@@ -980,6 +980,33 @@ mod tests {
     }
 
     #[test]
+    fn cards_used_in_the_formula_are_dimmed() {
+        let mut app = game();
+        typed(&mut app, "(1+2)x3");
+        let terminal = draw(&app, 80, 24);
+        let buf = terminal.backend().buffer();
+        // The card values sit on row 4; find each digit's cell there.
+        let style_of = |digit: &str| {
+            (0..80)
+                .map(|x| &buf[(x, 4)])
+                .filter(|c| c.symbol() == digit)
+                .map(|c| c.fg)
+                .next_back()
+                .unwrap()
+        };
+        for used in ["1", "2", "3"] {
+            assert_eq!(style_of(used), ratatui::style::Color::DarkGray, "{used}");
+        }
+        for unused in ["4", "5"] {
+            assert_ne!(
+                style_of(unused),
+                ratatui::style::Color::DarkGray,
+                "{unused}"
+            );
+        }
+    }
+
+    #[test]
     fn every_screen_draws_at_tiny_and_huge_sizes_without_panicking() {
         let mut apps = vec![App::new("ws://h/ws", "Ann"), lobby(), room(), game()];
         let mut podium = game();
