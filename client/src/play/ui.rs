@@ -89,11 +89,11 @@ fn render_footer(app: &App, area: Rect, buf: &mut Buffer) {
         (InputMode::Chat, _) => "Enter send · Esc cancel · /command works too",
         (InputMode::Command, _) => "Enter run · Esc cancel · /help lists commands",
         (InputMode::Formula, _) => {
-            "Enter submit · Tab chat · Esc clear · x for × · /nosolution · F1 help · Ctrl-C quit"
+            "Enter submit · Tab chat · Esc clear · x is × · /nosolution · F1 help · ^C quit"
         }
         (InputMode::Off, Screen::Connecting) => "q quit",
         (InputMode::Off, Screen::Lobby) => {
-            "↑↓ Enter join · s watch · c create · p public · j code · r refresh · l board · ? · q"
+            "↑↓ Enter join · s watch · c/p create · j code · r refresh · l board · ? · q quit"
         }
         (InputMode::Off, Screen::Room) if app.is_host() => {
             "s start · ↑↓←→ settings · o lock · c chat · x leave · l board · ? help · q quit"
