@@ -395,6 +395,71 @@ mod tests {
         assert!(think_time(Skill::Medium, 10) > think_time(Skill::Hard, 10));
     }
 
+    fn config(skill: Skill) -> BotConfig {
+        BotConfig {
+            server: None,
+            code: "ABCDE".into(),
+            skill,
+            pace: 100,
+            first_name: 0,
+            stride: 1,
+        }
+    }
+
+    #[tokio::test]
+    async fn easy_bots_sometimes_blunder_first_and_hard_ones_never() {
+        let settings = RoomSettings::default();
+        let mut blunders = [0u32; 2];
+        for (i, skill) in [Skill::Easy, Skill::Hard].into_iter().enumerate() {
+            for seed in 0..40 {
+                let mut rng = StdRng::seed_from_u64(seed);
+                let plan = think(&config(skill), &mut rng, &settings, 1, 15, &[1, 2, 3, 4, 5])
+                    .await
+                    .unwrap();
+                let answer = plan.then.as_ref().or(plan.formula.as_ref()).unwrap();
+                // Whatever comes first, the answer it ends with is right.
+                assert!(formula::check(answer, &[1, 2, 3, 4, 5], 15, Rules::Free).is_ok());
+                if plan.then.is_some() {
+                    blunders[i] += 1;
+                    let wrong = plan.formula.as_ref().unwrap();
+                    assert!(formula::check(wrong, &[1, 2, 3, 4, 5], 15, Rules::Free).is_err());
+                }
+            }
+        }
+        assert!(blunders[0] > 0, "an easy bot never blundered in 40 hands");
+        assert_eq!(blunders[1], 0);
+    }
+
+    #[tokio::test]
+    async fn an_unsolvable_hand_is_claimed_only_when_the_room_deals_any() {
+        let mut rng = StdRng::seed_from_u64(1);
+        let mut settings = RoomSettings::default();
+        // 1 1 1 1 1 cannot make 100.
+        let none = think(
+            &config(Skill::Hard),
+            &mut rng,
+            &settings,
+            2,
+            100,
+            &[1, 1, 1, 1, 1],
+        )
+        .await;
+        assert!(none.is_none());
+        settings.deal = DealMode::Any;
+        let claim = think(
+            &config(Skill::Hard),
+            &mut rng,
+            &settings,
+            2,
+            100,
+            &[1, 1, 1, 1, 1],
+        )
+        .await
+        .unwrap();
+        assert_eq!(claim.formula, None);
+        assert_eq!(claim.round, 2);
+    }
+
     #[test]
     fn the_wrong_answer_is_really_wrong() {
         let cards = [1, 2, 3, 4, 5];
