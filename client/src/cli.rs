@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand};
+use krypto_core::protocol::{Metric, Period};
 use krypto_core::solver::census::{DeckMode, Variant};
 use krypto_core::Rules;
 use thiserror::Error;
@@ -37,6 +38,113 @@ pub enum Command {
     Solve(SolveArgs),
     /// Count the unsolvable games of a whole variant.
     Census(CensusArgs),
+    /// Play live on a server: rooms, matches, chat (a terminal UI, or lines
+    /// with --plain / --json).
+    Play(PlayArgs),
+    /// Show a leaderboard of a server.
+    Leaderboard(LeaderboardArgs),
+    /// Show a player's profile on a server.
+    Profile(ProfileArgs),
+    /// Fill a room with practice opponents that use the solver.
+    Bots(BotsArgs),
+}
+
+/// `krypto play [--server URL] [--name NAME] [--plain] [--json]`
+#[derive(Debug, Args)]
+pub struct PlayArgs {
+    /// The server, e.g. ws://192.168.1.20:7878 (default: the config's, else
+    /// ws://127.0.0.1:7878).
+    #[arg(long, short = 's')]
+    pub server: Option<String>,
+    /// Your name on the server (default: the config's, else your login).
+    #[arg(long, short = 'n')]
+    pub name: Option<String>,
+    /// Line mode: type commands and formulas, read events as text lines
+    /// (for scripts, screen readers and terminals without a TUI).
+    #[arg(long, conflicts_with = "json")]
+    pub plain: bool,
+    /// Like --plain, but print every server message as received, one JSON
+    /// object per line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `krypto leaderboard [--server URL] [--metric M] [--period P] [--limit N]
+/// [--around NAME] [--json]`
+#[derive(Debug, Args)]
+pub struct LeaderboardArgs {
+    /// The server (default: the config's, else ws://127.0.0.1:7878).
+    #[arg(long, short = 's')]
+    pub server: Option<String>,
+    /// Your name, to say hello (default: the config's, else your login).
+    #[arg(long, short = 'n')]
+    pub name: Option<String>,
+    /// rating, wins, rounds or fastest.
+    #[arg(long, short = 'm', default_value = "rating", value_parser = wire_enum::<Metric>)]
+    pub metric: Metric,
+    /// all, month, week or day (UTC).
+    #[arg(long, short = 'p', default_value = "all", value_parser = wire_enum::<Period>)]
+    pub period: Period,
+    /// How many rows.
+    #[arg(long, short = 'l', default_value_t = 20)]
+    pub limit: u32,
+    /// Centre the table on this player.
+    #[arg(long)]
+    pub around: Option<String>,
+    /// Print the server's reply as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `krypto profile NAME [--server URL] [--json]`
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    /// Whose profile.
+    pub player: String,
+    /// The server (default: the config's, else ws://127.0.0.1:7878).
+    #[arg(long, short = 's')]
+    pub server: Option<String>,
+    /// Print the server's JSON as is.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// How well a bot plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Skill {
+    /// Slow, and sometimes wrong.
+    Easy,
+    /// About as fast as a good player.
+    Medium,
+    /// Fast and never wrong.
+    Hard,
+}
+
+/// `krypto bots --server URL --room CODE --count N --skill S`
+#[derive(Debug, Args)]
+pub struct BotsArgs {
+    /// The server (default: the config's, else ws://127.0.0.1:7878).
+    #[arg(long, short = 's')]
+    pub server: Option<String>,
+    /// The room to join.
+    #[arg(long, short = 'r')]
+    pub room: String,
+    /// How many bots (1–16).
+    #[arg(long, short = 'c', default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
+    pub count: u32,
+    /// easy, medium or hard.
+    #[arg(long, default_value = "medium")]
+    pub skill: Skill,
+    /// Thinking time as a percentage of a human-like pace (100); lower is
+    /// faster.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub pace: u32,
+}
+
+/// Parses a protocol enum by its wire name (`rating`, `week`, ...).
+fn wire_enum<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+    serde_json::from_value(serde_json::Value::String(text.trim().to_ascii_lowercase()))
+        .map_err(|_| format!("{text:?} is not one of the allowed values"))
 }
 
 /// `krypto check --target T --cards CARD... [--rules R] [--json] FORMULA`

@@ -1,8 +1,10 @@
 //! The `krypto` command line: parses flags, runs one command, and turns its
 //! answer into the exit status the contract fixes (0 yes, 1 no, 2 usage).
 
+mod bots;
 mod cli;
 mod commands;
+mod play;
 
 use std::process::ExitCode;
 
@@ -20,10 +22,33 @@ fn main() -> ExitCode {
         Command::Deal(args) => commands::deal::run(args, &mut out),
         Command::Solve(args) => commands::solve::run(args, &mut out),
         Command::Census(args) => commands::census::run(args, &mut out),
+        Command::Play(args) => {
+            drop(out);
+            return exit(play::run(args));
+        }
+        Command::Leaderboard(args) => commands::leaderboard::run(args, &mut out),
+        Command::Profile(args) => commands::profile::run(args, &mut out),
+        Command::Bots(args) => {
+            drop(out);
+            return exit(bots::run(args));
+        }
     };
     match result {
         Ok(Outcome::Yes) => ExitCode::SUCCESS,
         Ok(Outcome::No) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The exit status of a live command: 0 when it ended normally, 1 when the
+/// server refused us, 2 on an error.
+fn exit(result: anyhow::Result<bool>) -> ExitCode {
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)

@@ -4,6 +4,8 @@
 pub mod census;
 pub mod check;
 pub mod deal;
+pub mod leaderboard;
+pub mod profile;
 pub mod solve;
 
 /// How a command that ran to completion answered.

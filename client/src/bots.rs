@@ -1,0 +1,472 @@
+//! `krypto bots`: practice opponents. Each bot is a connection (the same
+//! reconnecting task as `krypto play`) and a small player that solves every
+//! hand with the solver, then waits a human-like time before answering:
+//! longer for hands with few distinct solutions, longer for weaker skill.
+//! Easy bots sometimes answer wrong first and sit out the lockout like anyone.
+//! They stay for match after match until Ctrl-C.
+
+use std::time::Duration;
+
+use anyhow::Context;
+use krypto_core::protocol::{
+    ClientMessage, DealMode, Difficulty, ErrorCode, PlayerId, RoomPhase, RoomSettings,
+    ServerMessage,
+};
+use krypto_core::room::difficulty_of;
+use krypto_core::{formula, solver, Rules};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::cli::{BotsArgs, Skill};
+use crate::play::net::NetEvent;
+use crate::play::target;
+
+/// Names of famous mathematicians and computer scientists, each prefixed
+/// with "Bot " so nobody mistakes a bot for a person.
+const NAMES: [&str; 16] = [
+    "Ada",
+    "Alan",
+    "Grace",
+    "Emmy",
+    "Kurt",
+    "Hedy",
+    "Edsger",
+    "Barbara",
+    "Donald",
+    "Sophie",
+    "Carl",
+    "Katherine",
+    "John",
+    "Ramanujan",
+    "Euler",
+    "Hypatia",
+];
+
+/// The `n`th candidate name (0-based): "Bot Ada", ..., then "Bot Ada 2".
+pub fn bot_name(n: usize) -> String {
+    let base = NAMES[n % NAMES.len()];
+    match n / NAMES.len() {
+        0 => format!("Bot {base}"),
+        k => format!("Bot {base} {}", k + 1),
+    }
+}
+
+/// How long a bot thinks before answering a hand with `solutions` distinct
+/// solutions, before jitter and pace: the skill sets the base, the hand's
+/// difficulty band multiplies it.
+pub fn think_time(skill: Skill, solutions: usize) -> Duration {
+    let base_ms: u64 = match skill {
+        Skill::Easy => 12_000,
+        Skill::Medium => 6_000,
+        Skill::Hard => 2_500,
+    };
+    let factor_tenths: u64 = if solutions == 0 {
+        // Being sure there is none takes a while.
+        30
+    } else {
+        match difficulty_of(solutions as u64) {
+            Difficulty::Easy | Difficulty::Any => 10,
+            Difficulty::Medium => 16,
+            Difficulty::Hard => 25,
+        }
+    };
+    Duration::from_millis(base_ms * factor_tenths / 10)
+}
+
+/// The chance (in percent) that a bot of `skill` first answers wrong.
+fn blunder_percent(skill: Skill) -> u32 {
+    match skill {
+        Skill::Easy => 30,
+        Skill::Medium => 5,
+        Skill::Hard => 0,
+    }
+}
+
+/// Runs the bots until Ctrl-C.
+pub fn run(args: &BotsArgs) -> anyhow::Result<bool> {
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    runtime.block_on(async {
+        let code = args.room.trim().to_uppercase();
+        let (done_tx, mut done_rx) = mpsc::unbounded_channel::<()>();
+        for i in 0..args.count as usize {
+            let config = BotConfig {
+                server: args.server.clone(),
+                code: code.clone(),
+                skill: args.skill,
+                pace: args.pace,
+                first_name: i,
+                stride: args.count as usize,
+            };
+            let done = done_tx.clone();
+            tokio::spawn(async move {
+                if let Err(e) = bot(config).await {
+                    eprintln!("bot stopped: {e:#}");
+                }
+                let _ = done.send(());
+            });
+        }
+        drop(done_tx);
+        let mut left = args.count;
+        loop {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => return Ok(true),
+                d = done_rx.recv() => {
+                    left = left.saturating_sub(1);
+                    if d.is_none() || left == 0 {
+                        // Every bot gave up (room gone, names taken).
+                        return Ok(false);
+                    }
+                }
+            }
+        }
+    })
+}
+
+#[derive(Debug, Clone)]
+struct BotConfig {
+    server: Option<String>,
+    code: String,
+    skill: Skill,
+    pace: u32,
+    /// Index of the first name to try.
+    first_name: usize,
+    /// How far apart this bot's name candidates are (the number of bots),
+    /// so bots never compete for the same fallback name.
+    stride: usize,
+}
+
+/// An answer the bot will send when its thinking time is up.
+#[derive(Debug, Clone)]
+struct Plan {
+    round: u32,
+    at: Instant,
+    /// The formula, or `None` for a "no solution" claim.
+    formula: Option<String>,
+    /// The right answer to try after a deliberate blunder.
+    then: Option<String>,
+}
+
+async fn bot(config: BotConfig) -> anyhow::Result<()> {
+    let mut rng = StdRng::from_entropy();
+    for attempt in 0..8 {
+        let name = bot_name(config.first_name + attempt * config.stride);
+        let target = target(config.server.as_deref(), Some(&name))?;
+        let (tx, mut rx) = mpsc::unbounded_channel::<NetEvent>();
+        let net = target.connect(tx);
+        let mut me: Option<PlayerId> = None;
+        let mut settings = RoomSettings::default();
+        let mut plan: Option<Plan> = None;
+        let mut last_round = 0u32;
+        let mut in_room = false;
+        loop {
+            let wake = plan.as_ref().map(|p| p.at);
+            let event = tokio::select! {
+                e = rx.recv() => e,
+                () = sleep_until(wake) => {
+                    if let Some(p) = plan.take() {
+                        let message = match &p.formula {
+                            Some(f) => ClientMessage::Submit { round: p.round, formula: f.clone() },
+                            None => ClientMessage::ClaimNoSolution { round: p.round },
+                        };
+                        net.send(message);
+                        // Keep the right answer for after the lockout.
+                        if let Some(next) = p.then {
+                            plan = Some(Plan { round: p.round, at: far_future(), formula: Some(next), then: None });
+                        }
+                    }
+                    continue;
+                }
+            };
+            let Some(event) = event else {
+                return Ok(());
+            };
+            let message = match event {
+                NetEvent::Refused { code, message } => {
+                    if code == ErrorCode::NameTaken {
+                        break; // Try the next name.
+                    }
+                    anyhow::bail!("{name}: the server refused: {message}");
+                }
+                NetEvent::Disconnected { reason, retry_in } => {
+                    println!("{name}: disconnected ({reason}); retrying in {retry_in:?}");
+                    plan = None;
+                    continue;
+                }
+                NetEvent::Message { envelope, .. } => envelope.message,
+            };
+            match message {
+                ServerMessage::Welcome {
+                    player_id,
+                    name: stored,
+                    token,
+                    resumed,
+                    ..
+                } => {
+                    me = Some(player_id);
+                    let _ = target.dir.save_token(&target.server, &stored, &token);
+                    if !resumed || !in_room {
+                        net.send(ClientMessage::JoinRoom {
+                            code: config.code.clone(),
+                            spectator: false,
+                        });
+                    }
+                }
+                ServerMessage::RoomState(s) => {
+                    if !in_room {
+                        println!("{name} joined room {}", s.code);
+                    }
+                    in_room = true;
+                    settings = s.settings.clone();
+                    if let Some(r) = s.round.filter(|r| {
+                        s.state == RoomPhase::Playing
+                            && r.remaining_ms > 0
+                            && r.number != last_round
+                    }) {
+                        last_round = r.number;
+                        plan = think(
+                            &config,
+                            &mut rng,
+                            &settings,
+                            r.number,
+                            r.objective,
+                            &r.cards,
+                        )
+                        .await;
+                    }
+                }
+                ServerMessage::MatchStarted { settings: s, .. } => settings = s,
+                ServerMessage::RoundStarted {
+                    round,
+                    objective,
+                    cards,
+                    ..
+                } => {
+                    last_round = round;
+                    plan = think(&config, &mut rng, &settings, round, objective, &cards).await;
+                }
+                ServerMessage::Verdict {
+                    round,
+                    accepted: false,
+                    locked_out_ms,
+                    ..
+                } => {
+                    // Sit out the lockout, then a moment more to "fix" it.
+                    if let Some(p) = plan.as_mut().filter(|p| p.round == round) {
+                        let lock = Duration::from_millis(locked_out_ms.unwrap_or(0));
+                        let fix = scaled(Duration::from_millis(1500), config.pace);
+                        p.at = Instant::now() + lock + fix;
+                    }
+                }
+                ServerMessage::RoundWon { round, winner, .. } => {
+                    if plan.as_ref().is_some_and(|p| p.round == round) {
+                        plan = None;
+                    }
+                    if Some(winner) == me {
+                        println!("{name} won round {round}");
+                    }
+                }
+                ServerMessage::RoundTimedOut { round, .. }
+                    if plan.as_ref().is_some_and(|p| p.round == round) =>
+                {
+                    plan = None;
+                }
+                ServerMessage::PlayerLeft { player, .. } if Some(player) == me => {
+                    println!("{name} left room {}", config.code);
+                    return Ok(());
+                }
+                ServerMessage::Error { code, message } => {
+                    if matches!(
+                        code,
+                        ErrorCode::RoomNotFound | ErrorCode::RoomFull | ErrorCode::RoomLocked
+                    ) {
+                        anyhow::bail!("{name}: cannot join room {}: {message}", config.code);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    anyhow::bail!("no free bot name found")
+}
+
+/// Solves the hand off the async threads and plans the answer.
+async fn think(
+    config: &BotConfig,
+    rng: &mut StdRng,
+    settings: &RoomSettings,
+    round: u32,
+    objective: i64,
+    cards: &[i64],
+) -> Option<Plan> {
+    let rules = settings.rules;
+    let hand = cards.to_vec();
+    let solutions = tokio::task::spawn_blocking(move || solver::solve_all(&hand, objective, rules))
+        .await
+        .ok()?
+        .ok()?;
+    let pause = think_time(config.skill, solutions.len());
+    let jitter = rng.gen_range(70..=130u32);
+    let at = Instant::now() + scaled(pause * jitter / 100, config.pace);
+    if solutions.is_empty() {
+        // Only claim when the room allows unsolvable hands.
+        return (settings.deal == DealMode::Any).then_some(Plan {
+            round,
+            at,
+            formula: None,
+            then: None,
+        });
+    }
+    let pick = solutions[rng.gen_range(0..solutions.len())].to_string();
+    let blunder = (rng.gen_range(0..100u32) < blunder_percent(config.skill))
+        .then(|| wrong_formula(cards, objective, rules))
+        .flatten();
+    Some(match blunder {
+        Some(wrong) => Plan {
+            round,
+            at,
+            formula: Some(wrong),
+            then: Some(pick),
+        },
+        None => Plan {
+            round,
+            at,
+            formula: Some(pick),
+            then: None,
+        },
+    })
+}
+
+/// A plausible but wrong answer: all the cards added up (or multiplied),
+/// when that misses the objective.
+fn wrong_formula(cards: &[i64], objective: i64, rules: Rules) -> Option<String> {
+    ["+", "*"].into_iter().find_map(|op| {
+        let f = cards
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(&format!(" {op} "));
+        formula::check(&f, cards, objective, rules)
+            .is_err()
+            .then_some(f)
+    })
+}
+
+/// `d` at `pace` percent.
+fn scaled(d: Duration, pace: u32) -> Duration {
+    d * pace / 100
+}
+
+fn far_future() -> Instant {
+    Instant::now() + Duration::from_secs(24 * 3600)
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_short_enough() {
+        let names: Vec<String> = (0..40).map(bot_name).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len());
+        assert!(names.iter().all(|n| n.chars().count() <= 20));
+        assert_eq!(names[0], "Bot Ada");
+        assert_eq!(names[16], "Bot Ada 2");
+    }
+
+    #[test]
+    fn thinking_is_longer_for_harder_hands_and_weaker_skill() {
+        for skill in [Skill::Easy, Skill::Medium, Skill::Hard] {
+            assert!(think_time(skill, 2) > think_time(skill, 20));
+            assert!(think_time(skill, 20) > think_time(skill, 200));
+        }
+        assert!(think_time(Skill::Easy, 10) > think_time(Skill::Medium, 10));
+        assert!(think_time(Skill::Medium, 10) > think_time(Skill::Hard, 10));
+    }
+
+    fn config(skill: Skill) -> BotConfig {
+        BotConfig {
+            server: None,
+            code: "ABCDE".into(),
+            skill,
+            pace: 100,
+            first_name: 0,
+            stride: 1,
+        }
+    }
+
+    #[tokio::test]
+    async fn easy_bots_sometimes_blunder_first_and_hard_ones_never() {
+        let settings = RoomSettings::default();
+        let mut blunders = [0u32; 2];
+        for (i, skill) in [Skill::Easy, Skill::Hard].into_iter().enumerate() {
+            for seed in 0..40 {
+                let mut rng = StdRng::seed_from_u64(seed);
+                let plan = think(&config(skill), &mut rng, &settings, 1, 15, &[1, 2, 3, 4, 5])
+                    .await
+                    .unwrap();
+                let answer = plan.then.as_ref().or(plan.formula.as_ref()).unwrap();
+                // Whatever comes first, the answer it ends with is right.
+                assert!(formula::check(answer, &[1, 2, 3, 4, 5], 15, Rules::Free).is_ok());
+                if plan.then.is_some() {
+                    blunders[i] += 1;
+                    let wrong = plan.formula.as_ref().unwrap();
+                    assert!(formula::check(wrong, &[1, 2, 3, 4, 5], 15, Rules::Free).is_err());
+                }
+            }
+        }
+        assert!(blunders[0] > 0, "an easy bot never blundered in 40 hands");
+        assert_eq!(blunders[1], 0);
+    }
+
+    #[tokio::test]
+    async fn an_unsolvable_hand_is_claimed_only_when_the_room_deals_any() {
+        let mut rng = StdRng::seed_from_u64(1);
+        let mut settings = RoomSettings::default();
+        // 1 1 1 1 1 cannot make 100.
+        let none = think(
+            &config(Skill::Hard),
+            &mut rng,
+            &settings,
+            2,
+            100,
+            &[1, 1, 1, 1, 1],
+        )
+        .await;
+        assert!(none.is_none());
+        settings.deal = DealMode::Any;
+        let claim = think(
+            &config(Skill::Hard),
+            &mut rng,
+            &settings,
+            2,
+            100,
+            &[1, 1, 1, 1, 1],
+        )
+        .await
+        .unwrap();
+        assert_eq!(claim.formula, None);
+        assert_eq!(claim.round, 2);
+    }
+
+    #[test]
+    fn the_wrong_answer_is_really_wrong() {
+        let cards = [1, 2, 3, 4, 5];
+        let f = wrong_formula(&cards, 15 + 1, Rules::Free).unwrap_or_default();
+        assert!(formula::check(&f, &cards, 16, Rules::Free).is_err());
+        // When the sum is right, the product is offered instead.
+        let f = wrong_formula(&cards, 15, Rules::Free).unwrap_or_default();
+        assert_eq!(f, "1 * 2 * 3 * 4 * 5");
+    }
+}

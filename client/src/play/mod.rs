@@ -1,0 +1,298 @@
+//! `krypto play`: the live client.
+//!
+//! - [`app`]: the state machine (pure): events in, actions out.
+//! - [`ui`]: drawing the state with ratatui (read-only).
+//! - [`net`]: the WebSocket task with reconnect and back-off.
+//! - [`config`]: the config directory, default server and name, tokens.
+//!
+//! This file is the run loop: one tokio mpsc queue merges terminal keys
+//! (crossterm's `EventStream`) or standard-input lines, clock ticks and
+//! network events; each event goes through [`app::App::handle`], then the
+//! actions are carried out and the screen redrawn (or, in line mode, the new
+//! feed lines printed).
+
+pub mod app;
+pub mod config;
+pub mod net;
+#[cfg(test)]
+mod testkit;
+pub mod ui;
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use futures_util::StreamExt;
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::mpsc;
+
+use crate::cli::PlayArgs;
+use app::{Action, App, Conn, Event};
+use config::ConfigDir;
+use net::{Identity, NetEvent, NetHandle};
+
+/// How often the clock ticks (countdowns redraw at this rate).
+const TICK: Duration = Duration::from_millis(100);
+
+/// Where to connect and as whom, after flags, config and defaults.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The config directory (for saving tokens).
+    pub dir: ConfigDir,
+    /// The server's normalised WebSocket URL.
+    pub server: String,
+    /// The name to say hello as.
+    pub name: String,
+    /// The saved token for that name on that server.
+    pub token: Option<String>,
+}
+
+/// Resolves the server and name: flag, then config, then the default.
+pub fn target(server: Option<&str>, name: Option<&str>) -> anyhow::Result<Target> {
+    let dir = ConfigDir::locate()?;
+    let settings = dir.settings()?;
+    let raw = server
+        .map(str::to_owned)
+        .or(settings.server)
+        .unwrap_or_else(|| config::DEFAULT_SERVER.to_owned());
+    let server = config::normalize_server(&raw)?;
+    let name = name
+        .map(|n| n.trim().to_owned())
+        .or(settings.name)
+        .unwrap_or_else(config::fallback_name);
+    let token = dir.token(&server, &name)?;
+    Ok(Target {
+        dir,
+        server,
+        name,
+        token,
+    })
+}
+
+impl Target {
+    /// Saves the token `welcome` brought, and remembers server and name as
+    /// defaults the first time.
+    pub fn save(&self, name: &str, token: &str) -> anyhow::Result<()> {
+        self.dir.save_token(&self.server, name, token)?;
+        let mut settings = self.dir.settings()?;
+        if settings.name.is_none() || settings.server.is_none() {
+            settings.name.get_or_insert_with(|| name.to_owned());
+            settings.server.get_or_insert_with(|| self.server.clone());
+            self.dir.save_settings(&settings)?;
+        }
+        Ok(())
+    }
+
+    /// Starts the connection task, its events going into `tx`.
+    pub fn connect<E>(&self, tx: mpsc::UnboundedSender<E>) -> NetHandle
+    where
+        E: From<NetEvent> + Send + 'static,
+    {
+        net::spawn(
+            self.server.clone(),
+            Identity {
+                name: self.name.clone(),
+                token: self.token.clone(),
+            },
+            tx,
+        )
+    }
+}
+
+/// Runs `krypto play`; returns the process's success.
+pub fn run(args: &PlayArgs) -> anyhow::Result<bool> {
+    let target = target(args.server.as_deref(), args.name.as_deref())?;
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    runtime.block_on(async {
+        if args.plain || args.json {
+            run_lines(target, args.json).await
+        } else {
+            run_tui(target).await
+        }
+    })
+}
+
+/// Restores the terminal when dropped: on return, on error and on unwind.
+struct TerminalGuard;
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        ratatui::restore();
+    }
+}
+
+async fn run_tui(target: Target) -> anyhow::Result<bool> {
+    // `try_init` also installs a panic hook that restores the terminal
+    // before the panic message is printed.
+    let guard = TerminalGuard;
+    let mut terminal = ratatui::try_init().context("setting up the terminal")?;
+    let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
+    let net = target.connect(tx.clone());
+    spawn_ticks(tx.clone());
+    let keys = tx.clone();
+    tokio::spawn(async move {
+        let mut stream = crossterm::event::EventStream::new();
+        while let Some(Ok(ev)) = stream.next().await {
+            let event = match ev {
+                crossterm::event::Event::Key(k) => Event::Key(k),
+                crossterm::event::Event::Resize(..) => Event::Resize,
+                _ => continue,
+            };
+            if keys.send(event).is_err() {
+                break;
+            }
+        }
+    });
+    let mut app = App::new(&target.server, &target.name);
+    let outcome = 'run: loop {
+        terminal
+            .draw(|frame| frame.render_widget(&app, frame.area()))
+            .context("drawing")?;
+        let Some(first) = rx.recv().await else {
+            break true;
+        };
+        // Take everything already queued before drawing again.
+        let mut batch = vec![first];
+        while let Ok(e) = rx.try_recv() {
+            batch.push(e);
+        }
+        for event in batch {
+            for action in app.handle(event) {
+                if !perform(&target, &net, &mut app, action) {
+                    break 'run !matches!(app.conn, Conn::Refused(_));
+                }
+            }
+        }
+    };
+    drop(terminal);
+    drop(guard);
+    if let Some(msg) = &app.exit_message {
+        eprintln!("{msg}");
+    }
+    Ok(outcome)
+}
+
+/// Carries out one action; false means quit.
+fn perform(target: &Target, net: &NetHandle, app: &mut App, action: Action) -> bool {
+    match action {
+        Action::Send(m) => {
+            if app.conn == Conn::Online {
+                net.send(m);
+            } else {
+                app.note_error("not connected: try again when the connection is back");
+            }
+            true
+        }
+        Action::SaveIdentity { name, token } => {
+            if let Err(e) = target.save(&name, &token) {
+                app.note_error(format!("could not save the token: {e:#}"));
+            }
+            true
+        }
+        Action::Quit => false,
+    }
+}
+
+fn spawn_ticks(tx: mpsc::UnboundedSender<Event>) {
+    let start = Instant::now();
+    tokio::spawn(async move {
+        let mut interval = tokio::time::interval(TICK);
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        loop {
+            interval.tick().await;
+            if tx.send(Event::Tick(start.elapsed())).is_err() {
+                break;
+            }
+        }
+    });
+}
+
+/// How long line mode keeps printing after standard input ends, so the
+/// replies to the last commands are seen.
+const LINGER: Duration = Duration::from_secs(1);
+
+/// `--plain` and `--json`: commands and formulas from standard input,
+/// readable lines (or the server's JSON) on standard output.
+async fn run_lines(target: Target, json: bool) -> anyhow::Result<bool> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
+    let net = target.connect(tx.clone());
+    spawn_ticks(tx.clone());
+    let lines = tx.clone();
+    tokio::spawn(async move {
+        let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+        while let Ok(Some(line)) = stdin.next_line().await {
+            if lines.send(Event::Line(line)).is_err() {
+                return;
+            }
+        }
+        let _ = lines.send(Event::InputClosed);
+    });
+    let mut app = App::new(&target.server, &target.name);
+    let mut printed = 0usize;
+    // Lines typed before the server welcomed us wait for it.
+    let mut waiting: Vec<Event> = Vec::new();
+    let mut quit_at: Option<Duration> = None;
+    let mut out = std::io::stdout();
+    let mut ok = true;
+    while let Some(event) = rx.recv().await {
+        if let Event::Net(NetEvent::Message { raw, .. }) = &event {
+            if json {
+                writeln!(out, "{raw}")?;
+            }
+        }
+        let mut events = vec![event];
+        let online = app.conn == Conn::Online;
+        if !online {
+            let (now, later): (Vec<_>, Vec<_>) = events
+                .into_iter()
+                .partition(|e| !matches!(e, Event::Line(_) | Event::InputClosed));
+            waiting.extend(later);
+            events = now;
+        }
+        let mut quit = false;
+        while !events.is_empty() {
+            for event in std::mem::take(&mut events) {
+                if let Event::Tick(now) = event {
+                    if quit_at.is_some_and(|t| now >= t) {
+                        quit = true;
+                    }
+                }
+                let closed = event == Event::InputClosed;
+                for action in app.handle(event) {
+                    match action {
+                        Action::Quit if closed => {
+                            quit_at = Some(app.now + LINGER);
+                        }
+                        other => {
+                            if !perform(&target, &net, &mut app, other) {
+                                quit = true;
+                            }
+                        }
+                    }
+                }
+            }
+            if app.conn == Conn::Online && !online && !waiting.is_empty() {
+                events = std::mem::take(&mut waiting);
+            }
+        }
+        for line in app.feed_since(printed) {
+            if json {
+                // Server events went out raw; only our own notes remain.
+                if line.kind == app::FeedKind::Error && !line.text.starts_with("error ") {
+                    eprintln!("{}", line.text);
+                }
+            } else {
+                writeln!(out, "{}", line.text)?;
+            }
+        }
+        out.flush()?;
+        printed = app.feed_total;
+        if let Conn::Refused(_) = app.conn {
+            ok = false;
+        }
+        if quit {
+            break;
+        }
+    }
+    Ok(ok)
+}

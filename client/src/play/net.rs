@@ -1,0 +1,245 @@
+//! The connection task: one WebSocket to the server, kept up by itself.
+//!
+//! It says `hello` (with the saved token, so a reconnect resumes the seat),
+//! forwards every server message as a [`NetEvent`] into the caller's single
+//! event queue, sends what the caller queues on its [`NetHandle`], and after
+//! a drop reconnects with exponential back-off (0.5 s doubling to 10 s).
+//! Messages queued while disconnected are dropped: a formula or a command
+//! meant for a moment that has passed should not land later by surprise.
+
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use krypto_core::protocol::{
+    parse_server_message, ClientEnvelope, ClientMessage, ErrorCode, ServerEnvelope, ServerMessage,
+    PROTOCOL_VERSION,
+};
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::Message;
+
+/// First wait before reconnecting.
+pub const BACKOFF_START: Duration = Duration::from_millis(500);
+/// Longest wait between reconnection attempts.
+pub const BACKOFF_MAX: Duration = Duration::from_secs(10);
+/// Longest wait for the TCP connection and WebSocket handshake.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Request id of our `hello`, so its refusal can be told from other errors.
+const HELLO_ID: &str = "hello";
+
+/// What the connection task reports.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NetEvent {
+    /// A message from the server, with its raw text (for `--json`).
+    Message {
+        /// The parsed message (boxed: it is much larger than the others).
+        envelope: Box<ServerEnvelope>,
+        /// The text exactly as received.
+        raw: String,
+    },
+    /// The connection is down (or could not be made); the next attempt is
+    /// in `retry_in`.
+    Disconnected {
+        /// Why, for the player.
+        reason: String,
+        /// When the task tries again.
+        retry_in: Duration,
+    },
+    /// The server refused our `hello` for a reason retrying cannot fix (a
+    /// taken or invalid name); the task has stopped.
+    Refused {
+        /// The server's error code.
+        code: ErrorCode,
+        /// The server's sentence.
+        message: String,
+    },
+}
+
+/// Who to say hello as.
+#[derive(Debug, Clone)]
+pub struct Identity {
+    /// The player's name.
+    pub name: String,
+    /// The saved token, if any; replaced by the one each `welcome` brings.
+    pub token: Option<String>,
+}
+
+/// Sends requests to the connection task; dropping it ends the task.
+#[derive(Debug, Clone)]
+pub struct NetHandle {
+    tx: mpsc::UnboundedSender<ClientEnvelope>,
+}
+
+impl NetHandle {
+    /// Queues a request (dropped when the connection is down).
+    pub fn send(&self, message: ClientMessage) {
+        let _ = self.tx.send(ClientEnvelope::new(message));
+    }
+}
+
+/// The back-off after `failures` consecutive failed attempts (1-based).
+pub fn backoff(failures: u32) -> Duration {
+    let shift = failures.saturating_sub(1).min(8);
+    BACKOFF_START.saturating_mul(1 << shift).min(BACKOFF_MAX)
+}
+
+/// Starts the connection task for `url`; events go to `events`, wrapped by
+/// `E::from`. The task ends when every [`NetHandle`] is dropped, when the
+/// event queue closes, or when the server refuses the name.
+pub fn spawn<E>(url: String, identity: Identity, events: mpsc::UnboundedSender<E>) -> NetHandle
+where
+    E: From<NetEvent> + Send + 'static,
+{
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(run(url, identity, rx, events));
+    NetHandle { tx }
+}
+
+/// How one connection ended.
+enum Ended {
+    /// Dropped or failed; try again.
+    Lost(String),
+    /// Refused for good, or nobody is listening any more.
+    Stop,
+}
+
+async fn run<E: From<NetEvent>>(
+    url: String,
+    mut identity: Identity,
+    mut outgoing: mpsc::UnboundedReceiver<ClientEnvelope>,
+    events: mpsc::UnboundedSender<E>,
+) {
+    let mut failures = 0u32;
+    loop {
+        // Whatever was queued while down is stale.
+        while outgoing.try_recv().is_ok() {}
+        let reason = match session(&url, &mut identity, &mut outgoing, &events, &mut failures).await
+        {
+            Ended::Stop => return,
+            Ended::Lost(reason) => reason,
+        };
+        failures = failures.saturating_add(1);
+        let retry_in = backoff(failures);
+        let lost = NetEvent::Disconnected { reason, retry_in };
+        if events.send(E::from(lost)).is_err() {
+            return;
+        }
+        tokio::select! {
+            () = tokio::time::sleep(retry_in) => {}
+            () = events.closed() => return,
+        }
+    }
+}
+
+/// One connection, from connecting to its end. Resets `failures` once the
+/// server has welcomed us.
+async fn session<E: From<NetEvent>>(
+    url: &str,
+    identity: &mut Identity,
+    outgoing: &mut mpsc::UnboundedReceiver<ClientEnvelope>,
+    events: &mpsc::UnboundedSender<E>,
+    failures: &mut u32,
+) -> Ended {
+    let connected =
+        tokio::time::timeout(CONNECT_TIMEOUT, tokio_tungstenite::connect_async(url)).await;
+    let mut ws = match connected {
+        Err(_) => return Ended::Lost(format!("cannot reach {url}: timed out")),
+        Ok(Err(e)) => return Ended::Lost(format!("cannot reach {url}: {}", describe(&e))),
+        Ok(Ok((ws, _))) => ws,
+    };
+    let hello = ClientEnvelope {
+        id: Some(HELLO_ID.to_owned()),
+        message: ClientMessage::Hello {
+            protocol: PROTOCOL_VERSION,
+            name: Some(identity.name.clone()),
+            token: identity.token.clone(),
+        },
+    };
+    if let Err(e) = ws.send(Message::text(hello.to_json())).await {
+        return Ended::Lost(format!("connection lost: {e}"));
+    }
+    loop {
+        tokio::select! {
+            out = outgoing.recv() => {
+                let Some(out) = out else {
+                    let _ = ws.close(None).await;
+                    return Ended::Stop;
+                };
+                if let Err(e) = ws.send(Message::text(out.to_json())).await {
+                    return Ended::Lost(format!("connection lost: {e}"));
+                }
+            }
+            incoming = ws.next() => {
+                let text = match incoming {
+                    None => return Ended::Lost("the server closed the connection".to_owned()),
+                    Some(Err(e)) => return Ended::Lost(format!("connection lost: {e}")),
+                    Some(Ok(Message::Text(t))) => t.as_str().to_owned(),
+                    Some(Ok(Message::Close(frame))) => {
+                        let why = frame
+                            .map(|f| format!("the server closed the connection ({})", f.reason))
+                            .unwrap_or_else(|| "the server closed the connection".to_owned());
+                        return Ended::Lost(why);
+                    }
+                    Some(Ok(_)) => continue,
+                };
+                let Ok(envelope) = parse_server_message(&text) else {
+                    // A newer server's message; nothing to do with it.
+                    continue;
+                };
+                match &envelope.message {
+                    ServerMessage::Welcome { token, name, .. } => {
+                        identity.token = Some(token.clone());
+                        identity.name.clone_from(name);
+                        *failures = 0;
+                    }
+                    ServerMessage::Error { code, message }
+                        if envelope.id.as_deref() == Some(HELLO_ID) && is_final(*code) =>
+                    {
+                        let refused = NetEvent::Refused { code: *code, message: message.clone() };
+                        let _ = events.send(E::from(refused));
+                        let _ = ws.close(None).await;
+                        return Ended::Stop;
+                    }
+                    _ => {}
+                }
+                if events.send(E::from(NetEvent::Message { envelope: Box::new(envelope), raw: text })).is_err() {
+                    let _ = ws.close(None).await;
+                    return Ended::Stop;
+                }
+            }
+        }
+    }
+}
+
+/// Refusals of `hello` that the same `hello` would get again.
+fn is_final(code: ErrorCode) -> bool {
+    matches!(
+        code,
+        ErrorCode::InvalidName
+            | ErrorCode::NameTaken
+            | ErrorCode::BadToken
+            | ErrorCode::UnsupportedProtocol
+    )
+}
+
+/// A connection error in words a player understands.
+fn describe(e: &tokio_tungstenite::tungstenite::Error) -> String {
+    use tokio_tungstenite::tungstenite::Error;
+    match e {
+        Error::Io(io) => io.to_string(),
+        Error::Url(u) => format!("bad address ({u})"),
+        Error::Http(resp) => format!("HTTP {} (is this a krypto server?)", resp.status()),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_from_half_a_second_to_ten() {
+        let ms: Vec<u128> = (1..=8).map(|n| backoff(n).as_millis()).collect();
+        assert_eq!(ms, [500, 1000, 2000, 4000, 8000, 10000, 10000, 10000]);
+        assert_eq!(backoff(u32::MAX), BACKOFF_MAX);
+    }
+}

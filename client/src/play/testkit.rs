@@ -1,0 +1,151 @@
+//! Events and apps in known states, for the state-machine and screen tests.
+
+#![allow(clippy::unwrap_used)]
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use krypto_core::protocol::{
+    PlayerId, PlayerInfo, RoomPhase, RoomSettings, RoomSnapshot, RoundInfo, ServerEnvelope,
+    ServerMessage, Standing,
+};
+
+use super::app::{App, Event};
+use super::net::NetEvent;
+
+pub const ME: PlayerId = PlayerId(1);
+pub const BEN: PlayerId = PlayerId(2);
+pub const CAT: PlayerId = PlayerId(3);
+pub const CODE: &str = "KX7RB";
+
+/// A server message as the connection task delivers it.
+pub fn msg(m: ServerMessage) -> Event {
+    Event::Net(NetEvent::Message {
+        raw: serde_json::to_string(&m).unwrap(),
+        envelope: Box::new(ServerEnvelope::new(m)),
+    })
+}
+
+pub fn key(code: KeyCode) -> Event {
+    Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+pub fn ch(c: char) -> Event {
+    key(KeyCode::Char(c))
+}
+
+pub fn typed(app: &mut App, text: &str) {
+    for c in text.chars() {
+        app.handle(ch(c));
+    }
+}
+
+pub fn welcome(resumed: bool) -> Event {
+    msg(ServerMessage::Welcome {
+        protocol: 1,
+        player_id: ME,
+        name: "Ann".into(),
+        token: "00ff".into(),
+        server_version: "0.1.0".into(),
+        resumed,
+    })
+}
+
+fn player(id: PlayerId, name: &str, score: i64) -> PlayerInfo {
+    PlayerInfo {
+        id,
+        name: name.into(),
+        score,
+        connected: true,
+        spectator: false,
+        waiting: false,
+    }
+}
+
+pub fn snapshot(state: RoomPhase, round: Option<RoundInfo>) -> RoomSnapshot {
+    let mut cat = player(CAT, "Cat", 0);
+    cat.spectator = true;
+    let mut ben = player(BEN, "Ben", 1);
+    ben.connected = state != RoomPhase::Lobby;
+    RoomSnapshot {
+        code: CODE.into(),
+        host: ME,
+        settings: RoomSettings::default(),
+        state,
+        locked: false,
+        players: vec![player(ME, "Ann", 2), ben, cat],
+        round,
+        rounds_total: 10,
+        next_ms: None,
+        recent: vec![ServerMessage::Chat {
+            from: BEN,
+            name: "Ben".into(),
+            text: "good luck!".into(),
+        }],
+    }
+}
+
+/// Welcomed, in the lobby, at t = 0.
+pub fn lobby() -> App {
+    let mut app = App::new("ws://127.0.0.1:7878/ws", "Ann");
+    app.handle(welcome(false));
+    app
+}
+
+/// In room [`CODE`] as its host, before a match.
+pub fn room() -> App {
+    let mut app = lobby();
+    app.handle(msg(ServerMessage::RoomState(snapshot(
+        RoomPhase::Lobby,
+        None,
+    ))));
+    app
+}
+
+/// In round 3 of a match: 15 from 1 2 3 4 5, 80 s left.
+pub fn game() -> App {
+    let mut app = room();
+    app.handle(msg(ServerMessage::MatchStarted {
+        rounds_total: 10,
+        settings: RoomSettings::default(),
+        countdown_ms: 3000,
+    }));
+    app.handle(Event::Tick(Duration::from_secs(10)));
+    app.handle(msg(ServerMessage::RoundStarted {
+        round: 3,
+        objective: 15,
+        cards: vec![1, 2, 3, 4, 5],
+        duration_ms: 90_000,
+    }));
+    app.handle(Event::Tick(Duration::from_secs(20)));
+    app
+}
+
+pub fn standings() -> Vec<Standing> {
+    vec![
+        Standing {
+            player: ME,
+            name: "Ann".into(),
+            score: 5,
+            rank: 1,
+            rating_before: Some(20.0),
+            rating_after: Some(22.5),
+        },
+        Standing {
+            player: BEN,
+            name: "Ben".into(),
+            score: 3,
+            rank: 2,
+            rating_before: Some(18.25),
+            rating_after: Some(17.0),
+        },
+        Standing {
+            player: CAT,
+            name: "Cat".into(),
+            score: 0,
+            rank: 3,
+            rating_before: None,
+            rating_after: None,
+        },
+    ]
+}

@@ -1,0 +1,197 @@
+//! End to end: the real server and real `krypto` processes — two players in
+//! line mode racing a round, a bot playing a whole match, and a client
+//! riding out a server restart.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{room_code, Proc, Scratch, TestServer};
+use serde_json::Value;
+
+#[test]
+fn two_plain_clients_race_a_round_with_lockout_and_chat() {
+    let scratch = Scratch::new();
+    let server = TestServer::start("127.0.0.1:0", &scratch.db());
+    let url = server.url();
+    let mut ann = Proc::player("Ann", &url, &scratch.config("ann"), "--plain");
+    ann.expect_contains("as Ann");
+    ann.send("/create");
+    let code = room_code(&ann.expect_prefix("room "));
+    assert_eq!(code.len(), 5, "{code}");
+    ann.send("/set rounds=1 round_seconds=600 lockout_seconds=60");
+
+    let mut ben = Proc::player("Ben", &url, &scratch.config("ben"), "--plain");
+    ben.expect_contains("as Ben");
+    ben.send(&format!("/join {}", code.to_lowercase()));
+    ben.expect(&format!("the room {code} with Ben"), |l| {
+        l.starts_with(&format!("room {code}")) && l.contains("Ben")
+    });
+    ann.expect_contains("Ben joined");
+
+    ann.send("/start");
+    for p in [&mut ann, &mut ben] {
+        p.expect_contains("match started: 1 round");
+        p.expect_contains("round 1: make 15 from 1 2 3 4 5");
+    }
+
+    // A wrong answer: the precise reason, then a lockout the client enforces.
+    ben.send("1+2+3+4-5");
+    let verdict = ben.expect_prefix("wrong (wrong_value)");
+    assert!(verdict.contains("locked out for"), "{verdict}");
+    ann.expect_contains("Ben tried and missed");
+    ben.send("1+2+3+4+5");
+    ben.expect_prefix("locked out for");
+
+    ann.send("/chat good luck");
+    ben.expect_contains("[chat] Ann: good luck");
+
+    ann.send("(1+2+3+4)+5");
+    ann.expect_contains("round 1: correct!");
+    for p in [&mut ann, &mut ben] {
+        p.expect_contains("round 1 won by Ann");
+        p.expect_prefix("match over:");
+        p.expect_prefix("  1. Ann  1 point");
+    }
+    ben.send("/quit");
+    assert!(ben.finish().success());
+    assert!(ann.finish().success());
+    server.stop();
+}
+
+#[test]
+fn a_bot_plays_a_whole_match() {
+    let scratch = Scratch::new();
+    let server = TestServer::start("127.0.0.1:0", &scratch.db());
+    let url = server.url();
+    let mut ann = Proc::player("Ann", &url, &scratch.config("ann"), "--plain");
+    ann.send("/create");
+    let code = room_code(&ann.expect_prefix("room "));
+    ann.send("/set rounds=2 round_seconds=600");
+    let mut bots = Proc::spawn(
+        "bots",
+        &[
+            "bots", "--server", &url, "--room", &code, "--count", "2", "--skill", "hard", "--pace",
+            "1",
+        ],
+        &scratch.config("bots"),
+    );
+    ann.expect_contains("Bot Ada joined");
+    ann.expect_contains("Bot Alan joined");
+    bots.expect_contains(&format!("joined room {code}"));
+    ann.send("/start");
+    ann.expect_prefix("round 1 won by Bot");
+    ann.expect_prefix("round 2 won by Bot");
+    ann.expect_prefix("match over:");
+    let first = ann.expect_prefix("  1. Bot");
+    assert!(first.contains("point"), "{first}");
+    // The bots stay for a rematch.
+    ann.send("/start");
+    ann.expect_prefix("round 1 won by Bot");
+    drop(bots);
+    ann.send("/quit");
+    assert!(ann.finish().success());
+    server.stop();
+}
+
+#[test]
+fn the_client_rides_out_a_server_restart() {
+    let scratch = Scratch::new();
+    let server = TestServer::start("127.0.0.1:0", &scratch.db());
+    let addr = server.addr.to_string();
+    let url = server.url();
+    let mut ann = Proc::player("Ann", &url, &scratch.config("ann"), "--json");
+    let json = |line: &str| serde_json::from_str::<Value>(line).unwrap();
+    let is_type = |ty: &'static str| move |l: &str| l.contains(&format!("\"type\":\"{ty}\""));
+    let first = json(&ann.expect("a welcome", is_type("welcome")));
+    ann.send("/create");
+    let state = json(&ann.expect("a room state", is_type("room_state")));
+    let code = state["code"].as_str().unwrap().to_owned();
+
+    server.stop();
+    ann.expect_prefix("stderr: disconnected");
+    let server = TestServer::start(&addr, &scratch.db());
+
+    // Same player (the saved token), and the client asks for its room back;
+    // the restarted server has forgotten it.
+    let second = json(&ann.expect("a second welcome", is_type("welcome")));
+    assert_eq!(second["player_id"], first["player_id"]);
+    assert_eq!(second["name"], "Ann");
+    assert_eq!(second["resumed"], false);
+    let gone = json(&ann.expect("an error", is_type("error")));
+    assert_eq!(gone["code"], "room_not_found", "{gone} (room {code})");
+    ann.send("/create");
+    let again = json(&ann.expect("a new room", is_type("room_state")));
+    assert_ne!(again["code"], Value::Null);
+    ann.send("/quit");
+    assert!(ann.finish().success());
+    server.stop();
+}
+
+#[test]
+fn an_unreachable_server_is_reported_and_retried() {
+    let scratch = Scratch::new();
+    // Nothing listens on this port once the listener is dropped.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("127.0.0.1:{port}");
+    let mut ann = Proc::player("Ann", &url, &scratch.config("ann"), "--plain");
+    let line = ann.expect_prefix("disconnected: cannot reach ws://127.0.0.1");
+    assert!(line.contains("reconnecting in 0.5s"), "{line}");
+    let line = ann.expect_prefix("disconnected: cannot reach");
+    assert!(line.contains("reconnecting in 1.0s"), "{line}");
+}
+
+#[test]
+fn leaderboard_and_profile_commands_talk_to_the_server() {
+    let scratch = Scratch::new();
+    let server = TestServer::start("127.0.0.1:0", &scratch.db());
+    let url = server.url();
+    let config = scratch.config("ann");
+    let mut board = Proc::spawn(
+        "leaderboard",
+        &[
+            "leaderboard",
+            "--server",
+            &url,
+            "--name",
+            "Ann",
+            "--metric",
+            "wins",
+        ],
+        &config,
+    );
+    board.expect_prefix("Leaderboard: wins, all");
+    assert!(board.finish().success());
+    let mut json = Proc::spawn(
+        "leaderboard",
+        &["leaderboard", "--server", &url, "--json"],
+        &config,
+    );
+    let line = json.expect_contains("\"type\":\"leaderboard\"");
+    let v: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(v["metric"], "rating");
+    assert!(json.finish().success());
+
+    // The profile is served over HTTP (`GET /api/players/{name}`, from the
+    // scores work): a card when the server has it, else a clear HTTP error.
+    let mut profile = Proc::spawn("profile", &["profile", "Ann", "--server", &url], &config);
+    let out = profile.expect("the profile or an HTTP error", |l| {
+        l == "Ann" || l.contains("HTTP 404")
+    });
+    if out == "Ann" {
+        profile.expect_prefix("  Rating");
+        assert!(profile.finish().success());
+    } else {
+        assert_eq!(profile.finish().code(), Some(2));
+    }
+    let mut nobody = Proc::spawn("profile", &["profile", "Nobody", "--server", &url], &config);
+    nobody.expect("no such player or an HTTP error", |l| {
+        l.starts_with("No player called \"Nobody\"") || l.contains("HTTP 404")
+    });
+    assert_ne!(nobody.finish().code(), Some(0));
+    server.stop();
+}
