@@ -1,0 +1,51 @@
+//! `krypto-load`: parses flags, raises the open-files limit, runs the load
+//! generator and prints its report. Exits 0 when the run was clean (no
+//! errors, disconnects or lost verdicts), 1 when it was not, 2 on bad flags.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use krypto_client::load::{self, cli::Args, system};
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let config = args.to_config();
+    if let Err(e) = config.validate() {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    // Every player is a socket: lift the soft limit of open files to the
+    // hard one before opening thousands of them.
+    match system::raise_open_files_limit() {
+        Ok(limit) if !args.quiet => eprintln!("open files limit: {limit}"),
+        Ok(_) => {}
+        Err(e) => eprintln!("warning: cannot raise the open files limit: {e}"),
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let report = match runtime.block_on(load::run(config)) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if args.json {
+        println!("{}", report.to_json());
+    } else {
+        println!("{report}");
+    }
+    if report.is_clean() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

@@ -1,0 +1,128 @@
+//! `krypto-load`'s flags.
+
+use std::time::Duration;
+
+use clap::{Parser, ValueEnum};
+use krypto_core::protocol::DealMode;
+
+use super::{random_prefix, LoadConfig};
+
+/// Load generator for a krypto server: R rooms × P players, each a real
+/// WebSocket, playing matches and submitting right and wrong formulas on a
+/// schedule. Reports connections, message rates, verdict latency, the
+/// spread of each round's deal across a room, errors, disconnects and the
+/// server's memory.
+#[derive(Debug, Parser)]
+#[command(name = "krypto-load", version, about)]
+pub struct Args {
+    /// The server's WebSocket URL.
+    #[arg(long, default_value = "ws://127.0.0.1:7878/ws")]
+    pub server: String,
+    /// Rooms to fill.
+    #[arg(long, default_value_t = 1)]
+    pub rooms: u32,
+    /// Players per room (1–32); the first creates and hosts the room.
+    #[arg(long, default_value_t = 4)]
+    pub players: u32,
+    /// Seconds of steady load, counted from when every room is playing.
+    #[arg(long, default_value_t = 30)]
+    pub duration: u64,
+    /// Each player submits once per this many ms while a round is on.
+    #[arg(long, default_value_t = 2000)]
+    pub submit_every_ms: u64,
+    /// Share of submissions that are wrong formulas (0–1).
+    #[arg(long, default_value_t = 0.5)]
+    pub wrong_ratio: f64,
+    /// Seconds over which rooms start connecting.
+    #[arg(long, default_value_t = 10)]
+    pub ramp_secs: u64,
+    /// The server's process id, to sample its memory (VmRSS).
+    #[arg(long)]
+    pub server_pid: Option<u32>,
+    /// Start of every player name (1–8 letters, digits, '-', '_'); random
+    /// by default, so concurrent generators and repeated runs never collide.
+    #[arg(long)]
+    pub name_prefix: Option<String>,
+    /// Which hands the rooms deal.
+    #[arg(long, value_enum, default_value_t = Deal::Solvable)]
+    pub deal: Deal,
+    /// Print the report as one JSON object instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress lines on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// The rooms' `deal` setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Deal {
+    /// Only solvable hands.
+    Solvable,
+    /// Any hand; unsolvable ones are answered by claiming "no solution".
+    Any,
+}
+
+impl Args {
+    /// The run these flags describe.
+    pub fn to_config(&self) -> LoadConfig {
+        let mut config = LoadConfig::new(self.server.clone());
+        config.rooms = self.rooms;
+        config.players = self.players;
+        config.duration = Duration::from_secs(self.duration);
+        config.submit_every = Duration::from_millis(self.submit_every_ms);
+        config.wrong_ratio = self.wrong_ratio;
+        config.ramp = Duration::from_secs(self.ramp_secs);
+        config.server_pid = self.server_pid;
+        config.name_prefix = self.name_prefix.clone().unwrap_or_else(random_prefix);
+        config.deal = match self.deal {
+            Deal::Solvable => DealMode::Solvable,
+            Deal::Any => DealMode::Any,
+        };
+        config.progress_every = (!self.quiet).then_some(Duration::from_secs(5));
+        config
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_become_the_config() {
+        let args = Args::parse_from([
+            "krypto-load",
+            "--server",
+            "ws://127.0.0.1:9/ws",
+            "--rooms",
+            "250",
+            "--players",
+            "4",
+            "--duration",
+            "45",
+            "--submit-every-ms",
+            "1500",
+            "--wrong-ratio",
+            "0.25",
+            "--ramp-secs",
+            "20",
+            "--server-pid",
+            "42",
+            "--name-prefix",
+            "a1",
+            "--deal",
+            "any",
+            "--json",
+        ]);
+        let c = args.to_config();
+        assert_eq!((c.rooms, c.players), (250, 4));
+        assert_eq!(c.duration, Duration::from_secs(45));
+        assert_eq!(c.submit_every, Duration::from_millis(1500));
+        assert_eq!(c.ramp, Duration::from_secs(20));
+        assert_eq!(c.server_pid, Some(42));
+        assert_eq!(c.name_prefix, "a1");
+        assert_eq!(c.deal, DealMode::Any);
+        assert!(args.json);
+        assert!(c.validate().is_ok());
+    }
+}

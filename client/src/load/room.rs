@@ -1,0 +1,675 @@
+//! One simulated room: its players' sockets, driven by a single task.
+//!
+//! The task connects every player (each a real WebSocket), has the first
+//! one create the room and the others join it by code, starts the match,
+//! and then, in one `select!` loop over all its sockets and a timer, submits
+//! each player's answers on schedule and reads everything the server sends.
+//! Keeping a room in one task lets the room work out each hand's answers
+//! once and see every player's `round_started` to measure their spread,
+//! without locks.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::stream::{self, SelectAll, SplitSink, SplitStream};
+use futures_util::{SinkExt, StreamExt};
+use krypto_core::protocol::{
+    parse_server_message, ClientEnvelope, ClientMessage, ErrorCode, ServerEnvelope, ServerMessage,
+    SettingsPatch, PROTOCOL_VERSION,
+};
+use krypto_core::Rules;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::{self, Message};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use super::answers::{self, Answers, Right};
+use super::stats::{record, Counters, Stats, WonRound};
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+type Sink = SplitSink<Ws, Message>;
+type Incoming = Option<Result<Message, tungstenite::Error>>;
+
+/// Where the run as a whole is; the coordinator moves it forward and every
+/// room task watches it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Rooms are still being set up; they already play once ready.
+    Ramp,
+    /// Every room is set up: latencies of submissions sent from `since` on
+    /// are measured.
+    Steady {
+        /// When the steady window began.
+        since: Instant,
+    },
+    /// Stop submitting, collect the last verdicts, close.
+    Stop,
+}
+
+/// What every room task of a run shares.
+#[derive(Debug)]
+pub struct RunContext {
+    /// The server's WebSocket URL.
+    pub url: String,
+    /// Live counters for the progress line and message rates.
+    pub counters: Arc<Counters>,
+    /// Longest wait for any one step of connecting and setting up a room.
+    pub setup_timeout: Duration,
+    /// After the stop, longest wait for verdicts still outstanding.
+    pub drain_timeout: Duration,
+    /// Longest wait for the server to answer our close frames.
+    pub close_timeout: Duration,
+}
+
+/// What one room does.
+#[derive(Debug, Clone)]
+pub struct RoomPlan {
+    /// Player names; the first is the host.
+    pub names: Vec<String>,
+    /// The settings the host creates the room with.
+    pub settings: SettingsPatch,
+    /// The rule set those settings select, for working out answers.
+    pub rules: Rules,
+    /// Each player submits once per this interval while a round is on.
+    pub submit_every: Duration,
+    /// Chance that a submission is the wrong formula.
+    pub wrong_ratio: f64,
+    /// When the room starts connecting (spreads the ramp).
+    pub start_at: Instant,
+}
+
+/// Runs one room until the run stops; returns what it saw. `ready` gets
+/// `true` once the match is started, `false` if setting up failed.
+pub async fn run(
+    plan: RoomPlan,
+    ctx: Arc<RunContext>,
+    mut phase: watch::Receiver<Phase>,
+    ready: mpsc::UnboundedSender<bool>,
+) -> Stats {
+    let mut stats = Stats::default();
+    tokio::select! {
+        () = tokio::time::sleep_until(plan.start_at) => {}
+        _ = phase.wait_for(|p| *p == Phase::Stop) => {
+            stats.rooms_failed += 1;
+            let _ = ready.send(false);
+            return stats;
+        }
+    }
+    let (players, code) = match set_up(&plan, &ctx, &mut stats).await {
+        Ok(set) => set,
+        Err(()) => {
+            stats.rooms_failed += 1;
+            let _ = ready.send(false);
+            return stats;
+        }
+    };
+    let _ = ready.send(true);
+    let mut room = Room::new(plan, ctx, players, code, stats);
+    room.play(phase).await;
+    room.stats
+}
+
+/// A welcomed connection during setup.
+struct Conn {
+    ws: Ws,
+}
+
+/// Connects and welcomes every player, creates the room, joins the others
+/// and starts the match. On failure every socket is dropped (the server
+/// sees them go) and the failure is counted.
+async fn set_up(
+    plan: &RoomPlan,
+    ctx: &RunContext,
+    stats: &mut Stats,
+) -> Result<(Vec<Conn>, String), ()> {
+    let connected =
+        futures_util::future::join_all(plan.names.iter().map(|name| connect(ctx, name))).await;
+    let mut conns = Vec::with_capacity(connected.len());
+    let mut failed = false;
+    for c in connected {
+        match c {
+            Ok(conn) => {
+                ctx.counters.connection_opened();
+                conns.push(conn);
+            }
+            Err(e) => {
+                failed = true;
+                stats.connect_failures += 1;
+                if let SetupError::Refused(code) = e {
+                    stats.error(&code);
+                }
+            }
+        }
+    }
+    let result = if failed {
+        Err(())
+    } else {
+        match create_and_join(plan, ctx, &mut conns).await {
+            Ok(code) => Ok(code),
+            Err(e) => {
+                if let SetupError::Refused(code) = e {
+                    stats.error(&code);
+                }
+                Err(())
+            }
+        }
+    };
+    match result {
+        Ok(code) => Ok((conns, code)),
+        Err(()) => {
+            for _ in &conns {
+                ctx.counters.connection_closed();
+            }
+            Err(())
+        }
+    }
+}
+
+/// Why setting up a room failed.
+enum SetupError {
+    /// The server answered with this error code.
+    Refused(String),
+    /// The socket failed, closed or timed out.
+    Broken,
+}
+
+async fn connect(ctx: &RunContext, name: &str) -> Result<Conn, SetupError> {
+    // Nagle's algorithm would hold small messages back: latency is the point.
+    let connecting = tokio_tungstenite::connect_async_with_config(ctx.url.as_str(), None, true);
+    let mut ws = match tokio::time::timeout(ctx.setup_timeout, connecting).await {
+        Ok(Ok((ws, _))) => ws,
+        _ => return Err(SetupError::Broken),
+    };
+    let hello = ClientMessage::Hello {
+        protocol: PROTOCOL_VERSION,
+        name: Some(name.to_owned()),
+        token: None,
+    };
+    let welcome = request(ctx, &mut ws, "hello", hello).await?;
+    match welcome.message {
+        ServerMessage::Welcome { .. } => Ok(Conn { ws }),
+        _ => Err(SetupError::Broken),
+    }
+}
+
+/// Sends a request with `id` and reads until its reply (other messages are
+/// counted and skipped); an `error` reply is a refusal.
+async fn request(
+    ctx: &RunContext,
+    ws: &mut Ws,
+    id: &str,
+    message: ClientMessage,
+) -> Result<ServerEnvelope, SetupError> {
+    let envelope = ClientEnvelope {
+        id: Some(id.to_owned()),
+        message,
+    };
+    let exchange = async {
+        ws.send(Message::text(envelope.to_json()))
+            .await
+            .map_err(|_| SetupError::Broken)?;
+        ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
+        loop {
+            let text = match ws.next().await {
+                Some(Ok(Message::Text(text))) => text,
+                Some(Ok(Message::Close(_))) | Some(Err(_)) | None => {
+                    return Err(SetupError::Broken)
+                }
+                Some(Ok(_)) => continue,
+            };
+            ctx.counters.received.fetch_add(1, Ordering::Relaxed);
+            let Ok(reply) = parse_server_message(text.as_str()) else {
+                continue;
+            };
+            if reply.id.as_deref() != Some(id) {
+                continue;
+            }
+            if let ServerMessage::Error { code, .. } = &reply.message {
+                return Err(SetupError::Refused(wire_name(code)));
+            }
+            return Ok(reply);
+        }
+    };
+    tokio::time::timeout(ctx.setup_timeout, exchange)
+        .await
+        .unwrap_or(Err(SetupError::Broken))
+}
+
+async fn create_and_join(
+    plan: &RoomPlan,
+    ctx: &RunContext,
+    conns: &mut [Conn],
+) -> Result<String, SetupError> {
+    let Some((host, guests)) = conns.split_first_mut() else {
+        return Err(SetupError::Broken);
+    };
+    let create = ClientMessage::CreateRoom {
+        settings: Some(plan.settings.clone()),
+        public: Some(false),
+    };
+    let created = request(ctx, &mut host.ws, "create", create).await?;
+    let ServerMessage::RoomState(snapshot) = created.message else {
+        return Err(SetupError::Broken);
+    };
+    let code = snapshot.code;
+    let joins = guests.iter_mut().map(|guest| {
+        let join = ClientMessage::JoinRoom {
+            code: code.clone(),
+            spectator: false,
+        };
+        request(ctx, &mut guest.ws, "join", join)
+    });
+    for joined in futures_util::future::join_all(joins).await {
+        joined?;
+    }
+    let start = ClientEnvelope {
+        id: Some("start".to_owned()),
+        message: ClientMessage::Start,
+    };
+    host.ws
+        .send(Message::text(start.to_json()))
+        .await
+        .map_err(|_| SetupError::Broken)?;
+    ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
+    Ok(code)
+}
+
+/// A value's snake_case wire name (error codes, verdict kinds).
+pub fn wire_name<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => "unknown".to_owned(),
+    }
+}
+
+/// One simulated player during play.
+struct Bot {
+    sink: Sink,
+    /// The round being played, from its `round_started` to its end.
+    round: Option<u32>,
+    /// Matches seen started on this connection (rounds restart at 1).
+    match_no: u32,
+    /// When this player next submits.
+    next_submit: Instant,
+    /// Request sequence number of the last submission.
+    seq: u64,
+    /// Submissions awaiting their verdict: sequence → (sent at, measured?).
+    pending: HashMap<u64, (Instant, bool)>,
+    /// The connection ended (or we closed it).
+    closed: bool,
+}
+
+/// The hand being played in this room, as first seen by any player.
+struct Hand {
+    match_no: u32,
+    round: u32,
+    objective: i64,
+    cards: Vec<i64>,
+    /// Worked out at the first submission, not on receipt, so solving does
+    /// not delay reading the other players' `round_started` (and inflate
+    /// the spread being measured).
+    answers: Option<Answers>,
+    first_seen: Instant,
+    /// Players who have seen its `round_started`.
+    seen: usize,
+}
+
+struct Room {
+    plan: RoomPlan,
+    ctx: Arc<RunContext>,
+    bots: Vec<Bot>,
+    incoming: SelectAll<stream::BoxStream<'static, (usize, Incoming)>>,
+    hand: Option<Hand>,
+    /// The last round recorded as won, so each win is kept once.
+    last_won: Option<(u32, u32)>,
+    /// The room's code.
+    code: String,
+    rng: StdRng,
+    stats: Stats,
+    /// The steady window's start, once it has one.
+    measure_from: Option<Instant>,
+    stopping: bool,
+}
+
+impl Room {
+    fn new(
+        plan: RoomPlan,
+        ctx: Arc<RunContext>,
+        conns: Vec<Conn>,
+        code: String,
+        stats: Stats,
+    ) -> Room {
+        let mut rng = StdRng::from_entropy();
+        let every = plan.submit_every;
+        let now = Instant::now();
+        let mut bots = Vec::with_capacity(conns.len());
+        let mut incoming = SelectAll::new();
+        for (i, conn) in conns.into_iter().enumerate() {
+            let (sink, stream): (Sink, SplitStream<Ws>) = conn.ws.split();
+            // Each stream ends with a `None` marker so the loop learns
+            // which connection ended.
+            let tagged = stream
+                .map(move |m| (i, Some(m)))
+                .chain(stream::once(async move { (i, None) }))
+                .boxed();
+            incoming.push(tagged);
+            // A random phase so players do not all submit at the same instant.
+            let phase = every.mul_f64(rng.gen_range(0.0..1.0));
+            bots.push(Bot {
+                sink,
+                round: None,
+                match_no: 0,
+                next_submit: now + phase,
+                seq: 0,
+                pending: HashMap::new(),
+                closed: false,
+            });
+        }
+        Room {
+            plan,
+            ctx,
+            bots,
+            incoming,
+            hand: None,
+            last_won: None,
+            code,
+            rng,
+            stats,
+            measure_from: None,
+            stopping: false,
+        }
+    }
+
+    async fn play(&mut self, mut phase: watch::Receiver<Phase>) {
+        loop {
+            match *phase.borrow_and_update() {
+                Phase::Ramp => {}
+                Phase::Steady { since } => self.measure_from = Some(since),
+                Phase::Stop => break,
+            }
+            let due = self
+                .bots
+                .iter()
+                .filter(|b| !b.closed)
+                .map(|b| b.next_submit)
+                .min();
+            tokio::select! {
+                changed = phase.changed() => {
+                    if changed.is_err() {
+                        break;
+                    }
+                }
+                Some((i, incoming)) = self.incoming.next() => self.receive(i, incoming).await,
+                () = sleep_until_opt(due), if due.is_some() => self.submit_due().await,
+                else => break,
+            }
+        }
+        self.finish().await;
+    }
+
+    /// After the stop: wait (a bounded time) for outstanding verdicts, then
+    /// close every connection and count what never got an answer.
+    async fn finish(&mut self) {
+        self.stopping = true;
+        let drain_until = Instant::now() + self.ctx.drain_timeout;
+        while self.bots.iter().any(|b| !b.closed && !b.pending.is_empty()) {
+            tokio::select! {
+                Some((i, incoming)) = self.incoming.next() => self.receive(i, incoming).await,
+                () = tokio::time::sleep_until(drain_until) => break,
+                else => break,
+            }
+        }
+        for bot in &mut self.bots {
+            self.stats.unanswered += bot.pending.len() as u64;
+            bot.pending.clear();
+            if !bot.closed {
+                let _ = bot.sink.send(Message::Close(None)).await;
+            }
+        }
+        let close_until = Instant::now() + self.ctx.close_timeout;
+        while self.bots.iter().any(|b| !b.closed) {
+            tokio::select! {
+                Some((i, incoming)) = self.incoming.next() => self.receive(i, incoming).await,
+                () = tokio::time::sleep_until(close_until) => break,
+                else => break,
+            }
+        }
+        for bot in &mut self.bots {
+            if !bot.closed {
+                bot.closed = true;
+                self.ctx.counters.connection_closed();
+            }
+        }
+    }
+
+    /// Sends the submissions that are due.
+    async fn submit_due(&mut self) {
+        let now = Instant::now();
+        let every = self.plan.submit_every;
+        for i in 0..self.bots.len() {
+            let bot = &mut self.bots[i];
+            if bot.closed || bot.next_submit > now {
+                continue;
+            }
+            bot.next_submit += every;
+            if bot.next_submit <= now {
+                // Fell behind (a stalled loop): resume the schedule from now
+                // rather than firing a burst that would trip the rate limit.
+                bot.next_submit = now + every;
+            }
+            let (Some(round), Some(hand)) = (bot.round, &mut self.hand) else {
+                continue;
+            };
+            if hand.match_no != bot.match_no || hand.round != round {
+                continue;
+            }
+            let rules = self.plan.rules;
+            let answers = hand
+                .answers
+                .get_or_insert_with(|| answers::for_hand(&hand.cards, hand.objective, rules));
+            let message = if self.rng.gen_bool(self.plan.wrong_ratio) {
+                ClientMessage::Submit {
+                    round,
+                    formula: answers.wrong.clone(),
+                }
+            } else {
+                match &answers.right {
+                    Right::Formula(f) => ClientMessage::Submit {
+                        round,
+                        formula: f.clone(),
+                    },
+                    Right::NoSolution => ClientMessage::ClaimNoSolution { round },
+                }
+            };
+            bot.seq += 1;
+            let seq = bot.seq;
+            let envelope = ClientEnvelope {
+                id: Some(format!("s{seq}")),
+                message,
+            };
+            let sent_at = Instant::now();
+            let measured = self.measure_from.is_some_and(|since| sent_at >= since);
+            bot.pending.insert(seq, (sent_at, measured));
+            self.stats.submissions += 1;
+            if measured {
+                self.stats.measured_submissions += 1;
+            }
+            self.ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
+            if bot
+                .sink
+                .send(Message::text(envelope.to_json()))
+                .await
+                .is_err()
+            {
+                self.lost(i);
+            }
+        }
+    }
+
+    /// A connection ended: count it unless we were closing.
+    fn lost(&mut self, i: usize) {
+        let bot = &mut self.bots[i];
+        if bot.closed {
+            return;
+        }
+        bot.closed = true;
+        self.ctx.counters.connection_closed();
+        if !self.stopping {
+            self.stats.unexpected_disconnects += 1;
+        }
+    }
+
+    async fn receive(&mut self, i: usize, incoming: Incoming) {
+        let text = match incoming {
+            Some(Ok(Message::Text(text))) => text,
+            Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return self.lost(i),
+            Some(Ok(_)) => return,
+        };
+        let now = Instant::now();
+        self.ctx.counters.received.fetch_add(1, Ordering::Relaxed);
+        let Ok(envelope) = parse_server_message(text.as_str()) else {
+            self.stats.error("unparsable");
+            return;
+        };
+        let ServerEnvelope { id, message } = envelope;
+        match message {
+            ServerMessage::MatchStarted { .. } => {
+                let bot = &mut self.bots[i];
+                bot.match_no += 1;
+                bot.round = None;
+                if i == 0 {
+                    self.stats.matches_started += 1;
+                }
+            }
+            ServerMessage::RoundStarted {
+                round,
+                objective,
+                cards,
+                ..
+            } => {
+                let bot = &mut self.bots[i];
+                bot.round = Some(round);
+                let key = (bot.match_no, round);
+                let live = self.bots.iter().filter(|b| !b.closed).count();
+                match &mut self.hand {
+                    Some(hand) if (hand.match_no, hand.round) == key => {
+                        hand.seen += 1;
+                        if hand.seen == live {
+                            let spread = now.saturating_duration_since(hand.first_seen);
+                            record(&mut self.stats.round_spread, micros(spread));
+                        }
+                    }
+                    _ => {
+                        self.stats.rounds_started += 1;
+                        self.hand = Some(Hand {
+                            match_no: key.0,
+                            round,
+                            objective,
+                            cards,
+                            answers: None,
+                            first_seen: now,
+                            seen: 1,
+                        });
+                    }
+                }
+            }
+            ServerMessage::Verdict {
+                accepted, error, ..
+            } => {
+                let Some((sent_at, measured)) = self.take_pending(i, id.as_deref()) else {
+                    return;
+                };
+                self.stats.verdicts += 1;
+                if measured {
+                    let latency = now.saturating_duration_since(sent_at);
+                    record(&mut self.stats.verdict_latency, micros(latency));
+                }
+                let kind = match (accepted, error) {
+                    (true, _) => "accepted".to_owned(),
+                    (false, Some(e)) => wire_name(&e.kind),
+                    (false, None) => "refused".to_owned(),
+                };
+                *self.stats.verdict_kinds.entry(kind).or_default() += 1;
+            }
+            ServerMessage::RoundWon {
+                round,
+                winner,
+                formula,
+                ..
+            } => {
+                let bot = &mut self.bots[i];
+                bot.round = None;
+                let key = (bot.match_no, round);
+                if self.last_won != Some(key) {
+                    self.last_won = Some(key);
+                    self.stats.rounds_won.push(WonRound {
+                        room: self.code.clone(),
+                        match_no: key.0,
+                        round,
+                        winner,
+                        formula,
+                    });
+                }
+            }
+            ServerMessage::RoundTimedOut { .. } => self.bots[i].round = None,
+            ServerMessage::MatchOver { .. } => {
+                self.bots[i].round = None;
+                // The host starts a rematch, so the room keeps playing.
+                if i == 0 && !self.stopping {
+                    self.send(
+                        0,
+                        ClientEnvelope {
+                            id: Some("start".to_owned()),
+                            message: ClientMessage::Start,
+                        },
+                    )
+                    .await;
+                }
+            }
+            ServerMessage::Error { code, .. } => {
+                self.stats.error(&wire_name(&code));
+                if self.take_pending(i, id.as_deref()).is_some() {
+                    self.stats.refused_submissions += 1;
+                }
+                if code == ErrorCode::ShuttingDown {
+                    self.lost(i);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Removes and returns the pending submission a reply's id names.
+    fn take_pending(&mut self, i: usize, id: Option<&str>) -> Option<(Instant, bool)> {
+        let seq: u64 = id?.strip_prefix('s')?.parse().ok()?;
+        self.bots[i].pending.remove(&seq)
+    }
+
+    async fn send(&mut self, i: usize, envelope: ClientEnvelope) {
+        self.ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
+        if self.bots[i]
+            .sink
+            .send(Message::text(envelope.to_json()))
+            .await
+            .is_err()
+        {
+            self.lost(i);
+        }
+    }
+}
+
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+async fn sleep_until_opt(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,249 @@
+//! What the load generator counts. Each room task keeps its own [`Stats`]
+//! (no locks on the hot path) and hands it back at the end to be merged;
+//! only the few numbers shown while running live in shared atomic
+//! [`Counters`].
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use hdrhistogram::Histogram;
+use krypto_core::protocol::PlayerId;
+use serde::Serialize;
+
+/// Largest latency a histogram tracks, in microseconds (a minute); longer
+/// ones are recorded as a minute.
+const HISTOGRAM_MAX_US: u64 = 60_000_000;
+
+/// A histogram of durations in microseconds, three significant digits.
+#[allow(clippy::expect_used)]
+pub fn histogram() -> Histogram<u64> {
+    // Constant bounds that hdrhistogram accepts (low ≥ 1, high ≥ 2·low,
+    // 3 significant figures): this cannot fail for any input.
+    Histogram::new_with_bounds(1, HISTOGRAM_MAX_US, 3).expect("constant, valid bounds")
+}
+
+/// A round the server announced as won, as a player of the room saw it:
+/// what a soak test looks for in the database afterwards.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WonRound {
+    /// The room's code.
+    pub room: String,
+    /// Which match of the room (1 for the first), since a room that plays
+    /// through its rounds starts another match.
+    pub match_no: u32,
+    /// The round number within the match.
+    pub round: u32,
+    /// Who won it.
+    pub winner: PlayerId,
+    /// The winning formula (`None` for a right "no solution" claim).
+    pub formula: Option<String>,
+}
+
+/// Everything one room task (or, merged, the whole run) observed.
+#[derive(Debug, Clone)]
+pub struct Stats {
+    /// Send → matching `verdict`, in µs, for submissions sent in the
+    /// steady window (after every room was set up, before the stop).
+    pub verdict_latency: Histogram<u64>,
+    /// For each round of each room: time between the first and the last
+    /// player of the room receiving its `round_started`, in µs.
+    pub round_spread: Histogram<u64>,
+    /// Submissions (formulas and claims) sent, over the whole run.
+    pub submissions: u64,
+    /// Of those, sent in the steady window.
+    pub measured_submissions: u64,
+    /// Verdicts received that matched a submission of ours by id.
+    pub verdicts: u64,
+    /// Submissions answered by an `error` instead of a verdict.
+    pub refused_submissions: u64,
+    /// Submissions still without an answer when the run ended: lost results.
+    pub unanswered: u64,
+    /// Verdicts by outcome: `accepted`, or the refusal's kind.
+    pub verdict_kinds: BTreeMap<String, u64>,
+    /// `error` messages received, by code.
+    pub errors: BTreeMap<String, u64>,
+    /// Connections that ended without our asking.
+    pub unexpected_disconnects: u64,
+    /// Connections that could not be opened or welcomed.
+    pub connect_failures: u64,
+    /// Rooms that never got to play (creation, joining or start failed).
+    pub rooms_failed: u64,
+    /// Hands dealt, counted once per room.
+    pub rounds_started: u64,
+    /// Every round the server announced as won.
+    pub rounds_won: Vec<WonRound>,
+    /// `match_started` seen, counted once per room.
+    pub matches_started: u64,
+}
+
+impl Default for Stats {
+    fn default() -> Self {
+        Stats {
+            verdict_latency: histogram(),
+            round_spread: histogram(),
+            submissions: 0,
+            measured_submissions: 0,
+            verdicts: 0,
+            refused_submissions: 0,
+            unanswered: 0,
+            verdict_kinds: BTreeMap::new(),
+            errors: BTreeMap::new(),
+            unexpected_disconnects: 0,
+            connect_failures: 0,
+            rooms_failed: 0,
+            rounds_started: 0,
+            rounds_won: Vec::new(),
+            matches_started: 0,
+        }
+    }
+}
+
+impl Stats {
+    /// Adds another task's observations to these.
+    pub fn merge(&mut self, other: Stats) {
+        // Both histograms have the same bounds; values over them were
+        // already clamped, so adding cannot fail.
+        let _ = self.verdict_latency.add(&other.verdict_latency);
+        let _ = self.round_spread.add(&other.round_spread);
+        self.submissions += other.submissions;
+        self.measured_submissions += other.measured_submissions;
+        self.verdicts += other.verdicts;
+        self.refused_submissions += other.refused_submissions;
+        self.unanswered += other.unanswered;
+        for (k, v) in other.verdict_kinds {
+            *self.verdict_kinds.entry(k).or_default() += v;
+        }
+        for (k, v) in other.errors {
+            *self.errors.entry(k).or_default() += v;
+        }
+        self.unexpected_disconnects += other.unexpected_disconnects;
+        self.connect_failures += other.connect_failures;
+        self.rooms_failed += other.rooms_failed;
+        self.rounds_started += other.rounds_started;
+        self.rounds_won.extend(other.rounds_won);
+        self.matches_started += other.matches_started;
+    }
+
+    /// Counts one `error` by its code.
+    pub fn error(&mut self, code: &str) {
+        *self.errors.entry(code.to_owned()).or_default() += 1;
+    }
+
+    /// The number of `error` messages received.
+    pub fn error_count(&self) -> u64 {
+        self.errors.values().sum()
+    }
+}
+
+/// Records a duration in µs, clamping what the histogram cannot hold.
+pub fn record(h: &mut Histogram<u64>, micros: u64) {
+    h.saturating_record(micros.clamp(1, HISTOGRAM_MAX_US));
+}
+
+/// The numbers the progress line and the message rates need while the
+/// run is going; shared by every room task.
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// WebSocket text messages sent.
+    pub sent: AtomicU64,
+    /// WebSocket text messages received.
+    pub received: AtomicU64,
+    /// Connections open now (welcomed and not yet closed).
+    pub connected: AtomicU64,
+    /// Most connections open at once.
+    pub peak_connected: AtomicU64,
+}
+
+impl Counters {
+    /// One more open connection.
+    pub fn connection_opened(&self) {
+        let now = self.connected.fetch_add(1, Ordering::Relaxed) + 1;
+        self.peak_connected.fetch_max(now, Ordering::Relaxed);
+    }
+
+    /// One fewer open connection.
+    pub fn connection_closed(&self) {
+        self.connected.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Messages sent and received so far.
+    pub fn messages(&self) -> (u64, u64) {
+        (
+            self.sent.load(Ordering::Relaxed),
+            self.received.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// Percentiles of a latency histogram, in milliseconds, for the report.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Percentiles {
+    /// How many values were recorded.
+    pub count: u64,
+    /// Median.
+    pub p50_ms: f64,
+    /// 95th percentile.
+    pub p95_ms: f64,
+    /// 99th percentile.
+    pub p99_ms: f64,
+    /// Largest value.
+    pub max_ms: f64,
+}
+
+impl Percentiles {
+    /// Summarises a histogram of µs (zeros when it is empty).
+    pub fn of(h: &Histogram<u64>) -> Percentiles {
+        // Milliseconds with µs precision, for reading only: nothing is
+        // decided by these numbers.
+        let ms = |us: u64| us as f64 / 1000.0;
+        if h.is_empty() {
+            return Percentiles {
+                count: 0,
+                p50_ms: 0.0,
+                p95_ms: 0.0,
+                p99_ms: 0.0,
+                max_ms: 0.0,
+            };
+        }
+        Percentiles {
+            count: h.len(),
+            p50_ms: ms(h.value_at_quantile(0.50)),
+            p95_ms: ms(h.value_at_quantile(0.95)),
+            p99_ms: ms(h.value_at_quantile(0.99)),
+            max_ms: ms(h.max()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merging_adds_counts_and_histograms() {
+        let mut a = Stats::default();
+        record(&mut a.verdict_latency, 1_000);
+        a.error("rate_limited");
+        a.submissions = 2;
+        let mut b = Stats::default();
+        record(&mut b.verdict_latency, 3_000);
+        b.error("rate_limited");
+        b.error("internal");
+        b.submissions = 3;
+        a.merge(b);
+        assert_eq!(a.submissions, 5);
+        assert_eq!(a.error_count(), 3);
+        assert_eq!(a.errors["rate_limited"], 2);
+        let p = Percentiles::of(&a.verdict_latency);
+        assert_eq!(p.count, 2);
+        assert!((p.max_ms - 3.0).abs() < 0.01);
+    }
+
+    #[test]
+    fn values_beyond_a_minute_are_clamped() {
+        let mut h = histogram();
+        record(&mut h, u64::MAX);
+        assert_eq!(h.len(), 1);
+        assert!(h.max() >= HISTOGRAM_MAX_US);
+    }
+}
