@@ -323,7 +323,77 @@ fn splits(ms: &[u8]) -> Vec<(Multiset, Multiset)> {
     out
 }
 
-type ValueSet = FxHashSet<Rational>;
+/// Half-width of the window of whole numbers kept in a bitmap: most values
+/// (and every target of the named variants) are small integers, and a bit
+/// test is several times cheaper than hashing a fraction.
+const WINDOW: i64 = 2048;
+
+/// A set of values: whole numbers in `-WINDOW..WINDOW` as bits, everything
+/// else hashed; plus the list of members, in insertion order, to walk.
+#[derive(Debug, Clone)]
+struct ValueSet {
+    list: Vec<Rational>,
+    bits: Vec<u64>,
+    others: FxHashSet<Rational>,
+}
+
+impl Default for ValueSet {
+    fn default() -> Self {
+        ValueSet {
+            list: Vec::new(),
+            bits: vec![0; (2 * WINDOW / 64) as usize],
+            others: FxHashSet::default(),
+        }
+    }
+}
+
+impl ValueSet {
+    #[inline]
+    fn slot(v: i64) -> Option<usize> {
+        (-WINDOW..WINDOW)
+            .contains(&v)
+            .then(|| (v + WINDOW) as usize)
+    }
+
+    fn insert(&mut self, r: Rational) {
+        let fresh = match r.to_integer().and_then(Self::slot) {
+            Some(i) => {
+                let (w, b) = (i / 64, i % 64);
+                let fresh = self.bits[w] >> b & 1 == 0;
+                self.bits[w] |= 1 << b;
+                fresh
+            }
+            None => self.others.insert(r),
+        };
+        if fresh {
+            self.list.push(r);
+        }
+    }
+
+    #[inline]
+    fn contains_int(&self, v: i64) -> bool {
+        match Self::slot(v) {
+            Some(i) => self.bits[i / 64] >> (i % 64) & 1 == 1,
+            None => self.others.contains(&Rational::from_int(v)),
+        }
+    }
+
+    #[inline]
+    fn contains(&self, r: &Rational) -> bool {
+        match r.to_integer() {
+            Some(v) => self.contains_int(v),
+            None => self.others.contains(r),
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Rational> {
+        self.list.iter()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+}
 
 /// The shared work: value sets of small sub-multisets.
 struct Engine<'a> {
@@ -355,8 +425,8 @@ impl Engine<'_> {
                 continue;
             }
             let (sa, sb) = (get(&a), get(&b));
-            for &x in sa {
-                for &y in sb {
+            for &x in sa.iter() {
+                for &y in sb.iter() {
                     for (op, swapped) in COMBOS {
                         let (l, r) = if swapped { (y, x) } else { (x, y) };
                         match op.apply(l, r) {
@@ -377,7 +447,9 @@ impl Engine<'_> {
                 }
                 let mut sub = ms.to_vec();
                 sub.remove(i);
-                set.extend(get(&sub).iter().copied());
+                for &v in get(&sub).iter() {
+                    set.insert(v);
+                }
             }
         }
         set
@@ -388,6 +460,9 @@ impl Engine<'_> {
         if c.is_zero() && t.is_zero() && !set.is_empty() {
             // 0 × s = 0 for any s.
             return true;
+        }
+        if let (Some(ci), Some(ti)) = (c.to_integer(), t.to_integer()) {
+            return self.reaches_with_int(set, ci, ti);
         }
         let needs = [
             t.checked_sub(c),
@@ -405,6 +480,40 @@ impl Engine<'_> {
                 false
             }
         })
+    }
+}
+
+impl Engine<'_> {
+    /// [`Engine::reaches_with`] for a whole card and target, in plain `i64`.
+    #[inline]
+    fn reaches_with_int(&self, set: &ValueSet, c: i64, t: i64) -> bool {
+        let hit = |v: Option<i64>| match v {
+            Some(v) => set.contains_int(v),
+            None => {
+                self.overflow.store(true, Ordering::Relaxed);
+                false
+            }
+        };
+        if hit(t.checked_sub(c)) || hit(t.checked_add(c)) || hit(c.checked_sub(t)) {
+            return true;
+        }
+        if c == 0 {
+            // s × 0 = t needs t = 0, handled by the caller; s ÷ 0, 0 ÷ s never.
+            return false;
+        }
+        if hit(t.checked_mul(c)) {
+            return true;
+        }
+        // Fractions can only be in the set under free rules.
+        let fractions = self.rules == Rules::Free;
+        let quotient = |num: i64, den: i64| -> bool {
+            match num.checked_rem(den) {
+                Some(0) => hit(num.checked_div(den)),
+                Some(_) => fractions && Rational::new(num, den).is_ok_and(|q| set.contains(&q)),
+                None => hit(None),
+            }
+        };
+        quotient(t, c) || (t != 0 && quotient(c, t))
     }
 }
 
