@@ -26,8 +26,9 @@
 //!
 //! Among the members found for a class the representative is the one that
 //! prints with the fewest parentheses, then the fewest right-nested operands
-//! of equal precedence (so `a + b + c` is kept as `(a + b) + c`); ties keep
-//! the first found, so output is deterministic.
+//! of equal precedence (so `a + b + c` is kept as `(a + b) + c`), then the
+//! fewest `+`/`×` operands out of ascending card order; ties keep the first
+//! found, so output is deterministic.
 
 use std::rc::Rc;
 
@@ -95,8 +96,20 @@ fn full_mask(n: usize) -> u16 {
 }
 
 /// Printing cost: (parentheses printed, right-nested operands of equal
-/// precedence). Smaller is preferred.
-type Cost = (u16, u16);
+/// precedence, `+`/`×` nodes whose left cards are not all at most the right
+/// ones). Smaller is preferred: `1 + 2 + 3` over `1 + (2 + 3)` over `1 + 3 + 2`.
+type Cost = (u16, u16, u16);
+
+/// What a parent needs to know about a child to cost itself.
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    cost: Cost,
+    /// Precedence of the top operator (`LEAF_PREC` for a card).
+    prec: u8,
+    /// Smallest and largest card.
+    lo: i64,
+    hi: i64,
+}
 
 /// Precedence of a lone card: binds tighter than any operator.
 const LEAF_PREC: u8 = 3;
@@ -122,8 +135,7 @@ struct Entry {
     /// Inverse of `fp`, for dividing by this class.
     inv: Fp,
     value: Rational,
-    cost: Cost,
-    prec: u8,
+    shape: Shape,
     build: Build,
 }
 
@@ -131,19 +143,44 @@ struct Entry {
 #[derive(Debug, Clone, Copy)]
 struct Cand {
     fp: Fp,
-    cost: Cost,
-    prec: u8,
+    shape: Shape,
     node: Ref,
 }
 
-fn combine_cost(op: Op, l: (Cost, u8), r: (Cost, u8)) -> (Cost, u8) {
+fn combine_shape(op: Op, l: Shape, r: Shape) -> Shape {
     let p = op.precedence();
-    let lp = u16::from(l.1 < p);
-    let rp = u16::from(r.1 < p || (r.1 == p && matches!(op, Op::Sub | Op::Div)));
-    let rn = u16::from(r.1 == p);
-    let parens = l.0 .0.saturating_add(r.0 .0).saturating_add(lp + rp);
-    let nest = l.0 .1.saturating_add(r.0 .1).saturating_add(rn);
-    ((parens, nest), p)
+    let lp = u16::from(l.prec < p);
+    let rp = u16::from(r.prec < p || (r.prec == p && matches!(op, Op::Sub | Op::Div)));
+    let rn = u16::from(r.prec == p);
+    let dis = u16::from(matches!(op, Op::Add | Op::Mul) && l.hi > r.lo);
+    Shape {
+        cost: (
+            l.cost.0.saturating_add(r.cost.0).saturating_add(lp + rp),
+            l.cost.1.saturating_add(r.cost.1).saturating_add(rn),
+            l.cost.2.saturating_add(r.cost.2).saturating_add(dis),
+        ),
+        prec: p,
+        lo: l.lo.min(r.lo),
+        hi: l.hi.max(r.hi),
+    }
+}
+
+/// The shape of `l op r` and what to build; for `+` and `×` the cheaper of
+/// the two orders (they are the same class).
+fn oriented<T>(
+    op: Op,
+    l: (Shape, Ref),
+    r: (Shape, Ref),
+    make: impl Fn(Op, Ref, Ref) -> T,
+) -> (Shape, T) {
+    let shape = combine_shape(op, l.0, r.0);
+    if matches!(op, Op::Add | Op::Mul) {
+        let flipped = combine_shape(op, r.0, l.0);
+        if flipped.cost < shape.cost {
+            return (flipped, make(op, r.1, l.1));
+        }
+    }
+    (shape, make(op, l.1, r.1))
 }
 
 /// The fingerprint of `l op r`; `None` when dividing by a fingerprint with
@@ -235,8 +272,12 @@ impl<'a> Distinct<'a> {
                 fp,
                 inv: fp.inverse(),
                 value: Rational::from_int(v),
-                cost: (0, 0),
-                prec: LEAF_PREC,
+                shape: Shape {
+                    cost: (0, 0, 0),
+                    prec: LEAF_PREC,
+                    lo: v,
+                    hi: v,
+                },
                 build: Build::Leaf(c),
             };
             self.tables[mask as usize] = Some(Rc::new(vec![e]));
@@ -278,8 +319,8 @@ impl<'a> Distinct<'a> {
                             let Some(fp) = combine_fp(op, l.fp, r.fp, || r.inv) else {
                                 continue;
                             };
-                            let (cost, prec) = combine_cost(op, (l.cost, l.prec), (r.cost, r.prec));
-                            let build = Build::Bin(op, rl, rr);
+                            let (shape, build) =
+                                oriented(op, (l.shape, rl), (r.shape, rr), Build::Bin);
                             match seen.get(&fp) {
                                 None => {
                                     seen.insert(fp, entries.len() as u32);
@@ -287,16 +328,14 @@ impl<'a> Distinct<'a> {
                                         fp,
                                         inv: Fp::default(),
                                         value,
-                                        cost,
-                                        prec,
+                                        shape,
                                         build,
                                     });
                                 }
                                 Some(&k) => {
                                     let old = &mut entries[k as usize];
-                                    if cost < old.cost {
-                                        old.cost = cost;
-                                        old.prec = prec;
+                                    if shape.cost < old.shape.cost {
+                                        old.shape = shape;
                                         old.build = build;
                                     }
                                 }
@@ -333,8 +372,7 @@ impl<'a> Distinct<'a> {
     fn entry_cand(&self, mask: u16, i: u32) -> Option<Cand> {
         self.entry(mask, i).map(|e| Cand {
             fp: e.fp,
-            cost: e.cost,
-            prec: e.prec,
+            shape: e.shape,
             node: Ref::Entry(mask, i),
         })
     }
@@ -405,8 +443,7 @@ impl<'a> Distinct<'a> {
             let v = ea.value;
             let ca = Cand {
                 fp: ea.fp,
-                cost: ea.cost,
-                prec: ea.prec,
+                shape: ea.shape,
                 node: Ref::Entry(a, ia as u32),
             };
             for (op, swapped) in COMBOS {
@@ -451,20 +488,22 @@ impl<'a> Distinct<'a> {
                     let Some(fp) = combine_fp(op, l.fp, r.fp, r_inv) else {
                         continue;
                     };
-                    let (cost, prec) = combine_cost(op, (l.cost, l.prec), (r.cost, r.prec));
+                    let (shape, (op, ln, rn)) =
+                        oriented(op, (l.shape, l.node), (r.shape, r.node), |op, l, r| {
+                            (op, l, r)
+                        });
                     let better = match seen.get(&fp) {
                         None => true,
-                        Some(&k) => cost < out[k].cost,
+                        Some(&k) => shape.cost < out[k].shape.cost,
                     };
                     if !better {
                         continue;
                     }
                     let id = self.nodes.len() as u32;
-                    self.nodes.push((op, l.node, r.node));
+                    self.nodes.push((op, ln, rn));
                     let cand = Cand {
                         fp,
-                        cost,
-                        prec,
+                        shape,
                         node: Ref::Node(id),
                     };
                     match seen.get(&fp) {
@@ -506,7 +545,7 @@ mod tests {
 
     #[test]
     fn commuted_and_regrouped_forms_are_one_solution() {
-        assert_eq!(strings(&[8, 2], 10, Rules::Free), vec!["8 + 2"]);
+        assert_eq!(strings(&[8, 2], 10, Rules::Free), vec!["2 + 8"]);
         // 2 + 2 and 2 × 2 are different solutions.
         assert_eq!(strings(&[2, 2], 4, Rules::Free), vec!["2 + 2", "2 × 2"]);
         // a + b + c, a × b × c and c ÷ a × b.
