@@ -296,31 +296,57 @@ fn multisets(copies: &[u32], k: usize) -> Vec<Multiset> {
     out
 }
 
-/// Every way to split a sorted multiset into (part, rest), each distinct
-/// part once, including the empty and the full part.
-fn splits(ms: &[u8]) -> Vec<(Multiset, Multiset)> {
-    let mut runs: Vec<(u8, usize)> = Vec::new();
+/// The key of the sorted multiset `ms` with `c` added.
+fn key_with(ms: &[u8], c: u8) -> u64 {
+    let pos = ms.partition_point(|&x| x <= c);
+    let k = key(&ms[..pos]);
+    let k = (k << 8) | (u64::from(c) + 1);
+    ms[pos..]
+        .iter()
+        .fold(k, |k, &i| (k << 8) | (u64::from(i) + 1))
+}
+
+/// Calls `f(part key, part size, rest key, rest size)` for every way to
+/// split a sorted multiset in two, each distinct part once (the empty and
+/// the full part included), without allocating.
+fn for_each_split(ms: &[u8], mut f: impl FnMut(u64, usize, u64, usize)) {
+    let mut runs = [(0u8, 0usize); MAX_CARDS];
+    let mut n_runs = 0;
     for &i in ms {
-        match runs.last_mut() {
-            Some((v, c)) if *v == i => *c += 1,
-            _ => runs.push((i, 1)),
+        if n_runs > 0 && runs[n_runs - 1].0 == i {
+            runs[n_runs - 1].1 += 1;
+        } else if n_runs < MAX_CARDS {
+            runs[n_runs] = (i, 1);
+            n_runs += 1;
         }
     }
-    let mut out = vec![(Vec::new(), Vec::new())];
-    for &(v, c) in &runs {
-        let mut next = Vec::with_capacity(out.len() * (c + 1));
-        for (a, b) in &out {
-            for take in 0..=c {
-                let mut a2 = a.clone();
-                let mut b2 = b.clone();
-                a2.extend(std::iter::repeat(v).take(take));
-                b2.extend(std::iter::repeat(v).take(c - take));
-                next.push((a2, b2));
+    let runs = &runs[..n_runs];
+    let mut take = [0usize; MAX_CARDS];
+    loop {
+        let (mut ka, mut na, mut kb, mut nb) = (0u64, 0, 0u64, 0);
+        for (r, &(v, c)) in runs.iter().enumerate() {
+            let b = u64::from(v) + 1;
+            for _ in 0..take[r] {
+                ka = (ka << 8) | b;
             }
+            for _ in take[r]..c {
+                kb = (kb << 8) | b;
+            }
+            na += take[r];
+            nb += c - take[r];
         }
-        out = next;
+        f(ka, na, kb, nb);
+        // Next assignment, as a mixed-radix counter.
+        let mut r = 0;
+        while r < runs.len() && take[r] == runs[r].1 {
+            take[r] = 0;
+            r += 1;
+        }
+        if r == runs.len() {
+            return;
+        }
+        take[r] += 1;
     }
-    out
 }
 
 /// Half-width of the window of whole numbers kept in a bitmap: most values
@@ -386,6 +412,16 @@ impl ValueSet {
         }
     }
 
+    fn clear(&mut self) {
+        for r in &self.list {
+            if let Some(i) = r.to_integer().and_then(Self::slot) {
+                self.bits[i / 64] = 0;
+            }
+        }
+        self.others.clear();
+        self.list.clear();
+    }
+
     fn iter(&self) -> impl Iterator<Item = &Rational> {
         self.list.iter()
     }
@@ -414,17 +450,27 @@ impl Engine<'_> {
     /// Countdown), from the stored sets of its parts.
     fn compute(&self, ms: &[u8]) -> ValueSet {
         let mut set = ValueSet::default();
+        self.compute_into(ms, &mut set);
+        set
+    }
+
+    /// [`Engine::compute`] into a cleared, reusable set.
+    fn compute_into(&self, ms: &[u8], set: &mut ValueSet) {
+        set.clear();
         if ms.len() == 1 {
             set.insert(Rational::from_int(self.spec.values[ms[0] as usize]));
-            return set;
+            return;
         }
         let empty = ValueSet::default();
-        let get = |m: &[u8]| self.store.get(&key(m)).unwrap_or(&empty);
-        for (a, b) in splits(ms) {
-            if a.is_empty() || b.is_empty() || key(&a) > key(&b) {
-                continue;
+        let get = |k: u64| self.store.get(&k).unwrap_or(&empty);
+        let mut pairs: Vec<(u64, u64)> = Vec::new();
+        for_each_split(ms, |ka, na, kb, nb| {
+            if na > 0 && nb > 0 && ka <= kb {
+                pairs.push((ka, kb));
             }
-            let (sa, sb) = (get(&a), get(&b));
+        });
+        for (ka, kb) in pairs {
+            let (sa, sb) = (get(ka), get(kb));
             for &x in sa.iter() {
                 for &y in sb.iter() {
                     for (op, swapped) in COMBOS {
@@ -447,12 +493,11 @@ impl Engine<'_> {
                 }
                 let mut sub = ms.to_vec();
                 sub.remove(i);
-                for &v in get(&sub).iter() {
+                for &v in get(key(&sub)).iter() {
                     set.insert(v);
                 }
             }
         }
-        set
     }
 
     /// Whether `t = s op c` or `t = c op s` for some `s` in `set`.
@@ -569,45 +614,44 @@ pub fn run(
         .map(|_| AtomicU64::new(0))
         .collect();
     let targets: Vec<Rational> = cfg.targets.clone().map(Rational::from_int).collect();
-    subs.par_chunks(64).for_each(|chunk| {
-        for s in chunk {
-            let set = engine.compute(s);
-            for c in 0..spec.values.len() {
-                let have = s.iter().filter(|&&x| x as usize == c).count();
-                if have as u32 >= spec.copies[c] {
-                    continue;
-                }
-                let mut hand = s.clone();
-                let pos = hand.partition_point(|&x| (x as usize) <= c);
-                hand.insert(pos, c as u8);
-                let Some(&h) = hand_index.get(&key(&hand)) else {
-                    continue;
-                };
-                let cv = Rational::from_int(spec.values[c]);
-                for w in 0..words {
-                    let slot = &reached[h as usize * words + w];
-                    let before = slot.load(Ordering::Relaxed);
-                    let mut bits = 0u64;
-                    for b in 0..64.min(width - w * 64) {
-                        if before >> b & 1 == 1 {
-                            continue;
-                        }
-                        let t = targets[w * 64 + b];
-                        let root_ok = cfg.rules.allows(t);
-                        let hit = (root_ok && engine.reaches_with(&set, cv, t))
-                            || (spec.any_subset && (set.contains(&t) || cv == t));
-                        if hit {
-                            bits |= 1 << b;
-                        }
+    subs.par_chunks(64)
+        .for_each_init(ValueSet::default, |set, chunk| {
+            for s in chunk {
+                engine.compute_into(s, set);
+                let set = &*set;
+                for c in 0..spec.values.len() {
+                    let have = s.iter().filter(|&&x| x as usize == c).count();
+                    if have as u32 >= spec.copies[c] {
+                        continue;
                     }
-                    if bits != 0 {
-                        slot.fetch_or(bits, Ordering::Relaxed);
+                    let Some(&h) = hand_index.get(&key_with(s, c as u8)) else {
+                        continue;
+                    };
+                    let cv = Rational::from_int(spec.values[c]);
+                    for w in 0..words {
+                        let slot = &reached[h as usize * words + w];
+                        let before = slot.load(Ordering::Relaxed);
+                        let mut bits = 0u64;
+                        for b in 0..64.min(width - w * 64) {
+                            if before >> b & 1 == 1 {
+                                continue;
+                            }
+                            let t = targets[w * 64 + b];
+                            let root_ok = cfg.rules.allows(t);
+                            let hit = (root_ok && engine.reaches_with(set, cv, t))
+                                || (spec.any_subset && (set.contains(&t) || cv == t));
+                            if hit {
+                                bits |= 1 << b;
+                            }
+                        }
+                        if bits != 0 {
+                            slot.fetch_or(bits, Ordering::Relaxed);
+                        }
                     }
                 }
             }
-        }
-        tick(chunk.len() as u64);
-    });
+            tick(chunk.len() as u64);
+        });
 
     // 3. The other splits, for targets still open; then the tallies.
     let deck_weight = |h: &[u8]| -> u128 {
@@ -641,7 +685,7 @@ pub fn run(
             for (j, hand) in chunk.iter().enumerate() {
                 let h = ci * 256 + j;
                 let hw = deck_weight(hand);
-                let mut open_splits: Option<Vec<(Multiset, Multiset)>> = None;
+                let mut open_splits: Option<Vec<(u64, u64)>> = None;
                 for (i, &tv) in targets.iter().enumerate() {
                     let t = lo + i as i64;
                     let ow = objective_weight(hand, t);
@@ -652,14 +696,15 @@ pub fn run(
                     let mut ok = word >> (i % 64) & 1 == 1;
                     if !ok && cfg.rules.allows(tv) {
                         let sp = open_splits.get_or_insert_with(|| {
-                            splits(hand)
-                                .into_iter()
-                                .filter(|(a, b)| {
-                                    b.len() >= 2 && a.len() >= b.len() && a.len() + 2 <= n
-                                })
-                                .collect()
+                            let mut sp = Vec::new();
+                            for_each_split(hand, |ka, na, kb, nb| {
+                                if nb >= 2 && na >= nb && na + 2 <= n {
+                                    sp.push((ka, kb));
+                                }
+                            });
+                            sp
                         });
-                        ok = sp.iter().any(|(a, b)| engine_split(&engine, a, b, tv));
+                        ok = sp.iter().any(|&(a, b)| engine_split(&engine, a, b, tv));
                     }
                     acc.games += 1;
                     acc.total_weight += hw * ow;
@@ -694,8 +739,8 @@ pub fn run(
 
 /// Whether `t = x op y` (either order) with `x` from the larger part `a` and
 /// `y` from the smaller part `b`.
-fn engine_split(engine: &Engine, a: &[u8], b: &[u8], t: Rational) -> bool {
-    let (Some(sa), Some(sb)) = (engine.store.get(&key(a)), engine.store.get(&key(b))) else {
+fn engine_split(engine: &Engine, a: u64, b: u64, t: Rational) -> bool {
+    let (Some(sa), Some(sb)) = (engine.store.get(&a), engine.store.get(&b)) else {
         return false;
     };
     sb.iter().any(|&y| engine.reaches_with(sa, y, t))
@@ -752,7 +797,15 @@ mod tests {
     fn multiset_helpers() {
         assert_eq!(multisets(&[2, 2, 2], 2).len(), 6);
         assert_eq!(multisets(&[1, 1, 1], 2).len(), 3);
-        assert_eq!(splits(&[0, 0, 1]).len(), 6);
+        let mut n = 0;
+        for_each_split(&[0, 0, 1], |ka, na, kb, nb| {
+            n += 1;
+            assert_eq!(na + nb, 3);
+            assert_eq!(ka == 0, na == 0);
+            assert_eq!(kb == 0, nb == 0);
+        });
+        assert_eq!(n, 6);
+        assert_eq!(key_with(&[0, 2], 1), key(&[0, 1, 2]));
         assert_eq!(binomial(4, 2), 6);
     }
 }
