@@ -439,6 +439,9 @@ impl<'a> Distinct<'a> {
         let Some(ta) = self.tables[a as usize].clone() else {
             return;
         };
+        let b_index = (b.count_ones() <= self.small || self.tables[b as usize].is_some())
+            .then(|| self.ensure_index(b));
+        let mut scratch: Vec<Cand> = Vec::new();
         for (ia, ea) in ta.iter().enumerate() {
             let v = ea.value;
             let ca = Cand {
@@ -471,15 +474,30 @@ impl<'a> Distinct<'a> {
                     (Op::Div, false) if v.is_zero() => continue,
                     (Op::Div, false) => t.checked_mul(v).map(Need::Exact),
                 };
-                let cands = match need {
-                    Ok(Need::Exact(y)) => self.classes(b, y),
-                    Ok(Need::Any { nonzero }) => Rc::new(self.all_classes(b, nonzero)),
+                let rc: Rc<Vec<Cand>>;
+                let cands: &[Cand] = match need {
+                    // A table: read its index directly (no allocation).
+                    Ok(Need::Exact(y)) if b_index.is_some() => {
+                        scratch.clear();
+                        if let Some(is) = b_index.as_ref().and_then(|ix| ix.get(&y)) {
+                            scratch.extend(is.iter().filter_map(|&i| self.entry_cand(b, i)));
+                        }
+                        &scratch
+                    }
+                    Ok(Need::Exact(y)) => {
+                        rc = self.classes(b, y);
+                        &rc
+                    }
+                    Ok(Need::Any { nonzero }) => {
+                        rc = Rc::new(self.all_classes(b, nonzero));
+                        &rc
+                    }
                     Err(e) => {
                         note_overflow(e, &mut self.overflow);
                         continue;
                     }
                 };
-                for cb in cands.iter() {
+                for cb in cands {
                     let (l, r) = if v_left { (&ca, cb) } else { (cb, &ca) };
                     let r_inv = || match r.node {
                         Ref::Entry(m, i) => self.entry(m, i).map_or(Fp::default(), |e| e.inv),
