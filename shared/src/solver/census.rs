@@ -570,15 +570,10 @@ pub fn run(
 ) -> Result<CensusResult, SolveError> {
     let spec = Spec::new(cfg)?;
     let n = spec.n;
-    let hands = multisets(&spec.copies, n);
-    if hands.len() as u64 > MAX_HANDS {
-        return Err(SolveError::InvalidCensus(format!(
-            "{} hands is more than the {MAX_HANDS} a census takes on",
-            hands.len()
-        )));
-    }
     let lo = *cfg.targets.start();
     let width = (cfg.targets.end() - lo + 1) as usize;
+    check_size(&spec, width)?;
+    let hands = multisets(&spec.copies, n);
     let words = width.div_ceil(64);
     let hand_index: FxHashMap<u64, u32> = hands
         .iter()
@@ -766,6 +761,56 @@ impl Tally {
     }
 }
 
+/// How many multisets of each size `0..=n` the copies allow (saturating).
+fn multiset_counts(copies: &[u32], n: usize) -> Vec<u128> {
+    let mut ways = vec![0u128; n + 1];
+    ways[0] = 1;
+    for &c in copies {
+        let mut next = vec![0u128; n + 1];
+        for (k, &w) in ways.iter().enumerate() {
+            for take in 0..=(c as usize).min(n - k) {
+                next[k + take] = next[k + take].saturating_add(w);
+            }
+        }
+        ways = next;
+    }
+    ways
+}
+
+/// Refuses, before any work, a census whose hands or stored value sets
+/// would not fit in memory. Stored sets are bounded by the number of
+/// distinct expressions (OEIS A140606) times a few dozen bytes each.
+fn check_size(spec: &Spec, width: usize) -> Result<(), SolveError> {
+    const DISTINCT: [u128; 7] = [0, 1, 6, 68, 1_170, 27_142, 793_002];
+    const MEMORY: u128 = 4 << 30;
+    let counts = multiset_counts(&spec.copies, spec.n);
+    let hands = counts[spec.n];
+    if hands > u128::from(MAX_HANDS) {
+        return Err(SolveError::InvalidCensus(format!(
+            "{hands} hands is more than the {MAX_HANDS} a census takes on"
+        )));
+    }
+    let bitsets = hands.saturating_mul(width.div_ceil(64) as u128 * 8);
+    let stored: u128 = (1..spec.n.saturating_sub(1))
+        .map(|k| {
+            let per_set = DISTINCT.get(k).copied().unwrap_or(u128::MAX);
+            let per_set = if spec.any_subset {
+                per_set.saturating_mul(2)
+            } else {
+                per_set
+            };
+            counts[k].saturating_mul(per_set.saturating_mul(24).saturating_add(600))
+        })
+        .fold(0u128, u128::saturating_add);
+    if bitsets.saturating_add(stored) > MEMORY {
+        return Err(SolveError::InvalidCensus(
+            "too large: the census would need more than 4 GiB (fewer cards, a smaller max or fewer targets)"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
 fn binomial(n: u32, k: u32) -> u128 {
     if k > n {
         return 0;
@@ -807,5 +852,41 @@ mod tests {
         assert_eq!(n, 6);
         assert_eq!(key_with(&[0, 2], 1), key(&[0, 1, 2]));
         assert_eq!(binomial(4, 2), 6);
+        assert_eq!(multiset_counts(&[5; 25], 5)[5], 118_755);
+        assert_eq!(multiset_counts(&[2, 2, 2], 2), vec![1, 3, 6]);
+    }
+
+    #[test]
+    fn refuses_censuses_too_large_to_run() {
+        let huge = CensusConfig {
+            cards: 8,
+            max: 200,
+            ..CensusConfig::defaults(Variant::Krypto)
+        };
+        assert!(matches!(
+            run(&huge, &|_, _| {}),
+            Err(SolveError::InvalidCensus(_))
+        ));
+        let seven = CensusConfig {
+            cards: 7,
+            ..CensusConfig::defaults(Variant::Krypto)
+        };
+        assert!(matches!(
+            run(&seven, &|_, _| {}),
+            Err(SolveError::InvalidCensus(_))
+        ));
+        let empty = CensusConfig {
+            targets: 5..=1,
+            ..CensusConfig::defaults(Variant::Krypto)
+        };
+        assert!(matches!(
+            run(&empty, &|_, _| {}),
+            Err(SolveError::InvalidCensus(_))
+        ));
+        let one = CensusConfig {
+            cards: 1,
+            ..CensusConfig::defaults(Variant::Krypto)
+        };
+        assert!(run(&one, &|_, _| {}).is_err());
     }
 }
