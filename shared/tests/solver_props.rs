@@ -276,6 +276,52 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Zero and negative cards and small targets exercise the corner cases
+    /// (0 × anything, 0 ÷ anything, division by a zero sub-expression).
+    #[test]
+    fn zero_and_negative_cards(
+        cards in prop::collection::vec(-3i64..=6, 1..=4),
+        target in -4i64..=8,
+    ) {
+        for rules in RULES {
+            let one = solve_one(&cards, target, rules).unwrap();
+            prop_assert_eq!(one.is_some(), naive_solvable(&cards, target, rules), "{:?} {} {}", cards, target, rules);
+            let all = solve_all(&cards, target, rules).unwrap();
+            for e in &all {
+                prop_assert_eq!(e.value(), Ok(Rational::from_int(target)));
+                prop_assert!(obeys(e, rules));
+            }
+            prop_assert_eq!(all.len(), naive_count(&cards, target, rules), "{:?} {} {}", cards, target, rules);
+        }
+    }
+
+    /// Six and seven cards go through the subset search and the recursive
+    /// class queries; the naive check is too slow there, so check the
+    /// witnesses and the agreement between the entry points.
+    #[test]
+    fn larger_hands_agree(
+        cards in prop::collection::vec(1i64..=9, 6..=7),
+        target in 0i64..=60,
+    ) {
+        for rules in [Rules::Integer, Rules::Positive] {
+            let one = solve_one(&cards, target, rules).unwrap();
+            if let Some(e) = &one {
+                assert_solution(e, &cards, target, rules);
+            }
+            if cards.len() == 6 {
+                let all = solve_all(&cards, target, rules).unwrap();
+                prop_assert_eq!(all.is_empty(), one.is_none());
+                for e in all.iter().take(20) {
+                    assert_solution(e, &cards, target, rules);
+                }
+            }
+        }
+    }
+}
+
+proptest! {
     // The naive enumeration is slow in debug builds: fewer cases.
     #![proptest_config(ProptestConfig::with_cases(16))]
 

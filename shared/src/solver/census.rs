@@ -351,38 +351,41 @@ fn for_each_split(ms: &[u8], mut f: impl FnMut(u64, usize, u64, usize)) {
 
 /// Half-width of the window of whole numbers kept in a bitmap: most values
 /// (and every target of the named variants) are small integers, and a bit
-/// test is several times cheaper than hashing a fraction.
+/// test is several times cheaper than hashing a fraction. Krypto's look-ups
+/// stay below 25 × 25; Countdown's reach 999 × 100.
 const WINDOW: i64 = 2048;
+const WIDE_WINDOW: i64 = 1 << 17;
 
-/// A set of values: whole numbers in `-WINDOW..WINDOW` as bits, everything
-/// else hashed; plus the list of members, in insertion order, to walk.
+/// A set of values: whole numbers in `-half..half` as bits, everything else
+/// hashed; plus the list of members, in insertion order, to walk.
 #[derive(Debug, Clone)]
 struct ValueSet {
+    half: i64,
     list: Vec<Rational>,
     bits: Vec<u64>,
     others: FxHashSet<Rational>,
 }
 
-impl Default for ValueSet {
-    fn default() -> Self {
+impl ValueSet {
+    /// An empty set with a bitmap for whole numbers in `-half..half`.
+    fn new(half: i64) -> Self {
         ValueSet {
+            half,
             list: Vec::new(),
-            bits: vec![0; (2 * WINDOW / 64) as usize],
+            bits: vec![0; (2 * half.max(0) as usize).div_ceil(64)],
             others: FxHashSet::default(),
         }
     }
-}
 
-impl ValueSet {
     #[inline]
-    fn slot(v: i64) -> Option<usize> {
-        (-WINDOW..WINDOW)
+    fn slot(&self, v: i64) -> Option<usize> {
+        (-self.half..self.half)
             .contains(&v)
-            .then(|| (v + WINDOW) as usize)
+            .then(|| (v + self.half) as usize)
     }
 
     fn insert(&mut self, r: Rational) {
-        let fresh = match r.to_integer().and_then(Self::slot) {
+        let fresh = match r.to_integer().and_then(|v| self.slot(v)) {
             Some(i) => {
                 let (w, b) = (i / 64, i % 64);
                 let fresh = self.bits[w] >> b & 1 == 0;
@@ -398,7 +401,7 @@ impl ValueSet {
 
     #[inline]
     fn contains_int(&self, v: i64) -> bool {
-        match Self::slot(v) {
+        match self.slot(v) {
             Some(i) => self.bits[i / 64] >> (i % 64) & 1 == 1,
             None => self.others.contains(&Rational::from_int(v)),
         }
@@ -414,7 +417,7 @@ impl ValueSet {
 
     fn clear(&mut self) {
         for r in &self.list {
-            if let Some(i) = r.to_integer().and_then(Self::slot) {
+            if let Some(i) = r.to_integer().and_then(|v| self.slot(v)) {
                 self.bits[i / 64] = 0;
             }
         }
@@ -436,6 +439,10 @@ struct Engine<'a> {
     spec: &'a Spec,
     rules: Rules,
     store: FxHashMap<u64, ValueSet>,
+    /// Half-width of every set's bitmap.
+    window: i64,
+    /// Stands in for a part with no stored set.
+    empty: ValueSet,
     overflow: AtomicBool,
 }
 
@@ -449,7 +456,7 @@ impl Engine<'_> {
     /// The values of `ms` (every card used, or any subset of them in
     /// Countdown), from the stored sets of its parts.
     fn compute(&self, ms: &[u8]) -> ValueSet {
-        let mut set = ValueSet::default();
+        let mut set = ValueSet::new(self.window);
         self.compute_into(ms, &mut set);
         set
     }
@@ -461,8 +468,7 @@ impl Engine<'_> {
             set.insert(Rational::from_int(self.spec.values[ms[0] as usize]));
             return;
         }
-        let empty = ValueSet::default();
-        let get = |k: u64| self.store.get(&k).unwrap_or(&empty);
+        let get = |k: u64| self.store.get(&k).unwrap_or(&self.empty);
         let mut pairs: Vec<(u64, u64)> = Vec::new();
         for_each_split(ms, |ka, na, kb, nb| {
             if na > 0 && nb > 0 && ka <= kb {
@@ -593,6 +599,8 @@ pub fn run(
         spec: &spec,
         rules: cfg.rules,
         store: FxHashMap::default(),
+        window: if spec.any_subset { WIDE_WINDOW } else { WINDOW },
+        empty: ValueSet::new(0),
         overflow: AtomicBool::new(false),
     };
     for k in 1..n.saturating_sub(1) {
@@ -609,8 +617,9 @@ pub fn run(
         .map(|_| AtomicU64::new(0))
         .collect();
     let targets: Vec<Rational> = cfg.targets.clone().map(Rational::from_int).collect();
-    subs.par_chunks(64)
-        .for_each_init(ValueSet::default, |set, chunk| {
+    subs.par_chunks(64).for_each_init(
+        || ValueSet::new(engine.window),
+        |set, chunk| {
             for s in chunk {
                 engine.compute_into(s, set);
                 let set = &*set;
@@ -646,7 +655,8 @@ pub fn run(
                 }
             }
             tick(chunk.len() as u64);
-        });
+        },
+    );
 
     // 3. The other splits, for targets still open; then the tallies.
     let deck_weight = |h: &[u8]| -> u128 {
@@ -876,7 +886,7 @@ mod tests {
             Err(SolveError::InvalidCensus(_))
         ));
         let empty = CensusConfig {
-            targets: 5..=1,
+            targets: RangeInclusive::new(5, 1),
             ..CensusConfig::defaults(Variant::Krypto)
         };
         assert!(matches!(
