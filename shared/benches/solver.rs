@@ -4,12 +4,24 @@
 use std::time::Instant;
 
 use criterion::{black_box, criterion_group, Criterion};
-use krypto_core::cards::Deal;
-use krypto_core::solver::{chains, solve_all, solve_one};
+use krypto_core::cards::{seeded_rng, Deal, Deck};
+use krypto_core::solver::{chains, solve_all, solve_one, solve_subset};
 use krypto_core::Rules;
+use rand::Rng;
 
 fn deals() -> Vec<Deal> {
     (0..200).map(Deal::from_seed).collect()
+}
+
+/// Seeded Countdown games: six of the 24 tiles and a target 101–999.
+fn countdown_games() -> Vec<(Vec<i64>, i64)> {
+    (0..200)
+        .map(|seed| {
+            let mut rng = seeded_rng(seed);
+            let tiles = Deck::countdown().draw(6, &mut rng);
+            (tiles, rng.gen_range(101..=999))
+        })
+        .collect()
 }
 
 fn bench(c: &mut Criterion) {
@@ -34,6 +46,15 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
+    let games = countdown_games();
+    let mut i = 0;
+    c.bench_function("solve_subset/countdown", |b| {
+        b.iter(|| {
+            let (tiles, target) = &games[i % games.len()];
+            i += 1;
+            black_box(solve_subset(tiles, *target, Rules::Positive))
+        })
+    });
     let mut i = 0;
     c.bench_function("chains/free", |b| {
         b.iter(|| {
@@ -59,6 +80,25 @@ fn per_deal_report(deals: &[Deal]) {
             black_box(chains(&d.hand, d.objective, r)).is_ok()
         }),
     ];
+    let games = countdown_games();
+    let mut times: Vec<f64> = games
+        .iter()
+        .map(|(tiles, target)| {
+            let start = Instant::now();
+            for _ in 0..5 {
+                black_box(solve_subset(tiles, *target, Rules::Positive)).ok();
+            }
+            start.elapsed().as_secs_f64() * 1e6 / 5.0
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    println!(
+        "per game solve_subset/countdown: median {:.1} µs, p90 {:.1} µs, max {:.1} µs ({} games)",
+        times[times.len() / 2],
+        times[times.len() * 9 / 10],
+        times[times.len() - 1],
+        times.len()
+    );
     for (name, f) in solvers {
         for rules in [Rules::Free, Rules::International] {
             let mut times: Vec<f64> = deals
