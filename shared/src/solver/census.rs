@@ -173,9 +173,10 @@ pub struct CensusResult {
     pub solvable: u64,
     /// Games with none.
     pub unsolvable: u64,
-    /// For deck-dealt modes, the probability that a uniformly random deal is
-    /// solvable (exact integer weights, divided once at the end); `None` for
-    /// unbounded censuses, where games are not dealt from a deck.
+    /// For deck-dealt modes (the Krypto or 24 deck, Countdown's tiles), the
+    /// probability that a uniformly random deal is solvable (exact integer
+    /// weights, divided once at the end; targets that are not dealt count
+    /// uniformly); `None` for unbounded censuses, where nothing is dealt.
     pub solvable_probability: Option<f64>,
     /// Every unsolvable game as (sorted cards, target), if asked for.
     pub unsolvable_games: Vec<(Vec<i64>, i64)>,
@@ -703,7 +704,7 @@ pub fn run(
                         let sp = open_splits.get_or_insert_with(|| {
                             let mut sp = Vec::new();
                             for_each_split(hand, |ka, na, kb, nb| {
-                                if nb >= 2 && na >= nb && na + 2 <= n {
+                                if nb >= 2 && (na > nb || (na == nb && ka <= kb)) && na + 2 <= n {
                                     sp.push((ka, kb));
                                 }
                             });
