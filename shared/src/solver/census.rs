@@ -688,10 +688,31 @@ pub fn run(
         .enumerate()
         .map(|(ci, chunk)| {
             let mut acc = Tally::default();
+            // Per target of the current hand: still open after step 2?
+            let mut open: Vec<bool> = vec![false; width];
             for (j, hand) in chunk.iter().enumerate() {
                 let h = ci * 256 + j;
                 let hw = deck_weight(hand);
-                let mut open_splits: Option<Vec<(u64, u64)>> = None;
+                let mut n_open = 0usize;
+                for (i, &tv) in targets.iter().enumerate() {
+                    let word = reached[h * words + i / 64].load(Ordering::Relaxed);
+                    open[i] = word >> (i % 64) & 1 == 0 && cfg.rules.allows(tv);
+                    n_open += usize::from(open[i]);
+                }
+                if n_open > 0 {
+                    let mut splits = Vec::new();
+                    for_each_split(hand, |ka, na, kb, nb| {
+                        if nb >= 2 && (na > nb || (na == nb && ka <= kb)) && na + 2 <= n {
+                            splits.push((ka, kb));
+                        }
+                    });
+                    for (ka, kb) in splits {
+                        if n_open == 0 {
+                            break;
+                        }
+                        n_open -= engine.close_split(ka, kb, lo, &targets, &mut open);
+                    }
+                }
                 for (i, &tv) in targets.iter().enumerate() {
                     let t = lo + i as i64;
                     let ow = objective_weight(hand, t);
@@ -699,19 +720,7 @@ pub fn run(
                         continue;
                     }
                     let word = reached[h * words + i / 64].load(Ordering::Relaxed);
-                    let mut ok = word >> (i % 64) & 1 == 1;
-                    if !ok && cfg.rules.allows(tv) {
-                        let sp = open_splits.get_or_insert_with(|| {
-                            let mut sp = Vec::new();
-                            for_each_split(hand, |ka, na, kb, nb| {
-                                if nb >= 2 && (na > nb || (na == nb && ka <= kb)) && na + 2 <= n {
-                                    sp.push((ka, kb));
-                                }
-                            });
-                            sp
-                        });
-                        ok = sp.iter().any(|&(a, b)| engine_split(&engine, a, b, tv));
-                    }
+                    let ok = word >> (i % 64) & 1 == 1 || (cfg.rules.allows(tv) && !open[i]);
                     acc.games += 1;
                     acc.total_weight += hw * ow;
                     if ok {
@@ -743,13 +752,66 @@ pub fn run(
     })
 }
 
-/// Whether `t = x op y` (either order) with `x` from the larger part `a` and
-/// `y` from the smaller part `b`.
-fn engine_split(engine: &Engine, a: u64, b: u64, t: Rational) -> bool {
-    let (Some(sa), Some(sb)) = (engine.store.get(&a), engine.store.get(&b)) else {
-        return false;
-    };
-    sb.iter().any(|&y| engine.reaches_with(sa, y, t))
+impl Engine<'_> {
+    /// Closes the open targets (`open[i]` for target `lo + i`) that are
+    /// `x op y` (either order) with `x` from the stored part `a`, `y` from
+    /// the stored part `b`; returns how many it closed. With many targets
+    /// open it combines the two sets outright; with few it walks the smaller
+    /// set per target and looks the needed value up in the larger.
+    fn close_split(
+        &self,
+        a: u64,
+        b: u64,
+        lo: i64,
+        targets: &[Rational],
+        open: &mut [bool],
+    ) -> usize {
+        let (Some(sa), Some(sb)) = (self.store.get(&a), self.store.get(&b)) else {
+            return 0;
+        };
+        let (big, small) = if sa.list.len() >= sb.list.len() {
+            (sa, sb)
+        } else {
+            (sb, sa)
+        };
+        let n_open = open.iter().filter(|&&o| o).count();
+        let mut closed = 0;
+        if big.list.len() < n_open {
+            for &x in big.iter() {
+                for &y in small.iter() {
+                    for (op, swapped) in COMBOS {
+                        let (l, r) = if swapped { (y, x) } else { (x, y) };
+                        let v = match op.apply(l, r) {
+                            Ok(v) => v,
+                            Err(e) => {
+                                self.note(e);
+                                continue;
+                            }
+                        };
+                        let Some(i) = v
+                            .to_integer()
+                            .and_then(|v| v.checked_sub(lo))
+                            .and_then(|i| usize::try_from(i).ok())
+                        else {
+                            continue;
+                        };
+                        if i < open.len() && open[i] && self.rules.allows(v) {
+                            open[i] = false;
+                            closed += 1;
+                        }
+                    }
+                }
+            }
+        } else {
+            for (i, &t) in targets.iter().enumerate() {
+                if open[i] && small.iter().any(|&y| self.reaches_with(big, y, t)) {
+                    open[i] = false;
+                    closed += 1;
+                }
+            }
+        }
+        closed
+    }
 }
 
 #[derive(Debug, Default)]
