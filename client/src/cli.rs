@@ -3,7 +3,12 @@
 //! Flags and JSON field names of the offline commands are a contract
 //! (game.md, "The offline commands"); the human-readable output is not.
 
+use std::ops::RangeInclusive;
+use std::path::PathBuf;
+use std::str::FromStr;
+
 use clap::{Args, Parser, Subcommand};
+use krypto_core::solver::census::{DeckMode, Variant};
 use krypto_core::Rules;
 use thiserror::Error;
 
@@ -30,6 +35,8 @@ pub enum Command {
     Deal(DealArgs),
     /// Solve a game: one solution, every distinct solution, or how many.
     Solve(SolveArgs),
+    /// Count the unsolvable games of a whole variant.
+    Census(CensusArgs),
 }
 
 /// `krypto check --target T --cards CARD... [--rules R] [--json] FORMULA`
@@ -95,6 +102,65 @@ pub struct SolveArgs {
     /// The hand, e.g. `8 19 14 2 21` (commas also work).
     #[arg(required = true, num_args = 1.., value_delimiter = ',', value_parser = card_value)]
     pub cards: Vec<i64>,
+}
+
+/// `krypto census [--variant V] [--deck D] [--rules R] [--cards N] [--max M]
+/// [--targets A..B] [--unsolvable FILE] [--json]`
+#[derive(Debug, Args)]
+pub struct CensusArgs {
+    /// The game: krypto, 24 or countdown; it sets the defaults below.
+    #[arg(long, default_value = "krypto")]
+    pub variant: Variant,
+    /// Which hands count: every multiset of values (unbounded) or only what
+    /// the 56-card deck can deal (krypto), weighted by how likely the deal is.
+    #[arg(long, default_value = "unbounded")]
+    pub deck: DeckMode,
+    /// The rule set (default: free; countdown: positive).
+    #[arg(long, short = 'r')]
+    pub rules: Option<Rules>,
+    /// Cards per hand (default: the variant's).
+    #[arg(long)]
+    pub cards: Option<usize>,
+    /// Largest card value for unbounded hands (default: the variant's).
+    #[arg(long)]
+    pub max: Option<i64>,
+    /// Targets: A..B or a single number (default: the variant's).
+    #[arg(long, allow_negative_numbers = true)]
+    pub targets: Option<Targets>,
+    /// Write every unsolvable game to FILE, one a line: "c1 c2 c3 c4 c5 : target".
+    #[arg(long, value_name = "FILE")]
+    pub unsolvable: Option<PathBuf>,
+    /// Print {"variant", "rules", "deck", "hands", "games", "solvable",
+    /// "unsolvable", "solvable_probability", "seconds"} as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A target range from the command line: `A..B`, `A..=B` or a single `N`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Targets(pub RangeInclusive<i64>);
+
+impl FromStr for Targets {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let num = |t: &str| {
+            t.trim()
+                .parse::<i64>()
+                .map_err(|_| format!("{s:?} is not a target range: use A..B or a single number"))
+        };
+        let (lo, hi) = match s.split_once("..") {
+            Some((a, b)) => (num(a)?, num(b.strip_prefix('=').unwrap_or(b))?),
+            None => {
+                let n = num(s)?;
+                (n, n)
+            }
+        };
+        if lo > hi {
+            return Err(format!("the target range {lo}..{hi} is empty"));
+        }
+        Ok(Targets(lo..=hi))
+    }
 }
 
 /// A bad value that clap's own parsing cannot catch; exits with status 2

@@ -19,6 +19,7 @@ fn main() -> ExitCode {
         Command::Check(args) => commands::check::run(args, &mut out),
         Command::Deal(args) => commands::deal::run(args, &mut out),
         Command::Solve(args) => commands::solve::run(args, &mut out),
+        Command::Census(args) => commands::census::run(args, &mut out),
     };
     match result {
         Ok(Outcome::Yes) => ExitCode::SUCCESS,

@@ -280,3 +280,101 @@ fn solve_usage_errors_exit_2() {
         .code(2);
     krypto().args(["solve", "--target", "24"]).assert().code(2);
 }
+
+fn census(args: &[&str]) -> Value {
+    let mut all = vec!["census", "--json"];
+    all.extend(args);
+    json(&all, 0)
+}
+
+#[test]
+fn census_of_the_24_game() {
+    // The well-known count: 1362 of the 1820 hands of 1–13 make 24.
+    let v = census(&["--variant", "24"]);
+    let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "deck",
+            "games",
+            "hands",
+            "rules",
+            "seconds",
+            "solvable",
+            "solvable_probability",
+            "unsolvable",
+            "variant"
+        ]
+    );
+    assert_eq!(v["variant"], "24");
+    assert_eq!(v["rules"], "free");
+    assert_eq!(v["deck"], "unbounded");
+    assert_eq!(
+        (v["hands"].clone(), v["games"].clone()),
+        (1820.into(), 1820.into())
+    );
+    assert_eq!(
+        (v["solvable"].clone(), v["unsolvable"].clone()),
+        (1362.into(), 458.into())
+    );
+    assert_eq!(v["solvable_probability"], Value::Null);
+    assert!(v["seconds"].as_f64().unwrap() >= 0.0);
+}
+
+#[test]
+fn census_small_unbounded_with_unsolvable_file() {
+    // Counted independently by brute force: 56 hands of three cards 1–6,
+    // targets 1–10, 233 games without a solution.
+    let path =
+        std::env::temp_dir().join(format!("krypto-cli-unsolvable-{}.txt", std::process::id()));
+    let file = path.to_str().unwrap();
+    let v = census(&[
+        "--cards",
+        "3",
+        "--max",
+        "6",
+        "--targets",
+        "1..10",
+        "--unsolvable",
+        file,
+    ]);
+    assert_eq!(
+        (v["hands"].clone(), v["games"].clone()),
+        (56.into(), 560.into())
+    );
+    assert_eq!(v["unsolvable"], 233);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 233);
+    assert_eq!(lines[0], "1 1 1 : 4");
+}
+
+#[test]
+fn census_single_target_and_rules() {
+    let v = census(&["--variant", "24", "--targets", "24", "--rules", "integer"]);
+    assert_eq!(v["rules"], "integer");
+    assert_eq!(v["games"], 1820);
+}
+
+#[test]
+fn census_usage_errors_exit_2() {
+    krypto()
+        .args(["census", "--variant", "bridge"])
+        .assert()
+        .code(2);
+    krypto()
+        .args(["census", "--deck", "tarot"])
+        .assert()
+        .code(2);
+    krypto()
+        .args(["census", "--targets", "5..3"])
+        .assert()
+        .code(2);
+    krypto()
+        .args(["census", "--cards", "12"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("cards must be between"));
+}

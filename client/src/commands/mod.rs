@@ -1,6 +1,7 @@
 //! One file per offline subcommand. Each returns whether the answer was
 //! positive (valid, solvable) so `main` can pick the exit status.
 
+pub mod census;
 pub mod check;
 pub mod deal;
 pub mod solve;
