@@ -27,8 +27,9 @@
 //! Among the members found for a class the representative is the one that
 //! prints with the fewest parentheses, then the fewest right-nested operands
 //! of equal precedence (so `a + b + c` is kept as `(a + b) + c`), then the
-//! fewest `+`/`×` operands out of ascending card order; ties keep the first
-//! found, so output is deterministic.
+//! fewest `+`/`×` nodes whose left operand has more cards, then the fewest
+//! `+`/`×` operands out of ascending card order; ties keep the first found,
+//! so output is deterministic.
 
 use std::rc::Rc;
 
@@ -96,9 +97,11 @@ fn full_mask(n: usize) -> u16 {
 }
 
 /// Printing cost: (parentheses printed, right-nested operands of equal
-/// precedence, `+`/`×` nodes whose left cards are not all at most the right
-/// ones). Smaller is preferred: `1 + 2 + 3` over `1 + (2 + 3)` over `1 + 3 + 2`.
-type Cost = (u16, u16, u16);
+/// precedence, `+`/`×` nodes whose left operand has more cards than the
+/// right, `+`/`×` nodes with a left card above a right card). Smaller is
+/// preferred: `1 + 2 + 3` over `1 + (2 + 3)` over `1 + 3 + 2`, `5 × (5 − 1)`
+/// over `(5 − 1) × 5`.
+type Cost = (u16, u16, u16, u16);
 
 /// What a parent needs to know about a child to cost itself.
 #[derive(Debug, Clone, Copy)]
@@ -109,6 +112,8 @@ struct Shape {
     /// Smallest and largest card.
     lo: i64,
     hi: i64,
+    /// Number of cards.
+    n: u8,
 }
 
 /// Precedence of a lone card: binds tighter than any operator.
@@ -152,16 +157,22 @@ fn combine_shape(op: Op, l: Shape, r: Shape) -> Shape {
     let lp = u16::from(l.prec < p);
     let rp = u16::from(r.prec < p || (r.prec == p && matches!(op, Op::Sub | Op::Div)));
     let rn = u16::from(r.prec == p);
-    let dis = u16::from(matches!(op, Op::Add | Op::Mul) && l.hi > r.lo);
+    // `+` and `×`: the operand with fewer cards first, as people write
+    // `5 × (5 − 1 ÷ 5)`; then cards in ascending order, `1 + 2 + 3`.
+    let commutes = matches!(op, Op::Add | Op::Mul);
+    let size = u16::from(commutes && l.n > r.n);
+    let order = u16::from(commutes && l.hi > r.lo);
     Shape {
         cost: (
             l.cost.0.saturating_add(r.cost.0).saturating_add(lp + rp),
             l.cost.1.saturating_add(r.cost.1).saturating_add(rn),
-            l.cost.2.saturating_add(r.cost.2).saturating_add(dis),
+            l.cost.2.saturating_add(r.cost.2).saturating_add(size),
+            l.cost.3.saturating_add(r.cost.3).saturating_add(order),
         ),
         prec: p,
         lo: l.lo.min(r.lo),
         hi: l.hi.max(r.hi),
+        n: l.n.saturating_add(r.n),
     }
 }
 
@@ -273,10 +284,11 @@ impl<'a> Distinct<'a> {
                 inv: fp.inverse(),
                 value: Rational::from_int(v),
                 shape: Shape {
-                    cost: (0, 0, 0),
+                    cost: (0, 0, 0, 0),
                     prec: LEAF_PREC,
                     lo: v,
                     hi: v,
+                    n: 1,
                 },
                 build: Build::Leaf(c),
             };
@@ -566,6 +578,12 @@ mod tests {
         assert_eq!(strings(&[8, 2], 10, Rules::Free), vec!["2 + 8"]);
         // 2 + 2 and 2 × 2 are different solutions.
         assert_eq!(strings(&[2, 2], 4, Rules::Free), vec!["2 + 2", "2 × 2"]);
+        // Representatives read naturally.
+        assert_eq!(
+            strings(&[5, 1, 5, 5], 24, Rules::Free),
+            vec!["5 × (5 - 1 ÷ 5)"]
+        );
+        assert_eq!(strings(&[3, 2, 1], 6, Rules::Integer)[0], "1 + 2 + 3");
         // a + b + c, a × b × c and c ÷ a × b.
         assert_eq!(count_solutions(&[1, 2, 3], 6, Rules::Free).unwrap(), 3);
         // a - (b - c) and a + c - b are one solution.
