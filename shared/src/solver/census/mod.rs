@@ -17,6 +17,13 @@
 //!
 //! Every expression over a whole hand has a root splitting the hand in two,
 //! so steps 2 and 3 together try every expression. Arithmetic is exact.
+//!
+//! `multiset.rs` packs and enumerates multisets, `value_set.rs` holds the
+//! sets of values, `engine.rs` combines them.
+
+mod engine;
+mod multiset;
+mod value_set;
 
 use std::fmt;
 use std::ops::RangeInclusive;
@@ -24,11 +31,14 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
-use super::{SolveError, COMBOS, MAX_CARDS};
+use self::engine::Engine;
+use self::multiset::{binomial, for_each_split, key, key_with, multiset_counts, multisets};
+use self::value_set::{ValueSet, WIDE_WINDOW, WINDOW};
+use super::{SolveError, MAX_CARDS};
 use crate::cards::Deck;
-use crate::rational::{ArithError, Rational};
+use crate::rational::Rational;
 use crate::rules::Rules;
 
 /// A named game, which fixes the deck, whether every card must be used, and
@@ -267,308 +277,6 @@ impl Spec {
     }
 }
 
-/// A multiset as sorted value indices.
-type Multiset = Vec<u8>;
-
-/// Packs a sorted multiset (at most 8 indices below 255) into one word.
-fn key(ms: &[u8]) -> u64 {
-    ms.iter().fold(0u64, |k, &i| (k << 8) | (u64::from(i) + 1))
-}
-
-/// Every multiset of `k` value indices the deck allows, in lexicographic order.
-fn multisets(copies: &[u32], k: usize) -> Vec<Multiset> {
-    fn go(copies: &[u32], k: usize, start: usize, cur: &mut Multiset, out: &mut Vec<Multiset>) {
-        if cur.len() == k {
-            out.push(cur.clone());
-            return;
-        }
-        for i in start..copies.len() {
-            let have = cur.iter().rev().take_while(|&&x| x as usize == i).count();
-            if have as u32 >= copies[i] {
-                continue;
-            }
-            cur.push(i as u8);
-            go(copies, k, i, cur, out);
-            cur.pop();
-        }
-    }
-    let mut out = Vec::new();
-    go(copies, k, 0, &mut Vec::with_capacity(k), &mut out);
-    out
-}
-
-/// The key of the sorted multiset `ms` with `c` added.
-fn key_with(ms: &[u8], c: u8) -> u64 {
-    let pos = ms.partition_point(|&x| x <= c);
-    let k = key(&ms[..pos]);
-    let k = (k << 8) | (u64::from(c) + 1);
-    ms[pos..]
-        .iter()
-        .fold(k, |k, &i| (k << 8) | (u64::from(i) + 1))
-}
-
-/// Calls `f(part key, part size, rest key, rest size)` for every way to
-/// split a sorted multiset in two, each distinct part once (the empty and
-/// the full part included), without allocating.
-fn for_each_split(ms: &[u8], mut f: impl FnMut(u64, usize, u64, usize)) {
-    let mut runs = [(0u8, 0usize); MAX_CARDS];
-    let mut n_runs = 0;
-    for &i in ms {
-        if n_runs > 0 && runs[n_runs - 1].0 == i {
-            runs[n_runs - 1].1 += 1;
-        } else if n_runs < MAX_CARDS {
-            runs[n_runs] = (i, 1);
-            n_runs += 1;
-        }
-    }
-    let runs = &runs[..n_runs];
-    let mut take = [0usize; MAX_CARDS];
-    loop {
-        let (mut ka, mut na, mut kb, mut nb) = (0u64, 0, 0u64, 0);
-        for (r, &(v, c)) in runs.iter().enumerate() {
-            let b = u64::from(v) + 1;
-            for _ in 0..take[r] {
-                ka = (ka << 8) | b;
-            }
-            for _ in take[r]..c {
-                kb = (kb << 8) | b;
-            }
-            na += take[r];
-            nb += c - take[r];
-        }
-        f(ka, na, kb, nb);
-        // Next assignment, as a mixed-radix counter.
-        let mut r = 0;
-        while r < runs.len() && take[r] == runs[r].1 {
-            take[r] = 0;
-            r += 1;
-        }
-        if r == runs.len() {
-            return;
-        }
-        take[r] += 1;
-    }
-}
-
-/// Half-width of the window of whole numbers kept in a bitmap: most values
-/// (and every target of the named variants) are small integers, and a bit
-/// test is several times cheaper than hashing a fraction. Krypto's look-ups
-/// stay below 25 × 25; Countdown's reach 999 × 100.
-const WINDOW: i64 = 2048;
-const WIDE_WINDOW: i64 = 1 << 17;
-
-/// A set of values: whole numbers in `-half..half` as bits, everything else
-/// hashed; plus the list of members, in insertion order, to walk.
-#[derive(Debug, Clone)]
-struct ValueSet {
-    half: i64,
-    list: Vec<Rational>,
-    bits: Vec<u64>,
-    others: FxHashSet<Rational>,
-}
-
-impl ValueSet {
-    /// An empty set with a bitmap for whole numbers in `-half..half`.
-    fn new(half: i64) -> Self {
-        ValueSet {
-            half,
-            list: Vec::new(),
-            bits: vec![0; (2 * half.max(0) as usize).div_ceil(64)],
-            others: FxHashSet::default(),
-        }
-    }
-
-    #[inline]
-    fn slot(&self, v: i64) -> Option<usize> {
-        (-self.half..self.half)
-            .contains(&v)
-            .then(|| (v + self.half) as usize)
-    }
-
-    fn insert(&mut self, r: Rational) {
-        let fresh = match r.to_integer().and_then(|v| self.slot(v)) {
-            Some(i) => {
-                let (w, b) = (i / 64, i % 64);
-                let fresh = self.bits[w] >> b & 1 == 0;
-                self.bits[w] |= 1 << b;
-                fresh
-            }
-            None => self.others.insert(r),
-        };
-        if fresh {
-            self.list.push(r);
-        }
-    }
-
-    #[inline]
-    fn contains_int(&self, v: i64) -> bool {
-        match self.slot(v) {
-            Some(i) => self.bits[i / 64] >> (i % 64) & 1 == 1,
-            None => self.others.contains(&Rational::from_int(v)),
-        }
-    }
-
-    #[inline]
-    fn contains(&self, r: &Rational) -> bool {
-        match r.to_integer() {
-            Some(v) => self.contains_int(v),
-            None => self.others.contains(r),
-        }
-    }
-
-    fn clear(&mut self) {
-        for r in &self.list {
-            if let Some(i) = r.to_integer().and_then(|v| self.slot(v)) {
-                self.bits[i / 64] = 0;
-            }
-        }
-        self.others.clear();
-        self.list.clear();
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &Rational> {
-        self.list.iter()
-    }
-
-    fn is_empty(&self) -> bool {
-        self.list.is_empty()
-    }
-}
-
-/// The shared work: value sets of small sub-multisets.
-struct Engine<'a> {
-    spec: &'a Spec,
-    rules: Rules,
-    store: FxHashMap<u64, ValueSet>,
-    /// Half-width of every set's bitmap.
-    window: i64,
-    /// Stands in for a part with no stored set.
-    empty: ValueSet,
-    overflow: AtomicBool,
-}
-
-impl Engine<'_> {
-    fn note(&self, e: ArithError) {
-        if e == ArithError::Overflow {
-            self.overflow.store(true, Ordering::Relaxed);
-        }
-    }
-
-    /// The values of `ms` (every card used, or any subset of them in
-    /// Countdown), from the stored sets of its parts.
-    fn compute(&self, ms: &[u8]) -> ValueSet {
-        let mut set = ValueSet::new(self.window);
-        self.compute_into(ms, &mut set);
-        set
-    }
-
-    /// [`Engine::compute`] into a cleared, reusable set.
-    fn compute_into(&self, ms: &[u8], set: &mut ValueSet) {
-        set.clear();
-        if ms.len() == 1 {
-            set.insert(Rational::from_int(self.spec.values[ms[0] as usize]));
-            return;
-        }
-        let get = |k: u64| self.store.get(&k).unwrap_or(&self.empty);
-        let mut pairs: Vec<(u64, u64)> = Vec::new();
-        for_each_split(ms, |ka, na, kb, nb| {
-            if na > 0 && nb > 0 && ka <= kb {
-                pairs.push((ka, kb));
-            }
-        });
-        for (ka, kb) in pairs {
-            let (sa, sb) = (get(ka), get(kb));
-            for &x in sa.iter() {
-                for &y in sb.iter() {
-                    for (op, swapped) in COMBOS {
-                        let (l, r) = if swapped { (y, x) } else { (x, y) };
-                        match op.apply(l, r) {
-                            Ok(v) if self.rules.allows(v) => {
-                                set.insert(v);
-                            }
-                            Ok(_) => {}
-                            Err(e) => self.note(e),
-                        }
-                    }
-                }
-            }
-        }
-        if self.spec.any_subset {
-            for (i, &x) in ms.iter().enumerate() {
-                if i > 0 && ms[i - 1] == x {
-                    continue;
-                }
-                let mut sub = ms.to_vec();
-                sub.remove(i);
-                for &v in get(key(&sub)).iter() {
-                    set.insert(v);
-                }
-            }
-        }
-    }
-
-    /// Whether `t = s op c` or `t = c op s` for some `s` in `set`.
-    fn reaches_with(&self, set: &ValueSet, c: Rational, t: Rational) -> bool {
-        if c.is_zero() && t.is_zero() && !set.is_empty() {
-            // 0 × s = 0 for any s.
-            return true;
-        }
-        if let (Some(ci), Some(ti)) = (c.to_integer(), t.to_integer()) {
-            return self.reaches_with_int(set, ci, ti);
-        }
-        let needs = [
-            t.checked_sub(c),
-            t.checked_add(c),
-            c.checked_sub(t),
-            t.checked_div(c),
-            t.checked_mul(c),
-            c.checked_div(t),
-        ];
-        needs.into_iter().enumerate().any(|(k, need)| match need {
-            // s ÷ c and c ÷ s need c ≠ 0 (zero was handled above).
-            Ok(s) => (k < 4 || !c.is_zero()) && set.contains(&s),
-            Err(e) => {
-                self.note(e);
-                false
-            }
-        })
-    }
-}
-
-impl Engine<'_> {
-    /// [`Engine::reaches_with`] for a whole card and target, in plain `i64`.
-    #[inline]
-    fn reaches_with_int(&self, set: &ValueSet, c: i64, t: i64) -> bool {
-        let hit = |v: Option<i64>| match v {
-            Some(v) => set.contains_int(v),
-            None => {
-                self.overflow.store(true, Ordering::Relaxed);
-                false
-            }
-        };
-        if hit(t.checked_sub(c)) || hit(t.checked_add(c)) || hit(c.checked_sub(t)) {
-            return true;
-        }
-        if c == 0 {
-            // s × 0 = t needs t = 0, handled by the caller; s ÷ 0, 0 ÷ s never.
-            return false;
-        }
-        if hit(t.checked_mul(c)) {
-            return true;
-        }
-        // Fractions can only be in the set under free rules.
-        let fractions = self.rules == Rules::Free;
-        let quotient = |num: i64, den: i64| -> bool {
-            match num.checked_rem(den) {
-                Some(0) => hit(num.checked_div(den)),
-                Some(_) => fractions && Rational::new(num, den).is_ok_and(|q| set.contains(&q)),
-                None => hit(None),
-            }
-        };
-        quotient(t, c) || (t != 0 && quotient(c, t))
-    }
-}
-
 /// Runs a census. `progress(done, total)` is called from worker threads now
 /// and then (and once at the end with `done == total`).
 pub fn run(
@@ -752,68 +460,6 @@ pub fn run(
     })
 }
 
-impl Engine<'_> {
-    /// Closes the open targets (`open[i]` for target `lo + i`) that are
-    /// `x op y` (either order) with `x` from the stored part `a`, `y` from
-    /// the stored part `b`; returns how many it closed. With many targets
-    /// open it combines the two sets outright; with few it walks the smaller
-    /// set per target and looks the needed value up in the larger.
-    fn close_split(
-        &self,
-        a: u64,
-        b: u64,
-        lo: i64,
-        targets: &[Rational],
-        open: &mut [bool],
-    ) -> usize {
-        let (Some(sa), Some(sb)) = (self.store.get(&a), self.store.get(&b)) else {
-            return 0;
-        };
-        let (big, small) = if sa.list.len() >= sb.list.len() {
-            (sa, sb)
-        } else {
-            (sb, sa)
-        };
-        let n_open = open.iter().filter(|&&o| o).count();
-        let mut closed = 0;
-        if big.list.len() < n_open {
-            for &x in big.iter() {
-                for &y in small.iter() {
-                    for (op, swapped) in COMBOS {
-                        let (l, r) = if swapped { (y, x) } else { (x, y) };
-                        let v = match op.apply(l, r) {
-                            Ok(v) => v,
-                            Err(e) => {
-                                self.note(e);
-                                continue;
-                            }
-                        };
-                        let Some(i) = v
-                            .to_integer()
-                            .and_then(|v| v.checked_sub(lo))
-                            .and_then(|i| usize::try_from(i).ok())
-                        else {
-                            continue;
-                        };
-                        if i < open.len() && open[i] && self.rules.allows(v) {
-                            open[i] = false;
-                            closed += 1;
-                        }
-                    }
-                }
-            }
-        } else {
-            for (i, &t) in targets.iter().enumerate() {
-                if open[i] && small.iter().any(|&y| self.reaches_with(big, y, t)) {
-                    open[i] = false;
-                    closed += 1;
-                }
-            }
-        }
-        closed
-    }
-}
-
 #[derive(Debug, Default)]
 struct Tally {
     games: u64,
@@ -832,22 +478,6 @@ impl Tally {
         self.unsolvable_games.extend(other.unsolvable_games);
         self
     }
-}
-
-/// How many multisets of each size `0..=n` the copies allow (saturating).
-fn multiset_counts(copies: &[u32], n: usize) -> Vec<u128> {
-    let mut ways = vec![0u128; n + 1];
-    ways[0] = 1;
-    for &c in copies {
-        let mut next = vec![0u128; n + 1];
-        for (k, &w) in ways.iter().enumerate() {
-            for take in 0..=(c as usize).min(n - k) {
-                next[k + take] = next[k + take].saturating_add(w);
-            }
-        }
-        ways = next;
-    }
-    ways
 }
 
 /// Refuses, before any work, a census whose hands or stored value sets
@@ -882,13 +512,6 @@ fn check_size(spec: &Spec, width: usize) -> Result<(), SolveError> {
         ));
     }
     Ok(())
-}
-
-fn binomial(n: u32, k: u32) -> u128 {
-    if k > n {
-        return 0;
-    }
-    (0..k).fold(1u128, |acc, i| acc * u128::from(n - i) / u128::from(i + 1))
 }
 
 #[cfg(test)]
