@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context;
 use krypto_core::protocol::{
     ClientMessage, DealMode, Difficulty, ErrorCode, PlayerId, RoomPhase, RoomSettings,
-    ServerMessage,
+    ServerMessage, Variant,
 };
 use krypto_core::room::difficulty_of;
 use krypto_core::{formula, solver, Rules};
@@ -56,7 +56,7 @@ pub fn bot_name(n: usize) -> String {
 /// How long a bot thinks before answering a hand with `solutions` distinct
 /// solutions, before jitter and pace: the skill sets the base, the hand's
 /// difficulty band multiplies it.
-pub fn think_time(skill: Skill, solutions: usize) -> Duration {
+pub fn think_time(skill: Skill, variant: Variant, solutions: usize) -> Duration {
     let base_ms: u64 = match skill {
         Skill::Easy => 12_000,
         Skill::Medium => 6_000,
@@ -66,7 +66,7 @@ pub fn think_time(skill: Skill, solutions: usize) -> Duration {
         // Being sure there is none takes a while.
         30
     } else {
-        match difficulty_of(solutions as u64) {
+        match difficulty_of(variant, solutions as u64) {
             Difficulty::Easy | Difficulty::Any => 10,
             Difficulty::Medium => 16,
             Difficulty::Hard => 25,
@@ -306,7 +306,7 @@ async fn think(
         .await
         .ok()?
         .ok()?;
-    let pause = think_time(config.skill, solutions.len());
+    let pause = think_time(config.skill, settings.variant, solutions.len());
     let jitter = rng.gen_range(70..=130u32);
     let at = Instant::now() + scaled(pause * jitter / 100, config.pace);
     if solutions.is_empty() {
@@ -388,11 +388,19 @@ mod tests {
     #[test]
     fn thinking_is_longer_for_harder_hands_and_weaker_skill() {
         for skill in [Skill::Easy, Skill::Medium, Skill::Hard] {
-            assert!(think_time(skill, 2) > think_time(skill, 20));
-            assert!(think_time(skill, 20) > think_time(skill, 200));
+            assert!(think_time(skill, Variant::Krypto, 2) > think_time(skill, Variant::Krypto, 20));
+            assert!(
+                think_time(skill, Variant::Krypto, 20) > think_time(skill, Variant::Krypto, 200)
+            );
         }
-        assert!(think_time(Skill::Easy, 10) > think_time(Skill::Medium, 10));
-        assert!(think_time(Skill::Medium, 10) > think_time(Skill::Hard, 10));
+        assert!(
+            think_time(Skill::Easy, Variant::Krypto, 10)
+                > think_time(Skill::Medium, Variant::Krypto, 10)
+        );
+        assert!(
+            think_time(Skill::Medium, Variant::Krypto, 10)
+                > think_time(Skill::Hard, Variant::Krypto, 10)
+        );
     }
 
     fn config(skill: Skill) -> BotConfig {

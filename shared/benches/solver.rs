@@ -1,13 +1,27 @@
 //! Solver benchmarks over a fixed list of seeded random Krypto deals:
 //! `cargo bench -p krypto-core --bench solver`.
 
-use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use krypto_core::cards::Deal;
-use krypto_core::solver::{chains, solve_all, solve_one};
+use std::time::Instant;
+
+use criterion::{black_box, criterion_group, Criterion};
+use krypto_core::cards::{seeded_rng, Deal, Deck};
+use krypto_core::solver::{chains, solve_all, solve_one, solve_subset};
 use krypto_core::Rules;
+use rand::Rng;
 
 fn deals() -> Vec<Deal> {
     (0..200).map(Deal::from_seed).collect()
+}
+
+/// Seeded Countdown games: six of the 24 tiles and a target 101–999.
+fn countdown_games() -> Vec<(Vec<i64>, i64)> {
+    (0..200)
+        .map(|seed| {
+            let mut rng = seeded_rng(seed);
+            let tiles = Deck::countdown().draw(6, &mut rng);
+            (tiles, rng.gen_range(101..=999))
+        })
+        .collect()
 }
 
 fn bench(c: &mut Criterion) {
@@ -32,6 +46,15 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
+    let games = countdown_games();
+    let mut i = 0;
+    c.bench_function("solve_subset/countdown", |b| {
+        b.iter(|| {
+            let (tiles, target) = &games[i % games.len()];
+            i += 1;
+            black_box(solve_subset(tiles, *target, Rules::Positive))
+        })
+    });
     let mut i = 0;
     c.bench_function("chains/free", |b| {
         b.iter(|| {
@@ -42,5 +65,70 @@ fn bench(c: &mut Criterion) {
     });
 }
 
+/// Criterion reports means; the goals are about medians over deals, so time
+/// each deal on its own and print the distribution.
+fn per_deal_report(deals: &[Deal]) {
+    type Solver = fn(&Deal, Rules) -> bool;
+    let solvers: [(&str, Solver); 3] = [
+        ("solve_one", |d, r| {
+            black_box(solve_one(&d.hand, d.objective, r)).is_ok()
+        }),
+        ("solve_all", |d, r| {
+            black_box(solve_all(&d.hand, d.objective, r)).is_ok()
+        }),
+        ("chains", |d, r| {
+            black_box(chains(&d.hand, d.objective, r)).is_ok()
+        }),
+    ];
+    let games = countdown_games();
+    let mut times: Vec<f64> = games
+        .iter()
+        .map(|(tiles, target)| {
+            let start = Instant::now();
+            for _ in 0..5 {
+                black_box(solve_subset(tiles, *target, Rules::Positive)).ok();
+            }
+            start.elapsed().as_secs_f64() * 1e6 / 5.0
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    println!(
+        "per game solve_subset/countdown: median {:.1} µs, p90 {:.1} µs, max {:.1} µs ({} games)",
+        times[times.len() / 2],
+        times[times.len() * 9 / 10],
+        times[times.len() - 1],
+        times.len()
+    );
+    for (name, f) in solvers {
+        for rules in [Rules::Free, Rules::International] {
+            let mut times: Vec<f64> = deals
+                .iter()
+                .map(|d| {
+                    let reps = 20;
+                    let start = Instant::now();
+                    for _ in 0..reps {
+                        f(d, rules);
+                    }
+                    start.elapsed().as_secs_f64() * 1e6 / f64::from(reps)
+                })
+                .collect();
+            times.sort_by(f64::total_cmp);
+            let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize];
+            println!(
+                "per deal {name}/{rules}: median {:.1} µs, p90 {:.1} µs, max {:.1} µs ({} deals)",
+                at(0.5),
+                at(0.9),
+                at(1.0),
+                times.len()
+            );
+        }
+    }
+}
+
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    per_deal_report(&deals());
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -180,6 +180,42 @@ fn eval_chain(s: &str, rules: Rules) -> Option<Rational> {
     Some(v)
 }
 
+/// Every ordering × every operator choice, printed and evaluated right to
+/// left, kept when equal to the target.
+fn naive_chains(cards: &[i64], target: i64, rules: Rules) -> HashSet<String> {
+    fn perms(rest: &[i64], cur: &mut Vec<i64>, out: &mut Vec<Vec<i64>>) {
+        if rest.is_empty() {
+            out.push(cur.clone());
+        }
+        for i in 0..rest.len() {
+            let mut r = rest.to_vec();
+            cur.push(r.remove(i));
+            perms(&r, cur, out);
+            cur.pop();
+        }
+    }
+    let mut orders = Vec::new();
+    perms(cards, &mut Vec::new(), &mut orders);
+    let mut out = HashSet::new();
+    let n = cards.len();
+    for order in orders {
+        for ops in 0..4usize.pow(n as u32 - 1) {
+            let mut s = String::new();
+            for (i, c) in order.iter().enumerate() {
+                s.push_str(&c.to_string());
+                if i + 1 < n {
+                    let op = Op::ALL[ops / 4usize.pow(i as u32) % 4];
+                    s.push_str(&format!(" {} ", op.symbol()));
+                }
+            }
+            if eval_chain(&s, rules) == Some(Rational::from_int(target)) {
+                out.insert(s);
+            }
+        }
+    }
+    out
+}
+
 fn hand(max_len: usize) -> impl Strategy<Value = Vec<i64>> {
     prop::collection::vec(1i64..=13, 2..=max_len)
 }
@@ -225,18 +261,6 @@ proptest! {
     }
 
     #[test]
-    fn chains_are_distinct_and_correct(cards in hand(4), target in -5i64..=30) {
-        for rules in [Rules::Free, Rules::International] {
-            let found = chains(&cards, target, rules).unwrap();
-            let distinct: HashSet<&String> = found.iter().collect();
-            prop_assert_eq!(distinct.len(), found.len());
-            for c in &found {
-                prop_assert_eq!(eval_chain(c, rules), Some(Rational::from_int(target)), "{}", c);
-            }
-        }
-    }
-
-    #[test]
     fn solve_subset_agrees_with_brute_force(cards in hand(5), target in 1i64..=60) {
         let want = (1u32..1 << cards.len()).any(|m| {
             let sub: Vec<i64> = (0..cards.len()).filter(|i| m >> i & 1 == 1).map(|i| cards[i]).collect();
@@ -247,6 +271,74 @@ proptest! {
         if let Some(e) = got {
             prop_assert_eq!(e.value(), Ok(Rational::from_int(target)));
             prop_assert!(obeys(&e, Rules::Positive));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Zero and negative cards and small targets exercise the corner cases
+    /// (0 × anything, 0 ÷ anything, division by a zero sub-expression).
+    #[test]
+    fn zero_and_negative_cards(
+        cards in prop::collection::vec(-3i64..=6, 1..=4),
+        target in -4i64..=8,
+    ) {
+        for rules in RULES {
+            let one = solve_one(&cards, target, rules).unwrap();
+            prop_assert_eq!(one.is_some(), naive_solvable(&cards, target, rules), "{:?} {} {}", cards, target, rules);
+            let all = solve_all(&cards, target, rules).unwrap();
+            for e in &all {
+                prop_assert_eq!(e.value(), Ok(Rational::from_int(target)));
+                prop_assert!(obeys(e, rules));
+            }
+            prop_assert_eq!(all.len(), naive_count(&cards, target, rules), "{:?} {} {}", cards, target, rules);
+        }
+    }
+
+    /// Six and seven cards go through the subset search and the recursive
+    /// class queries; the naive check is too slow there, so check the
+    /// witnesses and the agreement between the entry points.
+    #[test]
+    fn larger_hands_agree(
+        cards in prop::collection::vec(1i64..=9, 6..=7),
+        target in 0i64..=60,
+    ) {
+        for rules in [Rules::Integer, Rules::Positive] {
+            let one = solve_one(&cards, target, rules).unwrap();
+            if let Some(e) = &one {
+                assert_solution(e, &cards, target, rules);
+            }
+            if cards.len() == 6 {
+                let all = solve_all(&cards, target, rules).unwrap();
+                prop_assert_eq!(all.is_empty(), one.is_none());
+                for e in all.iter().take(20) {
+                    assert_solution(e, &cards, target, rules);
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    // The naive enumeration is slow in debug builds: fewer cases.
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    #[test]
+    fn chains_are_distinct_correct_and_complete(
+        cards in prop::collection::vec(0i64..=13, 2..=5),
+        target in -5i64..=30,
+    ) {
+        for rules in RULES {
+            let found = chains(&cards, target, rules).unwrap();
+            let distinct: HashSet<&String> = found.iter().collect();
+            prop_assert_eq!(distinct.len(), found.len());
+            for c in &found {
+                prop_assert_eq!(eval_chain(c, rules), Some(Rational::from_int(target)), "{}", c);
+            }
+            let naive = naive_chains(&cards, target, rules);
+            prop_assert_eq!(distinct, naive.iter().collect::<HashSet<_>>());
         }
     }
 }

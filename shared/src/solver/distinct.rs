@@ -26,8 +26,10 @@
 //!
 //! Among the members found for a class the representative is the one that
 //! prints with the fewest parentheses, then the fewest right-nested operands
-//! of equal precedence (so `a + b + c` is kept as `(a + b) + c`); ties keep
-//! the first found, so output is deterministic.
+//! of equal precedence (so `a + b + c` is kept as `(a + b) + c`), then the
+//! fewest `+`/`×` nodes whose left operand has more cards, then the fewest
+//! `+`/`×` operands out of ascending card order; ties keep the first found,
+//! so output is deterministic.
 
 use std::rc::Rc;
 
@@ -95,8 +97,24 @@ fn full_mask(n: usize) -> u16 {
 }
 
 /// Printing cost: (parentheses printed, right-nested operands of equal
-/// precedence). Smaller is preferred.
-type Cost = (u16, u16);
+/// precedence, `+`/`×` nodes whose left operand has more cards than the
+/// right, `+`/`×` nodes with a left card above a right card). Smaller is
+/// preferred: `1 + 2 + 3` over `1 + (2 + 3)` over `1 + 3 + 2`, `5 × (5 − 1)`
+/// over `(5 − 1) × 5`.
+type Cost = (u16, u16, u16, u16);
+
+/// What a parent needs to know about a child to cost itself.
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    cost: Cost,
+    /// Precedence of the top operator (`LEAF_PREC` for a card).
+    prec: u8,
+    /// Smallest and largest card.
+    lo: i64,
+    hi: i64,
+    /// Number of cards.
+    n: u8,
+}
 
 /// Precedence of a lone card: binds tighter than any operator.
 const LEAF_PREC: u8 = 3;
@@ -122,8 +140,7 @@ struct Entry {
     /// Inverse of `fp`, for dividing by this class.
     inv: Fp,
     value: Rational,
-    cost: Cost,
-    prec: u8,
+    shape: Shape,
     build: Build,
 }
 
@@ -131,19 +148,50 @@ struct Entry {
 #[derive(Debug, Clone, Copy)]
 struct Cand {
     fp: Fp,
-    cost: Cost,
-    prec: u8,
+    shape: Shape,
     node: Ref,
 }
 
-fn combine_cost(op: Op, l: (Cost, u8), r: (Cost, u8)) -> (Cost, u8) {
+fn combine_shape(op: Op, l: Shape, r: Shape) -> Shape {
     let p = op.precedence();
-    let lp = u16::from(l.1 < p);
-    let rp = u16::from(r.1 < p || (r.1 == p && matches!(op, Op::Sub | Op::Div)));
-    let rn = u16::from(r.1 == p);
-    let parens = l.0 .0.saturating_add(r.0 .0).saturating_add(lp + rp);
-    let nest = l.0 .1.saturating_add(r.0 .1).saturating_add(rn);
-    ((parens, nest), p)
+    let lp = u16::from(l.prec < p);
+    let rp = u16::from(r.prec < p || (r.prec == p && matches!(op, Op::Sub | Op::Div)));
+    let rn = u16::from(r.prec == p);
+    // `+` and `×`: the operand with fewer cards first, as people write
+    // `5 × (5 − 1 ÷ 5)`; then cards in ascending order, `1 + 2 + 3`.
+    let commutes = matches!(op, Op::Add | Op::Mul);
+    let size = u16::from(commutes && l.n > r.n);
+    let order = u16::from(commutes && l.hi > r.lo);
+    Shape {
+        cost: (
+            l.cost.0.saturating_add(r.cost.0).saturating_add(lp + rp),
+            l.cost.1.saturating_add(r.cost.1).saturating_add(rn),
+            l.cost.2.saturating_add(r.cost.2).saturating_add(size),
+            l.cost.3.saturating_add(r.cost.3).saturating_add(order),
+        ),
+        prec: p,
+        lo: l.lo.min(r.lo),
+        hi: l.hi.max(r.hi),
+        n: l.n.saturating_add(r.n),
+    }
+}
+
+/// The shape of `l op r` and what to build; for `+` and `×` the cheaper of
+/// the two orders (they are the same class).
+fn oriented<T>(
+    op: Op,
+    l: (Shape, Ref),
+    r: (Shape, Ref),
+    make: impl Fn(Op, Ref, Ref) -> T,
+) -> (Shape, T) {
+    let shape = combine_shape(op, l.0, r.0);
+    if matches!(op, Op::Add | Op::Mul) {
+        let flipped = combine_shape(op, r.0, l.0);
+        if flipped.cost < shape.cost {
+            return (flipped, make(op, r.1, l.1));
+        }
+    }
+    (shape, make(op, l.1, r.1))
 }
 
 /// The fingerprint of `l op r`; `None` when dividing by a fingerprint with
@@ -235,8 +283,13 @@ impl<'a> Distinct<'a> {
                 fp,
                 inv: fp.inverse(),
                 value: Rational::from_int(v),
-                cost: (0, 0),
-                prec: LEAF_PREC,
+                shape: Shape {
+                    cost: (0, 0, 0, 0),
+                    prec: LEAF_PREC,
+                    lo: v,
+                    hi: v,
+                    n: 1,
+                },
                 build: Build::Leaf(c),
             };
             self.tables[mask as usize] = Some(Rc::new(vec![e]));
@@ -278,8 +331,8 @@ impl<'a> Distinct<'a> {
                             let Some(fp) = combine_fp(op, l.fp, r.fp, || r.inv) else {
                                 continue;
                             };
-                            let (cost, prec) = combine_cost(op, (l.cost, l.prec), (r.cost, r.prec));
-                            let build = Build::Bin(op, rl, rr);
+                            let (shape, build) =
+                                oriented(op, (l.shape, rl), (r.shape, rr), Build::Bin);
                             match seen.get(&fp) {
                                 None => {
                                     seen.insert(fp, entries.len() as u32);
@@ -287,16 +340,14 @@ impl<'a> Distinct<'a> {
                                         fp,
                                         inv: Fp::default(),
                                         value,
-                                        cost,
-                                        prec,
+                                        shape,
                                         build,
                                     });
                                 }
                                 Some(&k) => {
                                     let old = &mut entries[k as usize];
-                                    if cost < old.cost {
-                                        old.cost = cost;
-                                        old.prec = prec;
+                                    if shape.cost < old.shape.cost {
+                                        old.shape = shape;
                                         old.build = build;
                                     }
                                 }
@@ -333,8 +384,7 @@ impl<'a> Distinct<'a> {
     fn entry_cand(&self, mask: u16, i: u32) -> Option<Cand> {
         self.entry(mask, i).map(|e| Cand {
             fp: e.fp,
-            cost: e.cost,
-            prec: e.prec,
+            shape: e.shape,
             node: Ref::Entry(mask, i),
         })
     }
@@ -401,12 +451,14 @@ impl<'a> Distinct<'a> {
         let Some(ta) = self.tables[a as usize].clone() else {
             return;
         };
+        let b_index = (b.count_ones() <= self.small || self.tables[b as usize].is_some())
+            .then(|| self.ensure_index(b));
+        let mut scratch: Vec<Cand> = Vec::new();
         for (ia, ea) in ta.iter().enumerate() {
             let v = ea.value;
             let ca = Cand {
                 fp: ea.fp,
-                cost: ea.cost,
-                prec: ea.prec,
+                shape: ea.shape,
                 node: Ref::Entry(a, ia as u32),
             };
             for (op, swapped) in COMBOS {
@@ -434,15 +486,30 @@ impl<'a> Distinct<'a> {
                     (Op::Div, false) if v.is_zero() => continue,
                     (Op::Div, false) => t.checked_mul(v).map(Need::Exact),
                 };
-                let cands = match need {
-                    Ok(Need::Exact(y)) => self.classes(b, y),
-                    Ok(Need::Any { nonzero }) => Rc::new(self.all_classes(b, nonzero)),
+                let rc: Rc<Vec<Cand>>;
+                let cands: &[Cand] = match need {
+                    // A table: read its index directly (no allocation).
+                    Ok(Need::Exact(y)) if b_index.is_some() => {
+                        scratch.clear();
+                        if let Some(is) = b_index.as_ref().and_then(|ix| ix.get(&y)) {
+                            scratch.extend(is.iter().filter_map(|&i| self.entry_cand(b, i)));
+                        }
+                        &scratch
+                    }
+                    Ok(Need::Exact(y)) => {
+                        rc = self.classes(b, y);
+                        &rc
+                    }
+                    Ok(Need::Any { nonzero }) => {
+                        rc = Rc::new(self.all_classes(b, nonzero));
+                        &rc
+                    }
                     Err(e) => {
                         note_overflow(e, &mut self.overflow);
                         continue;
                     }
                 };
-                for cb in cands.iter() {
+                for cb in cands {
                     let (l, r) = if v_left { (&ca, cb) } else { (cb, &ca) };
                     let r_inv = || match r.node {
                         Ref::Entry(m, i) => self.entry(m, i).map_or(Fp::default(), |e| e.inv),
@@ -451,20 +518,22 @@ impl<'a> Distinct<'a> {
                     let Some(fp) = combine_fp(op, l.fp, r.fp, r_inv) else {
                         continue;
                     };
-                    let (cost, prec) = combine_cost(op, (l.cost, l.prec), (r.cost, r.prec));
+                    let (shape, (op, ln, rn)) =
+                        oriented(op, (l.shape, l.node), (r.shape, r.node), |op, l, r| {
+                            (op, l, r)
+                        });
                     let better = match seen.get(&fp) {
                         None => true,
-                        Some(&k) => cost < out[k].cost,
+                        Some(&k) => shape.cost < out[k].shape.cost,
                     };
                     if !better {
                         continue;
                     }
                     let id = self.nodes.len() as u32;
-                    self.nodes.push((op, l.node, r.node));
+                    self.nodes.push((op, ln, rn));
                     let cand = Cand {
                         fp,
-                        cost,
-                        prec,
+                        shape,
                         node: Ref::Node(id),
                     };
                     match seen.get(&fp) {
@@ -506,9 +575,15 @@ mod tests {
 
     #[test]
     fn commuted_and_regrouped_forms_are_one_solution() {
-        assert_eq!(strings(&[8, 2], 10, Rules::Free), vec!["8 + 2"]);
+        assert_eq!(strings(&[8, 2], 10, Rules::Free), vec!["2 + 8"]);
         // 2 + 2 and 2 × 2 are different solutions.
         assert_eq!(strings(&[2, 2], 4, Rules::Free), vec!["2 + 2", "2 × 2"]);
+        // Representatives read naturally.
+        assert_eq!(
+            strings(&[5, 1, 5, 5], 24, Rules::Free),
+            vec!["5 × (5 - 1 ÷ 5)"]
+        );
+        assert_eq!(strings(&[3, 2, 1], 6, Rules::Integer)[0], "1 + 2 + 3");
         // a + b + c, a × b × c and c ÷ a × b.
         assert_eq!(count_solutions(&[1, 2, 3], 6, Rules::Free).unwrap(), 3);
         // a - (b - c) and a + c - b are one solution.

@@ -17,11 +17,11 @@ use crate::rules::Rules;
 
 /// Up to this many cards the depth-first search alone is fast enough even
 /// for unsolvable hands (about 230,000 leaf checks for five cards).
-const DFS_ONLY: usize = 5;
+const DFS_ONLY: usize = 4;
 
 /// Node budget of the depth-first attempt on larger hands before switching
 /// to the subset search.
-const DFS_BUDGET: u64 = 20_000;
+const DFS_BUDGET: u64 = 200;
 
 /// Finds one expression that uses every card exactly once, obeys `rules` at
 /// every operator node and equals `target`; `None` when there is none.
@@ -259,7 +259,12 @@ struct Reach<'a> {
 impl<'a> Reach<'a> {
     fn new(cards: &'a [i64], rules: Rules) -> Self {
         let n = cards.len();
-        let small = if n >= 8 { 5 } else { 4 };
+        // Larger tables cost more to build; smaller ones mean more queries.
+        let small = match n {
+            0..=5 => 3,
+            6 | 7 => 4,
+            _ => 5,
+        };
         Reach {
             cards,
             rules,

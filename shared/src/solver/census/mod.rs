@@ -17,6 +17,13 @@
 //!
 //! Every expression over a whole hand has a root splitting the hand in two,
 //! so steps 2 and 3 together try every expression. Arithmetic is exact.
+//!
+//! `multiset.rs` packs and enumerates multisets, `value_set.rs` holds the
+//! sets of values, `engine.rs` combines them.
+
+mod engine;
+mod multiset;
+mod value_set;
 
 use std::fmt;
 use std::ops::RangeInclusive;
@@ -24,11 +31,14 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
-use super::{SolveError, COMBOS, MAX_CARDS};
+use self::engine::Engine;
+use self::multiset::{binomial, for_each_split, key, key_with, multiset_counts, multisets};
+use self::value_set::{ValueSet, WIDE_WINDOW, WINDOW};
+use super::{SolveError, MAX_CARDS};
 use crate::cards::Deck;
-use crate::rational::{ArithError, Rational};
+use crate::rational::Rational;
 use crate::rules::Rules;
 
 /// A named game, which fixes the deck, whether every card must be used, and
@@ -173,9 +183,10 @@ pub struct CensusResult {
     pub solvable: u64,
     /// Games with none.
     pub unsolvable: u64,
-    /// For deck-dealt modes, the probability that a uniformly random deal is
-    /// solvable (exact integer weights, divided once at the end); `None` for
-    /// unbounded censuses, where games are not dealt from a deck.
+    /// For deck-dealt modes (the Krypto or 24 deck, Countdown's tiles), the
+    /// probability that a uniformly random deal is solvable (exact integer
+    /// weights, divided once at the end; targets that are not dealt count
+    /// uniformly); `None` for unbounded censuses, where nothing is dealt.
     pub solvable_probability: Option<f64>,
     /// Every unsolvable game as (sorted cards, target), if asked for.
     pub unsolvable_games: Vec<(Vec<i64>, i64)>,
@@ -266,148 +277,6 @@ impl Spec {
     }
 }
 
-/// A multiset as sorted value indices.
-type Multiset = Vec<u8>;
-
-/// Packs a sorted multiset (at most 8 indices below 255) into one word.
-fn key(ms: &[u8]) -> u64 {
-    ms.iter().fold(0u64, |k, &i| (k << 8) | (u64::from(i) + 1))
-}
-
-/// Every multiset of `k` value indices the deck allows, in lexicographic order.
-fn multisets(copies: &[u32], k: usize) -> Vec<Multiset> {
-    fn go(copies: &[u32], k: usize, start: usize, cur: &mut Multiset, out: &mut Vec<Multiset>) {
-        if cur.len() == k {
-            out.push(cur.clone());
-            return;
-        }
-        for i in start..copies.len() {
-            let have = cur.iter().rev().take_while(|&&x| x as usize == i).count();
-            if have as u32 >= copies[i] {
-                continue;
-            }
-            cur.push(i as u8);
-            go(copies, k, i, cur, out);
-            cur.pop();
-        }
-    }
-    let mut out = Vec::new();
-    go(copies, k, 0, &mut Vec::with_capacity(k), &mut out);
-    out
-}
-
-/// Every way to split a sorted multiset into (part, rest), each distinct
-/// part once, including the empty and the full part.
-fn splits(ms: &[u8]) -> Vec<(Multiset, Multiset)> {
-    let mut runs: Vec<(u8, usize)> = Vec::new();
-    for &i in ms {
-        match runs.last_mut() {
-            Some((v, c)) if *v == i => *c += 1,
-            _ => runs.push((i, 1)),
-        }
-    }
-    let mut out = vec![(Vec::new(), Vec::new())];
-    for &(v, c) in &runs {
-        let mut next = Vec::with_capacity(out.len() * (c + 1));
-        for (a, b) in &out {
-            for take in 0..=c {
-                let mut a2 = a.clone();
-                let mut b2 = b.clone();
-                a2.extend(std::iter::repeat(v).take(take));
-                b2.extend(std::iter::repeat(v).take(c - take));
-                next.push((a2, b2));
-            }
-        }
-        out = next;
-    }
-    out
-}
-
-type ValueSet = FxHashSet<Rational>;
-
-/// The shared work: value sets of small sub-multisets.
-struct Engine<'a> {
-    spec: &'a Spec,
-    rules: Rules,
-    store: FxHashMap<u64, ValueSet>,
-    overflow: AtomicBool,
-}
-
-impl Engine<'_> {
-    fn note(&self, e: ArithError) {
-        if e == ArithError::Overflow {
-            self.overflow.store(true, Ordering::Relaxed);
-        }
-    }
-
-    /// The values of `ms` (every card used, or any subset of them in
-    /// Countdown), from the stored sets of its parts.
-    fn compute(&self, ms: &[u8]) -> ValueSet {
-        let mut set = ValueSet::default();
-        if ms.len() == 1 {
-            set.insert(Rational::from_int(self.spec.values[ms[0] as usize]));
-            return set;
-        }
-        let empty = ValueSet::default();
-        let get = |m: &[u8]| self.store.get(&key(m)).unwrap_or(&empty);
-        for (a, b) in splits(ms) {
-            if a.is_empty() || b.is_empty() || key(&a) > key(&b) {
-                continue;
-            }
-            let (sa, sb) = (get(&a), get(&b));
-            for &x in sa {
-                for &y in sb {
-                    for (op, swapped) in COMBOS {
-                        let (l, r) = if swapped { (y, x) } else { (x, y) };
-                        match op.apply(l, r) {
-                            Ok(v) if self.rules.allows(v) => {
-                                set.insert(v);
-                            }
-                            Ok(_) => {}
-                            Err(e) => self.note(e),
-                        }
-                    }
-                }
-            }
-        }
-        if self.spec.any_subset {
-            for (i, &x) in ms.iter().enumerate() {
-                if i > 0 && ms[i - 1] == x {
-                    continue;
-                }
-                let mut sub = ms.to_vec();
-                sub.remove(i);
-                set.extend(get(&sub).iter().copied());
-            }
-        }
-        set
-    }
-
-    /// Whether `t = s op c` or `t = c op s` for some `s` in `set`.
-    fn reaches_with(&self, set: &ValueSet, c: Rational, t: Rational) -> bool {
-        if c.is_zero() && t.is_zero() && !set.is_empty() {
-            // 0 × s = 0 for any s.
-            return true;
-        }
-        let needs = [
-            t.checked_sub(c),
-            t.checked_add(c),
-            c.checked_sub(t),
-            t.checked_div(c),
-            t.checked_mul(c),
-            c.checked_div(t),
-        ];
-        needs.into_iter().enumerate().any(|(k, need)| match need {
-            // s ÷ c and c ÷ s need c ≠ 0 (zero was handled above).
-            Ok(s) => (k < 4 || !c.is_zero()) && set.contains(&s),
-            Err(e) => {
-                self.note(e);
-                false
-            }
-        })
-    }
-}
-
 /// Runs a census. `progress(done, total)` is called from worker threads now
 /// and then (and once at the end with `done == total`).
 pub fn run(
@@ -416,15 +285,10 @@ pub fn run(
 ) -> Result<CensusResult, SolveError> {
     let spec = Spec::new(cfg)?;
     let n = spec.n;
-    let hands = multisets(&spec.copies, n);
-    if hands.len() as u64 > MAX_HANDS {
-        return Err(SolveError::InvalidCensus(format!(
-            "{} hands is more than the {MAX_HANDS} a census takes on",
-            hands.len()
-        )));
-    }
     let lo = *cfg.targets.start();
     let width = (cfg.targets.end() - lo + 1) as usize;
+    check_size(&spec, width)?;
+    let hands = multisets(&spec.copies, n);
     let words = width.div_ceil(64);
     let hand_index: FxHashMap<u64, u32> = hands
         .iter()
@@ -444,6 +308,8 @@ pub fn run(
         spec: &spec,
         rules: cfg.rules,
         store: FxHashMap::default(),
+        window: if spec.any_subset { WIDE_WINDOW } else { WINDOW },
+        empty: ValueSet::new(0),
         overflow: AtomicBool::new(false),
     };
     for k in 1..n.saturating_sub(1) {
@@ -460,45 +326,46 @@ pub fn run(
         .map(|_| AtomicU64::new(0))
         .collect();
     let targets: Vec<Rational> = cfg.targets.clone().map(Rational::from_int).collect();
-    subs.par_chunks(64).for_each(|chunk| {
-        for s in chunk {
-            let set = engine.compute(s);
-            for c in 0..spec.values.len() {
-                let have = s.iter().filter(|&&x| x as usize == c).count();
-                if have as u32 >= spec.copies[c] {
-                    continue;
-                }
-                let mut hand = s.clone();
-                let pos = hand.partition_point(|&x| (x as usize) <= c);
-                hand.insert(pos, c as u8);
-                let Some(&h) = hand_index.get(&key(&hand)) else {
-                    continue;
-                };
-                let cv = Rational::from_int(spec.values[c]);
-                for w in 0..words {
-                    let slot = &reached[h as usize * words + w];
-                    let before = slot.load(Ordering::Relaxed);
-                    let mut bits = 0u64;
-                    for b in 0..64.min(width - w * 64) {
-                        if before >> b & 1 == 1 {
-                            continue;
-                        }
-                        let t = targets[w * 64 + b];
-                        let root_ok = cfg.rules.allows(t);
-                        let hit = (root_ok && engine.reaches_with(&set, cv, t))
-                            || (spec.any_subset && (set.contains(&t) || cv == t));
-                        if hit {
-                            bits |= 1 << b;
-                        }
+    subs.par_chunks(64).for_each_init(
+        || ValueSet::new(engine.window),
+        |set, chunk| {
+            for s in chunk {
+                engine.compute_into(s, set);
+                let set = &*set;
+                for c in 0..spec.values.len() {
+                    let have = s.iter().filter(|&&x| x as usize == c).count();
+                    if have as u32 >= spec.copies[c] {
+                        continue;
                     }
-                    if bits != 0 {
-                        slot.fetch_or(bits, Ordering::Relaxed);
+                    let Some(&h) = hand_index.get(&key_with(s, c as u8)) else {
+                        continue;
+                    };
+                    let cv = Rational::from_int(spec.values[c]);
+                    for w in 0..words {
+                        let slot = &reached[h as usize * words + w];
+                        let before = slot.load(Ordering::Relaxed);
+                        let mut bits = 0u64;
+                        for b in 0..64.min(width - w * 64) {
+                            if before >> b & 1 == 1 {
+                                continue;
+                            }
+                            let t = targets[w * 64 + b];
+                            let root_ok = cfg.rules.allows(t);
+                            let hit = (root_ok && engine.reaches_with(set, cv, t))
+                                || (spec.any_subset && (set.contains(&t) || cv == t));
+                            if hit {
+                                bits |= 1 << b;
+                            }
+                        }
+                        if bits != 0 {
+                            slot.fetch_or(bits, Ordering::Relaxed);
+                        }
                     }
                 }
             }
-        }
-        tick(chunk.len() as u64);
-    });
+            tick(chunk.len() as u64);
+        },
+    );
 
     // 3. The other splits, for targets still open; then the tallies.
     let deck_weight = |h: &[u8]| -> u128 {
@@ -529,10 +396,31 @@ pub fn run(
         .enumerate()
         .map(|(ci, chunk)| {
             let mut acc = Tally::default();
+            // Per target of the current hand: still open after step 2?
+            let mut open: Vec<bool> = vec![false; width];
             for (j, hand) in chunk.iter().enumerate() {
                 let h = ci * 256 + j;
                 let hw = deck_weight(hand);
-                let mut open_splits: Option<Vec<(Multiset, Multiset)>> = None;
+                let mut n_open = 0usize;
+                for (i, &tv) in targets.iter().enumerate() {
+                    let word = reached[h * words + i / 64].load(Ordering::Relaxed);
+                    open[i] = word >> (i % 64) & 1 == 0 && cfg.rules.allows(tv);
+                    n_open += usize::from(open[i]);
+                }
+                if n_open > 0 {
+                    let mut splits = Vec::new();
+                    for_each_split(hand, |ka, na, kb, nb| {
+                        if nb >= 2 && (na > nb || (na == nb && ka <= kb)) && na + 2 <= n {
+                            splits.push((ka, kb));
+                        }
+                    });
+                    for (ka, kb) in splits {
+                        if n_open == 0 {
+                            break;
+                        }
+                        n_open -= engine.close_split(ka, kb, lo, &targets, &mut open);
+                    }
+                }
                 for (i, &tv) in targets.iter().enumerate() {
                     let t = lo + i as i64;
                     let ow = objective_weight(hand, t);
@@ -540,18 +428,7 @@ pub fn run(
                         continue;
                     }
                     let word = reached[h * words + i / 64].load(Ordering::Relaxed);
-                    let mut ok = word >> (i % 64) & 1 == 1;
-                    if !ok && cfg.rules.allows(tv) {
-                        let sp = open_splits.get_or_insert_with(|| {
-                            splits(hand)
-                                .into_iter()
-                                .filter(|(a, b)| {
-                                    b.len() >= 2 && a.len() >= b.len() && a.len() + 2 <= n
-                                })
-                                .collect()
-                        });
-                        ok = sp.iter().any(|(a, b)| engine_split(&engine, a, b, tv));
-                    }
+                    let ok = word >> (i % 64) & 1 == 1 || (cfg.rules.allows(tv) && !open[i]);
                     acc.games += 1;
                     acc.total_weight += hw * ow;
                     if ok {
@@ -583,15 +460,6 @@ pub fn run(
     })
 }
 
-/// Whether `t = x op y` (either order) with `x` from the larger part `a` and
-/// `y` from the smaller part `b`.
-fn engine_split(engine: &Engine, a: &[u8], b: &[u8], t: Rational) -> bool {
-    let (Some(sa), Some(sb)) = (engine.store.get(&key(a)), engine.store.get(&key(b))) else {
-        return false;
-    };
-    sb.iter().any(|&y| engine.reaches_with(sa, y, t))
-}
-
 #[derive(Debug, Default)]
 struct Tally {
     games: u64,
@@ -612,11 +480,38 @@ impl Tally {
     }
 }
 
-fn binomial(n: u32, k: u32) -> u128 {
-    if k > n {
-        return 0;
+/// Refuses, before any work, a census whose hands or stored value sets
+/// would not fit in memory. Stored sets are bounded by the number of
+/// distinct expressions (OEIS A140606) times a few dozen bytes each.
+fn check_size(spec: &Spec, width: usize) -> Result<(), SolveError> {
+    const DISTINCT: [u128; 7] = [0, 1, 6, 68, 1_170, 27_142, 793_002];
+    const MEMORY: u128 = 4 << 30;
+    let counts = multiset_counts(&spec.copies, spec.n);
+    let hands = counts[spec.n];
+    if hands > u128::from(MAX_HANDS) {
+        return Err(SolveError::InvalidCensus(format!(
+            "{hands} hands is more than the {MAX_HANDS} a census takes on"
+        )));
     }
-    (0..k).fold(1u128, |acc, i| acc * u128::from(n - i) / u128::from(i + 1))
+    let bitsets = hands.saturating_mul(width.div_ceil(64) as u128 * 8);
+    let stored: u128 = (1..spec.n.saturating_sub(1))
+        .map(|k| {
+            let per_set = DISTINCT.get(k).copied().unwrap_or(u128::MAX);
+            let per_set = if spec.any_subset {
+                per_set.saturating_mul(2)
+            } else {
+                per_set
+            };
+            counts[k].saturating_mul(per_set.saturating_mul(24).saturating_add(600))
+        })
+        .fold(0u128, u128::saturating_add);
+    if bitsets.saturating_add(stored) > MEMORY {
+        return Err(SolveError::InvalidCensus(
+            "too large: the census would need more than 4 GiB (fewer cards, a smaller max or fewer targets)"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -643,7 +538,51 @@ mod tests {
     fn multiset_helpers() {
         assert_eq!(multisets(&[2, 2, 2], 2).len(), 6);
         assert_eq!(multisets(&[1, 1, 1], 2).len(), 3);
-        assert_eq!(splits(&[0, 0, 1]).len(), 6);
+        let mut n = 0;
+        for_each_split(&[0, 0, 1], |ka, na, kb, nb| {
+            n += 1;
+            assert_eq!(na + nb, 3);
+            assert_eq!(ka == 0, na == 0);
+            assert_eq!(kb == 0, nb == 0);
+        });
+        assert_eq!(n, 6);
+        assert_eq!(key_with(&[0, 2], 1), key(&[0, 1, 2]));
         assert_eq!(binomial(4, 2), 6);
+        assert_eq!(multiset_counts(&[5; 25], 5)[5], 118_755);
+        assert_eq!(multiset_counts(&[2, 2, 2], 2), vec![1, 3, 6]);
+    }
+
+    #[test]
+    fn refuses_censuses_too_large_to_run() {
+        let huge = CensusConfig {
+            cards: 8,
+            max: 200,
+            ..CensusConfig::defaults(Variant::Krypto)
+        };
+        assert!(matches!(
+            run(&huge, &|_, _| {}),
+            Err(SolveError::InvalidCensus(_))
+        ));
+        let seven = CensusConfig {
+            cards: 7,
+            ..CensusConfig::defaults(Variant::Krypto)
+        };
+        assert!(matches!(
+            run(&seven, &|_, _| {}),
+            Err(SolveError::InvalidCensus(_))
+        ));
+        let empty = CensusConfig {
+            targets: RangeInclusive::new(5, 1),
+            ..CensusConfig::defaults(Variant::Krypto)
+        };
+        assert!(matches!(
+            run(&empty, &|_, _| {}),
+            Err(SolveError::InvalidCensus(_))
+        ));
+        let one = CensusConfig {
+            cards: 1,
+            ..CensusConfig::defaults(Variant::Krypto)
+        };
+        assert!(run(&one, &|_, _| {}).is_err());
     }
 }
