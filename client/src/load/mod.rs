@@ -377,14 +377,14 @@ mod tests {
     #[test]
     fn bad_settings_are_refused() {
         let base = LoadConfig::new("ws://x/ws");
-        let cases: Vec<Box<dyn Fn(&mut LoadConfig)>> = vec![
-            Box::new(|c| c.rooms = 0),
-            Box::new(|c| c.players = 0),
-            Box::new(|c| c.players = 33),
-            Box::new(|c| c.wrong_ratio = 1.5),
-            Box::new(|c| c.submit_every = Duration::ZERO),
-            Box::new(|c| c.name_prefix = "has space".into()),
-            Box::new(|c| c.name_prefix = "much-too-long".into()),
+        let cases: [fn(&mut LoadConfig); 7] = [
+            |c| c.rooms = 0,
+            |c| c.players = 0,
+            |c| c.players = 33,
+            |c| c.wrong_ratio = 1.5,
+            |c| c.submit_every = Duration::ZERO,
+            |c| c.name_prefix = "has space".into(),
+            |c| c.name_prefix = "much-too-long".into(),
         ];
         for case in cases {
             let mut c = base.clone();
