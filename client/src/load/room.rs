@@ -25,11 +25,15 @@ use rand::{Rng, SeedableRng};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use super::answers::{self, Answers, Right};
 use super::stats::{record, Counters, Stats, WonRound};
+
+/// Bytes read from a socket at a time.
+const READ_BUFFER: usize = 4 * 1024;
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 type Sink = SplitSink<Ws, Message>;
@@ -179,8 +183,14 @@ enum SetupError {
 }
 
 async fn connect(ctx: &RunContext, name: &str) -> Result<Conn, SetupError> {
-    // Nagle's algorithm would hold small messages back: latency is the point.
-    let connecting = tokio_tungstenite::connect_async_with_config(ctx.url.as_str(), None, true);
+    // tungstenite's default 128 KiB read buffer is zero-filled before each
+    // read: thousands of sockets would spend most of their memory and much
+    // of their CPU on it. Messages are small (frames up to 16 KiB still
+    // fit, the buffer grows for them). Nagle's algorithm would hold small
+    // messages back: latency is the point.
+    let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
+    let connecting =
+        tokio_tungstenite::connect_async_with_config(ctx.url.as_str(), Some(config), true);
     let mut ws = match tokio::time::timeout(ctx.setup_timeout, connecting).await {
         Ok(Ok((ws, _))) => ws,
         _ => return Err(SetupError::Broken),
