@@ -76,8 +76,10 @@ fn a_bot_plays_a_whole_match() {
         ],
         &scratch.config("bots"),
     );
-    ann.expect_contains("Bot Ada joined");
-    ann.expect_contains("Bot Alan joined");
+    // The bots join concurrently, in either order: wait for the roster.
+    ann.expect("listing both bots", |l| {
+        l.starts_with("room ") && l.contains("Bot Ada") && l.contains("Bot Alan")
+    });
     bots.expect_contains(&format!("joined room {code}"));
     ann.send("/start");
     ann.expect_prefix("round 1 won by Bot");
