@@ -44,6 +44,9 @@ struct Args {
     /// Most rooms open at once.
     #[arg(long, env = "KRYPTO_MAX_ROOMS", default_value_t = 10_000)]
     max_rooms: usize,
+    /// Rated matches a player needs to appear on the rating leaderboard.
+    #[arg(long, env = "KRYPTO_MIN_RATED_MATCHES", default_value_t = 3)]
+    min_rated_matches: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -74,6 +77,7 @@ async fn main() -> anyhow::Result<()> {
         ping_interval: Duration::from_secs(args.ping_interval_secs.max(1)),
         outgoing_queue: args.outgoing_queue.max(1),
         max_rooms: args.max_rooms,
+        min_rated_matches: args.min_rated_matches,
         ..Config::default()
     };
     let listener = TcpListener::bind(args.listen)

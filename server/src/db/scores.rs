@@ -1,0 +1,489 @@
+//! Recording scores: the writes the recorder applies, one function per kind,
+//! each on a connection that is inside the caller's transaction.
+//!
+//! Every write that changes a leaderboard also updates `player_stats` for
+//! all four periods in the same transaction, so the summary can never
+//! disagree with the rows it summarises.
+
+use krypto_core::protocol::{Period, PlayerId};
+use sqlx::SqliteConnection;
+
+use super::DbError;
+use crate::periods;
+use crate::ratings::{self, Skill};
+
+/// A match that just started.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewMatch {
+    /// The room it is played in.
+    pub room_code: String,
+    /// The room settings as JSON.
+    pub settings: String,
+    /// The players seated at the start, in seating order.
+    pub players: Vec<PlayerId>,
+    /// When (UTC ms).
+    pub at_ms: i64,
+}
+
+/// A hand dealt in a recorded match.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoundStart {
+    /// The match.
+    pub match_id: i64,
+    /// 1-based round number.
+    pub round: u32,
+    /// The value to make.
+    pub objective: i64,
+    /// The cards.
+    pub cards: Vec<i64>,
+    /// When it was dealt (UTC ms).
+    pub at_ms: i64,
+}
+
+/// A judged formula or "no solution" claim.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttemptRecord {
+    /// The match.
+    pub match_id: i64,
+    /// The round.
+    pub round: u32,
+    /// Who tried.
+    pub player: PlayerId,
+    /// The formula; `None` for a "no solution" claim.
+    pub formula: Option<String>,
+    /// Whether it won the round.
+    pub accepted: bool,
+    /// The refusal's kind (snake_case), if refused.
+    pub verdict: Option<String>,
+    /// Time since the deal.
+    pub elapsed_ms: u64,
+    /// When (UTC ms).
+    pub at_ms: i64,
+}
+
+/// How a round ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RoundOutcome {
+    /// Someone answered first.
+    Won {
+        /// The winner.
+        winner: PlayerId,
+        /// The formula; `None` for a right "no solution" claim.
+        formula: Option<String>,
+        /// Time from the deal to the answer.
+        elapsed_ms: u64,
+        /// Points awarded.
+        points: i64,
+    },
+    /// The clock ran out.
+    TimedOut {
+        /// The solution revealed.
+        solution: Option<String>,
+        /// How many distinct solutions there were.
+        solutions: u64,
+    },
+}
+
+/// A round's result: the whole round, so the row is complete even if its
+/// start was never written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoundResult {
+    /// The deal.
+    pub start: RoundStart,
+    /// How it ended.
+    pub outcome: RoundOutcome,
+    /// When it ended (UTC ms); decides the periods it counts towards.
+    pub at_ms: i64,
+}
+
+/// A player's place at the end of a match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FinalPlace {
+    /// Who.
+    pub player: PlayerId,
+    /// Final score.
+    pub score: i64,
+    /// 1-based; ties share a rank.
+    pub rank: u32,
+}
+
+/// A finished match.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatchEnd {
+    /// The match.
+    pub match_id: i64,
+    /// Rounds actually played.
+    pub rounds_played: u32,
+    /// Final standings.
+    pub standings: Vec<FinalPlace>,
+    /// When it ended (UTC ms).
+    pub at_ms: i64,
+}
+
+/// One player's rating change, as shown (conservative, rounded to 0.1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RatingChange {
+    /// Who.
+    pub player: PlayerId,
+    /// Before the match.
+    pub before: f64,
+    /// After the match.
+    pub after: f64,
+}
+
+/// One thing to record.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Write {
+    /// Answered with [`Applied::Match`].
+    StartMatch(NewMatch),
+    /// A hand was dealt.
+    StartRound(RoundStart),
+    /// A formula or claim was judged.
+    Attempt(AttemptRecord),
+    /// A round ended.
+    RoundResult(RoundResult),
+    /// A match ended; answered with [`Applied::Ratings`].
+    FinishMatch(MatchEnd),
+    /// Every player left; the match has no result.
+    AbandonMatch {
+        /// The match.
+        match_id: i64,
+        /// When (UTC ms).
+        at_ms: i64,
+    },
+}
+
+/// What a write produced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Applied {
+    /// Recorded; nothing to report.
+    Done,
+    /// The new match's id.
+    Match(i64),
+    /// Rating changes of a finished match (empty if it was not rated).
+    Ratings(Vec<RatingChange>),
+}
+
+fn int(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+fn cards_json(cards: &[i64]) -> String {
+    serde_json::to_string(cards).unwrap_or_else(|_| "[]".to_owned())
+}
+
+/// Applies one write on `conn` (inside the caller's transaction).
+pub async fn apply(conn: &mut SqliteConnection, write: &Write) -> Result<Applied, DbError> {
+    match write {
+        Write::StartMatch(m) => start_match(conn, m).await.map(Applied::Match),
+        Write::StartRound(r) => start_round(conn, r).await.map(|()| Applied::Done),
+        Write::Attempt(a) => attempt(conn, a).await.map(|()| Applied::Done),
+        Write::RoundResult(r) => round_result(conn, r).await.map(|()| Applied::Done),
+        Write::FinishMatch(m) => finish_match(conn, m).await.map(Applied::Ratings),
+        Write::AbandonMatch { match_id, at_ms } => abandon_match(conn, *match_id, *at_ms)
+            .await
+            .map(|()| Applied::Done),
+    }
+}
+
+/// Inserts a match and its starting players; returns its id.
+pub async fn start_match(conn: &mut SqliteConnection, m: &NewMatch) -> Result<i64, DbError> {
+    let (id,): (i64,) = sqlx::query_as(
+        "INSERT INTO matches (room_code, settings, started_at) VALUES (?, ?, ?) RETURNING id",
+    )
+    .bind(&m.room_code)
+    .bind(&m.settings)
+    .bind(m.at_ms)
+    .fetch_one(&mut *conn)
+    .await?;
+    for (seat, player) in m.players.iter().enumerate() {
+        sqlx::query(
+            "INSERT INTO match_players (match_id, player_id, seat) VALUES (?, ?, ?)
+             ON CONFLICT (match_id, player_id) DO NOTHING",
+        )
+        .bind(id)
+        .bind(player.0)
+        .bind(i64::try_from(seat).unwrap_or(i64::MAX))
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(id)
+}
+
+/// Inserts a dealt round (kept if its result was somehow written first).
+pub async fn start_round(conn: &mut SqliteConnection, r: &RoundStart) -> Result<(), DbError> {
+    sqlx::query(
+        "INSERT INTO rounds (match_id, number, objective, cards, started_at)
+         VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (match_id, number) DO NOTHING",
+    )
+    .bind(r.match_id)
+    .bind(r.round)
+    .bind(r.objective)
+    .bind(cards_json(&r.cards))
+    .bind(r.at_ms)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Inserts an attempt.
+pub async fn attempt(conn: &mut SqliteConnection, a: &AttemptRecord) -> Result<(), DbError> {
+    sqlx::query(
+        "INSERT INTO attempts (match_id, round, player_id, formula, accepted, verdict, elapsed_ms, at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(a.match_id)
+    .bind(a.round)
+    .bind(a.player.0)
+    .bind(&a.formula)
+    .bind(a.accepted)
+    .bind(&a.verdict)
+    .bind(int(a.elapsed_ms))
+    .bind(a.at_ms)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Writes a round's result and, for a win, the winner's period stats.
+pub async fn round_result(conn: &mut SqliteConnection, r: &RoundResult) -> Result<(), DbError> {
+    let s = &r.start;
+    let query = sqlx::query(
+        "INSERT INTO rounds (match_id, number, objective, cards, started_at, ended_at, outcome,
+                             winner_id, formula, no_solution, elapsed_ms, points, solution, solutions)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+         ON CONFLICT (match_id, number) DO UPDATE SET
+             ended_at = excluded.ended_at, outcome = excluded.outcome,
+             winner_id = excluded.winner_id, formula = excluded.formula,
+             no_solution = excluded.no_solution, elapsed_ms = excluded.elapsed_ms,
+             points = excluded.points, solution = excluded.solution,
+             solutions = excluded.solutions",
+    )
+    .bind(s.match_id)
+    .bind(s.round)
+    .bind(s.objective)
+    .bind(cards_json(&s.cards))
+    .bind(s.at_ms)
+    .bind(r.at_ms);
+    let query = match &r.outcome {
+        RoundOutcome::Won {
+            winner,
+            formula,
+            elapsed_ms,
+            points,
+        } => query
+            .bind("won")
+            .bind(winner.0)
+            .bind(formula.clone())
+            .bind(formula.is_none())
+            .bind(int(*elapsed_ms))
+            .bind(*points)
+            .bind(None::<String>)
+            .bind(None::<i64>),
+        RoundOutcome::TimedOut {
+            solution,
+            solutions,
+        } => query
+            .bind("timed_out")
+            .bind(None::<i64>)
+            .bind(None::<String>)
+            .bind(false)
+            .bind(None::<i64>)
+            .bind(None::<i64>)
+            .bind(solution.clone())
+            .bind(int(*solutions)),
+    };
+    query.execute(&mut *conn).await?;
+    if let RoundOutcome::Won {
+        winner,
+        formula,
+        elapsed_ms,
+        ..
+    } = &r.outcome
+    {
+        let delta = StatsDelta {
+            rounds_won: 1,
+            // A right "no solution" claim wins the round but is no solve time.
+            fastest_ms: formula.as_ref().map(|_| int(*elapsed_ms)),
+            ..StatsDelta::default()
+        };
+        add_stats(conn, *winner, r.at_ms, &delta).await?;
+    }
+    Ok(())
+}
+
+/// Marks a match finished, stores the standings, updates the ratings (two
+/// or more players) and the period stats; returns the rating changes.
+pub async fn finish_match(
+    conn: &mut SqliteConnection,
+    m: &MatchEnd,
+) -> Result<Vec<RatingChange>, DbError> {
+    let rated = m.standings.len() >= 2;
+    sqlx::query(
+        "UPDATE matches SET status = 'finished', finished_at = ?, rounds_played = ?, rated = ?
+         WHERE id = ?",
+    )
+    .bind(m.at_ms)
+    .bind(m.rounds_played)
+    .bind(rated)
+    .bind(m.match_id)
+    .execute(&mut *conn)
+    .await?;
+
+    // Ratings before, then after.
+    let mut before = Vec::with_capacity(m.standings.len());
+    for place in &m.standings {
+        let row: Option<(f64, f64, i64)> =
+            sqlx::query_as("SELECT mu, sigma, matches FROM ratings WHERE player_id = ?")
+                .bind(place.player.0)
+                .fetch_optional(&mut *conn)
+                .await?;
+        let (skill, matches) = row.map_or((Skill::default(), 0), |(mu, sigma, n)| {
+            (Skill { mu, sigma }, n)
+        });
+        before.push((skill, matches));
+    }
+    let after: Vec<Skill> = if rated {
+        let input: Vec<(Skill, u32)> = before
+            .iter()
+            .zip(&m.standings)
+            .map(|((s, _), p)| (*s, p.rank))
+            .collect();
+        ratings::free_for_all(&input)
+    } else {
+        before.iter().map(|(s, _)| *s).collect()
+    };
+
+    let mut changes = Vec::new();
+    for ((place, (old, matches)), new) in m.standings.iter().zip(&before).zip(&after) {
+        let (rating_before, rating_after) = if rated {
+            (Some(old.shown()), Some(new.shown()))
+        } else {
+            (None, None)
+        };
+        sqlx::query(
+            "INSERT INTO match_players (match_id, player_id, seat, score, rank,
+                                        rating_before, rating_after, finished_at)
+             VALUES (?1, ?2,
+                     (SELECT coalesce(max(seat), -1) + 1 FROM match_players WHERE match_id = ?1),
+                     ?3, ?4, ?5, ?6, ?7)
+             ON CONFLICT (match_id, player_id) DO UPDATE SET
+                 score = excluded.score, rank = excluded.rank,
+                 rating_before = excluded.rating_before, rating_after = excluded.rating_after,
+                 finished_at = excluded.finished_at",
+        )
+        .bind(m.match_id)
+        .bind(place.player.0)
+        .bind(place.score)
+        .bind(place.rank)
+        .bind(rating_before)
+        .bind(rating_after)
+        .bind(m.at_ms)
+        .execute(&mut *conn)
+        .await?;
+        let mut delta = StatsDelta {
+            played: 1,
+            ..StatsDelta::default()
+        };
+        if rated {
+            let rated_total = matches + 1;
+            sqlx::query(
+                "INSERT INTO ratings (player_id, mu, sigma, matches, updated_at)
+                 VALUES (?, ?, ?, ?, ?)
+                 ON CONFLICT (player_id) DO UPDATE SET
+                     mu = excluded.mu, sigma = excluded.sigma,
+                     matches = excluded.matches, updated_at = excluded.updated_at",
+            )
+            .bind(place.player.0)
+            .bind(new.mu)
+            .bind(new.sigma)
+            .bind(rated_total)
+            .bind(m.at_ms)
+            .execute(&mut *conn)
+            .await?;
+            delta.matches = 1;
+            delta.wins = i64::from(place.rank == 1);
+            delta.rating = Some(new.shown());
+            delta.rated_total = rated_total;
+            changes.push(RatingChange {
+                player: place.player,
+                before: old.shown(),
+                after: new.shown(),
+            });
+        }
+        add_stats(conn, place.player, m.at_ms, &delta).await?;
+    }
+    Ok(changes)
+}
+
+/// Marks a match abandoned.
+pub async fn abandon_match(
+    conn: &mut SqliteConnection,
+    match_id: i64,
+    at_ms: i64,
+) -> Result<(), DbError> {
+    sqlx::query(
+        "UPDATE matches SET status = 'abandoned', finished_at = ? WHERE id = ? AND status = 'playing'",
+    )
+    .bind(at_ms)
+    .bind(match_id)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// What one result adds to a player's stats in each period.
+#[derive(Debug, Clone, Copy, Default)]
+struct StatsDelta {
+    played: i64,
+    matches: i64,
+    wins: i64,
+    rounds_won: i64,
+    fastest_ms: Option<i64>,
+    rating: Option<f64>,
+    rated_total: i64,
+}
+
+/// Adds `d` to `player`'s rows for the periods containing `at_ms`, in one
+/// statement for the four periods.
+async fn add_stats(
+    conn: &mut SqliteConnection,
+    player: PlayerId,
+    at_ms: i64,
+    d: &StatsDelta,
+) -> Result<(), DbError> {
+    let [month, week, day] =
+        [Period::Month, Period::Week, Period::Day].map(|p| periods::start(p, at_ms));
+    sqlx::query(
+        "INSERT INTO player_stats (period, period_start, player_id, played, matches, wins,
+                                   rounds_won, fastest_ms, rating, rated_total)
+         VALUES ('all', 0, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8),
+                ('month', ?9, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8),
+                ('week', ?10, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8),
+                ('day', ?11, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+         ON CONFLICT (period, period_start, player_id) DO UPDATE SET
+             played = played + excluded.played,
+             matches = matches + excluded.matches,
+             wins = wins + excluded.wins,
+             rounds_won = rounds_won + excluded.rounds_won,
+             fastest_ms = coalesce(min(fastest_ms, excluded.fastest_ms), fastest_ms,
+                                   excluded.fastest_ms),
+             rating = coalesce(excluded.rating, rating),
+             rated_total = max(rated_total, excluded.rated_total)",
+    )
+    .bind(player.0)
+    .bind(d.played)
+    .bind(d.matches)
+    .bind(d.wins)
+    .bind(d.rounds_won)
+    .bind(d.fastest_ms)
+    .bind(d.rating)
+    .bind(d.rated_total)
+    .bind(month)
+    .bind(week)
+    .bind(day)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
