@@ -1,7 +1,7 @@
 //! What is recorded is what was played: a match over real sockets, then the
 //! database file and the HTTP API are read back.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::type_complexity)]
 
 mod common;
 
