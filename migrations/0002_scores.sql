@@ -98,8 +98,9 @@ CREATE TABLE ratings (
 );
 
 -- What the leaderboards read: per player and period, maintained by the
--- recorder in the same transaction as the rows above, so a leaderboard is
--- an index range scan instead of an aggregate over a million rounds.
+-- triggers below in the same transaction as the rows they summarise, so a
+-- leaderboard is an index range scan instead of an aggregate over a
+-- million rounds, and the summary cannot disagree with the rows.
 -- `period` is 'all' (period_start 0), 'month', 'week' (ISO, from Monday)
 -- or 'day'; `period_start` is the UTC millisecond the period begins.
 CREATE TABLE player_stats (
@@ -134,3 +135,93 @@ CREATE INDEX player_stats_rounds
 CREATE INDEX player_stats_fastest
     ON player_stats (period, period_start, fastest_ms, player_id)
     WHERE fastest_ms IS NOT NULL;
+
+-- The start (UTC ms) of the month, ISO week and day containing a time `t`
+-- in ms, as the triggers compute them (1970-01-01 was a Thursday, so
+-- (days + 3) % 7 is the number of days since Monday):
+--   month: strftime('%s', t / 1000, 'unixepoch', 'start of month') * 1000
+--   week:  (t / 86400000 - (t / 86400000 + 3) % 7) * 86400000
+--   day:   t / 86400000 * 86400000
+
+-- A round won: one more round and perhaps a best time for the winner. (A
+-- right "no solution" claim wins the round but is not a solve time.)
+CREATE TRIGGER rounds_won_insert AFTER INSERT ON rounds
+WHEN NEW.outcome = 'won' AND NEW.winner_id IS NOT NULL
+BEGIN
+    INSERT INTO player_stats (period, period_start, player_id, rounds_won, fastest_ms)
+    SELECT p.period, p.start, NEW.winner_id, 1,
+           CASE WHEN NEW.no_solution THEN NULL ELSE NEW.elapsed_ms END
+    FROM (SELECT 'all' AS period, 0 AS start
+          UNION ALL SELECT 'month', CAST(strftime('%s', NEW.ended_at / 1000, 'unixepoch', 'start of month') AS INTEGER) * 1000
+          UNION ALL SELECT 'week', (NEW.ended_at / 86400000 - (NEW.ended_at / 86400000 + 3) % 7) * 86400000
+          UNION ALL SELECT 'day', NEW.ended_at / 86400000 * 86400000) AS p
+    WHERE true
+    ON CONFLICT (period, period_start, player_id) DO UPDATE SET
+        rounds_won = rounds_won + 1,
+        fastest_ms = coalesce(min(fastest_ms, excluded.fastest_ms), fastest_ms, excluded.fastest_ms);
+END;
+
+CREATE TRIGGER rounds_won_update AFTER UPDATE OF outcome ON rounds
+WHEN NEW.outcome = 'won' AND OLD.outcome <> 'won' AND NEW.winner_id IS NOT NULL
+BEGIN
+    INSERT INTO player_stats (period, period_start, player_id, rounds_won, fastest_ms)
+    SELECT p.period, p.start, NEW.winner_id, 1,
+           CASE WHEN NEW.no_solution THEN NULL ELSE NEW.elapsed_ms END
+    FROM (SELECT 'all' AS period, 0 AS start
+          UNION ALL SELECT 'month', CAST(strftime('%s', NEW.ended_at / 1000, 'unixepoch', 'start of month') AS INTEGER) * 1000
+          UNION ALL SELECT 'week', (NEW.ended_at / 86400000 - (NEW.ended_at / 86400000 + 3) % 7) * 86400000
+          UNION ALL SELECT 'day', NEW.ended_at / 86400000 * 86400000) AS p
+    WHERE true
+    ON CONFLICT (period, period_start, player_id) DO UPDATE SET
+        rounds_won = rounds_won + 1,
+        fastest_ms = coalesce(min(fastest_ms, excluded.fastest_ms), fastest_ms, excluded.fastest_ms);
+END;
+
+-- A player's match finished: one more match played; for a rated match
+-- (rating_after set, after `ratings` was updated) one more rated match, a
+-- win for rank 1, and the rating now.
+CREATE TRIGGER match_players_finished_insert AFTER INSERT ON match_players
+WHEN NEW.finished_at IS NOT NULL
+BEGIN
+    INSERT INTO player_stats (period, period_start, player_id, played, matches, wins,
+                              rating, rated_total)
+    SELECT p.period, p.start, NEW.player_id, 1,
+           NEW.rating_after IS NOT NULL,
+           NEW.rating_after IS NOT NULL AND NEW.rank = 1,
+           NEW.rating_after,
+           coalesce((SELECT matches FROM ratings WHERE player_id = NEW.player_id), 0)
+    FROM (SELECT 'all' AS period, 0 AS start
+          UNION ALL SELECT 'month', CAST(strftime('%s', NEW.finished_at / 1000, 'unixepoch', 'start of month') AS INTEGER) * 1000
+          UNION ALL SELECT 'week', (NEW.finished_at / 86400000 - (NEW.finished_at / 86400000 + 3) % 7) * 86400000
+          UNION ALL SELECT 'day', NEW.finished_at / 86400000 * 86400000) AS p
+    WHERE true
+    ON CONFLICT (period, period_start, player_id) DO UPDATE SET
+        played = played + 1,
+        matches = matches + excluded.matches,
+        wins = wins + excluded.wins,
+        rating = coalesce(excluded.rating, rating),
+        rated_total = max(rated_total, excluded.rated_total);
+END;
+
+CREATE TRIGGER match_players_finished_update AFTER UPDATE OF finished_at ON match_players
+WHEN OLD.finished_at IS NULL AND NEW.finished_at IS NOT NULL
+BEGIN
+    INSERT INTO player_stats (period, period_start, player_id, played, matches, wins,
+                              rating, rated_total)
+    SELECT p.period, p.start, NEW.player_id, 1,
+           NEW.rating_after IS NOT NULL,
+           NEW.rating_after IS NOT NULL AND NEW.rank = 1,
+           NEW.rating_after,
+           coalesce((SELECT matches FROM ratings WHERE player_id = NEW.player_id), 0)
+    FROM (SELECT 'all' AS period, 0 AS start
+          UNION ALL SELECT 'month', CAST(strftime('%s', NEW.finished_at / 1000, 'unixepoch', 'start of month') AS INTEGER) * 1000
+          UNION ALL SELECT 'week', (NEW.finished_at / 86400000 - (NEW.finished_at / 86400000 + 3) % 7) * 86400000
+          UNION ALL SELECT 'day', NEW.finished_at / 86400000 * 86400000) AS p
+    WHERE true
+    ON CONFLICT (period, period_start, player_id) DO UPDATE SET
+        played = played + 1,
+        matches = matches + excluded.matches,
+        wins = wins + excluded.wins,
+        rating = coalesce(excluded.rating, rating),
+        rated_total = max(rated_total, excluded.rated_total);
+END;

@@ -160,7 +160,41 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: Vec<(Vec<Write>, Optio
 
 type Results = Vec<Result<Vec<Applied>, RecordError>>;
 
+/// Applies a batch in one transaction. The usual case, where every write
+/// succeeds, runs without savepoints; if any write fails, the transaction
+/// is rolled back and the batch replayed with a savepoint per request, so
+/// only the failing request is lost.
 async fn apply_batch(
+    conn: &mut SqliteConnection,
+    batch: &[(Vec<Write>, Option<Reply>)],
+) -> Result<Results, DbError> {
+    let mut tx = conn.begin().await?;
+    let mut results = Vec::with_capacity(batch.len());
+    let mut all_applied = true;
+    'requests: for (writes, _) in batch {
+        let mut applied = Vec::with_capacity(writes.len());
+        for write in writes {
+            match scores::apply(&mut tx, write).await {
+                Ok(a) => applied.push(a),
+                Err(e) => {
+                    tracing::warn!(error = %e, "a write failed; replaying its batch with savepoints");
+                    all_applied = false;
+                    break 'requests;
+                }
+            }
+        }
+        results.push(Ok(applied));
+    }
+    if all_applied {
+        tx.commit().await?;
+        return Ok(results);
+    }
+    tx.rollback().await?;
+    apply_batch_isolated(conn, batch).await
+}
+
+/// Applies a batch with each request in its own savepoint.
+async fn apply_batch_isolated(
     conn: &mut SqliteConnection,
     batch: &[(Vec<Write>, Option<Reply>)],
 ) -> Result<Results, DbError> {

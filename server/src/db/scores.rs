@@ -1,15 +1,14 @@
 //! Recording scores: the writes the recorder applies, one function per kind,
 //! each on a connection that is inside the caller's transaction.
 //!
-//! Every write that changes a leaderboard also updates `player_stats` for
-//! all four periods in the same transaction, so the summary can never
-//! disagree with the rows it summarises.
+//! The leaderboards' `player_stats` summary is kept by triggers (see
+//! `migrations/0002_scores.sql`) on the rows written here, in the same
+//! transaction, so it can never disagree with the rows it summarises.
 
-use krypto_core::protocol::{Period, PlayerId};
+use krypto_core::protocol::PlayerId;
 use sqlx::SqliteConnection;
 
 use super::DbError;
-use crate::periods;
 use crate::ratings::{self, Skill};
 
 /// A match that just started.
@@ -196,17 +195,16 @@ pub async fn start_match(conn: &mut SqliteConnection, m: &NewMatch) -> Result<i6
     .bind(m.at_ms)
     .fetch_one(&mut *conn)
     .await?;
-    for (seat, player) in m.players.iter().enumerate() {
-        sqlx::query(
-            "INSERT INTO match_players (match_id, player_id, seat) VALUES (?, ?, ?)
-             ON CONFLICT (match_id, player_id) DO NOTHING",
-        )
-        .bind(id)
-        .bind(player.0)
-        .bind(i64::try_from(seat).unwrap_or(i64::MAX))
-        .execute(&mut *conn)
-        .await?;
-    }
+    let players: Vec<i64> = m.players.iter().map(|p| p.0).collect();
+    sqlx::query(
+        "INSERT INTO match_players (match_id, player_id, seat)
+         SELECT ?1, value, key FROM json_each(?2) WHERE true
+         ON CONFLICT (match_id, player_id) DO NOTHING",
+    )
+    .bind(id)
+    .bind(serde_json::to_string(&players).unwrap_or_else(|_| "[]".to_owned()))
+    .execute(&mut *conn)
+    .await?;
     Ok(id)
 }
 
@@ -294,27 +292,14 @@ pub async fn round_result(conn: &mut SqliteConnection, r: &RoundResult) -> Resul
             .bind(solution.clone())
             .bind(int(*solutions)),
     };
+    // The trigger `rounds_won_*` adds the win to the winner's stats.
     query.execute(&mut *conn).await?;
-    if let RoundOutcome::Won {
-        winner,
-        formula,
-        elapsed_ms,
-        ..
-    } = &r.outcome
-    {
-        let delta = StatsDelta {
-            rounds_won: 1,
-            // A right "no solution" claim wins the round but is no solve time.
-            fastest_ms: formula.as_ref().map(|_| int(*elapsed_ms)),
-            ..StatsDelta::default()
-        };
-        add_stats(conn, *winner, r.at_ms, &delta).await?;
-    }
     Ok(())
 }
 
-/// Marks a match finished, stores the standings, updates the ratings (two
-/// or more players) and the period stats; returns the rating changes.
+/// Marks a match finished, updates the ratings (two or more players) and
+/// stores the standings (the trigger `match_players_finished_*` adds them
+/// to the period stats); returns the rating changes.
 pub async fn finish_match(
     conn: &mut SqliteConnection,
     m: &MatchEnd,
@@ -331,37 +316,76 @@ pub async fn finish_match(
     .execute(&mut *conn)
     .await?;
 
-    // Ratings before, then after.
-    let mut before = Vec::with_capacity(m.standings.len());
-    for place in &m.standings {
-        let row: Option<(f64, f64, i64)> =
-            sqlx::query_as("SELECT mu, sigma, matches FROM ratings WHERE player_id = ?")
-                .bind(place.player.0)
-                .fetch_optional(&mut *conn)
-                .await?;
-        let (skill, matches) = row.map_or((Skill::default(), 0), |(mu, sigma, n)| {
-            (Skill { mu, sigma }, n)
-        });
-        before.push((skill, matches));
-    }
-    let after: Vec<Skill> = if rated {
+    let mut changes = Vec::new();
+    let mut shown: Vec<(Option<f64>, Option<f64>)> = vec![(None, None); m.standings.len()];
+    if rated {
+        let ids: Vec<i64> = m.standings.iter().map(|p| p.player.0).collect();
+        let stored: Vec<(i64, f64, f64, i64)> = sqlx::query_as(
+            "SELECT player_id, mu, sigma, matches FROM ratings
+             WHERE player_id IN (SELECT value FROM json_each(?))",
+        )
+        .bind(serde_json::to_string(&ids).unwrap_or_else(|_| "[]".to_owned()))
+        .fetch_all(&mut *conn)
+        .await?;
+        let before: Vec<(Skill, i64)> = m
+            .standings
+            .iter()
+            .map(|p| {
+                stored
+                    .iter()
+                    .find(|r| r.0 == p.player.0)
+                    .map_or((Skill::default(), 0), |r| {
+                        (
+                            Skill {
+                                mu: r.1,
+                                sigma: r.2,
+                            },
+                            r.3,
+                        )
+                    })
+            })
+            .collect();
         let input: Vec<(Skill, u32)> = before
             .iter()
             .zip(&m.standings)
             .map(|((s, _), p)| (*s, p.rank))
             .collect();
-        ratings::free_for_all(&input)
-    } else {
-        before.iter().map(|(s, _)| *s).collect()
-    };
-
-    let mut changes = Vec::new();
-    for ((place, (old, matches)), new) in m.standings.iter().zip(&before).zip(&after) {
-        let (rating_before, rating_after) = if rated {
-            (Some(old.shown()), Some(new.shown()))
-        } else {
-            (None, None)
-        };
+        let after = ratings::free_for_all(&input);
+        // [player, mu, sigma, rated matches] for each player, in one statement.
+        let rows: Vec<(i64, f64, f64, i64)> = m
+            .standings
+            .iter()
+            .zip(&before)
+            .zip(&after)
+            .map(|((p, (_, n)), s)| (p.player.0, s.mu, s.sigma, n + 1))
+            .collect();
+        sqlx::query(
+            "INSERT INTO ratings (player_id, mu, sigma, matches, updated_at)
+             SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, ?2 FROM json_each(?1)
+             WHERE true
+             ON CONFLICT (player_id) DO UPDATE SET
+                 mu = excluded.mu, sigma = excluded.sigma,
+                 matches = excluded.matches, updated_at = excluded.updated_at",
+        )
+        .bind(serde_json::to_string(&rows).unwrap_or_else(|_| "[]".to_owned()))
+        .bind(m.at_ms)
+        .execute(&mut *conn)
+        .await?;
+        for (i, (p, ((old, _), new))) in m
+            .standings
+            .iter()
+            .zip(before.iter().zip(&after))
+            .enumerate()
+        {
+            shown[i] = (Some(old.shown()), Some(new.shown()));
+            changes.push(RatingChange {
+                player: p.player,
+                before: old.shown(),
+                after: new.shown(),
+            });
+        }
+    }
+    for (place, (rating_before, rating_after)) in m.standings.iter().zip(shown) {
         sqlx::query(
             "INSERT INTO match_players (match_id, player_id, seat, score, rank,
                                         rating_before, rating_after, finished_at)
@@ -382,37 +406,6 @@ pub async fn finish_match(
         .bind(m.at_ms)
         .execute(&mut *conn)
         .await?;
-        let mut delta = StatsDelta {
-            played: 1,
-            ..StatsDelta::default()
-        };
-        if rated {
-            let rated_total = matches + 1;
-            sqlx::query(
-                "INSERT INTO ratings (player_id, mu, sigma, matches, updated_at)
-                 VALUES (?, ?, ?, ?, ?)
-                 ON CONFLICT (player_id) DO UPDATE SET
-                     mu = excluded.mu, sigma = excluded.sigma,
-                     matches = excluded.matches, updated_at = excluded.updated_at",
-            )
-            .bind(place.player.0)
-            .bind(new.mu)
-            .bind(new.sigma)
-            .bind(rated_total)
-            .bind(m.at_ms)
-            .execute(&mut *conn)
-            .await?;
-            delta.matches = 1;
-            delta.wins = i64::from(place.rank == 1);
-            delta.rating = Some(new.shown());
-            delta.rated_total = rated_total;
-            changes.push(RatingChange {
-                player: place.player,
-                before: old.shown(),
-                after: new.shown(),
-            });
-        }
-        add_stats(conn, place.player, m.at_ms, &delta).await?;
     }
     Ok(changes)
 }
@@ -428,61 +421,6 @@ pub async fn abandon_match(
     )
     .bind(at_ms)
     .bind(match_id)
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
-}
-
-/// What one result adds to a player's stats in each period.
-#[derive(Debug, Clone, Copy, Default)]
-struct StatsDelta {
-    played: i64,
-    matches: i64,
-    wins: i64,
-    rounds_won: i64,
-    fastest_ms: Option<i64>,
-    rating: Option<f64>,
-    rated_total: i64,
-}
-
-/// Adds `d` to `player`'s rows for the periods containing `at_ms`, in one
-/// statement for the four periods.
-async fn add_stats(
-    conn: &mut SqliteConnection,
-    player: PlayerId,
-    at_ms: i64,
-    d: &StatsDelta,
-) -> Result<(), DbError> {
-    let [month, week, day] =
-        [Period::Month, Period::Week, Period::Day].map(|p| periods::start(p, at_ms));
-    sqlx::query(
-        "INSERT INTO player_stats (period, period_start, player_id, played, matches, wins,
-                                   rounds_won, fastest_ms, rating, rated_total)
-         VALUES ('all', 0, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8),
-                ('month', ?9, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8),
-                ('week', ?10, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8),
-                ('day', ?11, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-         ON CONFLICT (period, period_start, player_id) DO UPDATE SET
-             played = played + excluded.played,
-             matches = matches + excluded.matches,
-             wins = wins + excluded.wins,
-             rounds_won = rounds_won + excluded.rounds_won,
-             fastest_ms = coalesce(min(fastest_ms, excluded.fastest_ms), fastest_ms,
-                                   excluded.fastest_ms),
-             rating = coalesce(excluded.rating, rating),
-             rated_total = max(rated_total, excluded.rated_total)",
-    )
-    .bind(player.0)
-    .bind(d.played)
-    .bind(d.matches)
-    .bind(d.wins)
-    .bind(d.rounds_won)
-    .bind(d.fastest_ms)
-    .bind(d.rating)
-    .bind(d.rated_total)
-    .bind(month)
-    .bind(week)
-    .bind(day)
     .execute(&mut *conn)
     .await?;
     Ok(())
