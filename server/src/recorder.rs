@@ -161,36 +161,65 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: Vec<(Vec<Write>, Optio
 type Results = Vec<Result<Vec<Applied>, RecordError>>;
 
 /// Applies a batch in one transaction. The usual case, where every write
-/// succeeds, runs without savepoints; if any write fails, the transaction
-/// is rolled back and the batch replayed with a savepoint per request, so
-/// only the failing request is lost.
+/// succeeds, runs without savepoints and writes the dealt hands, attempts
+/// and round results of the whole batch with one statement each, then the
+/// match starts, ends and abandonments one by one. That reordering is safe
+/// because those writes commute within a batch: a room waits for its
+/// match's start to commit before it sends anything else about the match,
+/// and a match's end touches no round rows. If any write fails, the
+/// transaction is rolled back and the batch replayed in order with a
+/// savepoint per request, so only the failing request is lost.
 async fn apply_batch(
     conn: &mut SqliteConnection,
     batch: &[(Vec<Write>, Option<Reply>)],
 ) -> Result<Results, DbError> {
     let mut tx = conn.begin().await?;
+    match apply_grouped(&mut tx, batch).await {
+        Ok(results) => {
+            tx.commit().await?;
+            Ok(results)
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "a write failed; replaying its batch with savepoints");
+            tx.rollback().await?;
+            apply_batch_isolated(conn, batch).await
+        }
+    }
+}
+
+/// The fast path of [`apply_batch`], inside its transaction.
+async fn apply_grouped(
+    conn: &mut SqliteConnection,
+    batch: &[(Vec<Write>, Option<Reply>)],
+) -> Result<Results, DbError> {
+    let mut rounds = Vec::new();
+    let mut tries = Vec::new();
+    let mut results_of_rounds = Vec::new();
+    for (writes, _) in batch {
+        for write in writes {
+            match write {
+                Write::StartRound(r) => rounds.push(r),
+                Write::Attempt(a) => tries.push(a),
+                Write::RoundResult(r) => results_of_rounds.push(r),
+                _ => {}
+            }
+        }
+    }
+    scores::start_rounds(conn, &rounds).await?;
+    scores::attempts(conn, &tries).await?;
+    scores::round_results(conn, &results_of_rounds).await?;
     let mut results = Vec::with_capacity(batch.len());
-    let mut all_applied = true;
-    'requests: for (writes, _) in batch {
+    for (writes, _) in batch {
         let mut applied = Vec::with_capacity(writes.len());
         for write in writes {
-            match scores::apply(&mut tx, write).await {
-                Ok(a) => applied.push(a),
-                Err(e) => {
-                    tracing::warn!(error = %e, "a write failed; replaying its batch with savepoints");
-                    all_applied = false;
-                    break 'requests;
-                }
-            }
+            applied.push(match write {
+                Write::StartRound(_) | Write::Attempt(_) | Write::RoundResult(_) => Applied::Done,
+                other => scores::apply(conn, other).await?,
+            });
         }
         results.push(Ok(applied));
     }
-    if all_applied {
-        tx.commit().await?;
-        return Ok(results);
-    }
-    tx.rollback().await?;
-    apply_batch_isolated(conn, batch).await
+    Ok(results)
 }
 
 /// Applies a batch with each request in its own savepoint.

@@ -425,3 +425,155 @@ pub async fn abandon_match(
     .await?;
     Ok(())
 }
+
+// ---------------------------------------------------------------------------
+// Bulk writes: one statement for many rows, each row a JSON array, so the
+// recorder pays one round trip to SQLite's thread per kind per batch
+// instead of one per row. Same rows and same triggers as the writes above.
+// ---------------------------------------------------------------------------
+
+fn json_rows(rows: &[serde_json::Value]) -> String {
+    serde_json::Value::Array(rows.to_vec()).to_string()
+}
+
+/// Inserts dealt rounds, as [`start_round`] does for each.
+pub async fn start_rounds(
+    conn: &mut SqliteConnection,
+    rounds: &[&RoundStart],
+) -> Result<(), DbError> {
+    if rounds.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<serde_json::Value> = rounds
+        .iter()
+        .map(|r| {
+            serde_json::json!([
+                r.match_id,
+                r.round,
+                r.objective,
+                cards_json(&r.cards),
+                r.at_ms
+            ])
+        })
+        .collect();
+    sqlx::query(
+        "INSERT INTO rounds (match_id, number, objective, cards, started_at)
+         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4
+         FROM json_each(?) WHERE true
+         ON CONFLICT (match_id, number) DO NOTHING",
+    )
+    .bind(json_rows(&rows))
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Inserts attempts, as [`attempt`] does for each.
+pub async fn attempts(
+    conn: &mut SqliteConnection,
+    attempts: &[&AttemptRecord],
+) -> Result<(), DbError> {
+    if attempts.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<serde_json::Value> = attempts
+        .iter()
+        .map(|a| {
+            serde_json::json!([
+                a.match_id,
+                a.round,
+                a.player.0,
+                a.formula,
+                i64::from(a.accepted),
+                a.verdict,
+                int(a.elapsed_ms),
+                a.at_ms
+            ])
+        })
+        .collect();
+    sqlx::query(
+        "INSERT INTO attempts (match_id, round, player_id, formula, accepted, verdict, elapsed_ms, at)
+         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5,
+                value ->> 6, value ->> 7
+         FROM json_each(?) WHERE true",
+    )
+    .bind(json_rows(&rows))
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Writes round results, as [`round_result`] does for each.
+pub async fn round_results(
+    conn: &mut SqliteConnection,
+    results: &[&RoundResult],
+) -> Result<(), DbError> {
+    if results.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<serde_json::Value> = results
+        .iter()
+        .map(|r| {
+            let s = &r.start;
+            let head = serde_json::json!([
+                s.match_id,
+                s.round,
+                s.objective,
+                cards_json(&s.cards),
+                s.at_ms,
+                r.at_ms
+            ]);
+            let tail = match &r.outcome {
+                RoundOutcome::Won {
+                    winner,
+                    formula,
+                    elapsed_ms,
+                    points,
+                } => serde_json::json!([
+                    "won",
+                    winner.0,
+                    formula,
+                    i64::from(formula.is_none()),
+                    int(*elapsed_ms),
+                    points,
+                    null,
+                    null
+                ]),
+                RoundOutcome::TimedOut {
+                    solution,
+                    solutions,
+                } => serde_json::json!([
+                    "timed_out",
+                    null,
+                    null,
+                    0,
+                    null,
+                    null,
+                    solution,
+                    int(*solutions)
+                ]),
+            };
+            let mut row = head.as_array().cloned().unwrap_or_default();
+            row.extend(tail.as_array().cloned().unwrap_or_default());
+            serde_json::Value::Array(row)
+        })
+        .collect();
+    sqlx::query(
+        "INSERT INTO rounds (match_id, number, objective, cards, started_at, ended_at, outcome,
+                             winner_id, formula, no_solution, elapsed_ms, points, solution, solutions)
+         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5,
+                value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10, value ->> 11,
+                value ->> 12, value ->> 13
+         FROM json_each(?) WHERE true
+         ON CONFLICT (match_id, number) DO UPDATE SET
+             ended_at = excluded.ended_at, outcome = excluded.outcome,
+             winner_id = excluded.winner_id, formula = excluded.formula,
+             no_solution = excluded.no_solution, elapsed_ms = excluded.elapsed_ms,
+             points = excluded.points, solution = excluded.solution,
+             solutions = excluded.solutions",
+    )
+    .bind(json_rows(&rows))
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
