@@ -104,28 +104,30 @@ pub async fn board(
         min_rated,
     };
     let limit = query.limit.clamp(1, MAX_LIMIT);
+    let count = |n: i64| u64::try_from(n).unwrap_or(0);
     let mut page = Board {
         metric: query.metric,
         period: query.period,
         period_start: (query.period != Period::All).then(|| periods::iso(start)),
-        total: db.board_total(key).await?,
+        total: 0,
         rows: Vec::new(),
     };
     let offset = match &query.around {
         None => 0,
         Some(name) => {
             let player = player_named(db, name).await?;
-            let Some(value) = db.board_value(key, player.player_id()).await? else {
+            let Some(standing) = db.board_locate(key, player.player_id()).await? else {
+                page.total = db.board_total(key).await?;
                 return Ok(page);
             };
-            let position = db.board_before(key, value, player.player_id()).await?;
             let above = u64::from((limit - 1) / 2);
-            position
+            count(standing.before)
                 .saturating_sub(above)
-                .min(page.total.saturating_sub(u64::from(limit)))
+                .min(count(standing.total).saturating_sub(u64::from(limit)))
         }
     };
-    let rows = db.board_rows(key, limit, offset).await?;
+    let rows = db.board_page(key, limit, offset).await?;
+    page.total = rows.first().map_or(0, |r| count(r.total));
     let mut previous: Option<(f64, u64)> = None;
     for (i, row) in rows.into_iter().enumerate() {
         let rank = match previous {
@@ -133,8 +135,7 @@ pub async fn board(
             Some(_) => offset + i as u64 + 1,
             // The first row of a page that does not start at the top may
             // share its value with rows above it.
-            None if offset == 0 => 1,
-            None => db.board_better(key, row.value).await? + 1,
+            None => count(row.better_first) + 1,
         };
         previous = Some((row.value, rank));
         page.rows.push(LeaderboardRow {

@@ -4,6 +4,9 @@
 //! every query below is answered from one of its partial indexes, so it
 //! costs the same with a thousand recorded rounds or a million.
 //!
+//! A page is one query (its rows, the first row's rank and the board's
+//! size); `around` adds one more (where the player stands).
+//!
 //! Parameters are numbered the same way in every leaderboard query:
 //! `?1` period name, `?2` period start, `?3` minimum rated matches (used by
 //! the rating board only), `?4` limit, `?5` offset, `?6` a value, `?7` a
@@ -24,6 +27,23 @@ pub struct BoardRow {
     pub value: f64,
     /// Rated matches in the period.
     pub matches: i64,
+    /// How many players on the board have a better value than the page's
+    /// first row (the same on every row of a page): its rank is one more.
+    pub better_first: i64,
+    /// Players on the whole board (the same on every row).
+    pub total: i64,
+}
+
+/// Where a player stands on a leaderboard.
+#[derive(Debug, Clone, Copy, PartialEq, sqlx::FromRow)]
+pub struct Standing {
+    /// Their value.
+    pub value: f64,
+    /// Rows listed before theirs (better values, or equal values of lower
+    /// player ids).
+    pub before: i64,
+    /// Players on the whole board.
+    pub total: i64,
 }
 
 /// Where a leaderboard's rows come from and how they are ordered.
@@ -41,73 +61,82 @@ pub struct BoardKey<'a> {
 
 /// The SQL of one metric's queries.
 struct BoardSql {
-    /// Rows in order, `?4` rows from offset `?5`.
-    rows: &'static str,
+    /// `?4` rows from offset `?5`, each with the page's first rank and the
+    /// board's size: one round trip for a page.
+    page: &'static str,
+    /// Player `?7`'s value, position and the board's size, if on the board.
+    locate: &'static str,
     /// How many players are on the board.
     total: &'static str,
-    /// How many players have a better value than `?6`.
-    better: &'static str,
-    /// How many players come before player `?7` whose value is `?6`.
-    before: &'static str,
-    /// Player `?7`'s value, if on the board.
-    value_of: &'static str,
 }
 
 /// Builds a metric's queries from its column, the filter that puts a row on
-/// the board (the partial index's condition), the sort direction and the
-/// comparison meaning "better".
+/// the board (the partial index's condition), the sort direction, the
+/// comparison meaning "better" and the aggregate picking the best value.
 macro_rules! board_sql {
-    ($col:literal, $filter:literal, $dir:literal, $better:literal) => {
+    ($col:literal, $filter:literal, $dir:literal, $better:literal, $best:literal) => {
         BoardSql {
-            rows: concat!(
-                "SELECT s.player_id, p.name, CAST(s.",
+            page: concat!(
+                "WITH page AS MATERIALIZED (
+                     SELECT s.player_id, p.name, CAST(s.",
                 $col,
                 " AS REAL) AS value, s.matches
-                 FROM player_stats s JOIN players p ON p.id = s.player_id
-                 WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                     FROM player_stats s JOIN players p ON p.id = s.player_id
+                     WHERE s.period = ?1 AND s.period_start = ?2 AND ",
                 $filter,
                 "
-                 ORDER BY s.",
+                     ORDER BY s.",
                 $col,
                 " ",
                 $dir,
                 ", s.player_id
-                 LIMIT ?4 OFFSET ?5"
+                     LIMIT ?4 OFFSET ?5)
+                 SELECT page.player_id, page.name, page.value, page.matches,
+                     (SELECT count(*) FROM player_stats s
+                      WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                $filter,
+                "     AND s.",
+                $col,
+                " ",
+                $better,
+                " (SELECT ",
+                $best,
+                "(value) FROM page))
+                         AS better_first,
+                     (SELECT count(*) FROM player_stats s
+                      WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                $filter,
+                ") AS total
+                 FROM page"
+            ),
+            locate: concat!(
+                "SELECT me.value,
+                     (SELECT count(*) FROM player_stats s
+                      WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                $filter,
+                "     AND (s.",
+                $col,
+                " ",
+                $better,
+                " me.value
+                           OR (s.",
+                $col,
+                " = me.value AND s.player_id < ?7))) AS before,
+                     (SELECT count(*) FROM player_stats s
+                      WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                $filter,
+                ") AS total
+                 FROM (SELECT CAST(s.",
+                $col,
+                " AS REAL) AS value FROM player_stats s
+                       WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                $filter,
+                "       AND s.player_id = ?7) AS me"
             ),
             total: concat!(
                 "SELECT count(*) FROM player_stats s
                  WHERE s.period = ?1 AND s.period_start = ?2 AND ",
                 $filter
-            ),
-            better: concat!(
-                "SELECT count(*) FROM player_stats s
-                 WHERE s.period = ?1 AND s.period_start = ?2 AND ",
-                $filter,
-                " AND s.",
-                $col,
-                " ",
-                $better,
-                " ?6"
-            ),
-            before: concat!(
-                "SELECT count(*) FROM player_stats s
-                 WHERE s.period = ?1 AND s.period_start = ?2 AND ",
-                $filter,
-                " AND (s.",
-                $col,
-                " ",
-                $better,
-                " ?6 OR (s.",
-                $col,
-                " = ?6 AND s.player_id < ?7))"
-            ),
-            value_of: concat!(
-                "SELECT CAST(s.",
-                $col,
-                " AS REAL) FROM player_stats s
-                 WHERE s.period = ?1 AND s.period_start = ?2 AND ",
-                $filter,
-                " AND s.player_id = ?7"
             ),
         }
     };
@@ -117,11 +146,12 @@ const RATING: BoardSql = board_sql!(
     "rating",
     "s.rating IS NOT NULL AND s.rated_total >= ?3",
     "DESC",
-    ">"
+    ">",
+    "max"
 );
-const WINS: BoardSql = board_sql!("wins", "s.wins > 0", "DESC", ">");
-const ROUNDS: BoardSql = board_sql!("rounds_won", "s.rounds_won > 0", "DESC", ">");
-const FASTEST: BoardSql = board_sql!("fastest_ms", "s.fastest_ms IS NOT NULL", "ASC", "<");
+const WINS: BoardSql = board_sql!("wins", "s.wins > 0", "DESC", ">", "max");
+const ROUNDS: BoardSql = board_sql!("rounds_won", "s.rounds_won > 0", "DESC", ">", "max");
+const FASTEST: BoardSql = board_sql!("fastest_ms", "s.fastest_ms IS NOT NULL", "ASC", "<", "min");
 
 fn sql(metric: Metric) -> &'static BoardSql {
     match metric {
@@ -194,65 +224,37 @@ pub struct RecentMatch {
 
 impl Db {
     /// `limit` rows of a leaderboard from `offset`, best first (ties in
-    /// player id order).
-    pub async fn board_rows(
+    /// player id order), each carrying the page's first rank and the
+    /// board's size.
+    pub async fn board_page(
         &self,
         key: BoardKey<'_>,
         limit: u32,
         offset: u64,
     ) -> Result<Vec<BoardRow>, DbError> {
-        let q = sqlx::query_as::<_, BoardRow>(sql(key.metric).rows);
+        let q = sqlx::query_as::<_, BoardRow>(sql(key.metric).page);
         let offset = i64::try_from(offset).unwrap_or(i64::MAX);
         Ok(bind_board!(q, key, limit, offset, 0.0, 0)
             .fetch_all(&self.pool)
             .await?)
     }
 
+    /// Where `player` stands on a leaderboard, if they are on it.
+    pub async fn board_locate(
+        &self,
+        key: BoardKey<'_>,
+        player: PlayerId,
+    ) -> Result<Option<Standing>, DbError> {
+        let q = sqlx::query_as::<_, Standing>(sql(key.metric).locate);
+        Ok(bind_board!(q, key, 0, 0, 0.0, player.0)
+            .fetch_optional(&self.pool)
+            .await?)
+    }
+
     /// How many players are on a leaderboard.
     pub async fn board_total(&self, key: BoardKey<'_>) -> Result<u64, DbError> {
-        self.board_count(sql(key.metric).total, key, 0.0, 0).await
-    }
-
-    /// How many players have a better value than `value` (a row's rank is
-    /// one more: equal values share a rank).
-    pub async fn board_better(&self, key: BoardKey<'_>, value: f64) -> Result<u64, DbError> {
-        self.board_count(sql(key.metric).better, key, value, 0)
-            .await
-    }
-
-    /// How many rows come before `player`, whose value is `value`.
-    pub async fn board_before(
-        &self,
-        key: BoardKey<'_>,
-        value: f64,
-        player: PlayerId,
-    ) -> Result<u64, DbError> {
-        self.board_count(sql(key.metric).before, key, value, player.0)
-            .await
-    }
-
-    /// `player`'s value on a leaderboard, if they are on it.
-    pub async fn board_value(
-        &self,
-        key: BoardKey<'_>,
-        player: PlayerId,
-    ) -> Result<Option<f64>, DbError> {
-        let q = sqlx::query_as::<_, (f64,)>(sql(key.metric).value_of);
-        let row = bind_board!(q, key, 0, 0, 0.0, player.0)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.map(|(v,)| v))
-    }
-
-    async fn board_count(
-        &self,
-        query: &'static str,
-        key: BoardKey<'_>,
-        value: f64,
-        player: i64,
-    ) -> Result<u64, DbError> {
-        let q = sqlx::query_as::<_, (i64,)>(query);
-        let (n,) = bind_board!(q, key, 0, 0, value, player)
+        let q = sqlx::query_as::<_, (i64,)>(sql(key.metric).total);
+        let (n,) = bind_board!(q, key, 0, 0, 0.0, 0)
             .fetch_one(&self.pool)
             .await?;
         Ok(u64::try_from(n).unwrap_or(0))
