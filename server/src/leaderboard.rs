@@ -112,8 +112,8 @@ pub async fn board(
         total: 0,
         rows: Vec::new(),
     };
-    let offset = match &query.around {
-        None => 0,
+    let (offset, known_total) = match &query.around {
+        None => (0, None),
         Some(name) => {
             let player = player_named(db, name).await?;
             let Some(standing) = db.board_locate(key, player.player_id()).await? else {
@@ -121,12 +121,14 @@ pub async fn board(
                 return Ok(page);
             };
             let above = u64::from((limit - 1) / 2);
-            count(standing.before)
+            let total = count(standing.total);
+            let offset = count(standing.before)
                 .saturating_sub(above)
-                .min(count(standing.total).saturating_sub(u64::from(limit)))
+                .min(total.saturating_sub(u64::from(limit)));
+            (offset, Some(total))
         }
     };
-    let rows = db.board_page(key, limit, offset).await?;
+    let rows = db.board_page(key, limit, offset, known_total).await?;
     page.total = rows.first().map_or(0, |r| count(r.total));
     let mut previous: Option<(f64, u64)> = None;
     for (i, row) in rows.into_iter().enumerate() {

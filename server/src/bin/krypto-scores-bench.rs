@@ -83,7 +83,7 @@ async fn main() -> anyhow::Result<()> {
             let mut names = Vec::new();
             for _ in 0..64.min(total) {
                 let offset = rng.gen_range(0..total);
-                if let Some(row) = db.board_page(key, 1, offset).await?.pop() {
+                if let Some(row) = db.board_page(key, 1, offset, None).await?.pop() {
                     names.push(row.name);
                 }
             }

@@ -9,7 +9,7 @@
 //!
 //! Parameters are numbered the same way in every leaderboard query:
 //! `?1` period name, `?2` period start, `?3` minimum rated matches (used by
-//! the rating board only), `?4` limit, `?5` offset, `?6` a value, `?7` a
+//! the rating board only), `?4` limit, `?5` offset, `?6` a value (or a known total), `?7` a
 //! player id. Unused ones are bound anyway and ignored by SQLite.
 
 use krypto_core::protocol::{Metric, PlayerId};
@@ -62,7 +62,8 @@ pub struct BoardKey<'a> {
 /// The SQL of one metric's queries.
 struct BoardSql {
     /// `?4` rows from offset `?5`, each with the page's first rank and the
-    /// board's size: one round trip for a page.
+    /// board's size (counted unless `?6`, when not negative, is it): one
+    /// round trip for a page.
     page: &'static str,
     /// Player `?7`'s value, position and the board's size, if on the board.
     locate: &'static str,
@@ -77,11 +78,13 @@ macro_rules! board_sql {
     ($col:literal, $filter:literal, $dir:literal, $better:literal, $best:literal) => {
         BoardSql {
             page: concat!(
+                // The offset is walked on the index alone; names are joined
+                // for the page's rows only.
                 "WITH page AS MATERIALIZED (
-                     SELECT s.player_id, p.name, CAST(s.",
+                     SELECT s.player_id, CAST(s.",
                 $col,
                 " AS REAL) AS value, s.matches
-                     FROM player_stats s JOIN players p ON p.id = s.player_id
+                     FROM player_stats s
                      WHERE s.period = ?1 AND s.period_start = ?2 AND ",
                 $filter,
                 "
@@ -91,7 +94,7 @@ macro_rules! board_sql {
                 $dir,
                 ", s.player_id
                      LIMIT ?4 OFFSET ?5)
-                 SELECT page.player_id, page.name, page.value, page.matches,
+                 SELECT page.player_id, p.name, page.value, page.matches,
                      (SELECT count(*) FROM player_stats s
                       WHERE s.period = ?1 AND s.period_start = ?2 AND ",
                 $filter,
@@ -103,25 +106,32 @@ macro_rules! board_sql {
                 $best,
                 "(value) FROM page))
                          AS better_first,
-                     (SELECT count(*) FROM player_stats s
-                      WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                     CASE WHEN ?6 >= 0 THEN ?6 ELSE
+                         (SELECT count(*) FROM player_stats s
+                          WHERE s.period = ?1 AND s.period_start = ?2 AND ",
                 $filter,
-                ") AS total
-                 FROM page"
+                ")
+                     END AS total
+                 FROM page JOIN players p ON p.id = page.player_id
+                 ORDER BY page.value ",
+                $dir,
+                ", page.player_id"
             ),
             locate: concat!(
                 "SELECT me.value,
                      (SELECT count(*) FROM player_stats s
                       WHERE s.period = ?1 AND s.period_start = ?2 AND ",
                 $filter,
-                "     AND (s.",
+                // A range on the index (better or equal), then the ties.
+                "     AND s.",
                 $col,
                 " ",
                 $better,
-                " me.value
-                           OR (s.",
+                "= me.value AND (s.",
                 $col,
-                " = me.value AND s.player_id < ?7))) AS before,
+                " ",
+                $better,
+                " me.value OR s.player_id < ?7)) AS before,
                      (SELECT count(*) FROM player_stats s
                       WHERE s.period = ?1 AND s.period_start = ?2 AND ",
                 $filter,
@@ -225,16 +235,18 @@ pub struct RecentMatch {
 impl Db {
     /// `limit` rows of a leaderboard from `offset`, best first (ties in
     /// player id order), each carrying the page's first rank and the
-    /// board's size.
+    /// board's size (`known_total` if given, else counted).
     pub async fn board_page(
         &self,
         key: BoardKey<'_>,
         limit: u32,
         offset: u64,
+        known_total: Option<u64>,
     ) -> Result<Vec<BoardRow>, DbError> {
         let q = sqlx::query_as::<_, BoardRow>(sql(key.metric).page);
         let offset = i64::try_from(offset).unwrap_or(i64::MAX);
-        Ok(bind_board!(q, key, limit, offset, 0.0, 0)
+        let total = known_total.map_or(-1, |t| i64::try_from(t).unwrap_or(i64::MAX));
+        Ok(bind_board!(q, key, limit, offset, total, 0)
             .fetch_all(&self.pool)
             .await?)
     }
