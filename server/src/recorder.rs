@@ -17,7 +17,7 @@ use sqlx::{Connection, SqliteConnection};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use crate::db::scores::{self, Applied, Write};
+use crate::db::scores::{self, Applied, MatchEnd, NewMatch, Write};
 use crate::db::{Db, DbError};
 
 /// Requests waiting for the recorder; a room sending to a full queue waits
@@ -163,7 +163,8 @@ type Results = Vec<Result<Vec<Applied>, RecordError>>;
 /// Applies a batch in one transaction. The usual case, where every write
 /// succeeds, runs without savepoints and writes the dealt hands, attempts
 /// and round results of the whole batch with one statement each, then the
-/// match starts, ends and abandonments one by one. That reordering is safe
+/// match starts and the match ends with a few statements for all of them,
+/// then any abandonments. That reordering is safe
 /// because those writes commute within a batch: a room waits for its
 /// match's start to commit before it sends anything else about the match,
 /// and a match's end touches no round rows. If any write fails, the
@@ -187,6 +188,11 @@ async fn apply_batch(
     }
 }
 
+/// Every write of a batch, in order.
+fn all_writes(batch: &[(Vec<Write>, Option<Reply>)]) -> impl Iterator<Item = &Write> {
+    batch.iter().flat_map(|(writes, _)| writes.iter())
+}
+
 /// The fast path of [`apply_batch`], inside its transaction.
 async fn apply_grouped(
     conn: &mut SqliteConnection,
@@ -195,25 +201,41 @@ async fn apply_grouped(
     let mut rounds = Vec::new();
     let mut tries = Vec::new();
     let mut results_of_rounds = Vec::new();
-    for (writes, _) in batch {
-        for write in writes {
-            match write {
-                Write::StartRound(r) => rounds.push(r),
-                Write::Attempt(a) => tries.push(a),
-                Write::RoundResult(r) => results_of_rounds.push(r),
-                _ => {}
-            }
+    for write in all_writes(batch) {
+        match write {
+            Write::StartRound(r) => rounds.push(r),
+            Write::Attempt(a) => tries.push(a),
+            Write::RoundResult(r) => results_of_rounds.push(r),
+            _ => {}
         }
     }
     scores::start_rounds(conn, &rounds).await?;
     scores::attempts(conn, &tries).await?;
     scores::round_results(conn, &results_of_rounds).await?;
+    // Match starts, then ends (a match never starts and ends in one batch:
+    // its room waits for the start to commit), then the rest.
+    let starts: Vec<&NewMatch> = all_writes(batch)
+        .filter_map(|w| match w {
+            Write::StartMatch(m) => Some(m),
+            _ => None,
+        })
+        .collect();
+    let mut ids = scores::start_matches(conn, &starts).await?.into_iter();
+    let ends: Vec<&MatchEnd> = all_writes(batch)
+        .filter_map(|w| match w {
+            Write::FinishMatch(m) => Some(m),
+            _ => None,
+        })
+        .collect();
+    let mut changes = scores::finish_matches(conn, &ends).await?.into_iter();
     let mut results = Vec::with_capacity(batch.len());
     for (writes, _) in batch {
         let mut applied = Vec::with_capacity(writes.len());
         for write in writes {
             applied.push(match write {
                 Write::StartRound(_) | Write::Attempt(_) | Write::RoundResult(_) => Applied::Done,
+                Write::StartMatch(_) => Applied::Match(ids.next().unwrap_or_default()),
+                Write::FinishMatch(_) => Applied::Ratings(changes.next().unwrap_or_default()),
                 other => scores::apply(conn, other).await?,
             });
         }

@@ -5,6 +5,8 @@
 //! `migrations/0002_scores.sql`) on the rows written here, in the same
 //! transaction, so it can never disagree with the rows it summarises.
 
+use std::collections::HashMap;
+
 use krypto_core::protocol::PlayerId;
 use sqlx::SqliteConnection;
 
@@ -187,25 +189,60 @@ pub async fn apply(conn: &mut SqliteConnection, write: &Write) -> Result<Applied
 
 /// Inserts a match and its starting players; returns its id.
 pub async fn start_match(conn: &mut SqliteConnection, m: &NewMatch) -> Result<i64, DbError> {
-    let (id,): (i64,) = sqlx::query_as(
-        "INSERT INTO matches (room_code, settings, started_at) VALUES (?, ?, ?) RETURNING id",
+    let ids = start_matches(conn, &[m]).await?;
+    ids.first()
+        .copied()
+        .ok_or(DbError::Sqlx(sqlx::Error::RowNotFound))
+}
+
+/// Inserts matches and their starting players, in two statements; returns
+/// their ids in order. The ids are assigned here, after the largest ever
+/// given, because the recorder is the only writer of matches.
+pub async fn start_matches(
+    conn: &mut SqliteConnection,
+    matches: &[&NewMatch],
+) -> Result<Vec<i64>, DbError> {
+    if matches.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (next,): (i64,) = sqlx::query_as(
+        "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'matches'), 0),
+                    coalesce((SELECT max(id) FROM matches), 0)) + 1",
     )
-    .bind(&m.room_code)
-    .bind(&m.settings)
-    .bind(m.at_ms)
     .fetch_one(&mut *conn)
     .await?;
-    let players: Vec<i64> = m.players.iter().map(|p| p.0).collect();
+    let ids: Vec<i64> = (next..).take(matches.len()).collect();
+    let rows: Vec<serde_json::Value> = matches
+        .iter()
+        .zip(&ids)
+        .map(|(m, id)| serde_json::json!([id, m.room_code, m.settings, m.at_ms]))
+        .collect();
     sqlx::query(
-        "INSERT INTO match_players (match_id, player_id, seat)
-         SELECT ?1, value, key FROM json_each(?2) WHERE true
-         ON CONFLICT (match_id, player_id) DO NOTHING",
+        "INSERT INTO matches (id, room_code, settings, started_at)
+         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?) WHERE true",
     )
-    .bind(id)
-    .bind(serde_json::to_string(&players).unwrap_or_else(|_| "[]".to_owned()))
+    .bind(json_rows(&rows))
     .execute(&mut *conn)
     .await?;
-    Ok(id)
+    let seats: Vec<serde_json::Value> = matches
+        .iter()
+        .zip(&ids)
+        .flat_map(|(m, id)| {
+            m.players
+                .iter()
+                .enumerate()
+                .map(move |(seat, p)| serde_json::json!([id, p.0, seat]))
+        })
+        .collect();
+    sqlx::query(
+        "INSERT INTO match_players (match_id, player_id, seat)
+         SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?) WHERE true
+         ON CONFLICT (match_id, player_id) DO NOTHING",
+    )
+    .bind(json_rows(&seats))
+    .execute(&mut *conn)
+    .await?;
+    Ok(ids)
 }
 
 /// Inserts a dealt round (kept if its result was somehow written first).
@@ -304,22 +341,42 @@ pub async fn finish_match(
     conn: &mut SqliteConnection,
     m: &MatchEnd,
 ) -> Result<Vec<RatingChange>, DbError> {
-    let rated = m.standings.len() >= 2;
+    let mut changes = finish_matches(conn, &[m]).await?;
+    Ok(changes.pop().unwrap_or_default())
+}
+
+/// [`finish_match`] for many matches in four statements; the rating changes
+/// of each, in order. Matches are rated one after another, so a player in
+/// two of them is rated on the result of the first.
+pub async fn finish_matches(
+    conn: &mut SqliteConnection,
+    ends: &[&MatchEnd],
+) -> Result<Vec<Vec<RatingChange>>, DbError> {
+    if ends.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rated = |m: &MatchEnd| m.standings.len() >= 2;
+    let rows: Vec<serde_json::Value> = ends
+        .iter()
+        .map(|m| serde_json::json!([m.match_id, m.at_ms, m.rounds_played, i64::from(rated(m))]))
+        .collect();
     sqlx::query(
-        "UPDATE matches SET status = 'finished', finished_at = ?, rounds_played = ?, rated = ?
-         WHERE id = ?",
+        "UPDATE matches SET status = 'finished', finished_at = j.value ->> 1,
+             rounds_played = j.value ->> 2, rated = j.value ->> 3
+         FROM json_each(?) AS j WHERE matches.id = j.value ->> 0",
     )
-    .bind(m.at_ms)
-    .bind(m.rounds_played)
-    .bind(rated)
-    .bind(m.match_id)
+    .bind(json_rows(&rows))
     .execute(&mut *conn)
     .await?;
 
-    let mut changes = Vec::new();
-    let mut shown: Vec<(Option<f64>, Option<f64>)> = vec![(None, None); m.standings.len()];
-    if rated {
-        let ids: Vec<i64> = m.standings.iter().map(|p| p.player.0).collect();
+    // Ratings before, for everyone in a rated match.
+    let ids: Vec<i64> = ends
+        .iter()
+        .filter(|m| rated(m))
+        .flat_map(|m| m.standings.iter().map(|p| p.player.0))
+        .collect();
+    let mut skills: HashMap<i64, (Skill, i64)> = HashMap::new();
+    if !ids.is_empty() {
         let stored: Vec<(i64, f64, f64, i64)> = sqlx::query_as(
             "SELECT player_id, mu, sigma, matches FROM ratings
              WHERE player_id IN (SELECT value FROM json_each(?))",
@@ -327,38 +384,63 @@ pub async fn finish_match(
         .bind(serde_json::to_string(&ids).unwrap_or_else(|_| "[]".to_owned()))
         .fetch_all(&mut *conn)
         .await?;
-        let before: Vec<(Skill, i64)> = m
-            .standings
-            .iter()
-            .map(|p| {
-                stored
-                    .iter()
-                    .find(|r| r.0 == p.player.0)
-                    .map_or((Skill::default(), 0), |r| {
-                        (
-                            Skill {
-                                mu: r.1,
-                                sigma: r.2,
-                            },
-                            r.3,
-                        )
-                    })
-            })
-            .collect();
-        let input: Vec<(Skill, u32)> = before
-            .iter()
-            .zip(&m.standings)
-            .map(|((s, _), p)| (*s, p.rank))
-            .collect();
-        let after = ratings::free_for_all(&input);
-        // [player, mu, sigma, rated matches] for each player, in one statement.
-        let rows: Vec<(i64, f64, f64, i64)> = m
-            .standings
-            .iter()
-            .zip(&before)
-            .zip(&after)
-            .map(|((p, (_, n)), s)| (p.player.0, s.mu, s.sigma, n + 1))
-            .collect();
+        for (id, mu, sigma, n) in stored {
+            skills.insert(id, (Skill { mu, sigma }, n));
+        }
+    }
+
+    let mut all_changes = Vec::with_capacity(ends.len());
+    let mut places = Vec::new();
+    for m in ends {
+        let mut changes = Vec::new();
+        if rated(m) {
+            let before: Vec<(Skill, i64)> = m
+                .standings
+                .iter()
+                .map(|p| {
+                    skills
+                        .get(&p.player.0)
+                        .copied()
+                        .unwrap_or((Skill::default(), 0))
+                })
+                .collect();
+            let input: Vec<(Skill, u32)> = before
+                .iter()
+                .zip(&m.standings)
+                .map(|((s, _), p)| (*s, p.rank))
+                .collect();
+            let after = ratings::free_for_all(&input);
+            for ((p, (old, n)), new) in m.standings.iter().zip(&before).zip(&after) {
+                skills.insert(p.player.0, (*new, n + 1));
+                changes.push(RatingChange {
+                    player: p.player,
+                    before: old.shown(),
+                    after: new.shown(),
+                });
+            }
+        }
+        for p in &m.standings {
+            let change = changes.iter().find(|c| c.player == p.player);
+            places.push(serde_json::json!([
+                m.match_id,
+                p.player.0,
+                p.score,
+                p.rank,
+                change.map(|c| c.before),
+                change.map(|c| c.after),
+                m.at_ms
+            ]));
+        }
+        all_changes.push(changes);
+    }
+
+    // The ratings first: the standings' trigger reads the rated-match count.
+    let updated: Vec<serde_json::Value> = skills
+        .iter()
+        .filter(|(id, _)| ids.contains(id))
+        .map(|(id, (s, n))| serde_json::json!([id, s.mu, s.sigma, n]))
+        .collect();
+    if !updated.is_empty() {
         sqlx::query(
             "INSERT INTO ratings (player_id, mu, sigma, matches, updated_at)
              SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, ?2 FROM json_each(?1)
@@ -367,47 +449,28 @@ pub async fn finish_match(
                  mu = excluded.mu, sigma = excluded.sigma,
                  matches = excluded.matches, updated_at = excluded.updated_at",
         )
-        .bind(serde_json::to_string(&rows).unwrap_or_else(|_| "[]".to_owned()))
-        .bind(m.at_ms)
-        .execute(&mut *conn)
-        .await?;
-        for (i, (p, ((old, _), new))) in m
-            .standings
-            .iter()
-            .zip(before.iter().zip(&after))
-            .enumerate()
-        {
-            shown[i] = (Some(old.shown()), Some(new.shown()));
-            changes.push(RatingChange {
-                player: p.player,
-                before: old.shown(),
-                after: new.shown(),
-            });
-        }
-    }
-    for (place, (rating_before, rating_after)) in m.standings.iter().zip(shown) {
-        sqlx::query(
-            "INSERT INTO match_players (match_id, player_id, seat, score, rank,
-                                        rating_before, rating_after, finished_at)
-             VALUES (?1, ?2,
-                     (SELECT coalesce(max(seat), -1) + 1 FROM match_players WHERE match_id = ?1),
-                     ?3, ?4, ?5, ?6, ?7)
-             ON CONFLICT (match_id, player_id) DO UPDATE SET
-                 score = excluded.score, rank = excluded.rank,
-                 rating_before = excluded.rating_before, rating_after = excluded.rating_after,
-                 finished_at = excluded.finished_at",
-        )
-        .bind(m.match_id)
-        .bind(place.player.0)
-        .bind(place.score)
-        .bind(place.rank)
-        .bind(rating_before)
-        .bind(rating_after)
-        .bind(m.at_ms)
+        .bind(json_rows(&updated))
+        .bind(ends.iter().map(|m| m.at_ms).max().unwrap_or(0))
         .execute(&mut *conn)
         .await?;
     }
-    Ok(changes)
+    sqlx::query(
+        "INSERT INTO match_players (match_id, player_id, seat, score, rank,
+                                    rating_before, rating_after, finished_at)
+         SELECT j.value ->> 0, j.value ->> 1,
+                (SELECT coalesce(max(seat), -1) + 1 FROM match_players
+                 WHERE match_id = j.value ->> 0) + j.key,
+                j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6
+         FROM json_each(?) AS j WHERE true
+         ON CONFLICT (match_id, player_id) DO UPDATE SET
+             score = excluded.score, rank = excluded.rank,
+             rating_before = excluded.rating_before, rating_after = excluded.rating_after,
+             finished_at = excluded.finished_at",
+    )
+    .bind(json_rows(&places))
+    .execute(&mut *conn)
+    .await?;
+    Ok(all_changes)
 }
 
 /// Marks a match abandoned.
