@@ -79,6 +79,9 @@ pub struct Config {
     /// Longest wait for connections to say goodbye and rooms to finish their
     /// writes during a graceful shutdown.
     pub shutdown_timeout: Duration,
+    /// Rated matches a player needs before appearing on the rating
+    /// leaderboard: a new player's rating is too uncertain to rank.
+    pub min_rated_matches: u32,
 }
 
 impl Default for Config {
@@ -102,6 +105,7 @@ impl Default for Config {
             dealer: DealerFactory::default(),
             close_drain: Duration::from_secs(2),
             shutdown_timeout: Duration::from_secs(5),
+            min_rated_matches: 3,
         }
     }
 }

@@ -25,6 +25,7 @@ use tokio::time::Instant;
 
 use crate::client::{close, ClientHandle, Outbound};
 use crate::identity::{self, HelloError};
+use crate::leaderboard::{self, BoardError, BoardQuery};
 use crate::limits::{Allowance, GuessLimiter, MessageCredits};
 use crate::lobby::RoomCommand;
 use crate::{codes, room_task, Shared};
@@ -355,6 +356,54 @@ impl Connection {
         }
     }
 
+    /// Answers `leaderboard`. Over the WebSocket a limit out of range is
+    /// brought into range (the protocol says the server caps it).
+    async fn leaderboard(
+        &mut self,
+        id: Option<String>,
+        metric: Option<Metric>,
+        period: Option<Period>,
+        limit: Option<u32>,
+        around: Option<String>,
+    ) {
+        let query = BoardQuery {
+            metric: metric.unwrap_or_default(),
+            period: period.unwrap_or_default(),
+            limit: limit
+                .unwrap_or(leaderboard::DEFAULT_LIMIT)
+                .clamp(1, leaderboard::MAX_LIMIT),
+            around: around.filter(|a| !a.trim().is_empty()),
+        };
+        let answer = leaderboard::board(
+            &self.shared.db,
+            &query,
+            self.shared.config.min_rated_matches,
+            crate::periods::now_ms(),
+        )
+        .await;
+        match answer {
+            Ok(board) => self.reply(
+                id,
+                ServerMessage::Leaderboard {
+                    metric: board.metric,
+                    period: board.period,
+                    rows: board.rows,
+                },
+            ),
+            Err(e @ BoardError::PlayerNotFound(_)) => {
+                self.error(id, ErrorCode::PlayerNotFound, e.to_string())
+            }
+            Err(BoardError::Db(e)) => {
+                tracing::error!(error = %e, "leaderboard failed");
+                self.error(
+                    id,
+                    ErrorCode::Internal,
+                    "the server could not read the leaderboard; try again",
+                )
+            }
+        }
+    }
+
     async fn dispatch(&mut self, session: Session, id: Option<String>, message: ClientMessage) {
         let lobby = self.shared.lobby.clone();
         match message {
@@ -365,14 +414,12 @@ impl Connection {
                     rooms: lobby.public_rooms(),
                 },
             ),
-            ClientMessage::Leaderboard { metric, period, .. } => self.reply(
-                id,
-                ServerMessage::Leaderboard {
-                    metric: metric.unwrap_or(Metric::Rating),
-                    period: period.unwrap_or(Period::All),
-                    rows: Vec::new(),
-                },
-            ),
+            ClientMessage::Leaderboard {
+                metric,
+                period,
+                limit,
+                around,
+            } => self.leaderboard(id, metric, period, limit, around).await,
             ClientMessage::CreateRoom { settings, public } => {
                 if lobby.seat_of(session.player).is_some() {
                     return self.error(id, ErrorCode::AlreadyInRoom, "leave your room first");

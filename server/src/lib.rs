@@ -14,7 +14,11 @@
 //! - [`identity`]: names, tokens and the `hello` decision.
 //! - [`lobby`]: the registry of rooms, seats and sessions.
 //! - [`room_task`]: one task per room, owning the pure
-//!   `krypto_core::room::Room` and its clock.
+//!   `krypto_core::room::Room` and its clock; it records each result and
+//!   waits for the commit before announcing it.
+//! - [`recorder`]: the one writer of scores, committing rooms' writes in
+//!   groups. [`ratings`]: Weng-Lin. [`periods`]: UTC calendar periods.
+//! - [`leaderboard`]: leaderboards and profiles for the WebSocket and HTTP.
 //! - [`codes`]: room codes. [`limits`]: message credits, code-guess limits.
 //! - [`db`]: SQLite through sqlx, one method per query.
 //! - [`config`]: every limit and timing. [`net`]: the join URLs to print.
@@ -26,10 +30,14 @@ pub mod connection;
 pub mod db;
 pub mod http;
 pub mod identity;
+pub mod leaderboard;
 pub mod limits;
 pub mod listener;
 pub mod lobby;
 pub mod net;
+pub mod periods;
+pub mod ratings;
+pub mod recorder;
 pub mod room_task;
 
 use std::future::Future;
@@ -47,8 +55,10 @@ pub use db::{Db, DbError};
 pub struct Shared {
     /// Limits and timings.
     pub config: Arc<Config>,
-    /// The database.
+    /// The database, for reads and identities.
     pub db: Db,
+    /// The one writer of scores.
+    pub recorder: recorder::Recorder,
     /// Rooms, seats and sessions.
     pub lobby: Arc<lobby::Lobby>,
     /// Cancelled when the server starts shutting down.
@@ -77,7 +87,9 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
     let db = Db::open(&config.database_url).await?;
+    let (recorder, recorder_task) = recorder::Recorder::start(&db).await?;
     let shared = Arc::new(Shared {
+        recorder: recorder.clone(),
         lobby: lobby::Lobby::new(config.max_rooms),
         config: Arc::new(config),
         db: db.clone(),
@@ -107,6 +119,8 @@ pub async fn run(
     {
         tracing::warn!("some connections or rooms did not finish in time");
     }
+    recorder.close().await;
+    let _ = recorder_task.await;
     db.close().await;
     tracing::info!("stopped");
     served?;

@@ -44,6 +44,13 @@ struct Args {
     /// Most rooms open at once.
     #[arg(long, env = "KRYPTO_MAX_ROOMS", default_value_t = 10_000)]
     max_rooms: usize,
+    /// Rated matches a player needs to appear on the rating leaderboard.
+    #[arg(long, env = "KRYPTO_MIN_RATED_MATCHES", default_value_t = 3)]
+    min_rated_matches: u32,
+    /// Runs room clocks this many times faster than the wall clock, so
+    /// tests of the real binary can play whole matches in moments.
+    #[arg(long, env = "KRYPTO_ROOM_TIME_SCALE", default_value_t = 1, hide = true)]
+    room_time_scale: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -74,6 +81,8 @@ async fn main() -> anyhow::Result<()> {
         ping_interval: Duration::from_secs(args.ping_interval_secs.max(1)),
         outgoing_queue: args.outgoing_queue.max(1),
         max_rooms: args.max_rooms,
+        min_rated_matches: args.min_rated_matches,
+        room_time_scale: args.room_time_scale.max(1),
         ..Config::default()
     };
     let listener = TcpListener::bind(args.listen)

@@ -40,6 +40,16 @@ impl TestServer {
         Self::on_database(dir, db_path, tweak).await
     }
 
+    /// A server on a database file that already exists in `dir` (seeded by
+    /// the test), keeping `dir` alive as long as the server.
+    pub async fn on_existing(
+        dir: tempfile::TempDir,
+        db_path: std::path::PathBuf,
+        tweak: impl FnOnce(&mut Config),
+    ) -> TestServer {
+        Self::on_database(dir, db_path, tweak).await
+    }
+
     async fn on_database(
         dir: tempfile::TempDir,
         db_path: std::path::PathBuf,
@@ -107,6 +117,19 @@ impl TestServer {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
+    }
+
+    /// One HTTP GET whose body is JSON; returns the status code and the body.
+    pub async fn get_json(&self, path: &str) -> (u16, Value) {
+        let (status, body) = self.get(path).await;
+        let code = status
+            .split(' ')
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0);
+        let json = serde_json::from_str(&body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {status} {body:?}"));
+        (code, json)
     }
 
     /// One HTTP/1.1 GET; returns the status line and the body.

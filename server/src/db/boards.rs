@@ -1,0 +1,319 @@
+//! Reading scores: leaderboards and profiles.
+//!
+//! A leaderboard is an index range over `player_stats` for one period:
+//! every query below is answered from one of its partial indexes, so it
+//! costs the same with a thousand recorded rounds or a million.
+//!
+//! A page is one query (its rows, the first row's rank and the board's
+//! size); `around` adds one more (where the player stands).
+//!
+//! Parameters are numbered the same way in every leaderboard query:
+//! `?1` period name, `?2` period start, `?3` minimum rated matches (used by
+//! the rating board only), `?4` limit, `?5` offset, `?6` a value (or a known total), `?7` a
+//! player id. Unused ones are bound anyway and ignored by SQLite.
+
+use krypto_core::protocol::{Metric, PlayerId};
+
+use super::{Db, DbError};
+
+/// One leaderboard row, before ranks are assigned.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct BoardRow {
+    /// Who.
+    pub player_id: i64,
+    /// Their name.
+    pub name: String,
+    /// The metric's value.
+    pub value: f64,
+    /// Rated matches in the period.
+    pub matches: i64,
+    /// How many players on the board have a better value than the page's
+    /// first row (the same on every row of a page): its rank is one more.
+    pub better_first: i64,
+    /// Players on the whole board (the same on every row).
+    pub total: i64,
+}
+
+/// Where a player stands on a leaderboard.
+#[derive(Debug, Clone, Copy, PartialEq, sqlx::FromRow)]
+pub struct Standing {
+    /// Their value.
+    pub value: f64,
+    /// Rows listed before theirs (better values, or equal values of lower
+    /// player ids).
+    pub before: i64,
+    /// Players on the whole board.
+    pub total: i64,
+}
+
+/// Where a leaderboard's rows come from and how they are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BoardKey<'a> {
+    /// Which metric.
+    pub metric: Metric,
+    /// `player_stats.period`.
+    pub period: &'a str,
+    /// `player_stats.period_start`.
+    pub start: i64,
+    /// Fewest rated matches to appear on the rating board.
+    pub min_rated: u32,
+}
+
+/// The SQL of one metric's queries.
+struct BoardSql {
+    /// `?4` rows from offset `?5`, each with the page's first rank and the
+    /// board's size (counted unless `?6`, when not negative, is it): one
+    /// round trip for a page.
+    page: &'static str,
+    /// Player `?7`'s value, position and the board's size, if on the board.
+    locate: &'static str,
+    /// How many players are on the board.
+    total: &'static str,
+}
+
+/// Builds a metric's queries from its column, the filter that puts a row on
+/// the board (the partial index's condition), the sort direction, the
+/// comparison meaning "better" and the aggregate picking the best value.
+macro_rules! board_sql {
+    ($col:literal, $filter:literal, $dir:literal, $better:literal, $best:literal) => {
+        BoardSql {
+            page: concat!(
+                // The offset is walked on the index alone; names are joined
+                // for the page's rows only.
+                "WITH page AS MATERIALIZED (
+                     SELECT s.player_id, CAST(s.",
+                $col,
+                " AS REAL) AS value, s.matches
+                     FROM player_stats s
+                     WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                $filter,
+                "
+                     ORDER BY s.",
+                $col,
+                " ",
+                $dir,
+                ", s.player_id
+                     LIMIT ?4 OFFSET ?5)
+                 SELECT page.player_id, p.name, page.value, page.matches,
+                     (SELECT count(*) FROM player_stats s
+                      WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                $filter,
+                "     AND s.",
+                $col,
+                " ",
+                $better,
+                " (SELECT ",
+                $best,
+                "(value) FROM page))
+                         AS better_first,
+                     CASE WHEN ?6 >= 0 THEN ?6 ELSE
+                         (SELECT count(*) FROM player_stats s
+                          WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                $filter,
+                ")
+                     END AS total
+                 FROM page JOIN players p ON p.id = page.player_id
+                 ORDER BY page.value ",
+                $dir,
+                ", page.player_id"
+            ),
+            locate: concat!(
+                "SELECT me.value,
+                     (SELECT count(*) FROM player_stats s
+                      WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                $filter,
+                // A range on the index (better or equal), then the ties.
+                "     AND s.",
+                $col,
+                " ",
+                $better,
+                "= me.value AND (s.",
+                $col,
+                " ",
+                $better,
+                " me.value OR s.player_id < ?7)) AS before,
+                     (SELECT count(*) FROM player_stats s
+                      WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                $filter,
+                ") AS total
+                 FROM (SELECT CAST(s.",
+                $col,
+                " AS REAL) AS value FROM player_stats s
+                       WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                $filter,
+                "       AND s.player_id = ?7) AS me"
+            ),
+            total: concat!(
+                "SELECT count(*) FROM player_stats s
+                 WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                $filter
+            ),
+        }
+    };
+}
+
+const RATING: BoardSql = board_sql!(
+    "rating",
+    "s.rating IS NOT NULL AND s.rated_total >= ?3",
+    "DESC",
+    ">",
+    "max"
+);
+const WINS: BoardSql = board_sql!("wins", "s.wins > 0", "DESC", ">", "max");
+const ROUNDS: BoardSql = board_sql!("rounds_won", "s.rounds_won > 0", "DESC", ">", "max");
+const FASTEST: BoardSql = board_sql!("fastest_ms", "s.fastest_ms IS NOT NULL", "ASC", "<", "min");
+
+fn sql(metric: Metric) -> &'static BoardSql {
+    match metric {
+        Metric::Rating => &RATING,
+        Metric::Wins => &WINS,
+        Metric::Rounds => &ROUNDS,
+        Metric::Fastest => &FASTEST,
+    }
+}
+
+/// Binds the seven leaderboard parameters in order.
+macro_rules! bind_board {
+    ($q:expr, $key:expr, $limit:expr, $offset:expr, $value:expr, $player:expr) => {
+        $q.bind($key.period)
+            .bind($key.start)
+            .bind($key.min_rated)
+            .bind($limit)
+            .bind($offset)
+            .bind($value)
+            .bind($player)
+    };
+}
+
+/// A player's totals (all time) and rating, for the profile.
+#[derive(Debug, Clone, PartialEq, Default, sqlx::FromRow)]
+pub struct PlayerTotals {
+    /// Finished matches played.
+    pub played: i64,
+    /// Rated matches played.
+    pub matches: i64,
+    /// Rated matches won.
+    pub wins: i64,
+    /// Rounds won.
+    pub rounds_won: i64,
+    /// Best solve time, ms.
+    pub fastest_ms: Option<i64>,
+}
+
+/// A player's stored rating.
+#[derive(Debug, Clone, Copy, PartialEq, sqlx::FromRow)]
+pub struct RatingRow {
+    /// Estimated skill.
+    pub mu: f64,
+    /// Uncertainty.
+    pub sigma: f64,
+    /// Rated matches played.
+    pub matches: i64,
+}
+
+/// One of a player's recent matches.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct RecentMatch {
+    /// The match.
+    pub match_id: i64,
+    /// When it finished (UTC ms).
+    pub finished_at: i64,
+    /// How many players it had.
+    pub players: i64,
+    /// Rounds played.
+    pub rounds_played: i64,
+    /// The player's final score.
+    pub score: Option<i64>,
+    /// The player's rank.
+    pub rank: Option<i64>,
+    /// Conservative rating before (rated matches only).
+    pub rating_before: Option<f64>,
+    /// Conservative rating after.
+    pub rating_after: Option<f64>,
+}
+
+impl Db {
+    /// `limit` rows of a leaderboard from `offset`, best first (ties in
+    /// player id order), each carrying the page's first rank and the
+    /// board's size (`known_total` if given, else counted).
+    pub async fn board_page(
+        &self,
+        key: BoardKey<'_>,
+        limit: u32,
+        offset: u64,
+        known_total: Option<u64>,
+    ) -> Result<Vec<BoardRow>, DbError> {
+        let q = sqlx::query_as::<_, BoardRow>(sql(key.metric).page);
+        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        let total = known_total.map_or(-1, |t| i64::try_from(t).unwrap_or(i64::MAX));
+        Ok(bind_board!(q, key, limit, offset, total, 0)
+            .fetch_all(&self.pool)
+            .await?)
+    }
+
+    /// Where `player` stands on a leaderboard, if they are on it.
+    pub async fn board_locate(
+        &self,
+        key: BoardKey<'_>,
+        player: PlayerId,
+    ) -> Result<Option<Standing>, DbError> {
+        let q = sqlx::query_as::<_, Standing>(sql(key.metric).locate);
+        Ok(bind_board!(q, key, 0, 0, 0.0, player.0)
+            .fetch_optional(&self.pool)
+            .await?)
+    }
+
+    /// How many players are on a leaderboard.
+    pub async fn board_total(&self, key: BoardKey<'_>) -> Result<u64, DbError> {
+        let q = sqlx::query_as::<_, (i64,)>(sql(key.metric).total);
+        let (n,) = bind_board!(q, key, 0, 0, 0.0, 0)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    /// A player's all-time totals (zeros if they never finished anything).
+    pub async fn player_totals(&self, player: PlayerId) -> Result<PlayerTotals, DbError> {
+        let row = sqlx::query_as::<_, PlayerTotals>(
+            "SELECT played, matches, wins, rounds_won, fastest_ms FROM player_stats
+             WHERE period = 'all' AND period_start = 0 AND player_id = ?",
+        )
+        .bind(player.0)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.unwrap_or_default())
+    }
+
+    /// A player's rating, if they finished a rated match.
+    pub async fn rating(&self, player: PlayerId) -> Result<Option<RatingRow>, DbError> {
+        let row = sqlx::query_as::<_, RatingRow>(
+            "SELECT mu, sigma, matches FROM ratings WHERE player_id = ?",
+        )
+        .bind(player.0)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row)
+    }
+
+    /// A player's last `limit` finished matches, newest first.
+    pub async fn recent_matches(
+        &self,
+        player: PlayerId,
+        limit: u32,
+    ) -> Result<Vec<RecentMatch>, DbError> {
+        let rows = sqlx::query_as::<_, RecentMatch>(
+            "SELECT mp.match_id, mp.finished_at,
+                    (SELECT count(*) FROM match_players o WHERE o.match_id = mp.match_id) AS players,
+                    m.rounds_played, mp.score, mp.rank, mp.rating_before, mp.rating_after
+             FROM match_players mp JOIN matches m ON m.id = mp.match_id
+             WHERE mp.player_id = ? AND mp.finished_at IS NOT NULL AND m.status = 'finished'
+             ORDER BY mp.finished_at DESC, mp.match_id DESC
+             LIMIT ?",
+        )
+        .bind(player.0)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows)
+    }
+}

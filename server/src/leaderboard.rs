@@ -1,0 +1,247 @@
+//! Leaderboards and profiles, shared by the WebSocket `leaderboard` message
+//! and the HTTP API.
+//!
+//! - Metrics: `rating` (conservative rating mu − 3·sigma, players with at
+//!   least [`crate::Config::min_rated_matches`] rated matches), `wins`
+//!   (rated matches won), `rounds` (rounds won), `fastest` (best winning
+//!   time with a formula, in ms, lowest first).
+//! - Periods: `all`, and the current UTC calendar `month`, ISO `week`
+//!   (from Monday 00:00 UTC) and `day`. On a period's rating board are the
+//!   players who finished a rated match in it, with their rating after
+//!   their last one.
+//! - Ranks: standard competition ranking ("1, 2, 2, 4"); equal values share
+//!   a rank and are listed by player id.
+//! - `around`: a window of `limit` rows with the named player in the
+//!   middle (or as near as the ends of the board allow).
+
+use krypto_core::protocol::{LeaderboardRow, Metric, Period, PlayerId};
+use serde::Serialize;
+
+use crate::db::boards::{BoardKey, RecentMatch};
+use crate::db::{Db, DbError, PlayerRow};
+use crate::identity;
+use crate::periods;
+use crate::ratings::Skill;
+
+/// Rows when the request names no limit.
+pub const DEFAULT_LIMIT: u32 = 10;
+/// Most rows one request may ask for.
+pub const MAX_LIMIT: u32 = 100;
+/// Matches listed on a profile.
+pub const RECENT_MATCHES: u32 = 10;
+
+/// What a client asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardQuery {
+    /// Which metric.
+    pub metric: Metric,
+    /// Which period.
+    pub period: Period,
+    /// How many rows, 1 to [`MAX_LIMIT`].
+    pub limit: u32,
+    /// Centre the rows on this player's name.
+    pub around: Option<String>,
+}
+
+impl Default for BoardQuery {
+    fn default() -> Self {
+        BoardQuery {
+            metric: Metric::Rating,
+            period: Period::All,
+            limit: DEFAULT_LIMIT,
+            around: None,
+        }
+    }
+}
+
+/// A leaderboard page.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Board {
+    /// Which metric.
+    pub metric: Metric,
+    /// Which period.
+    pub period: Period,
+    /// When the period began (RFC 3339, UTC); absent for `all`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub period_start: Option<String>,
+    /// How many players are on the whole board.
+    pub total: u64,
+    /// The rows, best first. Empty with `around` a player who is not on
+    /// this board.
+    pub rows: Vec<LeaderboardRow>,
+}
+
+/// Why a leaderboard or profile could not be answered.
+#[derive(Debug, thiserror::Error)]
+pub enum BoardError {
+    /// `around` or the profile named nobody known.
+    #[error("no player is called {0:?}")]
+    PlayerNotFound(String),
+    /// The database failed.
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+/// The player called `name` (ignoring case and extra spaces).
+async fn player_named(db: &Db, name: &str) -> Result<PlayerRow, BoardError> {
+    let not_found = || BoardError::PlayerNotFound(name.to_owned());
+    let key = identity::validate_name(name).map_err(|_| not_found())?.key;
+    db.player_by_name_key(&key).await?.ok_or_else(not_found)
+}
+
+/// One page of a leaderboard as of `now_ms`.
+pub async fn board(
+    db: &Db,
+    query: &BoardQuery,
+    min_rated: u32,
+    now_ms: i64,
+) -> Result<Board, BoardError> {
+    let start = periods::start(query.period, now_ms);
+    let key = BoardKey {
+        metric: query.metric,
+        period: periods::name(query.period),
+        start,
+        min_rated,
+    };
+    let limit = query.limit.clamp(1, MAX_LIMIT);
+    let count = |n: i64| u64::try_from(n).unwrap_or(0);
+    let mut page = Board {
+        metric: query.metric,
+        period: query.period,
+        period_start: (query.period != Period::All).then(|| periods::iso(start)),
+        total: 0,
+        rows: Vec::new(),
+    };
+    let (offset, known_total) = match &query.around {
+        None => (0, None),
+        Some(name) => {
+            let player = player_named(db, name).await?;
+            let Some(standing) = db.board_locate(key, player.player_id()).await? else {
+                page.total = db.board_total(key).await?;
+                return Ok(page);
+            };
+            let above = u64::from((limit - 1) / 2);
+            let total = count(standing.total);
+            let offset = count(standing.before)
+                .saturating_sub(above)
+                .min(total.saturating_sub(u64::from(limit)));
+            (offset, Some(total))
+        }
+    };
+    let rows = db.board_page(key, limit, offset, known_total).await?;
+    page.total = rows.first().map_or(0, |r| count(r.total));
+    let mut previous: Option<(f64, u64)> = None;
+    for (i, row) in rows.into_iter().enumerate() {
+        let rank = match previous {
+            Some((value, rank)) if value == row.value => rank,
+            Some(_) => offset + i as u64 + 1,
+            // The first row of a page that does not start at the top may
+            // share its value with rows above it.
+            None => count(row.better_first) + 1,
+        };
+        previous = Some((row.value, rank));
+        page.rows.push(LeaderboardRow {
+            rank: u32::try_from(rank).unwrap_or(u32::MAX),
+            player: PlayerId(row.player_id),
+            name: row.name,
+            value: row.value,
+            matches: u32::try_from(row.matches).unwrap_or(0),
+        });
+    }
+    Ok(page)
+}
+
+/// A player's profile.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Profile {
+    /// The player's id.
+    pub player: PlayerId,
+    /// Their name.
+    pub name: String,
+    /// Conservative rating (mu − 3·sigma, rounded to 0.1); `null` before
+    /// their first rated match.
+    pub rating: Option<f64>,
+    /// Estimated skill.
+    pub mu: Option<f64>,
+    /// Uncertainty.
+    pub sigma: Option<f64>,
+    /// Whether they have enough rated matches to be on the rating board.
+    pub ranked: bool,
+    /// Rated matches (two or more players) finished.
+    pub rated_matches: i64,
+    /// Finished matches, rated or not.
+    pub matches: i64,
+    /// Rated matches won.
+    pub wins: i64,
+    /// Rounds won.
+    pub rounds_won: i64,
+    /// Best winning time with a formula, ms.
+    pub fastest_ms: Option<i64>,
+    /// The last finished matches, newest first.
+    pub recent_matches: Vec<ProfileMatch>,
+}
+
+/// A match on a profile.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProfileMatch {
+    /// The match's id.
+    #[serde(rename = "match")]
+    pub match_id: i64,
+    /// When it finished (RFC 3339, UTC).
+    pub finished_at: String,
+    /// Players in it.
+    pub players: i64,
+    /// Rounds played.
+    pub rounds: i64,
+    /// The player's score.
+    pub score: Option<i64>,
+    /// The player's rank.
+    pub rank: Option<i64>,
+    /// Conservative rating before (rated matches).
+    pub rating_before: Option<f64>,
+    /// Conservative rating after.
+    pub rating_after: Option<f64>,
+}
+
+impl From<RecentMatch> for ProfileMatch {
+    fn from(m: RecentMatch) -> Self {
+        ProfileMatch {
+            match_id: m.match_id,
+            finished_at: periods::iso(m.finished_at),
+            players: m.players,
+            rounds: m.rounds_played,
+            score: m.score,
+            rank: m.rank,
+            rating_before: m.rating_before,
+            rating_after: m.rating_after,
+        }
+    }
+}
+
+/// The profile of the player called `name`.
+pub async fn profile(db: &Db, name: &str, min_rated: u32) -> Result<Profile, BoardError> {
+    let player = player_named(db, name).await?;
+    let id = player.player_id();
+    let totals = db.player_totals(id).await?;
+    let rating = db.rating(id).await?;
+    let recent = db.recent_matches(id, RECENT_MATCHES).await?;
+    let skill = rating.map(|r| Skill {
+        mu: r.mu,
+        sigma: r.sigma,
+    });
+    let rated_matches = rating.map_or(0, |r| r.matches);
+    Ok(Profile {
+        player: id,
+        name: player.name,
+        rating: skill.map(|s| s.shown()),
+        mu: skill.map(|s| s.mu),
+        sigma: skill.map(|s| s.sigma),
+        ranked: rating.is_some() && rated_matches >= i64::from(min_rated),
+        rated_matches,
+        matches: totals.played,
+        wins: totals.wins,
+        rounds_won: totals.rounds_won,
+        fastest_ms: totals.fastest_ms,
+        recent_matches: recent.into_iter().map(ProfileMatch::from).collect(),
+    })
+}

@@ -1,0 +1,104 @@
+//! Ratings: Weng-Lin (the model behind OpenSkill) for free-for-all
+//! matches, through the `skillratings` crate.
+//!
+//! Each player is a one-player team ranked by the match's standings; equal
+//! ranks are ties. Ratings are floats: they order leaderboards but never
+//! decide a round or a match. What players see is the conservative rating
+//! mu − 3·sigma, which starts at 0 and rises as the system grows sure of a
+//! player, so a lucky first match cannot top the board.
+
+use skillratings::weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating};
+use skillratings::MultiTeamOutcome;
+
+/// A player's rating as stored.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Skill {
+    /// Estimated skill.
+    pub mu: f64,
+    /// Uncertainty about `mu`.
+    pub sigma: f64,
+}
+
+impl Default for Skill {
+    /// A new player's rating: mu 25, sigma 25/3 (conservative rating 0).
+    fn default() -> Self {
+        let r = WengLinRating::new();
+        Skill {
+            mu: r.rating,
+            sigma: r.uncertainty,
+        }
+    }
+}
+
+impl Skill {
+    /// mu − 3·sigma, unrounded.
+    pub fn conservative(&self) -> f64 {
+        self.mu - 3.0 * self.sigma
+    }
+
+    /// The conservative rating as shown: rounded to one decimal.
+    pub fn shown(&self) -> f64 {
+        round_shown(self.conservative())
+    }
+}
+
+/// Rounds a rating to the one decimal players see.
+pub fn round_shown(rating: f64) -> f64 {
+    (rating * 10.0).round() / 10.0
+}
+
+/// The new skills after a free-for-all match: `players` holds each player's
+/// skill before the match and their 1-based rank (ties share a rank). The
+/// result is in the same order. Fewer than two players: unchanged.
+pub fn free_for_all(players: &[(Skill, u32)]) -> Vec<Skill> {
+    if players.len() < 2 {
+        return players.iter().map(|(s, _)| *s).collect();
+    }
+    let teams: Vec<[WengLinRating; 1]> = players
+        .iter()
+        .map(|(s, _)| {
+            [WengLinRating {
+                rating: s.mu,
+                uncertainty: s.sigma,
+            }]
+        })
+        .collect();
+    let input: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
+        .iter()
+        .zip(players)
+        .map(|(team, (_, rank))| {
+            (
+                team.as_slice(),
+                MultiTeamOutcome::new(usize::try_from(*rank).unwrap_or(usize::MAX)),
+            )
+        })
+        .collect();
+    let out = weng_lin_multi_team(&input, &WengLinConfig::new());
+    out.iter()
+        .zip(players)
+        .map(|(team, (before, _))| match team.first() {
+            Some(r) if r.rating.is_finite() && r.uncertainty.is_finite() => Skill {
+                mu: r.rating,
+                sigma: r.uncertainty,
+            },
+            _ => *before,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn winner_rises_loser_falls_ties_move_together() {
+        let new = Skill::default();
+        assert_eq!(new.shown(), 0.0);
+        let after = free_for_all(&[(new, 1), (new, 2), (new, 3)]);
+        assert!(after[0].mu > after[1].mu && after[1].mu > after[2].mu);
+        assert!(after.iter().all(|s| s.sigma < new.sigma));
+        let tied = free_for_all(&[(new, 1), (new, 1)]);
+        assert!((tied[0].mu - tied[1].mu).abs() < 1e-9);
+        assert_eq!(free_for_all(&[(new, 1)]), vec![new]);
+    }
+}
