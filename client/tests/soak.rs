@@ -118,12 +118,10 @@ fn two_hundred_players_play_without_errors_or_lost_verdicts() {
     // Every round the server announced as won is already committed (read
     // while the server still runs: announcing waits for the commit).
     let missing = runtime_for_db().block_on(rounds_missing_from_db(&db, &report.won_rounds));
-    // Not yet an assertion: against the scores branch whole rooms' wins
-    // came back unmatched (every round of a few rooms), and whether the
-    // recorder or this comparison is at fault is still open.
-    if !missing.is_empty() {
-        println!("announced but not matched in the database: {missing:?}");
-    }
+    assert!(
+        missing.is_empty(),
+        "announced but not in the database: {missing:?}"
+    );
 
     server.stop();
 }
@@ -153,17 +151,6 @@ async fn rounds_missing_from_db(
         .connect()
         .await
         .unwrap();
-    // Until the scores recorder lands on this branch the database holds
-    // only players: there is nothing to compare yet.
-    let has_rounds: Option<(String,)> =
-        sqlx::query_as("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'rounds'")
-            .fetch_optional(&mut conn)
-            .await
-            .unwrap();
-    if has_rounds.is_none() {
-        println!("no rounds table: the announced-wins check needs the scores recorder");
-        return Vec::new();
-    }
     // A room's matches in the order they were played; rounds by match.
     let matches = sqlx::query("SELECT room_code, id FROM matches ORDER BY id")
         .fetch_all(&mut conn)

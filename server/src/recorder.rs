@@ -18,7 +18,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::db::scores::{self, Applied, MatchEnd, NewMatch, Write};
-use crate::db::{Db, DbError};
+use crate::db::{begin_write, Db, DbError};
 
 /// Requests waiting for the recorder; a room sending to a full queue waits
 /// (back-pressure when the disk cannot keep up).
@@ -174,7 +174,7 @@ async fn apply_batch(
     conn: &mut SqliteConnection,
     batch: &[(Vec<Write>, Option<Reply>)],
 ) -> Result<Results, DbError> {
-    let mut tx = conn.begin().await?;
+    let mut tx = begin_write(conn).await?;
     match apply_grouped(&mut tx, batch).await {
         Ok(results) => {
             tx.commit().await?;
@@ -249,7 +249,7 @@ async fn apply_batch_isolated(
     conn: &mut SqliteConnection,
     batch: &[(Vec<Write>, Option<Reply>)],
 ) -> Result<Results, DbError> {
-    let mut tx = conn.begin().await?;
+    let mut tx = begin_write(conn).await?;
     let mut results = Vec::with_capacity(batch.len());
     for (writes, _) in batch {
         let mut savepoint = Connection::begin(&mut *tx).await?;

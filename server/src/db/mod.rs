@@ -58,6 +58,19 @@ pub enum Created {
     NameTaken,
 }
 
+/// Starts a write transaction that takes SQLite's write lock at once.
+///
+/// A plain (deferred) `BEGIN` starts as a reader; if another connection
+/// commits before the first write, SQLite refuses the upgrade with
+/// `SQLITE_BUSY` straight away, without waiting out `busy_timeout`. The
+/// identity pool and the recorder write through different connections, so
+/// every write transaction must be `IMMEDIATE`: it then waits its turn.
+pub async fn begin_write(
+    conn: &mut SqliteConnection,
+) -> Result<sqlx::Transaction<'_, sqlx::Sqlite>, sqlx::Error> {
+    conn.begin_with("BEGIN IMMEDIATE").await
+}
+
 /// A handle on the database pool; cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Db {
@@ -105,7 +118,7 @@ impl Db {
     /// [`crate::recorder::Recorder`] instead.
     pub async fn apply(&self, writes: &[Write]) -> Result<Vec<Applied>, DbError> {
         let mut conn = self.pool.acquire().await?;
-        let mut tx = conn.begin().await?;
+        let mut tx = begin_write(&mut conn).await?;
         let mut applied = Vec::with_capacity(writes.len());
         for write in writes {
             applied.push(scores::apply(&mut tx, write).await?);
