@@ -88,7 +88,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             database_url: "sqlite://krypto.db".to_owned(),
-            max_connections: 10_000,
+            max_connections: 16_000,
             max_frame_bytes: 16 * 1024,
             handshake_timeout: Duration::from_secs(10),
             ping_interval: Duration::from_secs(20),

@@ -194,8 +194,12 @@ async fn upgrade(
 ) -> Response {
     let max = shared.config.max_frame_bytes;
     let tracker = shared.tracker.clone();
+    // tungstenite's default read buffer is 128 KiB, zero-filled before each
+    // read: about 140 KiB per idle socket, 1.4 GiB at 10,000 players. Our
+    // frames are at most 16 KiB and usually under 200 bytes; 4 KiB is plenty.
     ws.max_frame_size(max)
         .max_message_size(max)
+        .read_buffer_size(4 * 1024)
         .on_upgrade(move |socket| tracker.track_future(connection::serve(socket, shared, peer)))
         .into_response()
 }

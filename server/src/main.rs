@@ -27,7 +27,7 @@ struct Args {
     #[arg(long, env = "KRYPTO_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
     /// Most open connections; further ones wait in the backlog.
-    #[arg(long, env = "KRYPTO_MAX_CONNECTIONS", default_value_t = 10_000)]
+    #[arg(long, env = "KRYPTO_MAX_CONNECTIONS", default_value_t = 16_000)]
     max_connections: usize,
     /// Largest WebSocket frame or message in bytes (bigger: close 1009).
     #[arg(long, env = "KRYPTO_MAX_FRAME_BYTES", default_value_t = 16 * 1024)]
@@ -72,6 +72,21 @@ async fn main() -> anyhow::Result<()> {
             .json()
             .with_env_filter(filter)
             .init(),
+    }
+    // Every connection is a file descriptor; the usual soft limit (1024) would
+    // cap the server far below --max-connections.
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => {
+            tracing::info!(open_files = limit, "open-files limit");
+            if (limit as usize) < args.max_connections + 64 {
+                tracing::warn!(
+                    open_files = limit,
+                    max_connections = args.max_connections,
+                    "the open-files limit is below --max-connections; raise `ulimit -n`"
+                );
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "cannot raise the open-files limit"),
     }
     let config = Config {
         database_url: args.database,
