@@ -56,6 +56,36 @@ fn two_plain_clients_race_a_round_with_lockout_and_chat() {
     ben.send("/quit");
     assert!(ben.finish().success());
     assert!(ann.finish().success());
+
+    // The round is on the boards as soon as it was announced.
+    let config = scratch.config("ann");
+    let mut board = Proc::spawn(
+        "leaderboard",
+        &[
+            "leaderboard",
+            "--server",
+            &url,
+            "--metric",
+            "rounds",
+            "--json",
+        ],
+        &config,
+    );
+    let line = board.expect_contains("\"type\":\"leaderboard\"");
+    let v: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(v["rows"][0]["name"], "Ann", "{v}");
+    assert_eq!(v["rows"][0]["rank"], 1, "{v}");
+    assert_eq!(v["rows"][0]["value"].as_f64(), Some(1.0), "{v}");
+    assert!(board.finish().success());
+    let mut profile = Proc::spawn(
+        "profile",
+        &["profile", "Ann", "--server", &url, "--json"],
+        &config,
+    );
+    let line = profile.expect_contains("\"rounds_won\"");
+    let v: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(v["rounds_won"], 1, "{v}");
+    assert!(profile.finish().success());
     server.stop();
 }
 
@@ -178,22 +208,14 @@ fn leaderboard_and_profile_commands_talk_to_the_server() {
     assert_eq!(v["metric"], "rating");
     assert!(json.finish().success());
 
-    // The profile is served over HTTP (`GET /api/players/{name}`, from the
-    // scores work): a card when the server has it, else a clear HTTP error.
+    // The profile is served over HTTP (`GET /api/players/{name}`); Ann
+    // exists since her leaderboard request said hello.
     let mut profile = Proc::spawn("profile", &["profile", "Ann", "--server", &url], &config);
-    let out = profile.expect("the profile or an HTTP error", |l| {
-        l == "Ann" || l.contains("HTTP 404")
-    });
-    if out == "Ann" {
-        profile.expect_prefix("  Rating");
-        assert!(profile.finish().success());
-    } else {
-        assert_eq!(profile.finish().code(), Some(2));
-    }
+    profile.expect("the profile's title", |l| l == "Ann");
+    profile.expect_prefix("  Rating");
+    assert!(profile.finish().success());
     let mut nobody = Proc::spawn("profile", &["profile", "Nobody", "--server", &url], &config);
-    nobody.expect("no such player or an HTTP error", |l| {
-        l.starts_with("No player called \"Nobody\"") || l.contains("HTTP 404")
-    });
-    assert_ne!(nobody.finish().code(), Some(0));
+    nobody.expect_prefix("No player called \"Nobody\"");
+    assert_eq!(nobody.finish().code(), Some(1));
     server.stop();
 }
