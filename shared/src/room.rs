@@ -737,16 +737,7 @@ impl Room {
         if !self.pending.is_empty() {
             return Some(0);
         }
-        let phase = match self.phase {
-            Phase::Countdown { until } | Phase::BetweenRounds { until } => Some(until),
-            Phase::Playing => self.round.as_ref().map(|r| r.deadline),
-            Phase::Lobby | Phase::Finished => None,
-        };
-        let seats = self
-            .members
-            .iter()
-            .filter_map(|m| m.disconnected_at.map(|t| t + SEAT_HOLD_MS));
-        phase.into_iter().chain(seats).min()
+        self.next_due()
     }
 
     // -- time ---------------------------------------------------------------
