@@ -11,78 +11,18 @@ use std::path::Path;
 use std::time::Duration;
 
 use krypto_client::load::{self, LoadConfig};
-use krypto_server::Config;
 
-/// Room clocks run this much faster than the wall clock, so the 3 s
-/// countdown and the 4 s between rounds pass quickly and rooms play
-/// several rounds (and, with 5 rounds a match, rematches) in a short run.
-const TIME_SCALE: u32 = 10;
+mod common;
 
-struct Server {
-    url: String,
-    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Server {
-    fn start(db: &Path) -> Server {
-        let config = Config {
-            database_url: format!("sqlite://{}", db.display()),
-            close_drain: Duration::from_millis(50),
-            shutdown_timeout: Duration::from_secs(5),
-            room_time_scale: TIME_SCALE,
-            ..Config::default()
-        };
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            runtime
-                .block_on(krypto_server::run(listener, config, async move {
-                    let _ = rx.await;
-                }))
-                .unwrap();
-        });
-        Server {
-            url: format!("ws://{addr}/ws"),
-            shutdown: Some(tx),
-            thread: Some(thread),
-        }
-    }
-
-    /// Shuts down gracefully (finishing database writes) and waits.
-    fn stop(mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            thread.join().unwrap();
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
-        }
-    }
-}
+use common::TestServer;
 
 #[test]
 fn two_hundred_players_play_without_errors_or_lost_verdicts() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("soak.db");
-    let server = Server::start(&db);
+    let server = TestServer::with_config("127.0.0.1:0", TestServer::config(&db));
 
-    let mut config = LoadConfig::new(server.url.clone());
+    let mut config = LoadConfig::new(server.url());
     config.rooms = 50;
     config.players = 4;
     config.ramp = Duration::from_secs(1);

@@ -32,21 +32,37 @@ pub struct TestServer {
 }
 
 impl TestServer {
-    /// Starts a server on `addr` (port 0 for any) with the database `db`.
+    /// Starts a server on `addr` (port 0 for any) with the database `db`,
+    /// dealing 1 2 3 4 5 → 15 every round.
     pub fn start(addr: &str, db: &Path) -> TestServer {
-        let config = Config {
+        Self::with_config(
+            addr,
+            Config {
+                dealer: DealerFactory(Arc::new(|| {
+                    Box::new(ScriptedDealer::new(vec![Deal {
+                        objective: 15,
+                        hand: vec![1, 2, 3, 4, 5],
+                    }]))
+                })),
+                ..Self::config(db)
+            },
+        )
+    }
+
+    /// The tests' configuration: database `db`, fast room clocks, short
+    /// shutdown waits, the server's usual (random) dealer.
+    pub fn config(db: &Path) -> Config {
+        Config {
             database_url: format!("sqlite://{}", db.display()),
             close_drain: Duration::from_millis(50),
-            shutdown_timeout: Duration::from_secs(2),
+            shutdown_timeout: Duration::from_secs(5),
             room_time_scale: TIME_SCALE,
-            dealer: DealerFactory(Arc::new(|| {
-                Box::new(ScriptedDealer::new(vec![Deal {
-                    objective: 15,
-                    hand: vec![1, 2, 3, 4, 5],
-                }]))
-            })),
             ..Config::default()
-        };
+        }
+    }
+
+    /// Starts a server on `addr` with `config`, in its own thread and runtime.
+    pub fn with_config(addr: &str, config: Config) -> TestServer {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
