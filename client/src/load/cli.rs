@@ -13,7 +13,7 @@ use super::{random_prefix, LoadConfig};
 /// spread of each round's deal across a room, errors, disconnects and the
 /// server's memory.
 #[derive(Debug, Parser)]
-#[command(name = "krypto-load", version, about)]
+#[command(name = "krypto-load", version)]
 pub struct Args {
     /// The server's WebSocket URL.
     #[arg(long, default_value = "ws://127.0.0.1:7878/ws")]
