@@ -8,12 +8,13 @@
 use std::time::Duration;
 
 use anyhow::Context;
+use krypto_client::load::answers::wrong_formula;
 use krypto_core::protocol::{
     ClientMessage, DealMode, Difficulty, ErrorCode, PlayerId, RoomPhase, RoomSettings,
     ServerMessage, Variant,
 };
 use krypto_core::room::difficulty_of;
-use krypto_core::{formula, solver, Rules};
+use krypto_core::solver;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tokio::sync::mpsc;
@@ -338,21 +339,6 @@ async fn think(
     })
 }
 
-/// A plausible but wrong answer: all the cards added up (or multiplied),
-/// when that misses the objective.
-fn wrong_formula(cards: &[i64], objective: i64, rules: Rules) -> Option<String> {
-    ["+", "*"].into_iter().find_map(|op| {
-        let f = cards
-            .iter()
-            .map(|c| c.to_string())
-            .collect::<Vec<_>>()
-            .join(&format!(" {op} "));
-        formula::check(&f, cards, objective, rules)
-            .is_err()
-            .then_some(f)
-    })
-}
-
 /// `d` at `pace` percent.
 fn scaled(d: Duration, pace: u32) -> Duration {
     d * pace / 100
@@ -372,6 +358,7 @@ async fn sleep_until(at: Option<Instant>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use krypto_core::{formula, Rules};
 
     #[test]
     fn names_are_unique_and_short_enough() {

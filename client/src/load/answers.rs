@@ -37,13 +37,20 @@ pub fn for_hand(cards: &[i64], objective: i64, rules: Rules) -> Answers {
     };
     Answers {
         right,
-        wrong: wrong_formula(cards, objective, rules),
+        // Every simple arrangement hit the objective: send something
+        // malformed, which is still a refused attempt with a verdict.
+        wrong: wrong_formula(cards, objective, rules).unwrap_or_else(|| {
+            let sum: Vec<String> = cards.iter().map(i64::to_string).collect();
+            format!("{} +", sum.join(" + "))
+        }),
     }
 }
 
-/// The first of a few simple arrangements of every card whose value is not
-/// the objective.
-fn wrong_formula(cards: &[i64], objective: i64, rules: Rules) -> String {
+/// A plausible mistake: the first of a few simple arrangements of every
+/// card (the sum, the product, mixes of the two) that the checker refuses
+/// as `wrong_value`; `None` when each of them makes the objective. Shared
+/// by the load generator and the practice bots' blunders.
+pub fn wrong_formula(cards: &[i64], objective: i64, rules: Rules) -> Option<String> {
     let joined = |sep: &str| {
         cards
             .iter()
@@ -57,18 +64,12 @@ fn wrong_formula(cards: &[i64], objective: i64, rules: Rules) -> String {
         candidates.push(format!("{first} * ({})", rest.join(" + ")));
         candidates.push(format!("{first} + {}", rest.join(" * ")));
     }
-    let is_wrong = |f: &String| {
+    candidates.into_iter().find(|f| {
         matches!(
             formula::check(f, cards, objective, rules),
             Err(e) if e.kind == ErrorKind::WrongValue
         )
-    };
-    match candidates.iter().find(|f| is_wrong(f)) {
-        Some(f) => f.clone(),
-        // Every arrangement hit the objective: send something malformed,
-        // which is still a refused attempt with a verdict.
-        None => format!("{} +", joined(" + ")),
-    }
+    })
 }
 
 #[cfg(test)]
