@@ -282,3 +282,54 @@ async fn a_timed_out_round_reveals_a_checked_solution_and_the_count() {
     assert!(count > 0);
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn hostile_formulas_get_typed_verdicts_and_the_round_goes_on() {
+    let server = TestServer::with_config(dealing(vec![deal(15, &[1, 2, 3, 4, 5])])).await;
+    let (mut ann, _) = server.player("Ann").await;
+    let (mut ben, wb) = server.player("Ben").await;
+    let (mut cat, _) = server.player("Cat").await;
+    start_match(
+        &mut [&mut ann, &mut ben, &mut cat],
+        json!({"rounds": 1, "round_seconds": 60, "lockout_seconds": 0}),
+    )
+    .await;
+
+    // 10 KB of parentheses: under the frame limit, over the formula limit.
+    let long = format!("{}1{}", "(".repeat(5000), ")".repeat(5000));
+    let v = ann
+        .request(json!({"type": "submit", "round": 1, "formula": long}))
+        .await;
+    assert_eq!(v["error"]["kind"], "too_long", "{v}");
+    // Deep but short: refused without recursing past the limit.
+    let deep = format!("{}1{} + 2 + 3 + 4 + 5", "(".repeat(40), ")".repeat(40));
+    let v = ann
+        .request(json!({"type": "submit", "round": 1, "formula": deep}))
+        .await;
+    assert_eq!(v["error"]["kind"], "too_deep", "{v}");
+    // Numbers too big for 64 bits, control characters, an empty formula.
+    for (formula, kind) in [
+        ("99999999999999999999999 + 1", "overflow"),
+        ("1 + 2 + 3 + 4 + 5\u{0}", "syntax"),
+        ("", "syntax"),
+        ("5 ÷ (4 - 3 - 1) + 2", "division_by_zero"),
+    ] {
+        let v = cat
+            .request(json!({"type": "submit", "round": 1, "formula": formula}))
+            .await;
+        assert_eq!(v["error"]["kind"], kind, "{formula:?}: {v}");
+    }
+    // A formula that is not a string is a bad message, not a verdict.
+    let v = cat
+        .request(json!({"type": "submit", "round": 1, "formula": 15}))
+        .await;
+    assert_eq!(v["code"], "bad_message", "{v}");
+
+    // Nothing of that stalled the room: Ben still wins the round.
+    let v = ben
+        .request(json!({"type": "submit", "round": 1, "formula": "1 + 2 + 3 + 4 + 5"}))
+        .await;
+    assert_eq!(v["accepted"], true, "{v}");
+    assert_eq!(ann.recv_type("round_won").await["winner"], id(&wb));
+    server.shutdown().await;
+}
