@@ -17,6 +17,21 @@ const RULES: [Rules; 4] = [
     Rules::Positive,
 ];
 
+/// Every split of the card positions into a non-empty (left, right) pair,
+/// both orders: the root of every expression tree over `cards`.
+fn ordered_splits(cards: &[i64]) -> impl Iterator<Item = (Vec<i64>, Vec<i64>)> + '_ {
+    let n = cards.len();
+    (1..(1u32 << n) - 1).map(move |left| {
+        let side = |bit: u32| -> Vec<i64> {
+            (0..n)
+                .filter(|i| left >> i & 1 == bit)
+                .map(|i| cards[i])
+                .collect()
+        };
+        (side(1), side(0))
+    })
+}
+
 /// Every value any expression over `cards` (each used once) can take,
 /// obeying `rules` at every operator node: every split of the cards into an
 /// ordered (left, right) pair, recursively, with all four operations.
@@ -24,17 +39,8 @@ fn naive_values(cards: &[i64], rules: Rules) -> HashSet<Rational> {
     if cards.len() == 1 {
         return HashSet::from([Rational::from_int(cards[0])]);
     }
-    let n = cards.len();
     let mut out = HashSet::new();
-    for left in 1..(1u32 << n) - 1 {
-        let l: Vec<i64> = (0..n)
-            .filter(|i| left >> i & 1 == 1)
-            .map(|i| cards[i])
-            .collect();
-        let r: Vec<i64> = (0..n)
-            .filter(|i| left >> i & 1 == 0)
-            .map(|i| cards[i])
-            .collect();
+    for (l, r) in ordered_splits(cards) {
         let (lv, rv) = (naive_values(&l, rules), naive_values(&r, rules));
         for &a in &lv {
             for &b in &rv {
@@ -92,17 +98,8 @@ fn all_trees(cards: &[i64], rules: Rules) -> Vec<(Rational, Fp3)> {
             [q_point(c, 1), q_point(c, 2), q_point(c, 3)],
         )];
     }
-    let n = cards.len();
     let mut out = Vec::new();
-    for left in 1..(1u32 << n) - 1 {
-        let l: Vec<i64> = (0..n)
-            .filter(|i| left >> i & 1 == 1)
-            .map(|i| cards[i])
-            .collect();
-        let r: Vec<i64> = (0..n)
-            .filter(|i| left >> i & 1 == 0)
-            .map(|i| cards[i])
-            .collect();
+    for (l, r) in ordered_splits(cards) {
         let (lt, rt) = (all_trees(&l, rules), all_trees(&r, rules));
         for &(a, fa) in &lt {
             for &(b, fb) in &rt {
