@@ -290,6 +290,7 @@ impl Connection {
                 protocol,
                 name,
                 token,
+                ..
             } => self.hello(id, protocol, name, token).await,
             message => match self.session.clone() {
                 None => self.error(id, ErrorCode::NotWelcomed, "say hello first"),
@@ -343,6 +344,7 @@ impl Connection {
                 token: identity.token,
                 server_version: SERVER_VERSION.to_owned(),
                 resumed: room.is_some(),
+                join_urls: Vec::new(),
             },
         );
         if let Some(room) = room {

@@ -12,8 +12,7 @@ use sha2::{Digest, Sha256};
 
 use crate::db::{Created, Db, DbError, PlayerRow};
 
-/// Longest name, in characters.
-pub const MAX_NAME_CHARS: usize = 20;
+pub use krypto_core::names::{Name, MAX_NAME_CHARS};
 
 /// Bytes of randomness in a token.
 const TOKEN_BYTES: usize = 16;
@@ -41,41 +40,9 @@ fn refuse(code: ErrorCode, message: impl Into<String>) -> HelloError {
     }
 }
 
-/// A checked name: what to show and the key that makes it unique.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Name {
-    /// Trimmed, inner runs of spaces collapsed to one.
-    pub display: String,
-    /// `display` lowercased; two names with the same key are the same name.
-    pub key: String,
-}
-
-/// Checks a name: 1–20 characters of letters, digits, space, `-` and `_`
-/// once trimmed. Runs of spaces become one so "Ann  B" cannot pose as "Ann B".
+/// Checks a name by the game's rule ([`krypto_core::names`]).
 pub fn validate_name(raw: &str) -> Result<Name, HelloError> {
-    let display = raw
-        .split(' ')
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
-    let len = display.chars().count();
-    if len == 0 || len > MAX_NAME_CHARS {
-        return Err(refuse(
-            ErrorCode::InvalidName,
-            format!("a name has 1 to {MAX_NAME_CHARS} characters"),
-        ));
-    }
-    if let Some(bad) = display
-        .chars()
-        .find(|&c| !(c.is_alphabetic() || c.is_ascii_digit() || matches!(c, ' ' | '-' | '_')))
-    {
-        return Err(refuse(
-            ErrorCode::InvalidName,
-            format!("a name may hold letters, digits, space, - and _, not {bad:?}"),
-        ));
-    }
-    let key = display.to_lowercase();
-    Ok(Name { display, key })
+    krypto_core::names::validate(raw).map_err(|e| refuse(ErrorCode::InvalidName, e.to_string()))
 }
 
 /// A fresh secret token: 128 bits from the operating system, as hex.

@@ -14,11 +14,13 @@
 
 pub mod cards;
 pub mod formula;
+pub mod names;
 pub mod protocol;
 pub mod rational;
 pub mod room;
 pub mod rules;
 pub mod solver;
+pub mod text;
 
 pub use formula::ast::{Expr, Op};
 pub use rational::{ArithError, Rational};

@@ -334,6 +334,10 @@ pub enum ClientMessage {
         /// The secret from an earlier `welcome`, proving who the player is.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         token: Option<String>,
+        /// Set by programs that play (bots): they are marked as bots in every
+        /// roster and never rated. Absent means a person.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        bot: bool,
     },
     /// Lists the public rooms.
     ListRooms,
@@ -512,6 +516,9 @@ pub struct PlayerInfo {
     /// Seated during a round: they play from the next round.
     #[serde(default)]
     pub waiting: bool,
+    /// A program said `bot` in its `hello`: never rated, never on a board.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bot: bool,
 }
 
 /// The hand being played, as a snapshot shows it.
@@ -743,6 +750,11 @@ pub enum ServerMessage {
         server_version: String,
         /// Whether this connection took over a seat the player still held.
         resumed: bool,
+        /// Base addresses (`http://192.168.1.20:7878`) a friend on the same
+        /// network can use to reach this server: add `/ws` for the protocol,
+        /// `/r/CODE` for a room in the browser. Empty when unknown.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        join_urls: Vec<String>,
     },
     /// Reply to `list_rooms`.
     Rooms {
@@ -846,6 +858,9 @@ pub enum ServerMessage {
         /// Whether they joined as a spectator.
         #[serde(default)]
         spectator: bool,
+        /// Whether they are a bot.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        bot: bool,
     },
     /// Someone left the room (sent to them too when they were kicked).
     PlayerLeft {

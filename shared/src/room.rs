@@ -690,6 +690,7 @@ impl Room {
                 connected: m.connected(),
                 spectator: m.spectator,
                 waiting: !m.spectator && self.phase == Phase::Playing && m.eligible_from > round_no,
+                bot: false,
             })
             .collect();
         let round = self.round.as_ref().map(|r| {
@@ -972,6 +973,7 @@ impl Room {
             player,
             name,
             spectator,
+            bot: false,
         };
         self.remember(msg.clone());
         fx.send(Recipient::AllExcept(player), msg);

@@ -55,6 +55,7 @@ fn client_messages_have_the_documented_shapes() {
             protocol: 1,
             name: Some("Ada".into()),
             token: None,
+            bot: false,
         },
         json!({"id": "1", "type": "hello", "protocol": 1, "name": "Ada"}),
     );
@@ -64,8 +65,9 @@ fn client_messages_have_the_documented_shapes() {
             protocol: 1,
             name: Some("Ada".into()),
             token: Some("abc".into()),
+            bot: true,
         },
-        json!({"type": "hello", "protocol": 1, "name": "Ada", "token": "abc"}),
+        json!({"type": "hello", "protocol": 1, "name": "Ada", "token": "abc", "bot": true}),
     );
     client_round_trip(
         None,
@@ -216,6 +218,7 @@ fn sample_snapshot() -> RoomSnapshot {
                 connected: true,
                 spectator: false,
                 waiting: false,
+                bot: false,
             },
             PlayerInfo {
                 id: PlayerId(2),
@@ -224,6 +227,7 @@ fn sample_snapshot() -> RoomSnapshot {
                 connected: false,
                 spectator: true,
                 waiting: false,
+                bot: true,
             },
         ],
         round: Some(RoundInfo {
@@ -255,9 +259,11 @@ fn server_messages_have_the_documented_shapes() {
             token: "t0k".into(),
             server_version: "0.1.0".into(),
             resumed: false,
+            join_urls: vec!["http://192.168.1.20:7878".into()],
         },
         json!({"id": "1", "type": "welcome", "protocol": 1, "player_id": 1, "name": "Ada",
-               "token": "t0k", "server_version": "0.1.0", "resumed": false}),
+               "token": "t0k", "server_version": "0.1.0", "resumed": false,
+               "join_urls": ["http://192.168.1.20:7878"]}),
     );
     server_round_trip(
         None,
@@ -281,7 +287,7 @@ fn server_messages_have_the_documented_shapes() {
                "settings": default_settings_json(), "state": "playing", "locked": false,
                "players": [
                    {"id": 1, "name": "Ada", "score": 2, "connected": true, "spectator": false, "waiting": false},
-                   {"id": 2, "name": "Bob", "score": 0, "connected": false, "spectator": true, "waiting": false}],
+                   {"id": 2, "name": "Bob", "score": 0, "connected": false, "spectator": true, "waiting": false, "bot": true}],
                "round": {"number": 3, "objective": 17, "cards": [8, 2, 3, 13, 5],
                          "remaining_ms": 41250, "duration_ms": 90000, "locked_out_ms": 1200},
                "rounds_total": 10,
@@ -428,6 +434,7 @@ fn server_messages_have_the_documented_shapes() {
             player: PlayerId(3),
             name: "Cy".into(),
             spectator: false,
+            bot: false,
         },
         json!({"type": "player_joined", "player": 3, "name": "Cy", "spectator": false}),
     );

@@ -32,6 +32,7 @@ pub fn run(args: &LeaderboardArgs, out: &mut impl Write) -> anyhow::Result<Outco
             protocol: PROTOCOL_VERSION,
             name: Some(target.name.clone()),
             token: target.token.clone(),
+            bot: false,
         });
         let ask = ClientEnvelope {
             id: Some("board".to_owned()),

@@ -199,6 +199,7 @@ async fn connect(ctx: &RunContext, name: &str) -> Result<Conn, SetupError> {
         protocol: PROTOCOL_VERSION,
         name: Some(name.to_owned()),
         token: None,
+        bot: false,
     };
     let welcome = request(ctx, &mut ws, "hello", hello).await?;
     match welcome.message {

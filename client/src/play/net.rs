@@ -152,6 +152,7 @@ async fn session<E: From<NetEvent>>(
             protocol: PROTOCOL_VERSION,
             name: Some(identity.name.clone()),
             token: identity.token.clone(),
+            bot: false,
         },
     };
     if let Err(e) = ws.send(Message::text(hello.to_json())).await {

@@ -48,6 +48,7 @@ pub fn welcome(resumed: bool) -> Event {
         token: "00ff".into(),
         server_version: "0.1.0".into(),
         resumed,
+        join_urls: Vec::new(),
     })
 }
 
@@ -59,6 +60,7 @@ fn player(id: PlayerId, name: &str, score: i64) -> PlayerInfo {
         connected: true,
         spectator: false,
         waiting: false,
+        bot: false,
     }
 }
 
