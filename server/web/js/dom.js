@@ -1,5 +1,5 @@
 // Building DOM nodes without HTML strings: every piece of text, above all
-// anything a player wrote, goes in as a text node, never through innerHTML.
+// anything a player wrote, goes in as a text node, never parsed as HTML.
 
 /**
  * Makes an element. `attrs`: `class`, `text` (its text content), `on`

@@ -4,7 +4,7 @@
 // built, notices). Deadlines are on this page's clock (clock.js).
 
 import { deadlineIn } from './clock.js';
-import { LEAVE_REASONS } from './words.js';
+import { LEAVE_REASONS, listOf } from './words.js';
 
 const FEED_LINES = 80;
 
@@ -67,7 +67,7 @@ function feedLine(state, room, m) {
       return { kind: 'miss', text: `${nameOf(room, m.player)} tried and missed` };
     case 'match_over': {
       const first = m.standings.filter((s) => s.rank === 1).map((s) => s.name);
-      return { kind: 'win', text: first.length ? `Match over: ${first.join(' and ')} won` : 'Match over' };
+      return { kind: 'win', text: first.length ? `Match over: ${listOf(first)} won` : 'Match over' };
     }
     default:
       return null;

@@ -63,3 +63,9 @@ export const OPERATORS = [
   { piece: '(', label: '(', name: 'open parenthesis' },
   { piece: ')', label: ')', name: 'close parenthesis' },
 ];
+
+/** "Ada", "Ada and Bob", "Ada, Bob and Cy". */
+export function listOf(names) {
+  if (names.length <= 1) return names.join('');
+  return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}

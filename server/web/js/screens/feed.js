@@ -41,7 +41,7 @@ export function chatPanel(act) {
   input,
   h('button', { type: 'submit', class: 'secondary', text: 'Send' }));
   return {
-    el: h('section', { class: 'card-panel chat' }, h('h2', { text: 'Chat' }), feed.el, form),
+    el: h('section', { class: 'card-panel chat' }, h('h2', { text: 'Feed and chat' }), feed.el, form),
     update: feed.update,
   };
 }

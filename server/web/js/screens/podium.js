@@ -19,7 +19,7 @@ export function standingsList(state, { big = false } = {}) {
         rated ? h('span', {
           class: 'rating',
           title: 'rating after the match (change)',
-          text: `${s.rating_after.toFixed(1)} (${signed(s.rating_after - s.rating_before)})`,
+          text: `rating ${s.rating_after.toFixed(1)} (${signed(s.rating_after - s.rating_before)})`,
         }) : h('span', { class: 'rating muted', text: 'unrated' }));
     }));
 }
@@ -33,7 +33,10 @@ export function mount(root, { act }) {
     update(state) {
       const standings = state.room.standings ?? [];
       const mine = standings.find((s) => s.player === state.me?.id);
-      head.textContent = mine?.rank === 1 ? '🎉 You won the match!' : 'Match over';
+      const firsts = standings.filter((s) => s.rank === 1).length;
+      if (mine?.rank === 1) head.textContent = firsts > 1 ? '🎉 You share first place!' : '🎉 You won the match!';
+      else if (mine) head.textContent = `Match over: you came ${ordinal(mine.rank)}`;
+      else head.textContent = 'Match over';
       fill(list, standingsList(state));
       if (isHost(state)) {
         fill(controls,

@@ -82,10 +82,11 @@ export function mount(root, { act, state }) {
     if (room.phase === 'countdown') {
       setText(countdown, `Get ready… ${Math.ceil(leftUntil(room.next) / 1000) || ''}`);
     }
-    const left = room.round && !room.round.over ? leftUntil(room.round.deadline) : 0;
-    setText(timer, room.round ? clockText(left) : '');
+    const running = room.phase === 'playing' && room.round && !room.round.over;
+    const left = running ? leftUntil(room.round.deadline) : 0;
+    setText(timer, running ? clockText(left) : '');
     timer.classList.toggle('low', left > 0 && left < 10_000);
-    bar.style.width = room.round && room.round.duration ? `${(100 * left) / room.round.duration}%` : '0%';
+    bar.style.width = running && room.round.duration ? `${(100 * left) / room.round.duration}%` : '0%';
     const locked = leftUntil(room.lockout);
     setText(lockout, locked > 0 && room.phase === 'playing' ? `🔒 Locked out for ${Math.ceil(locked / 1000)} s` : '');
     submit.disabled = room.phase !== 'playing' || !canPlay(s) || room.pending || locked > 0 || !room.formula.trim();
@@ -111,8 +112,9 @@ export function mount(root, { act, state }) {
         }, h('span', { class: 'card-number', text: String(c) }), h('span', { class: 'card-used', 'aria-hidden': 'true', text: 'used' })));
         fill(cardsBox, cardButtons);
       }
-      const used = usedCards(room.formula, r.cards);
       const playing = room.phase === 'playing' && canPlay(s);
+      // Between rounds the hand is shown whole again, for reading the result.
+      const used = playing ? usedCards(room.formula, r.cards) : r.cards.map(() => false);
       cardButtons.forEach((b, i) => {
         b.disabled = used[i] || !playing;
         b.classList.toggle('used', used[i]);

@@ -14,6 +14,7 @@ export function mount(root) {
   const status = h('p', { class: 'tv-status' });
   const joinText = h('div', { class: 'tv-join' });
   const qrBox = h('div', { class: 'tv-qr' });
+  const inviteBox = h('section', { class: 'tv-panel tv-invite' }, qrBox, joinText);
   const stage = h('div', { class: 'tv-stage' });
   const board = h('section', { class: 'tv-panel' });
   const feed = feedList({ limit: 12, label: 'What happened' });
@@ -26,9 +27,9 @@ export function mount(root) {
     h('div', { class: 'tv-main' },
       h('div', { class: 'tv-left' }, status, stage),
       h('aside', { class: 'tv-side' },
-        h('section', { class: 'tv-panel tv-invite' }, qrBox, joinText),
+        inviteBox,
         board,
-        h('section', { class: 'tv-panel' }, h('h2', { text: 'Feed' }), feed.el)))));
+        h('section', { class: 'tv-panel tv-feed' }, h('h2', { text: 'Feed' }), feed.el)))));
   let shownInvite = null;
 
   function tick(state) {
@@ -68,14 +69,21 @@ export function mount(root) {
       const r = room.round;
       setText(roundLabel, r && room.phase !== 'lobby' && room.phase !== 'finished'
         ? `Round ${r.number} of ${room.roundsTotal}` : '');
+      // In the waiting room the invitation fills the stage instead.
+      inviteBox.hidden = room.phase === 'lobby';
       fill(board, h('h2', { text: 'Scores' }), scores(state, { big: true }));
       feed.update(state);
       switch (room.phase) {
         case 'lobby': {
           const seated = room.players.filter((p) => !p.spectator);
+          const inv = invite(state, room.code);
           fill(stage,
-            h('p', { class: 'tv-headline', text: 'Scan the code or open the link to join' }),
-            h('p', { class: 'tv-big-code', text: room.code }),
+            h('p', { class: 'tv-headline', text: 'Join on your phone: scan, or open the link' }),
+            h('div', { class: 'tv-lobby' }, inv.qr,
+              h('div', {},
+                h('p', { class: 'tv-lobby-link', text: inv.shown }),
+                h('p', { class: 'tv-join-line', text: 'or type the room code' }),
+                h('p', { class: 'tv-big-code', text: room.code }))),
             h('ul', { class: 'tv-names' }, seated.map((p) => h('li', { text: p.bot ? `🤖 ${p.name}` : p.name }))),
             h('p', { class: 'tv-sub', text: seated.length ? 'Waiting for the host to start…' : 'Nobody here yet.' }));
           break;
