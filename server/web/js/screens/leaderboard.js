@@ -47,7 +47,7 @@ export function show(root) {
       }
       fill(table, h('table', {},
         h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'Rank' }), h('th', { scope: 'col', text: 'Player' }),
-          h('th', { scope: 'col', text: METRICS[metric] }), h('th', { scope: 'col', text: 'Rated matches' }))),
+          h('th', { scope: 'col', class: 'num', text: METRICS[metric] }), h('th', { scope: 'col', class: 'num', text: 'Rated matches' }))),
         h('tbody', {}, body.rows.map((r) => h('tr', {},
           h('td', { text: String(r.rank) }),
           h('td', {}, h('a', { href: `/p/${encodeURIComponent(r.name)}`, text: r.name })),

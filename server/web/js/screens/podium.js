@@ -3,6 +3,7 @@
 import { h, fill } from '../dom.js';
 import { isHost } from '../state.js';
 import { ordinal, signed } from '../words.js';
+import { resultView } from './round.js';
 
 const MEDALS = { 1: '🥇', 2: '🥈', 3: '🥉' };
 
@@ -27,8 +28,9 @@ export function standingsList(state, { big = false } = {}) {
 export function mount(root, { act }) {
   const head = h('h2', { class: 'podium-head' });
   const list = h('div');
+  const last = h('div', { class: 'last-round' });
   const controls = h('div', { class: 'host-controls' });
-  fill(root, h('section', { class: 'card-panel podium' }, head, list), controls);
+  fill(root, h('section', { class: 'card-panel podium' }, head, list), controls, last);
   return {
     update(state) {
       const standings = state.room.standings ?? [];
@@ -38,6 +40,9 @@ export function mount(root, { act }) {
       else if (mine) head.textContent = `Match over: you came ${ordinal(mine.rank)}`;
       else head.textContent = 'Match over';
       fill(list, standingsList(state));
+      // The last round ended the match; its result is still worth a look.
+      fill(last, state.room.result && h('details', { class: 'card-panel' },
+        h('summary', { text: `How round ${state.room.result.round} ended` }), resultView(state)));
       if (isHost(state)) {
         fill(controls,
           h('button', { type: 'button', class: 'primary huge', on: { click: act.start }, text: 'Rematch' }),

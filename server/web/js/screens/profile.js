@@ -31,7 +31,8 @@ export async function show(root, name) {
         h('h2', { text: 'Recent matches' }),
         p.recent_matches.length === 0 ? h('p', { class: 'hint', text: 'No finished matches yet.' })
           : h('table', {},
-            h('thead', {}, h('tr', {}, ['When', 'Place', 'Score', 'Rating'].map((t) => h('th', { scope: 'col', text: t })))),
+            h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'When' }), h('th', { scope: 'col', text: 'Place' }),
+              h('th', { scope: 'col', class: 'num', text: 'Score' }), h('th', { scope: 'col', class: 'num', text: 'Rating' }))),
             h('tbody', {}, p.recent_matches.map((m) => h('tr', {},
               h('td', { text: new Date(m.finished_at).toLocaleString() }),
               h('td', { text: `${ordinal(m.rank)} of ${m.players}` }),

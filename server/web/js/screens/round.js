@@ -160,7 +160,8 @@ export function resultView(state) {
   const res = room.result;
   if (!res || room.phase === 'playing') return null;
   const last = room.round && room.round.number >= room.roundsTotal;
-  const next = h('p', { class: 'next', text: last ? 'Final results coming…' : 'Next hand in a moment…' });
+  const next = room.phase === 'between_rounds'
+    && h('p', { class: 'next', text: last ? 'Final results coming…' : 'Next hand in a moment…' });
   if (res.kind === 'won') {
     const you = res.winner === state.me?.id;
     const who = you ? 'You won the round' : `${res.name} won the round`;
