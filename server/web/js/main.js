@@ -175,7 +175,13 @@ function startGame(route) {
       conn.send({ type: 'join_room', code: code.trim().toUpperCase(), spectator });
       render();
     },
-    leaveRoom: () => conn.send({ type: 'leave_room' }),
+    leaveRoom() {
+      const r = room();
+      const inMatch = r && ['countdown', 'playing', 'between_rounds'].includes(r.phase);
+      // A stray tap must not throw away a seat in the middle of a match.
+      if (inMatch && !window.confirm(`Leave room ${r.code}? You lose your seat in this match.`)) return;
+      conn.send({ type: 'leave_room' });
+    },
     updateSettings: (settings) => conn.send({ type: 'update_settings', settings }),
     start: () => conn.send({ type: 'start' }),
     kick: (player) => conn.send({ type: 'kick', player }),
@@ -274,6 +280,16 @@ function startGame(route) {
     if (state.route.kind === 'lobby' && state.room) conn.send({ type: 'leave_room' });
     render();
   });
+
+  // A phone that slept or changed networks: try at once instead of waiting
+  // out the back-off.
+  const wake = () => {
+    if (state.conn === 'waiting') conn.connect();
+  };
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible') wake();
+  });
+  addEventListener('online', wake);
 
   if (!identity && kind === 'player') state.needName = true;
   render();

@@ -17,11 +17,13 @@ export async function show(root, name) {
     const p = await res.json();
     if (!res.ok) throw new Error(p?.error?.message ?? `error ${res.status}`);
     title.textContent = p.name;
-    const stat = (label, value) => h('div', { class: 'stat' }, h('dt', { text: label }), h('dd', { text: value }));
+    const stat = (label, value, note) => h('div', { class: 'stat' }, h('dt', { text: label }), h('dd', { text: value }),
+      note && h('dd', { class: 'hint', text: note }));
     fill(body,
       h('section', { class: 'card-panel' },
         h('dl', { class: 'stats' },
-          stat('Rating', p.rating === null ? 'not rated yet' : `${p.rating.toFixed(1)}${p.ranked ? '' : ' (not ranked yet)'}`),
+          stat('Rating', p.rating === null ? '—' : p.rating.toFixed(1),
+            p.rating === null ? 'after a match with others' : (p.ranked ? null : 'on the board after a few more matches')),
           stat('Matches', String(p.matches)),
           stat('Rated matches', String(p.rated_matches)),
           stat('Matches won', String(p.wins)),

@@ -99,7 +99,7 @@ export function mount(root, { act, state }) {
     const counting = room.phase === 'countdown';
     countdown.hidden = !counting;
     play.hidden = counting || !r;
-    setText(roundLabel, r ? `Round ${r.number} of ${room.roundsTotal}` : `${room.roundsTotal} rounds`);
+    setText(roundLabel, r ? `Round ${r.number} of ${room.roundsTotal}` : `${room.roundsTotal} round${room.roundsTotal === 1 ? '' : 's'}`);
     const me = room.players.find((p) => p.id === s.me?.id);
     setText(myScore, me && !me.spectator ? `You: ${me.score}` : 'Watching');
     if (r) {
