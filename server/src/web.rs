@@ -28,7 +28,8 @@ use crate::codes;
 
 /// Only our own scripts, styles, images and WebSocket; no inline code, no
 /// frames, no plugins. `'self'` covers `ws:`/`wss:` to the same host in
-/// CSP Level 3 browsers (the browser tests check Chromium connects).
+/// CSP Level 3 browsers (the browser tests check Chromium connects); pages
+/// also name it outright ([`page_csp`]).
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
                    connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; \
                    frame-ancestors 'none'";
@@ -173,7 +174,30 @@ fn not_found(what: &str) -> Response {
 }
 
 async fn page(request: HeaderMap) -> Response {
-    serve(&INDEX, &request)
+    let mut response = serve(&INDEX, &request);
+    let host = request.get(header::HOST).and_then(|v| v.to_str().ok());
+    if let Some(csp) = host.and_then(page_csp) {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_SECURITY_POLICY, csp);
+    }
+    response
+}
+
+/// The page's policy with this server's WebSocket named outright as well:
+/// Chromium and current Firefox and Safari count `ws:` to the same host as
+/// `'self'`, but Safari before 15.4 did not, and old phones come to game
+/// nights too. `None` for a Host header that is not a plain host name.
+fn page_csp(host: &str) -> Option<HeaderValue> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']');
+    if host.is_empty() || host.len() > 255 || !host.chars().all(plain) {
+        return None;
+    }
+    let csp = CSP.replace(
+        "connect-src 'self'",
+        &format!("connect-src 'self' ws://{host} wss://{host}"),
+    );
+    HeaderValue::from_str(&csp).ok()
 }
 
 async fn asset(Path(path): Path<String>, request: HeaderMap) -> Response {
@@ -305,6 +329,7 @@ async fn qr(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -324,6 +349,15 @@ mod tests {
         assert!(!own_base("http://localhost:7878/evil?x=", None));
         assert!(!own_base("http://localhost@example.com", None));
         assert!(!own_base("", None));
+    }
+
+    #[test]
+    fn pages_name_their_own_websocket() {
+        let csp = page_csp("192.168.1.20:7878").unwrap();
+        let csp = csp.to_str().unwrap();
+        assert!(csp.contains("connect-src 'self' ws://192.168.1.20:7878 wss://192.168.1.20:7878;"));
+        assert!(page_csp("evil.com; script-src *").is_none());
+        assert!(page_csp("").is_none());
     }
 
     #[test]

@@ -81,6 +81,8 @@ async fn every_page_address_serves_the_app() {
             .body
             .contains(r#"<script type="module" src="/assets/js/main.js">"#));
         assert_guarded(&a);
+        let own_socket = format!("ws://localhost:{}", server.addr.port());
+        assert!(a.headers["content-security-policy"].contains(&own_socket));
     }
     server.shutdown().await;
 }
