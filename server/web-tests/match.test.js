@@ -88,6 +88,7 @@ test('a game night: two phones, a bot and the TV play a match and a rematch', as
     stopBots = startBots(server, code, { skill: 'easy', pace: 100 });
     await ada.locator('.roster li', { hasText: 'Bot ' }).waitFor();
     await screen.locator('.tv-names', { hasText: 'Bot ' }).waitFor();
+    await ada.evaluate(() => window.scrollTo(0, 0));
     await shoot(ada, 'phone-waiting-room');
     await shoot(screen, 'tv-lobby');
   });

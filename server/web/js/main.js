@@ -94,8 +94,8 @@ function startGame(route) {
         saveIdentity(kind, identity);
         pendingName = null;
         if (state.me.resumed) return; // room_state follows
-        if (state.route.kind === 'room') conn.send({ type: 'join_room', code: state.route.code });
-        else if (kind === 'tv') conn.send({ type: 'join_room', code: route.code, spectator: true });
+        if (state.route.kind === 'room') join(state.route.code, false);
+        else if (kind === 'tv') join(route.code, true);
         else conn.send({ type: 'list_rooms' });
         return;
       case 'in_room':
@@ -110,7 +110,7 @@ function startGame(route) {
         if (kind === 'tv') {
           // The room may not be open yet: look again, slowly (code guesses are limited).
           clearTimeout(tvRetry);
-          tvRetry = setTimeout(() => conn.send({ type: 'join_room', code: route.code, spectator: true }), 15_000);
+          tvRetry = setTimeout(() => join(route.code, true), 15_000);
         } else {
           go('/', true);
           conn.send({ type: 'list_rooms' });
@@ -135,6 +135,11 @@ function startGame(route) {
         return;
       default:
     }
+  }
+
+  function join(code, spectator) {
+    state.joining = code;
+    conn.send({ type: 'join_room', code, spectator });
   }
 
   function room() {
@@ -172,7 +177,7 @@ function startGame(route) {
     joinRoom(code, spectator = false) {
       state.lobbyError = null;
       state.notice = null;
-      conn.send({ type: 'join_room', code: code.trim().toUpperCase(), spectator });
+      join(code.trim().toUpperCase(), spectator);
       render();
     },
     leaveRoom() {

@@ -19,6 +19,7 @@ export function createState(route) {
     joinUrls: [],
     rooms: null,
     lobbyError: null,
+    joining: null,
     notice: null,
     toast: null,
     room: null,
@@ -163,6 +164,7 @@ export function applyServer(state, m) {
     case 'room_state':
       applySnapshot(state, m);
       state.lobbyError = null;
+      state.joining = null;
       return 'in_room';
     case 'match_started':
       if (!room) return null;
@@ -266,7 +268,7 @@ export function applyServer(state, m) {
         return m.code === 'name_taken' ? 'name_taken' : null;
       }
       if (JOIN_ERRORS.has(m.code) && !state.room) {
-        state.lobbyError = m.message;
+        state.lobbyError = state.joining ? `Could not join ${state.joining}: ${m.message}` : m.message;
         return 'join_failed';
       }
       if (room) room.pending = false;

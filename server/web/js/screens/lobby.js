@@ -28,7 +28,7 @@ export function mount(root, { act }) {
   code,
   h('div', { class: 'row' },
     h('button', { type: 'submit', class: 'primary big', value: 'play', text: 'Join' }),
-    h('button', { type: 'submit', class: 'secondary', value: 'watch', text: 'Watch' })));
+    h('button', { type: 'submit', class: 'secondary big', value: 'watch', text: 'Watch' })));
 
   const createPanel = h('section', { class: 'card-panel' },
     h('h2', { text: 'Host a game' }),
