@@ -29,6 +29,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/healthz", get(healthz))
         .route("/api/leaderboard", get(get_leaderboard))
         .route("/api/players/{name}", get(get_player))
+        .merge(crate::web::routes())
         .with_state(shared)
 }
 

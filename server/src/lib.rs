@@ -22,6 +22,7 @@
 //! - [`codes`]: room codes. [`limits`]: message credits, code-guess limits.
 //! - [`db`]: SQLite through sqlx, one method per query.
 //! - [`config`]: every limit and timing. [`net`]: the join URLs to print.
+//! - [`web`]: the browser client's pages and assets, embedded in the binary.
 
 pub mod client;
 pub mod codes;
@@ -39,6 +40,7 @@ pub mod periods;
 pub mod ratings;
 pub mod recorder;
 pub mod room_task;
+pub mod web;
 
 use std::future::Future;
 use std::sync::Arc;

@@ -1,0 +1,148 @@
+//! The browser client as the server serves it: every page address answers
+//! the app's shell, assets come with their content types, every answer
+//! carries the Content-Security-Policy and a revalidating cache policy (a
+//! 304 for a current copy), and QR codes are drawn only for this server's
+//! own room links. (The pages themselves are tested in a real browser by
+//! `server/web-tests`, run by `.ci/browser-tests`.)
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{TestServer, PATIENCE};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+struct Answer {
+    status: u16,
+    headers: HashMap<String, String>,
+    body: String,
+}
+
+/// One HTTP/1.1 GET with extra header lines.
+async fn get(server: &TestServer, path: &str, extra: &str) -> Answer {
+    let mut s = TcpStream::connect(server.addr).await.unwrap();
+    let req = format!(
+        "GET {path} HTTP/1.1\r\nHost: localhost:{}\r\nConnection: close\r\n{extra}\r\n",
+        server.addr.port()
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(PATIENCE, s.read_to_end(&mut raw))
+        .await
+        .unwrap()
+        .unwrap();
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    Answer {
+        status,
+        headers,
+        body: body.to_owned(),
+    }
+}
+
+fn assert_guarded(a: &Answer) {
+    let csp = &a.headers["content-security-policy"];
+    for directive in [
+        "default-src 'none'",
+        "script-src 'self'",
+        "connect-src 'self'",
+        "frame-ancestors 'none'",
+    ] {
+        assert!(csp.contains(directive), "{csp:?} lacks {directive}");
+    }
+    assert_eq!(a.headers["x-content-type-options"], "nosniff");
+}
+
+#[tokio::test]
+async fn every_page_address_serves_the_app() {
+    let server = TestServer::start().await;
+    for path in ["/", "/r/KXR7P", "/tv/KXR7P", "/leaderboard", "/p/Ada%20B"] {
+        let a = get(&server, path, "").await;
+        assert_eq!(a.status, 200, "{path}");
+        assert_eq!(a.headers["content-type"], "text/html; charset=utf-8");
+        assert_eq!(a.headers["cache-control"], "no-cache");
+        assert!(a
+            .body
+            .contains(r#"<script type="module" src="/assets/js/main.js">"#));
+        assert_guarded(&a);
+        let own_socket = format!("ws://localhost:{}", server.addr.port());
+        assert!(a.headers["content-security-policy"].contains(&own_socket));
+    }
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn assets_have_their_types_and_revalidate_with_an_etag() {
+    let server = TestServer::start().await;
+    let js = get(&server, "/assets/js/main.js", "").await;
+    assert_eq!(js.status, 200);
+    assert_eq!(js.headers["content-type"], "text/javascript; charset=utf-8");
+    assert!(js.body.contains("import"));
+    assert_guarded(&js);
+    let css = get(&server, "/assets/app.css", "").await;
+    assert_eq!(css.headers["content-type"], "text/css; charset=utf-8");
+
+    let tag = &js.headers["etag"];
+    let again = get(
+        &server,
+        "/assets/js/main.js",
+        &format!("If-None-Match: {tag}\r\n"),
+    )
+    .await;
+    assert_eq!(again.status, 304);
+    assert!(again.body.is_empty());
+    let stale = get(
+        &server,
+        "/assets/js/main.js",
+        "If-None-Match: \"an-older-build\"\r\n",
+    )
+    .await;
+    assert_eq!(stale.status, 200);
+
+    assert_eq!(get(&server, "/assets/nope.js", "").await.status, 404);
+    assert_eq!(get(&server, "/assets/../Cargo.toml", "").await.status, 404);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn qr_codes_only_for_this_servers_room_links() {
+    let server = TestServer::start().await;
+    let port = server.addr.port();
+    let own = get(&server, "/r/kxr7p/qr.svg", "").await;
+    assert_eq!(own.status, 200);
+    assert_eq!(own.headers["content-type"], "image/svg+xml");
+    assert!(own.body.starts_with("<?xml") && own.body.contains("<svg"));
+
+    let lan = format!("/r/KXR7P/qr.svg?base=http%3A%2F%2F127.0.0.1%3A{port}");
+    assert_eq!(get(&server, &lan, "").await.status, 200);
+    // A different address gives a different picture.
+    assert_ne!(get(&server, &lan, "").await.body, own.body);
+
+    for refused in [
+        "/r/KXR7P/qr.svg?base=http%3A%2F%2Fexample.com",
+        "/r/KXR7P/qr.svg?base=http%3A%2F%2F8.8.8.8%3A7878",
+        "/r/KXR7P/qr.svg?base=javascript%3Aalert(1)",
+        "/r/KXR7P/qr.svg?base=http%3A%2F%2Flocalhost%40example.com",
+    ] {
+        assert_eq!(get(&server, refused, "").await.status, 400, "{refused}");
+    }
+    // Not a room code: no picture.
+    assert_eq!(get(&server, "/r/K0XR7/qr.svg", "").await.status, 404);
+    server.shutdown().await;
+}

@@ -1,0 +1,135 @@
+// The pieces every browser test uses: the real server binary on a free
+// port with a fresh SQLite file, practice bots from the real client binary,
+// the solver (to know a right answer), headless Chromium, and screenshots.
+
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const repo = resolve(here, '..', '..');
+const bin = (name) => process.env[`KRYPTO_${name.toUpperCase().replace('-', '_')}_BIN`] ?? join(repo, 'target', 'debug', name);
+export const SCREENSHOTS = join(repo, 'docs', 'screenshots');
+
+/** Starts krypto-server on 127.0.0.1, port chosen by the system. */
+export async function startServer() {
+  const dir = mkdtempSync(join(tmpdir(), 'krypto-web-'));
+  const child = spawn(bin('krypto-server'), [
+    '--listen', '127.0.0.1:0', '--database', `sqlite://${join(dir, 'krypto.db')}`,
+  ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: 'warn' } });
+  let log = '';
+  child.stderr.on('data', (d) => { log += d; });
+  const port = await new Promise((ok, fail) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/ws:\/\/localhost:(\d+)\/ws/);
+      if (m) ok(Number(m[1]));
+    });
+    child.on('exit', (code) => fail(new Error(`krypto-server exited (${code}): ${log}`)));
+  });
+  return {
+    port,
+    base: `http://127.0.0.1:${port}`,
+    ws: `ws://127.0.0.1:${port}/ws`,
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((ok) => (child.exitCode !== null ? ok() : child.on('exit', ok)));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts `count` practice bots in room `code`; returns a stop function. */
+export function startBots(server, code, { count = 1, skill = 'easy', pace = 100 } = {}) {
+  const config = mkdtempSync(join(tmpdir(), 'krypto-bots-'));
+  const child = spawn(bin('krypto'), [
+    'bots', '--server', server.ws, '--room', code, '--count', String(count), '--skill', skill, '--pace', String(pace),
+  ], { stdio: 'ignore', env: { ...process.env, KRYPTO_CONFIG_DIR: config } });
+  return async () => {
+    child.kill('SIGTERM');
+    await new Promise((ok) => (child.exitCode !== null ? ok() : child.on('exit', ok)));
+    rmSync(config, { recursive: true, force: true });
+  };
+}
+
+/** One solution of the hand, as `krypto solve` prints it. */
+export function solve(cards, target) {
+  const out = execFileSync(bin('krypto'), ['solve', '--json', '--target', String(target), ...cards.map(String)]);
+  const json = JSON.parse(out.toString());
+  if (!json.solvable) throw new Error(`no solution for ${cards} → ${target}`);
+  return json.solutions[0];
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+/**
+ * A phone-sized page of its own (own storage, like a separate phone);
+ * collects console errors and CSP violations into `page.problems`.
+ */
+export async function phone(browser) {
+  const context = await browser.newContext({
+    viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true,
+  });
+  return watch(await context.newPage());
+}
+
+/** A 1920×1080 page for the big screen. */
+export async function tv(browser) {
+  const context = await browser.newContext({ viewport: { width: 1920, height: 1080 } });
+  return watch(await context.newPage());
+}
+
+function watch(page) {
+  page.problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') page.problems.push(m.text()); });
+  page.on('pageerror', (e) => page.problems.push(e.message));
+  return page;
+}
+
+/** Saves a screenshot in docs/screenshots/NAME.png. */
+export async function shoot(page, name, options = {}) {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), ...options });
+}
+
+const OPERATOR_NAMES = { '+': 'plus', '-': 'minus', '−': 'minus', '*': 'times', '×': 'times', '/': 'divided by', '÷': 'divided by', '(': 'open parenthesis', ')': 'close parenthesis' };
+
+/** Builds `formula` by tapping the hand's cards and the operator pad. */
+export async function tapFormula(page, formula) {
+  const pieces = formula.match(/\d+|[^\s\d]/g);
+  for (const piece of pieces) {
+    if (/^\d+$/.test(piece)) {
+      await page.getByRole('group', { name: 'Your hand' })
+        .getByRole('button', { name: piece, exact: true, disabled: false }).first().tap();
+    } else {
+      await page.getByRole('group', { name: 'Operators' })
+        .getByRole('button', { name: OPERATOR_NAMES[piece], exact: true }).tap();
+    }
+  }
+}
+
+/** The hand and target showing on a phone page. */
+export async function readHand(page) {
+  const target = Number(await page.locator('.objective-number').textContent());
+  const cards = (await page.getByRole('group', { name: 'Your hand' }).getByRole('button').allTextContents())
+    .map((t) => Number(t.replace(/\D/g, '')));
+  return { target, cards };
+}
+
+/** A formula using every card once that does not make `target`. */
+export function wrongFormula(cards, target) {
+  const sum = cards.reduce((a, b) => a + b, 0);
+  if (sum !== target) return cards.join(' + ');
+  return cards.join(' * ');
+}

@@ -1,0 +1,191 @@
+// A game night, end to end in a real browser against the real server: two
+// phones and a bot play a whole match (by taps and by typing), a wrong
+// formula shows its reason and the lockout, a reload mid-round resumes the
+// seat, the TV follows every hand, the podium and the rematch, and the
+// leaderboard and profile pages show the results.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  startServer, startBots, solve, launch, phone, tv, shoot, tapFormula, readHand, wrongFormula,
+} from './harness.js';
+
+let server;
+let browser;
+let stopBots = async () => {};
+
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+
+after(async () => {
+  await stopBots();
+  await browser?.close();
+  await server?.stop();
+});
+
+/** Waits for the round numbered `n` to be dealt on a phone page. */
+async function roundShown(page, n, total) {
+  await page.getByText(`Round ${n} of ${total}`).waitFor();
+  await page.locator('.objective-number').waitFor();
+}
+
+test('a game night: two phones, a bot and the TV play a match and a rematch', async (t) => {
+  const ada = await phone(browser);
+  const bob = await phone(browser);
+  const screen = await tv(browser);
+  let code;
+
+  await t.test('Ada names herself and creates a room', async () => {
+    await ada.goto(`${server.base}/`);
+    await shoot(ada, 'phone-name');
+    await ada.getByRole('textbox', { name: 'Name' }).fill('Ada');
+    await ada.getByRole('button', { name: 'Let’s play' }).click();
+    await ada.getByText('Hi Ada!').waitFor();
+    await shoot(ada, 'phone-lobby');
+    await ada.getByRole('button', { name: 'Create a room' }).click();
+    code = (await ada.locator('.room-code').textContent()).trim();
+    assert.match(code, /^[A-Z2-9]{5}$/);
+    assert.equal(new URL(ada.url()).pathname, `/r/${code}`);
+  });
+
+  await t.test('the host sets a short match', async () => {
+    const set = async (label, value) => {
+      const field = ada.getByLabel(label, { exact: true });
+      await field.fill(String(value));
+      await field.press('Tab');
+    };
+    await set('Rounds', 3);
+    await set('Seconds per round', 20);
+    await set('Lockout after a miss (s)', 3);
+    await ada.getByLabel('Hands', { exact: true }).selectOption('easy');
+    await ada.getByLabel('Hands', { exact: true }).locator('option:checked', { hasText: 'Easy' }).waitFor({ state: 'attached' });
+  });
+
+  await t.test('Bob joins by the room link and sees the settings', async () => {
+    await bob.goto(`${server.base}/r/${code}`);
+    await bob.getByRole('textbox', { name: 'Name' }).fill('Bob');
+    await bob.getByRole('textbox', { name: 'Name' }).press('Enter');
+    await bob.locator('.room-code', { hasText: code }).waitFor();
+    await bob.getByText('3 rounds of 20 s').waitFor();
+    await bob.getByText('3 s lockout after a wrong answer').waitFor();
+    await bob.getByText('hands: Easy').waitFor();
+    await bob.getByText('Waiting for Ada to start').waitFor();
+    await ada.locator('.roster').getByText('Bob').waitFor();
+  });
+
+  await t.test('the TV joins as a spectator and shows the code and a QR code', async () => {
+    await screen.goto(`${server.base}/tv/${code}`);
+    await screen.locator('.tv-big-code', { hasText: code }).waitFor();
+    const qr = screen.getByRole('img', { name: `QR code of the link to room ${code}` });
+    await qr.waitFor();
+    await screen.waitForFunction(() => document.querySelector('.tv-qr img')?.naturalWidth > 0);
+    await screen.locator('.tv-names').getByText('Bob').waitFor();
+  });
+
+  await t.test('a bot joins', async () => {
+    stopBots = startBots(server, code, { skill: 'easy', pace: 100 });
+    await ada.locator('.roster li', { hasText: 'Bot ' }).waitFor();
+    await screen.locator('.tv-names', { hasText: 'Bot ' }).waitFor();
+    await ada.evaluate(() => window.scrollTo(0, 0));
+    await shoot(ada, 'phone-waiting-room');
+    await shoot(screen, 'tv-lobby');
+  });
+
+  let hand;
+  await t.test('round 1: a wrong formula shows its reason and the lockout; Ada wins by tapping', async () => {
+    await ada.getByRole('button', { name: 'Start the match' }).click();
+    await roundShown(ada, 1, 3);
+    await roundShown(bob, 1, 3);
+    hand = await readHand(ada);
+    const wrong = wrongFormula(hand.cards, hand.target);
+    const field = bob.getByRole('textbox', { name: 'Formula' });
+    await field.fill(wrong);
+    await field.press('Enter');
+    await bob.getByText('✗ Not the target').waitFor();
+    await bob.getByText(/comes to .+, not /).waitFor();
+    await bob.getByText(/Locked out for \d s/).waitFor();
+    assert.equal(await bob.getByRole('button', { name: 'Submit' }).isDisabled(), true);
+    await shoot(bob, 'phone-wrong-answer');
+
+    const solution = solve(hand.cards, hand.target);
+    await tapFormula(ada, solution);
+    await ada.getByText('every card used').waitFor();
+    for (const used of await ada.getByRole('group', { name: 'Your hand' }).getByRole('button').all()) {
+      assert.equal(await used.isDisabled(), true, 'every tapped card is used up');
+    }
+    await shoot(ada, 'phone-building-formula');
+    await screen.locator('.tv-objective-number', { hasText: String(hand.target) }).waitFor();
+    await shoot(screen, 'tv-round');
+    await ada.getByRole('button', { name: 'Submit' }).tap();
+    await ada.getByText('You won the round').waitFor();
+    await bob.getByText('Ada won the round').waitFor();
+    await screen.getByText('Ada won the round').waitFor();
+    await bob.locator('.result-formula').waitFor();
+    await shoot(bob, 'phone-round-result');
+    await shoot(screen, 'tv-round-result');
+  });
+
+  await t.test('round 2: the TV shows the new hand; a reload resumes Ada’s seat; Bob wins by typing', async () => {
+    await roundShown(bob, 2, 3);
+    await screen.getByText('Round 2 of 3').waitFor();
+    const next = await readHand(bob);
+    await screen.locator('.tv-hand').getByText(String(next.cards[0]), { exact: true }).first().waitFor();
+
+    await ada.reload();
+    await ada.locator('.room-code', { hasText: code }).waitFor();
+    await roundShown(ada, 2, 3);
+    await ada.getByText('You: 1').waitFor();
+    assert.deepEqual(await readHand(ada), next);
+
+    const field = bob.getByRole('textbox', { name: 'Formula' });
+    await field.fill(solve(next.cards, next.target).replaceAll('×', '*').replaceAll('÷', '/'));
+    await bob.getByRole('button', { name: 'Submit' }).click();
+    await bob.getByText('You won the round').waitFor();
+    await ada.getByText('Bob won the round').waitFor();
+  });
+
+  await t.test('round 3 ends (the bot plays or time runs out) and everyone sees the podium', async () => {
+    await screen.getByText('Round 3 of 3').waitFor();
+    await screen.getByText('🏁 Match over').waitFor({ timeout: 40_000 });
+    for (const page of [ada, bob]) {
+      const standings = page.getByRole('list', { name: 'Final standings' });
+      await standings.waitFor();
+      await standings.getByText('Ada', { exact: true }).waitFor();
+      await standings.getByText('Bob', { exact: true }).waitFor();
+      await standings.getByText(/Bot /).waitFor();
+    }
+    const tvStandings = screen.getByRole('list', { name: 'Final standings' });
+    await tvStandings.getByText('Ada', { exact: true }).waitFor();
+    await shoot(ada, 'phone-podium');
+    await shoot(screen, 'tv-podium');
+    await bob.getByText('Waiting for Ada to start a rematch').waitFor();
+  });
+
+  await t.test('the host starts a rematch and the TV follows it', async () => {
+    await ada.getByRole('button', { name: 'Rematch' }).click();
+    await screen.getByText('Round 1 of 3').waitFor();
+    await screen.locator('.tv-objective-number').waitFor();
+    await roundShown(bob, 1, 3);
+  });
+
+  await t.test('no page logged an error or a Content-Security-Policy violation', () => {
+    for (const page of [ada, bob, screen]) assert.deepEqual(page.problems, []);
+  });
+});
+
+test('the leaderboard and a profile show the match', async () => {
+  const page = await phone(browser);
+  await page.goto(`${server.base}/leaderboard?metric=rounds`);
+  const table = page.getByRole('table');
+  await table.getByRole('link', { name: 'Ada', exact: true }).waitFor();
+  await table.getByRole('link', { name: 'Bob', exact: true }).waitFor();
+  await shoot(page, 'phone-leaderboard');
+  await table.getByRole('link', { name: 'Ada', exact: true }).click();
+  await page.getByRole('heading', { name: 'Ada', exact: true }).waitFor();
+  await page.getByText('Rounds won').waitFor();
+  await page.getByRole('heading', { name: 'Recent matches' }).waitFor();
+  await shoot(page, 'phone-profile', { fullPage: true });
+  assert.deepEqual(page.problems, []);
+});

@@ -1,0 +1,21 @@
+// Deadlines on this page's own monotonic clock: the server sends durations
+// (`*_ms`), never its wall clock, so clock skew cannot matter.
+
+export const now = () => performance.now();
+
+/** A deadline `ms` from now. */
+export const deadlineIn = (ms) => now() + ms;
+
+/** Milliseconds left until `deadline` (0 once passed, or with no deadline). */
+export const leftUntil = (deadline) => (deadline ? Math.max(0, deadline - now()) : 0);
+
+/** "1:05" or "0:09". */
+export function clockText(ms) {
+  const s = Math.ceil(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+/** "2.4 s". */
+export function seconds(ms) {
+  return `${(ms / 1000).toFixed(1)} s`;
+}

@@ -1,0 +1,302 @@
+// The page's entry: reads the address, owns the state and the connection,
+// turns player actions into requests, and redraws the current screen after
+// every change. Screens (one module each) only read the state and call the
+// actions they are given.
+
+import { Connection } from './net.js';
+import { createState, applyServer, canPlay } from './state.js';
+import { loadIdentity, saveIdentity, forgetIdentity } from './store.js';
+import { appendPiece, removeLast, wantsOperand, MAX_LEN } from './formula.js';
+import { deadlineIn, now } from './clock.js';
+import { h, fill } from './dom.js';
+import * as nameScreen from './screens/name.js';
+import * as lobbyScreen from './screens/lobby.js';
+import * as roomScreen from './screens/room.js';
+import * as tvScreen from './screens/tv.js';
+import * as leaderboardScreen from './screens/leaderboard.js';
+import * as profileScreen from './screens/profile.js';
+
+/** What the address asks for. */
+function parseRoute(path) {
+  let m = path.match(/^\/r\/([^/]+)\/?$/);
+  if (m) return { kind: 'room', code: decodeURIComponent(m[1]).toUpperCase() };
+  m = path.match(/^\/tv\/([^/]+)\/?$/);
+  if (m) return { kind: 'tv', code: decodeURIComponent(m[1]).toUpperCase() };
+  if (/^\/leaderboard\/?$/.test(path)) return { kind: 'leaderboard' };
+  m = path.match(/^\/p\/([^/]+)\/?$/);
+  if (m) return { kind: 'profile', name: decodeURIComponent(m[1]) };
+  return { kind: 'lobby' };
+}
+
+const app = document.getElementById('app');
+const route = parseRoute(location.pathname);
+
+if (route.kind === 'leaderboard') {
+  leaderboardScreen.show(app);
+} else if (route.kind === 'profile') {
+  profileScreen.show(app, route.name);
+} else {
+  startGame(route);
+}
+
+function startGame(route) {
+  const kind = route.kind === 'tv' ? 'tv' : 'player';
+  const state = createState(route);
+  let identity = loadIdentity(kind);
+  let pendingName = null;
+  let tvRetry = null;
+
+  const banner = h('div', { class: 'banner', role: 'status', 'aria-live': 'polite' });
+  const screenRoot = h('div', { class: 'screen' });
+  fill(app, banner, screenRoot);
+  let current = { module: null, view: null };
+
+  const conn = new Connection({
+    onOpen: sayHello,
+    onMessage: (m) => {
+      const word = applyServer(state, m);
+      react(word);
+      render();
+    },
+    onStatus: (status) => {
+      state.conn = status;
+      render();
+    },
+  });
+
+  function tvName() {
+    return `TV ${1000 + Math.floor(Math.random() * 9000)}`;
+  }
+
+  function sayHello() {
+    if (identity) conn.send({ type: 'hello', protocol: 1, token: identity.token });
+    else if (pendingName) conn.send({ type: 'hello', protocol: 1, name: pendingName });
+    else if (kind === 'tv') conn.send({ type: 'hello', protocol: 1, name: (pendingName = tvName()) });
+    else state.needName = true;
+  }
+
+  function go(path, replace = false) {
+    if (location.pathname === path) return;
+    if (replace) history.replaceState(null, '', path);
+    else history.pushState(null, '', path);
+    state.route = parseRoute(path);
+  }
+
+  function enterLobby() {
+    if (kind === 'player') go('/');
+    conn.send({ type: 'list_rooms' });
+  }
+
+  function react(word) {
+    switch (word) {
+      case 'welcomed':
+        identity = { name: state.me.name, token: state.me.token };
+        saveIdentity(kind, identity);
+        pendingName = null;
+        if (state.me.resumed) return; // room_state follows
+        if (state.route.kind === 'room') join(state.route.code, false);
+        else if (kind === 'tv') join(route.code, true);
+        else conn.send({ type: 'list_rooms' });
+        return;
+      case 'in_room':
+        clearTimeout(tvRetry);
+        if (kind === 'player') go(`/r/${state.room.code}`, state.route.kind === 'room');
+        return;
+      case 'left':
+      case 'kicked':
+        enterLobby();
+        return;
+      case 'join_failed':
+        if (kind === 'tv') {
+          // The room may not be open yet: look again, slowly (code guesses are limited).
+          clearTimeout(tvRetry);
+          tvRetry = setTimeout(() => join(route.code, true), 15_000);
+        } else {
+          go('/', true);
+          conn.send({ type: 'list_rooms' });
+        }
+        return;
+      case 'bad_token':
+        forgetIdentity(kind);
+        identity = null;
+        if (kind === 'tv') {
+          sayHello();
+        } else {
+          state.needName = true;
+          state.nameError = 'This server does not know this browser’s player any more. Choose a name to play.';
+        }
+        return;
+      case 'name_taken':
+        if (kind === 'tv') {
+          pendingName = tvName();
+          state.needName = false;
+          sayHello();
+        }
+        return;
+      default:
+    }
+  }
+
+  function join(code, spectator) {
+    state.joining = code;
+    conn.send({ type: 'join_room', code, spectator });
+  }
+
+  function room() {
+    return state.room;
+  }
+
+  function setFormula(text) {
+    const r = room();
+    if (!r) return;
+    r.formula = text.slice(0, MAX_LEN);
+    render();
+  }
+
+  const act = {
+    setName(name) {
+      pendingName = name.trim();
+      state.nameError = null;
+      state.needName = false;
+      if (state.conn === 'open') sayHello();
+      render();
+    },
+    forgetMe() {
+      forgetIdentity(kind);
+      identity = null;
+      state.me = null;
+      state.needName = true;
+      state.nameError = null;
+      render();
+    },
+    listRooms: () => conn.send({ type: 'list_rooms' }),
+    createRoom(isPublic) {
+      state.lobbyError = null;
+      conn.send({ type: 'create_room', public: isPublic });
+    },
+    joinRoom(code, spectator = false) {
+      state.lobbyError = null;
+      state.notice = null;
+      join(code.trim().toUpperCase(), spectator);
+      render();
+    },
+    leaveRoom() {
+      const r = room();
+      const inMatch = r && ['countdown', 'playing', 'between_rounds'].includes(r.phase);
+      // A stray tap must not throw away a seat in the middle of a match.
+      if (inMatch && !window.confirm(`Leave room ${r.code}? You lose your seat in this match.`)) return;
+      conn.send({ type: 'leave_room' });
+    },
+    updateSettings: (settings) => conn.send({ type: 'update_settings', settings }),
+    start: () => conn.send({ type: 'start' }),
+    kick: (player) => conn.send({ type: 'kick', player }),
+    makeHost: (player) => conn.send({ type: 'transfer_host', player }),
+    lock: (locked) => conn.send({ type: 'lock', locked }),
+    chat(text) {
+      const t = text.trim();
+      if (!t) return false;
+      return Boolean(conn.send({ type: 'chat', text: t }));
+    },
+    setFormula,
+    tapCard(i) {
+      const r = room();
+      if (!r?.round) return;
+      if (!wantsOperand(r.formula)) {
+        state.toast = { text: 'Pick an operator first: + − × ÷', until: deadlineIn(2500) };
+        render();
+        return;
+      }
+      setFormula(appendPiece(r.formula, String(r.round.cards[i])));
+    },
+    tapPiece(piece) {
+      const r = room();
+      if (r) setFormula(appendPiece(r.formula, piece));
+    },
+    undo() {
+      const r = room();
+      if (r) setFormula(removeLast(r.formula));
+    },
+    clear: () => setFormula(''),
+    submit() {
+      const r = room();
+      if (!r?.round || r.phase !== 'playing' || !canPlay(state)) return;
+      if (!r.formula.trim() || r.pending) return;
+      if (conn.send({ type: 'submit', round: r.round.number, formula: r.formula })) {
+        r.pending = true;
+        r.verdict = null;
+        render();
+      }
+    },
+    claimNoSolution() {
+      const r = room();
+      if (!r?.round || r.phase !== 'playing') return;
+      if (conn.send({ type: 'claim_no_solution', round: r.round.number })) {
+        r.pending = true;
+        render();
+      }
+    },
+    reconnect: () => conn.connect(),
+  };
+
+  function pickScreen() {
+    if (kind === 'tv') return tvScreen;
+    if (state.needName && !state.me) return nameScreen;
+    if (state.needName) return nameScreen;
+    if (state.room) return roomScreen;
+    return lobbyScreen;
+  }
+
+  function renderBanner() {
+    const parts = [];
+    if (state.conn === 'waiting' || (state.conn === 'connecting' && state.me)) {
+      parts.push(h('p', { class: 'banner-line warn', text: 'Connection lost: reconnecting…' }));
+    } else if (state.conn === 'replaced') {
+      parts.push(h('p', { class: 'banner-line warn' },
+        'Krypto was opened in another tab or window, which took over your seat. ',
+        h('button', { type: 'button', class: 'link', on: { click: act.reconnect }, text: 'Play here instead' })));
+    }
+    if (state.toast && state.toast.until > now()) {
+      parts.push(h('p', { class: 'banner-line', text: state.toast.text }));
+    }
+    fill(banner, parts);
+  }
+
+  function render() {
+    renderBanner();
+    const module = pickScreen();
+    if (module !== current.module) {
+      screenRoot.replaceChildren();
+      current = { module, view: module.mount(screenRoot, { act, state }) };
+    }
+    current.view.update(state);
+  }
+
+  // Timers and lockouts count down without a message from the server.
+  setInterval(() => {
+    if (state.toast && state.toast.until <= now()) {
+      state.toast = null;
+      renderBanner();
+    }
+    current.view?.tick?.(state);
+  }, 200);
+
+  addEventListener('popstate', () => {
+    state.route = parseRoute(location.pathname);
+    if (state.route.kind === 'lobby' && state.room) conn.send({ type: 'leave_room' });
+    render();
+  });
+
+  // A phone that slept or changed networks: try at once instead of waiting
+  // out the back-off.
+  const wake = () => {
+    if (state.conn === 'waiting') conn.connect();
+  };
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible') wake();
+  });
+  addEventListener('online', wake);
+
+  if (!identity && kind === 'player') state.needName = true;
+  render();
+  conn.connect();
+}

@@ -1,0 +1,74 @@
+// The lobby: create a room, join one by its code, or pick a public one.
+
+import { h, fill, setText } from '../dom.js';
+import { VARIANTS } from '../words.js';
+
+export function mount(root, { act }) {
+  const code = h('input', {
+    id: 'code', name: 'code', type: 'text', maxlength: 5, autocomplete: 'off', autocapitalize: 'characters',
+    spellcheck: 'false', class: 'code-input', placeholder: 'ABCDE', enterkeyhint: 'go',
+  });
+  const error = h('p', { class: 'error', role: 'alert' });
+  const notice = h('p', { class: 'notice', role: 'status' });
+  const hello = h('p', { class: 'hello' });
+  const publicBox = h('input', { type: 'checkbox', id: 'public' });
+  const rooms = h('div', { class: 'rooms' });
+
+  const joinForm = h('form', {
+    class: 'card-panel',
+    on: {
+      submit: (e) => {
+        e.preventDefault();
+        if (code.value.trim()) act.joinRoom(code.value, e.submitter?.value === 'watch');
+      },
+    },
+  },
+  h('h2', { text: 'Join a room' }),
+  h('label', { for: 'code', text: 'Room code' }),
+  code,
+  h('div', { class: 'row' },
+    h('button', { type: 'submit', class: 'primary big', value: 'play', text: 'Join' }),
+    h('button', { type: 'submit', class: 'secondary big', value: 'watch', text: 'Watch' })));
+
+  const createPanel = h('section', { class: 'card-panel' },
+    h('h2', { text: 'Host a game' }),
+    h('button', { type: 'button', class: 'primary big', on: { click: () => act.createRoom(publicBox.checked) }, text: 'Create a room' }),
+    h('div', { class: 'check' }, publicBox, h('label', { for: 'public', text: 'List it in public rooms' })));
+
+  const publicPanel = h('section', { class: 'card-panel' },
+    h('div', { class: 'row spread' },
+      h('h2', { text: 'Public rooms' }),
+      h('button', { type: 'button', class: 'secondary small', on: { click: act.listRooms }, text: 'Refresh' })),
+    rooms);
+
+  fill(root,
+    h('header', { class: 'hero' }, h('h1', { class: 'logo', text: 'Krypto' }), hello),
+    notice, error, joinForm, createPanel, publicPanel,
+    h('nav', { class: 'footer-links' },
+      h('a', { href: '/leaderboard', text: 'Leaderboard' }),
+      ' · ',
+      h('button', { type: 'button', class: 'link', on: { click: act.forgetMe }, text: 'Not you? Change player' })));
+
+  let shownRooms = null;
+  return {
+    update(state) {
+      setText(hello, state.me ? `Hi ${state.me.name}!` : 'Connecting…');
+      setText(error, state.lobbyError ?? '');
+      setText(notice, state.notice ?? '');
+      if (state.rooms !== shownRooms) {
+        shownRooms = state.rooms;
+        fill(rooms, roomList(state.rooms, act));
+      }
+    },
+  };
+}
+
+function roomList(list, act) {
+  if (list === null) return h('p', { class: 'hint', text: 'Loading…' });
+  if (list.length === 0) return h('p', { class: 'hint', text: 'No public rooms right now. Create one!' });
+  return h('ul', { class: 'room-list' }, list.map((r) => h('li', { class: 'room-item' },
+    h('div', {},
+      h('span', { class: 'code-small', text: r.code }),
+      h('span', { class: 'muted', text: ` ${VARIANTS[r.settings.variant] ?? r.settings.variant} · host ${r.host} · ${r.players}/${r.max_players} players · ${r.state === 'lobby' ? 'waiting' : 'playing'}` })),
+    h('button', { type: 'button', class: 'primary', 'aria-label': `Join room ${r.code}`, on: { click: () => act.joinRoom(r.code) }, text: 'Join' }))));
+}

@@ -1,0 +1,47 @@
+// Rows of people in a room: who they are and their marks, always in words
+// or symbols with text (host, bot, away, watching, waiting), never colour
+// alone.
+
+import { h } from '../dom.js';
+import { scoreboard, isHost } from '../state.js';
+
+function marks(state, p) {
+  const room = state.room;
+  return [
+    p.id === room.host && h('span', { class: 'tag host', text: 'host' }),
+    p.bot && h('span', { class: 'tag bot', title: 'a bot', text: '🤖 bot' }),
+    p.id === state.me?.id && h('span', { class: 'tag you', text: 'you' }),
+    !p.connected && h('span', { class: 'tag away', text: 'away' }),
+    p.spectator && h('span', { class: 'tag watch', text: 'watching' }),
+    p.waiting && h('span', { class: 'tag wait', text: 'plays next round' }),
+  ];
+}
+
+/** The roster of the waiting room, with the host's controls. */
+export function roster(state, act) {
+  const room = state.room;
+  const host = isHost(state);
+  return h('ul', { class: 'roster' }, room.players.map((p) => h('li', { class: 'player-row' },
+    h('span', { class: 'player-name', text: p.name }),
+    h('span', { class: 'marks' }, marks(state, p)),
+    host && p.id !== state.me.id && h('span', { class: 'controls' },
+      !p.spectator && h('button', {
+        type: 'button', class: 'secondary small', 'aria-label': `Make ${p.name} host`,
+        on: { click: () => act.makeHost(p.id) }, text: 'Make host',
+      }),
+      h('button', {
+        type: 'button', class: 'danger small', 'aria-label': `Kick ${p.name}`,
+        on: { click: () => act.kick(p.id) }, text: 'Kick',
+      })))));
+}
+
+/** The scores of the seated players, best first. */
+export function scores(state, { big = false } = {}) {
+  const list = scoreboard(state.room);
+  return h('ol', { class: big ? 'scores big' : 'scores', 'aria-label': 'Scores' }, list.map((p) => h('li', {
+    class: p.id === state.me?.id ? 'score-row me' : 'score-row',
+  },
+  h('span', { class: 'player-name', text: p.name }),
+  h('span', { class: 'marks' }, p.bot && h('span', { class: 'tag bot', text: '🤖 bot' }), !p.connected && h('span', { class: 'tag away', text: 'away' })),
+  h('span', { class: 'score', text: String(p.score) }))));
+}

@@ -1,0 +1,56 @@
+// The end of a match: the podium with rating changes, and the rematch.
+
+import { h, fill } from '../dom.js';
+import { isHost } from '../state.js';
+import { ordinal, signed } from '../words.js';
+import { resultView } from './round.js';
+
+const MEDALS = { 1: '🥇', 2: '🥈', 3: '🥉' };
+
+/** The standings as a list, best first, with medals and rating changes. */
+export function standingsList(state, { big = false } = {}) {
+  const standings = state.room.standings ?? [];
+  return h('ol', { class: big ? 'standings big' : 'standings', 'aria-label': 'Final standings' },
+    standings.map((s) => {
+      const rated = typeof s.rating_before === 'number' && typeof s.rating_after === 'number';
+      return h('li', { class: `standing rank-${Math.min(s.rank, 4)}${s.player === state.me?.id ? ' me' : ''}` },
+        h('span', { class: 'medal', text: `${MEDALS[s.rank] ?? ''} ${ordinal(s.rank)}` }),
+        h('span', { class: 'player-name', text: s.name }),
+        h('span', { class: 'score', text: `${s.score} pt${s.score === 1 ? '' : 's'}` }),
+        rated ? h('span', {
+          class: 'rating',
+          title: 'rating after the match (change)',
+          text: `rating ${s.rating_after.toFixed(1)} (${signed(s.rating_after - s.rating_before)})`,
+        }) : h('span', { class: 'rating muted', text: 'unrated' }));
+    }));
+}
+
+export function mount(root, { act }) {
+  const head = h('h2', { class: 'podium-head' });
+  const list = h('div');
+  const last = h('div', { class: 'last-round' });
+  const controls = h('div', { class: 'host-controls' });
+  fill(root, h('section', { class: 'card-panel podium' }, head, list), controls, last);
+  return {
+    update(state) {
+      const standings = state.room.standings ?? [];
+      const mine = standings.find((s) => s.player === state.me?.id);
+      const firsts = standings.filter((s) => s.rank === 1).length;
+      if (mine?.rank === 1) head.textContent = firsts > 1 ? '🎉 You share first place!' : '🎉 You won the match!';
+      else if (mine) head.textContent = `Match over: you came ${ordinal(mine.rank)}`;
+      else head.textContent = 'Match over';
+      fill(list, standingsList(state));
+      // The last round ended the match; its result is still worth a look.
+      fill(last, state.room.result && h('details', { class: 'card-panel' },
+        h('summary', { text: `How round ${state.room.result.round} ended` }), resultView(state)));
+      if (isHost(state)) {
+        fill(controls,
+          h('button', { type: 'button', class: 'primary huge', on: { click: act.start }, text: 'Rematch' }),
+          h('button', { type: 'button', class: 'secondary', on: { click: () => act.updateSettings({}) }, text: 'Change settings' }));
+      } else {
+        const host = state.room.players.find((p) => p.id === state.room.host)?.name ?? 'the host';
+        fill(controls, h('p', { class: 'waiting-note', text: `Waiting for ${host} to start a rematch…` }));
+      }
+    },
+  };
+}

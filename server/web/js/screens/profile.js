@@ -1,0 +1,46 @@
+// A player's profile (`/p/NAME`), read from the HTTP API.
+
+import { h, fill } from '../dom.js';
+import { seconds } from '../clock.js';
+import { ordinal, signed } from '../words.js';
+
+export async function show(root, name) {
+  document.title = `${name} · Krypto`;
+  const body = h('div', { 'aria-live': 'polite' }, h('p', { class: 'hint', text: 'Loading…' }));
+  const title = h('h1', { text: name });
+  fill(root,
+    h('header', { class: 'page-header' }, h('a', { href: '/', class: 'logo small-logo', text: 'Krypto' }), title),
+    body,
+    h('nav', { class: 'footer-links' }, h('a', { href: '/leaderboard', text: 'Leaderboard' })));
+  try {
+    const res = await fetch(`/api/players/${encodeURIComponent(name)}`);
+    const p = await res.json();
+    if (!res.ok) throw new Error(p?.error?.message ?? `error ${res.status}`);
+    title.textContent = p.name;
+    const stat = (label, value, note) => h('div', { class: 'stat' }, h('dt', { text: label }), h('dd', { text: value }),
+      note && h('dd', { class: 'hint', text: note }));
+    fill(body,
+      h('section', { class: 'card-panel' },
+        h('dl', { class: 'stats' },
+          stat('Rating', p.rating === null ? '—' : p.rating.toFixed(1),
+            p.rating === null ? 'after a match with others' : (p.ranked ? null : 'on the board after a few more matches')),
+          stat('Matches', String(p.matches)),
+          stat('Rated matches', String(p.rated_matches)),
+          stat('Matches won', String(p.wins)),
+          stat('Rounds won', String(p.rounds_won)),
+          stat('Fastest solve', p.fastest_ms === null ? '—' : seconds(p.fastest_ms)))),
+      h('section', { class: 'card-panel' },
+        h('h2', { text: 'Recent matches' }),
+        p.recent_matches.length === 0 ? h('p', { class: 'hint', text: 'No finished matches yet.' })
+          : h('table', {},
+            h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'When' }), h('th', { scope: 'col', text: 'Place' }),
+              h('th', { scope: 'col', class: 'num', text: 'Score' }), h('th', { scope: 'col', class: 'num', text: 'Rating' }))),
+            h('tbody', {}, p.recent_matches.map((m) => h('tr', {},
+              h('td', { text: new Date(m.finished_at).toLocaleString() }),
+              h('td', { text: `${ordinal(m.rank)} of ${m.players}` }),
+              h('td', { class: 'num', text: String(m.score) }),
+              h('td', { class: 'num', text: m.rating_after === null ? 'unrated' : `${m.rating_after.toFixed(1)} (${signed(m.rating_after - m.rating_before)})` })))))));
+  } catch (e) {
+    fill(body, h('p', { class: 'error', role: 'alert', text: `Could not load ${name}: ${e.message}` }));
+  }
+}

@@ -1,0 +1,47 @@
+// Inside a room: the header with the code, then the screen for what the
+// room is doing (waiting, playing, podium), then the feed and chat.
+
+import { h, fill, setText } from '../dom.js';
+import { PHASES } from '../words.js';
+import * as waiting from './waiting.js';
+import * as round from './round.js';
+import * as podium from './podium.js';
+import { chatPanel } from './feed.js';
+
+function partFor(phase) {
+  if (phase === 'lobby') return waiting;
+  if (phase === 'finished') return podium;
+  return round;
+}
+
+export function mount(root, ctx) {
+  const { act } = ctx;
+  const code = h('span', { class: 'room-code' });
+  const phase = h('span', { class: 'phase' });
+  const body = h('div', { class: 'room-body' });
+  const chat = chatPanel(act);
+  fill(root,
+    h('header', { class: 'room-header' },
+      h('div', { class: 'room-id' }, h('span', { class: 'muted small', text: 'Room' }), code),
+      phase,
+      h('button', { type: 'button', class: 'secondary small', on: { click: act.leaveRoom }, text: 'Leave' })),
+    body, chat.el);
+  let part = { module: null, view: null };
+  return {
+    update(state) {
+      const room = state.room;
+      setText(code, room.code);
+      setText(phase, PHASES[room.phase] ?? room.phase);
+      const module = partFor(room.phase);
+      if (module !== part.module) {
+        body.replaceChildren();
+        part = { module, view: module.mount(body, ctx) };
+      }
+      part.view.update(state);
+      chat.update(state);
+    },
+    tick(state) {
+      if (state.room) part.view?.tick?.(state);
+    },
+  };
+}

@@ -1,0 +1,109 @@
+// The waiting room before a match: how to join, who is here, the settings
+// (the host changes them), and the host's start, lock, kick and hand-over.
+
+import { h, fill } from '../dom.js';
+import { isHost } from '../state.js';
+import { invite } from './invite.js';
+import { roster } from './players.js';
+import { VARIANTS, RULES, DIFFICULTIES, DEALS } from '../words.js';
+
+/** Each setting: its label, and its choices or its numeric range. */
+const FIELDS = [
+  { key: 'variant', label: 'Game', choices: VARIANTS },
+  { key: 'rules', label: 'Rules', choices: RULES },
+  { key: 'difficulty', label: 'Hands', choices: DIFFICULTIES },
+  { key: 'rounds', label: 'Rounds', min: 1, max: 50 },
+  { key: 'target_score', label: 'Target score (empty: none)', min: 1, max: 1000, nullable: true },
+  { key: 'round_seconds', label: 'Seconds per round', min: 10, max: 600 },
+  { key: 'lockout_seconds', label: 'Lockout after a miss (s)', min: 0, max: 60 },
+  { key: 'wrong_penalty', label: 'Penalty per miss', min: 0, max: 10 },
+  { key: 'deal', label: 'Deal', choices: DEALS },
+  { key: 'max_players', label: 'Seats', min: 2, max: 32 },
+];
+
+function settingControl(field, settings, act) {
+  const id = `set-${field.key}`;
+  const value = settings[field.key];
+  let control;
+  if (field.choices) {
+    control = h('select', { id, on: { change: (e) => act.updateSettings({ [field.key]: e.target.value }) } },
+      Object.entries(field.choices).map(([v, label]) => h('option', { value: v, selected: String(value) === v, text: label })));
+  } else {
+    control = h('input', {
+      id, type: 'number', inputmode: 'numeric', min: field.min, max: field.max, value: value ?? '',
+      on: {
+        change: (e) => {
+          const raw = e.target.value.trim();
+          if (raw === '' && field.nullable) act.updateSettings({ [field.key]: null });
+          else if (/^\d+$/.test(raw)) act.updateSettings({ [field.key]: Number(raw) });
+        },
+      },
+    });
+  }
+  return h('div', { class: 'field' }, h('label', { for: id, text: field.label }), control);
+}
+
+function summary(settings) {
+  const lines = [
+    VARIANTS[settings.variant] ?? settings.variant,
+    RULES[settings.rules] ?? settings.rules,
+    `${settings.rounds} round${settings.rounds === 1 ? '' : 's'} of ${settings.round_seconds} s`,
+    settings.target_score ? `first to ${settings.target_score} points wins` : null,
+    `${settings.lockout_seconds} s lockout after a wrong answer`,
+    settings.wrong_penalty ? `−${settings.wrong_penalty} per wrong answer` : null,
+    `hands: ${DIFFICULTIES[settings.difficulty] ?? settings.difficulty}`,
+    settings.deal === 'any' ? 'any hand: you may claim “no solution”' : null,
+  ];
+  return h('ul', { class: 'settings-summary' }, lines.filter(Boolean).map((l) => h('li', { text: l })));
+}
+
+export function mount(root, { act }) {
+  const inviteBox = h('section', { class: 'card-panel invite' });
+  const players = h('section', { class: 'card-panel' });
+  const settings = h('section', { class: 'card-panel' });
+  const controls = h('div', { class: 'host-controls' });
+  fill(root, controls, inviteBox, players, settings);
+  let shownCode = null;
+  let shownSettings = null;
+  let shownHost = null;
+  return {
+    update(state) {
+      const room = state.room;
+      const host = isHost(state);
+      if (shownCode !== room.code + state.joinUrls.join()) {
+        shownCode = room.code + state.joinUrls.join();
+        const inv = invite(state, room.code);
+        fill(inviteBox,
+          h('h2', { text: 'Invite friends' }),
+          h('p', {}, 'Open ', h('a', { href: inv.link, class: 'link-text', text: inv.shown }), ' or scan:'),
+          inv.qr,
+          h('p', { class: 'hint', text: 'Or open this server’s address and type the room code.' }));
+      }
+      fill(players, h('h2', { text: `Players (${room.players.filter((p) => !p.spectator).length}/${room.settings.max_players})` }), roster(state, act));
+      // Rebuild the settings only when they change, so a host typing in a
+      // field keeps focus.
+      if (shownSettings !== room.settings || shownHost !== host) {
+        shownSettings = room.settings;
+        shownHost = host;
+        fill(settings, h('h2', { text: 'Settings' }),
+          host ? h('form', { class: 'settings-form', on: { submit: (e) => e.preventDefault() } },
+            FIELDS.map((f) => settingControl(f, room.settings, act)),
+            h('div', { class: 'check' },
+              h('input', { type: 'checkbox', id: 'set-public', checked: room.settings.public, on: { change: (e) => act.updateSettings({ public: e.target.checked }) } }),
+              h('label', { for: 'set-public', text: 'Listed in public rooms' })))
+            : summary(room.settings));
+      }
+      if (host) {
+        fill(controls,
+          h('button', { type: 'button', class: 'primary huge', on: { click: act.start }, text: 'Start the match' }),
+          h('button', {
+            type: 'button', class: 'secondary', 'aria-pressed': String(room.locked),
+            on: { click: () => act.lock(!room.locked) }, text: room.locked ? '🔒 Room locked: unlock' : '🔓 Room open: lock it',
+          }));
+      } else {
+        const hostName = room.players.find((p) => p.id === room.host)?.name ?? 'the host';
+        fill(controls, h('p', { class: 'waiting-note' }, `Waiting for ${hostName} to start…`, room.locked ? ' (room locked)' : ''));
+      }
+    },
+  };
+}

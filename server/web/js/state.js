@@ -1,0 +1,280 @@
+// The one state object of the page, and the only code that changes it from
+// what the server says. Screens read it; player actions go through main.js,
+// which sends requests and makes the few local changes (the formula being
+// built, notices). Deadlines are on this page's clock (clock.js).
+
+import { deadlineIn } from './clock.js';
+import { LEAVE_REASONS, listOf } from './words.js';
+
+const FEED_LINES = 80;
+
+/** A fresh state for the page at `route`. */
+export function createState(route) {
+  return {
+    route,
+    conn: 'connecting',
+    me: null,
+    needName: false,
+    nameError: null,
+    joinUrls: [],
+    rooms: null,
+    lobbyError: null,
+    joining: null,
+    notice: null,
+    toast: null,
+    room: null,
+    feedKey: 0,
+  };
+}
+
+/** The name of player `id` in the room, or a stand-in. */
+export function nameOf(room, id) {
+  return room?.players.find((p) => p.id === id)?.name ?? 'Someone';
+}
+
+export const isHost = (state) => state.room && state.me && state.room.host === state.me.id;
+
+/** The seated (non-spectator) players, best score first, then seating order. */
+export function scoreboard(room) {
+  return room.players
+    .map((p, i) => ({ ...p, seat: i }))
+    .filter((p) => !p.spectator)
+    .sort((a, b) => b.score - a.score || a.seat - b.seat);
+}
+
+/** Whether this page's player plays (rather than watches or waits) this round. */
+export function canPlay(state) {
+  const me = state.room?.players.find((p) => p.id === state.me?.id);
+  return Boolean(me && !me.spectator && !me.waiting);
+}
+
+function feedLine(state, room, m) {
+  switch (m.type) {
+    case 'chat':
+      return { kind: 'chat', name: m.name, text: m.text };
+    case 'player_joined':
+      return { kind: 'event', text: `${m.name}${m.bot ? ' (bot)' : ''} ${m.spectator ? 'is watching' : 'joined'}` };
+    case 'player_left':
+      return { kind: 'event', text: `${m.name} ${LEAVE_REASONS[m.reason] ?? 'left'}` };
+    case 'match_started':
+      return { kind: 'event', text: `Match started: ${m.rounds_total} round${m.rounds_total === 1 ? '' : 's'}` };
+    case 'round_won':
+      return m.no_solution
+        ? { kind: 'win', text: `${nameOf(room, m.winner)} won round ${m.round}: no solution, rightly claimed` }
+        : { kind: 'win', text: `${nameOf(room, m.winner)} won round ${m.round}: ${m.formula}` };
+    case 'round_timed_out':
+      return { kind: 'event', text: `Round ${m.round}: time ran out${m.solution ? ` (one solution: ${m.solution})` : ', and there was no solution'}` };
+    case 'attempt_failed':
+      return { kind: 'miss', text: `${nameOf(room, m.player)} tried and missed` };
+    case 'match_over': {
+      const first = m.standings.filter((s) => s.rank === 1).map((s) => s.name);
+      return { kind: 'win', text: first.length ? `Match over: ${listOf(first)} won` : 'Match over' };
+    }
+    default:
+      return null;
+  }
+}
+
+function pushFeed(state, line) {
+  if (!line || !state.room) return;
+  state.room.feed.push({ ...line, key: state.feedKey++ });
+  if (state.room.feed.length > FEED_LINES) state.room.feed.splice(0, state.room.feed.length - FEED_LINES);
+}
+
+function resultFrom(room, m) {
+  if (m.type === 'round_won') {
+    return {
+      kind: 'won', round: m.round, winner: m.winner, name: nameOf(room, m.winner),
+      formula: m.formula, noSolution: m.no_solution, elapsed: m.elapsed_ms,
+    };
+  }
+  return { kind: 'timeout', round: m.round, solution: m.solution, solutions: m.solutions };
+}
+
+function roundFrom(r) {
+  return {
+    number: r.number, objective: r.objective, cards: r.cards,
+    duration: r.duration_ms, deadline: deadlineIn(r.remaining_ms), over: r.remaining_ms === 0,
+  };
+}
+
+function applySnapshot(state, s) {
+  const same = state.room?.code === s.code;
+  const old = state.room;
+  const room = {
+    code: s.code,
+    host: s.host,
+    settings: s.settings,
+    phase: s.state,
+    locked: s.locked,
+    players: s.players.map((p) => ({ ...p, bot: Boolean(p.bot) })),
+    roundsTotal: s.rounds_total,
+    round: s.round ? roundFrom(s.round) : null,
+    next: s.next_ms != null ? deadlineIn(s.next_ms) : null,
+    lockout: s.round?.locked_out_ms ? deadlineIn(s.round.locked_out_ms) : (same ? old.lockout : null),
+    verdict: same ? old.verdict : null,
+    result: same ? old.result : null,
+    standings: same ? old.standings : null,
+    feed: same ? old.feed : [],
+    formula: same && old.round?.number === s.round?.number ? old.formula : '',
+    pending: same ? old.pending : false,
+  };
+  state.room = room;
+  const recent = s.recent ?? [];
+  if (!same) {
+    for (const m of recent) pushFeed(state, feedLine(state, room, m));
+  }
+  // A resumed page learns the last result and the standings from `recent`.
+  if (room.phase === 'finished' && !room.standings) {
+    const over = [...recent].reverse().find((m) => m.type === 'match_over');
+    if (over) room.standings = over.standings;
+  }
+  if (room.phase === 'between_rounds' && room.round && !room.result) {
+    const last = [...recent].reverse().find((m) => (m.type === 'round_won' || m.type === 'round_timed_out') && m.round === room.round.number);
+    if (last) room.result = resultFrom(room, last);
+  }
+  if (room.phase === 'lobby') {
+    room.round = null;
+    room.result = null;
+    room.standings = null;
+  }
+}
+
+const JOIN_ERRORS = new Set(['room_not_found', 'room_full', 'room_locked', 'already_in_room', 'server_full']);
+const NAME_ERRORS = new Set(['invalid_name', 'name_taken', 'unsupported_protocol']);
+
+/**
+ * Applies one server message. Returns a word for main.js when the message
+ * needs an answer it alone can give (`welcomed`, `join_failed`, `bad_token`,
+ * `name_taken`, `kicked`).
+ */
+export function applyServer(state, m) {
+  const room = state.room;
+  switch (m.type) {
+    case 'welcome':
+      state.me = { id: m.player_id, name: m.name, token: m.token, resumed: m.resumed };
+      state.needName = false;
+      state.nameError = null;
+      state.joinUrls = Array.isArray(m.join_urls) ? m.join_urls.filter((u) => typeof u === 'string') : [];
+      if (!m.resumed) state.room = null;
+      return 'welcomed';
+    case 'rooms':
+      state.rooms = m.rooms;
+      return null;
+    case 'room_state':
+      applySnapshot(state, m);
+      state.lobbyError = null;
+      state.joining = null;
+      return 'in_room';
+    case 'match_started':
+      if (!room) return null;
+      room.phase = 'countdown';
+      room.settings = m.settings;
+      room.roundsTotal = m.rounds_total;
+      room.next = deadlineIn(m.countdown_ms);
+      room.standings = null;
+      room.result = null;
+      room.round = null;
+      room.verdict = null;
+      for (const p of room.players) p.score = 0;
+      pushFeed(state, feedLine(state, room, m));
+      return null;
+    case 'round_started':
+      if (!room) return null;
+      room.phase = 'playing';
+      room.round = { number: m.round, objective: m.objective, cards: m.cards, duration: m.duration_ms, deadline: deadlineIn(m.duration_ms), over: false };
+      room.next = null;
+      room.lockout = null;
+      room.verdict = null;
+      room.result = null;
+      room.formula = '';
+      room.pending = false;
+      for (const p of room.players) p.waiting = false;
+      return 'round';
+    case 'verdict':
+      if (!room) return null;
+      room.pending = false;
+      room.verdict = {
+        round: m.round, accepted: m.accepted, value: m.value ?? null,
+        kind: m.error?.kind ?? null, message: m.error?.message ?? '', column: m.error?.column ?? null,
+      };
+      if (m.locked_out_ms) room.lockout = deadlineIn(m.locked_out_ms);
+      return null;
+    case 'attempt_failed': {
+      if (!room) return null;
+      const p = room.players.find((x) => x.id === m.player);
+      if (p) p.score = m.score;
+      if (m.player !== state.me?.id) pushFeed(state, feedLine(state, room, m));
+      return null;
+    }
+    case 'round_won':
+    case 'round_timed_out':
+      if (!room) return null;
+      room.phase = 'between_rounds';
+      if (room.round) { room.round.over = true; room.round.deadline = null; }
+      room.result = resultFrom(room, m);
+      room.pending = false;
+      if (m.scores) {
+        for (const s of m.scores) {
+          const p = room.players.find((x) => x.id === s.player);
+          if (p) p.score = s.score;
+        }
+      }
+      pushFeed(state, feedLine(state, room, m));
+      return null;
+    case 'match_over':
+      if (!room) return null;
+      room.phase = 'finished';
+      room.standings = m.standings;
+      room.next = null;
+      pushFeed(state, feedLine(state, room, m));
+      return 'match_over';
+    case 'chat':
+      pushFeed(state, feedLine(state, room, m));
+      return null;
+    case 'player_joined': {
+      if (!room) return null;
+      const existing = room.players.find((p) => p.id === m.player);
+      if (existing) {
+        existing.connected = true;
+      } else {
+        const inRound = room.phase === 'playing' || room.phase === 'between_rounds';
+        room.players.push({
+          id: m.player, name: m.name, score: 0, connected: true,
+          spectator: Boolean(m.spectator), waiting: inRound && !m.spectator, bot: Boolean(m.bot),
+        });
+      }
+      pushFeed(state, feedLine(state, room, m));
+      return null;
+    }
+    case 'player_left':
+      if (!room) return null;
+      if (m.player === state.me?.id) {
+        state.room = null;
+        if (m.reason === 'kicked') {
+          state.notice = `The host removed you from room ${room.code}.`;
+          return 'kicked';
+        }
+        return 'left';
+      }
+      room.players = room.players.filter((p) => p.id !== m.player);
+      pushFeed(state, feedLine(state, room, m));
+      return null;
+    case 'error':
+      if (m.code === 'bad_token') return 'bad_token';
+      if (NAME_ERRORS.has(m.code)) {
+        state.needName = true;
+        state.nameError = m.message;
+        return m.code === 'name_taken' ? 'name_taken' : null;
+      }
+      if (JOIN_ERRORS.has(m.code) && !state.room) {
+        state.lobbyError = state.joining ? `Could not join ${state.joining}: ${m.message}` : m.message;
+        return 'join_failed';
+      }
+      if (room) room.pending = false;
+      state.toast = { text: m.message, until: deadlineIn(6000) };
+      return null;
+    default:
+      return null;
+  }
+}
