@@ -304,24 +304,24 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     println!("{name} left room {}", config.code);
                     return Ok(());
                 }
-                ServerMessage::Error { code, message } => {
-                    if matches!(
-                        code,
-                        ErrorCode::RoomNotFound | ErrorCode::RoomFull | ErrorCode::RoomLocked
-                    ) && !in_room
-                    {
-                        // Wait for the host rather than give up: the room
-                        // may come back (or open up) in a moment.
-                        if !waiting_said {
-                            println!(
-                                "{name}: cannot join room {} ({message}); asking again every {}s until Ctrl-C",
-                                config.code,
-                                ROOM_RETRY.as_secs()
-                            );
-                            waiting_said = true;
-                        }
-                        retry_at = Some(Instant::now() + ROOM_RETRY);
+                ServerMessage::Error { code, message }
+                    if !in_room
+                        && matches!(
+                            code,
+                            ErrorCode::RoomNotFound | ErrorCode::RoomFull | ErrorCode::RoomLocked
+                        ) =>
+                {
+                    // Wait for the host rather than give up: the room may
+                    // come back (or open up) in a moment.
+                    if !waiting_said {
+                        println!(
+                            "{name}: cannot join room {} ({message}); asking again every {}s until Ctrl-C",
+                            config.code,
+                            ROOM_RETRY.as_secs()
+                        );
+                        waiting_said = true;
                     }
+                    retry_at = Some(Instant::now() + ROOM_RETRY);
                 }
                 _ => {}
             }

@@ -4,11 +4,11 @@ use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use krypto_core::protocol::{
-    ClientMessage, LeaderboardRow, LeaveReason, Metric, Period, RoomPhase, RoomSummary, ScoreEntry,
-    ServerMessage, SettingsPatch, VerdictError, VerdictKind,
+    ClientMessage, LeaderboardRow, LeaveReason, Metric, Period, PlayerId, RoomPhase, RoomSummary,
+    ScoreEntry, ServerMessage, SettingsPatch, VerdictError, VerdictKind,
 };
 
-use super::app::{Action, App, Conn, Event, InputMode, Screen};
+use super::app::{Action, App, Confirm, Conn, Event, InputMode, Screen};
 use super::net::NetEvent;
 use super::testkit::*;
 
@@ -478,4 +478,391 @@ fn resuming_mid_round_restores_the_clock_and_lockout() {
     assert_eq!(r.ends_at, Duration::from_secs(130));
     assert_eq!(r.locked_until, Some(Duration::from_secs(102)));
     assert!(app.feed.iter().any(|l| l.text == "[chat] Ben: good luck!"));
+}
+
+// ---------------------------------------------------------------------------
+// Live play as people play it (issue 11)
+// ---------------------------------------------------------------------------
+
+fn won_by_ben(app: &mut App, round: u32) {
+    app.handle(msg(ServerMessage::RoundWon {
+        round,
+        winner: BEN,
+        formula: Some("1 + 2 + 3 + 4 + 5".into()),
+        no_solution: false,
+        elapsed_ms: 4200,
+        points: 1,
+        scores: vec![ScoreEntry {
+            player: BEN,
+            score: 2,
+        }],
+    }));
+}
+
+#[test]
+fn keys_typed_between_rounds_go_to_the_formula_and_never_leave() {
+    let mut app = game();
+    typed(&mut app, "1+2");
+    won_by_ben(&mut app, 3);
+    // Between rounds: `3 x 4` (x means ×), q, l, / are text, not shortcuts.
+    let mut actions = Vec::new();
+    for c in "3 x 4 qlc".chars() {
+        actions.extend(app.handle(ch(c)));
+    }
+    assert!(actions.is_empty(), "{actions:?}");
+    assert_eq!(app.screen(), Screen::Game);
+    assert!(app.room.is_some());
+    assert_eq!(app.mode, InputMode::Formula);
+    assert_eq!(app.input, "3 * 4 qlc");
+    // Enter before the deal submits nothing and keeps the text.
+    assert!(sends(&app.handle(key(KeyCode::Enter))).is_empty());
+    assert_eq!(app.input, "3 * 4 qlc");
+    assert!(feed(&app).last().unwrap().contains("not a formula"));
+    // The countdown before the first hand takes keys the same way.
+    let mut app = room();
+    app.handle(msg(ServerMessage::MatchStarted {
+        rounds_total: 3,
+        settings: Default::default(),
+        countdown_ms: 3000,
+    }));
+    typed(&mut app, "x");
+    assert_eq!((app.screen(), app.input.as_str()), (Screen::Game, "*"));
+    // What was typed in the pause is carried into the new hand.
+    app.handle(round_started(1));
+    assert_eq!(app.input, "*");
+}
+
+#[test]
+fn leaving_or_quitting_a_match_asks_first() {
+    let mut app = game();
+    typed(&mut app, "/leave");
+    assert!(app.handle(key(KeyCode::Enter)).is_empty());
+    assert_eq!(app.confirm, Some(Confirm::Leave));
+    // Anything but y keeps the seat.
+    assert!(app.handle(key(KeyCode::Esc)).is_empty());
+    assert_eq!(app.confirm, None);
+    typed(&mut app, "/leave");
+    app.handle(key(KeyCode::Enter));
+    assert_eq!(sends(&app.handle(ch('y'))), [ClientMessage::LeaveRoom]);
+    // /quit too.
+    let mut app = game();
+    typed(&mut app, "/quit");
+    assert!(app.handle(key(KeyCode::Enter)).is_empty());
+    assert_eq!(app.handle(ch('y')), [Action::Quit]);
+    // The host quitting from the room screen asks; a guest does not.
+    let mut app = room();
+    assert!(app.handle(ch('q')).is_empty());
+    assert_eq!(app.confirm, Some(Confirm::Quit));
+    assert!(app.handle(ch('n')).is_empty());
+    let mut guest = room();
+    let mut snap = snapshot(RoomPhase::Lobby, None);
+    snap.host = BEN;
+    guest.handle(msg(ServerMessage::RoomState(snap)));
+    assert_eq!(guest.handle(ch('q')), [Action::Quit]);
+    // Line mode (scripts) acts at once.
+    let mut app = game();
+    assert_eq!(
+        sends(&app.handle(Event::Line("/leave".into()))),
+        [ClientMessage::LeaveRoom]
+    );
+}
+
+#[test]
+fn every_overlay_closes_with_esc_and_a_new_hand_shows_its_cards() {
+    let mut app = game();
+    won_by_ben(&mut app, 3);
+    // The leaderboard opened between rounds.
+    typed(&mut app, "/lb");
+    app.handle(key(KeyCode::Enter));
+    assert_eq!(app.screen(), Screen::Leaderboard);
+    // Keys do not reach a hidden formula.
+    app.handle(ch('7'));
+    assert_eq!(app.input, "");
+    for close in [
+        KeyCode::Esc,
+        KeyCode::Char('q'),
+        KeyCode::Char('l'),
+        KeyCode::Tab,
+    ] {
+        app.show_board = true;
+        app.handle(key(close));
+        assert_eq!(app.screen(), Screen::Game, "{close:?}");
+    }
+    // Help and the QR code close with Esc.
+    app.handle(key(KeyCode::F(1)));
+    app.handle(key(KeyCode::Esc));
+    assert!(!app.help);
+    // An overlay left open is closed by the next hand.
+    app.show_board = true;
+    app.help = true;
+    app.handle(round_started(4));
+    assert_eq!(app.screen(), Screen::Game);
+    assert!(!app.help);
+    assert_eq!(app.live_round().map(|r| r.number), Some(4));
+    typed(&mut app, "1");
+    assert_eq!(app.input, "1");
+}
+
+#[test]
+fn a_failed_rejoin_returns_to_a_working_lobby_with_a_sentence() {
+    let mut app = game();
+    app.handle(Event::Net(NetEvent::Disconnected {
+        reason: "the server closed the connection".into(),
+        retry_in: Duration::from_millis(500),
+    }));
+    let actions = app.handle(welcome(false));
+    assert!(sends(&actions).contains(&ClientMessage::JoinRoom {
+        code: CODE.into(),
+        spectator: false
+    }));
+    app.handle(msg(ServerMessage::Error {
+        code: krypto_core::protocol::ErrorCode::RoomNotFound,
+        message: "no room KX7RB".into(),
+    }));
+    assert_eq!(app.screen(), Screen::Lobby);
+    assert_eq!(app.mode, InputMode::Off);
+    let last = feed(&app).last().cloned().unwrap();
+    assert!(
+        last.starts_with("the server restarted and the match was lost"),
+        "{last}"
+    );
+    assert!(!last.contains("room_not_found"), "{last}");
+    // The lobby's shortcuts work again.
+    assert_eq!(
+        sends(&app.handle(ch('c'))),
+        [ClientMessage::CreateRoom {
+            settings: None,
+            public: Some(false)
+        }]
+    );
+}
+
+#[test]
+fn formulas_the_checker_knows_are_broken_are_not_sent() {
+    let mut app = game();
+    for (broken, why) in [
+        ("(1+2", "not sent"),
+        ("1+2+3+4+6", "not sent"),
+        ("1+2+3+4", "not sent"),
+        ("1+1+3+4+5", "not sent"),
+    ] {
+        assert!(
+            sends(&app.handle(Event::Line(broken.into()))).is_empty(),
+            "{broken}"
+        );
+        let last = feed(&app).last().cloned().unwrap();
+        assert!(last.starts_with(why), "{broken}: {last}");
+    }
+    // A wrong value is a real attempt.
+    assert_eq!(
+        sends(&app.handle(Event::Line("1+2+3+4-5".into()))),
+        [ClientMessage::Submit {
+            round: 3,
+            formula: "1+2+3+4-5".into()
+        }]
+    );
+}
+
+#[test]
+fn a_plain_line_with_letters_is_never_a_formula() {
+    let mut app = game();
+    for line in ["hello everyone", "no solution", "quit"] {
+        assert!(
+            sends(&app.handle(Event::Line(line.into()))).is_empty(),
+            "{line}"
+        );
+        assert!(feed(&app).last().unwrap().contains("not a formula"));
+    }
+    // `x` is ×, as in the terminal UI.
+    assert_eq!(
+        sends(&app.handle(Event::Line("(1 + 2) x 3 + 4 + 5 - 3 + 3".into()))),
+        Vec::<ClientMessage>::new()
+    );
+    assert_eq!(
+        sends(&app.handle(Event::Line("1 x 2 x 3 + 4 + 5".into()))),
+        [ClientMessage::Submit {
+            round: 3,
+            formula: "1 * 2 * 3 + 4 + 5".into()
+        }]
+    );
+}
+
+#[test]
+fn quick_settings_presses_add_up() {
+    let mut app = room();
+    app.handle(key(KeyCode::Down));
+    app.handle(key(KeyCode::Down));
+    let rounds: Vec<Option<u32>> = (0..3)
+        .flat_map(|_| sends(&app.handle(key(KeyCode::Right))))
+        .map(|m| match m {
+            ClientMessage::UpdateSettings { settings } => settings.rounds,
+            _ => None,
+        })
+        .collect();
+    assert_eq!(rounds, [Some(15), Some(20), Some(30)]);
+}
+
+#[test]
+fn arrivals_and_departures_update_the_roster() {
+    let mut app = room();
+    let joined = msg(ServerMessage::PlayerJoined {
+        player: PlayerId(9),
+        name: "Ada-bot".into(),
+        spectator: false,
+        bot: true,
+    });
+    app.handle(joined.clone());
+    let players = |app: &App| -> Vec<String> {
+        app.room
+            .as_ref()
+            .unwrap()
+            .snapshot
+            .players
+            .iter()
+            .map(|p| p.name.clone())
+            .collect()
+    };
+    assert_eq!(players(&app), ["Ann", "Ben", "Cat", "Ada-bot"]);
+    assert!(app.is_bot(PlayerId(9)));
+    assert!(feed(&app).contains(&"Ada-bot joined (a bot)".to_owned()));
+    // Line mode prints the roster after the arrival.
+    assert!(feed(&app).last().unwrap().contains("Ada-bot (bot)"));
+    // Twice, or with a snapshot that already has them: still one seat.
+    app.handle(joined);
+    assert_eq!(players(&app).len(), 4);
+    app.handle(msg(ServerMessage::PlayerLeft {
+        player: BEN,
+        name: "Ben".into(),
+        reason: LeaveReason::Left,
+    }));
+    assert_eq!(players(&app), ["Ann", "Cat", "Ada-bot"]);
+    app.handle(msg(ServerMessage::PlayerLeft {
+        player: BEN,
+        name: "Ben".into(),
+        reason: LeaveReason::Left,
+    }));
+    app.handle(msg(ServerMessage::RoomState(snapshot(
+        RoomPhase::Lobby,
+        None,
+    ))));
+    assert_eq!(players(&app), ["Ann", "Ben", "Cat"]);
+}
+
+#[test]
+fn a_resumed_seat_says_so_and_shows_the_hand_and_what_was_missed() {
+    let mut app = game();
+    app.handle(Event::Net(NetEvent::Disconnected {
+        reason: "connection lost".into(),
+        retry_in: Duration::from_millis(500),
+    }));
+    app.handle(welcome(true));
+    let mut snap = snapshot(
+        RoomPhase::Playing,
+        Some(krypto_core::protocol::RoundInfo {
+            number: 4,
+            objective: 15,
+            cards: vec![1, 2, 3, 4, 5],
+            remaining_ms: 30_000,
+            duration_ms: 90_000,
+            locked_out_ms: None,
+        }),
+    );
+    snap.recent.push(ServerMessage::RoundWon {
+        round: 3,
+        winner: BEN,
+        formula: Some("5 + 4 + 3 + 2 + 1".into()),
+        no_solution: false,
+        elapsed_ms: 3000,
+        points: 1,
+        scores: Vec::new(),
+    });
+    app.handle(msg(ServerMessage::RoomState(snap)));
+    let lines = feed(&app);
+    let at = |text: &str| {
+        lines
+            .iter()
+            .rposition(|l| l.contains(text))
+            .unwrap_or_else(|| panic!("no {text:?} in {lines:#?}"))
+    };
+    assert!(at("your seat in room KX7RB was resumed") < at("while you were away:"));
+    assert!(at("while you were away:") < at("[chat] Ben: good luck!"));
+    assert!(at("round 3 won by Ben in 3.0s: 5 + 4 + 3 + 2 + 1") < at("round 4: make 15"));
+    assert!(lines
+        .last()
+        .unwrap()
+        .contains("round 4: make 15 from 1 2 3 4 5 (30.0s left)"));
+    assert_eq!(app.mode, InputMode::Formula);
+}
+
+#[test]
+fn the_join_hint_uses_the_servers_lan_address_and_falls_back_to_ours() {
+    let app = room();
+    assert_eq!(
+        super::ui::room_join_line(&app),
+        "krypto play -s ws://127.0.0.1:7878 · code KX7RB"
+    );
+    let mut app = App::new("ws://127.0.0.1:7878/ws", "Ann");
+    app.handle(msg(ServerMessage::Welcome {
+        protocol: 1,
+        player_id: ME,
+        name: "Ann".into(),
+        token: "00ff".into(),
+        server_version: "0.1.0".into(),
+        resumed: false,
+        join_urls: vec![
+            "http://192.168.1.20:7878".into(),
+            "http://10.0.0.5:7878".into(),
+        ],
+    }));
+    app.handle(msg(ServerMessage::RoomState(snapshot(
+        RoomPhase::Lobby,
+        None,
+    ))));
+    assert_eq!(
+        super::ui::room_join_line(&app),
+        "krypto play -s ws://192.168.1.20:7878 · code KX7RB"
+    );
+    assert_eq!(
+        super::ui::room_browser_link(&app),
+        "http://192.168.1.20:7878/r/KX7RB"
+    );
+}
+
+#[test]
+fn refusals_read_as_sentences() {
+    let mut app = lobby();
+    app.handle(msg(ServerMessage::Error {
+        code: krypto_core::protocol::ErrorCode::RoomNotFound,
+        message: "no room ABCDE".into(),
+    }));
+    let last = feed(&app).last().cloned().unwrap();
+    assert_eq!(
+        last,
+        "no room ABCDE: check the code with whoever invited you"
+    );
+    let mut app = App::new("ws://h:1/ws", "Ann");
+    app.handle(Event::Net(NetEvent::Refused {
+        code: krypto_core::protocol::ErrorCode::NameTaken,
+        message: "\"Ann\" belongs to another player".into(),
+    }));
+    let text = app.exit_message.unwrap();
+    assert!(!text.contains("NameTaken"), "{text}");
+    assert!(text.contains("--name"), "{text}");
+}
+
+#[test]
+fn a_repeated_connection_failure_is_told_once() {
+    let mut app = App::new("ws://h:1/ws", "Ann");
+    for ms in [500, 1000, 2000] {
+        app.handle(Event::Net(NetEvent::Disconnected {
+            reason: "cannot reach ws://h:1/ws: Connection refused".into(),
+            retry_in: Duration::from_millis(ms),
+        }));
+    }
+    let told = feed(&app)
+        .iter()
+        .filter(|l| l.contains("Connection refused"))
+        .count();
+    assert_eq!(told, 1, "{:#?}", feed(&app));
+    assert_eq!(feed(&app).last().unwrap(), "still down; next try in 2.0s");
 }

@@ -14,6 +14,9 @@ mod podium;
 pub mod qr;
 mod room;
 
+#[cfg(test)]
+pub(super) use room::{browser_link as room_browser_link, join_line as room_join_line};
+
 use std::time::Duration;
 
 use ratatui::buffer::Buffer;

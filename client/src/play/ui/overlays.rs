@@ -53,7 +53,7 @@ fn render_help(area: Rect, buf: &mut Buffer) {
 
 fn render_qr(app: &App, area: Rect, buf: &mut Buffer) {
     let Some(r) = &app.room else { return };
-    let link = room::browser_link(app, &r.snapshot.code);
+    let link = room::browser_link(app);
     let Some(code) = qr::rows(&link) else { return };
     let width = code.first().map_or(0, |r| r.chars().count()) as u16;
     let mut lines: Vec<Line> = code

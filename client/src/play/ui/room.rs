@@ -26,7 +26,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Constraint::Length(1),
     ])
     .areas(area);
-    let code = qr::rows(&browser_link(app, &room.snapshot.code)).unwrap_or_default();
+    let code = qr::rows(&browser_link(app)).unwrap_or_default();
     let qr_width = code.first().map_or(0, |r| r.chars().count()) as u16 + 2;
     let qr_height = code.len() as u16 + 2;
     // The QR code sits beside the join panel when the terminal has room for
@@ -69,12 +69,14 @@ fn base(app: &App) -> String {
 }
 
 /// The room's page in a browser: `http://192.168.1.20:7878/r/CODE`.
-pub fn browser_link(app: &App, code: &str) -> String {
+pub fn browser_link(app: &App) -> String {
+    let code = app.room.as_ref().map_or("", |r| r.snapshot.code.as_str());
     format!("{}/r/{code}", base(app).trim_end_matches('/'))
 }
 
 /// How a friend joins from a terminal, in one line to read aloud.
-pub fn join_line(app: &App, code: &str) -> String {
+pub fn join_line(app: &App) -> String {
+    let code = app.room.as_ref().map_or("", |r| r.snapshot.code.as_str());
     let addr = config::play_address(&base(app)).unwrap_or_else(|| app.server.clone());
     format!("krypto play -s {addr} · code {code}")
 }
@@ -93,12 +95,12 @@ fn render_join(app: &App, room: &RoomView, qr_key: bool, area: Rect, buf: &mut B
     let inner = block.inner(area);
     block.render(area, buf);
     let browser = if qr_key {
-        format!("{} · g QR code", browser_link(app, code))
+        format!("{} · g QR code", browser_link(app))
     } else {
-        browser_link(app, code)
+        browser_link(app)
     };
     let how = vec![
-        Line::styled(join_line(app, code), DIM),
+        Line::styled(join_line(app), DIM),
         Line::styled(browser, DIM),
     ];
     // The big code when there is room for it, else a plain bold one.

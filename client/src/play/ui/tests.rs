@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use crossterm::event::KeyCode;
 use krypto_core::protocol::{
-    LeaderboardRow, Metric, Period, RoomPhase, RoomSummary, ServerMessage, VerdictError,
-    VerdictKind,
+    LeaderboardRow, Metric, Period, PlayerId, RoomPhase, RoomSummary, ServerMessage, Standing,
+    VerdictError, VerdictKind,
 };
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
@@ -194,5 +194,101 @@ fn every_screen_draws_at_tiny_and_huge_sizes_without_panicking() {
         for (w, h) in [(1, 1), (10, 5), (40, 12), (79, 23), (200, 60)] {
             draw(app, w, h);
         }
+    }
+}
+
+fn with_lan_address() -> App {
+    let mut app = App::new("ws://127.0.0.1:7878/ws", "Ann");
+    app.handle(msg(ServerMessage::Welcome {
+        protocol: 1,
+        player_id: ME,
+        name: "Ann".into(),
+        token: "00ff".into(),
+        server_version: "0.1.0".into(),
+        resumed: false,
+        join_urls: vec!["http://192.168.1.20:7878".into()],
+    }));
+    let mut snap = snapshot(RoomPhase::Lobby, None);
+    let mut bot = player(PlayerId(9), "Ada-bot", 0);
+    bot.bot = true;
+    snap.players.push(bot);
+    app.handle(msg(ServerMessage::RoomState(snap)));
+    app
+}
+
+#[test]
+fn room_with_its_qr_code_on_a_large_terminal() {
+    let app = with_lan_address();
+    insta::assert_snapshot!(draw(&app, 110, 36).backend().to_string());
+}
+
+#[test]
+fn qr_code_overlay_at_80x24() {
+    let mut app = with_lan_address();
+    app.handle(ch('g'));
+    assert!(app.show_qr);
+    insta::assert_snapshot!(screen(&app));
+    app.handle(key(KeyCode::Esc));
+    assert!(!app.show_qr);
+}
+
+#[test]
+fn tied_players_share_a_step_and_every_name_is_shown() {
+    let mut app = game();
+    let s = |player, name: &str, score, rank| Standing {
+        player,
+        name: name.into(),
+        score,
+        rank,
+        rating_before: None,
+        rating_after: None,
+    };
+    app.handle(msg(ServerMessage::MatchOver {
+        standings: vec![
+            s(ME, "Ann", 4, 1),
+            s(BEN, "Ben", 4, 1),
+            s(CAT, "Cat", 2, 3),
+            s(PlayerId(4), "Dan", 2, 3),
+            s(PlayerId(5), "Eve", 1, 5),
+        ],
+    }));
+    let text = screen(&app);
+    insta::assert_snapshot!(text);
+    // The podium's top rows (above the table) name both winners side by
+    // side on one step, and the second step holds the next rank.
+    let stage: Vec<&str> = text.lines().take(12).collect();
+    let step_of = |name: &str| stage.iter().position(|l| l.contains(name));
+    assert_eq!(step_of("Ann").map(|r| r + 1), step_of("Ben"));
+    assert!(step_of("Cat").is_some() && step_of("Dan").is_some());
+}
+
+#[test]
+fn hostile_text_from_the_network_is_drawn_harmless() {
+    // What a server that does not filter could relay.
+    let mut app = lobby();
+    for raw in [
+        r#"{"type":"chat","from":2,"name":"Ben\u001b]52;c;cm0gLXJmIH4=\u0007","text":"\u001b[2Jgg\r\nSERVER: you won!"}"#,
+        r#"{"type":"error","code":"room_not_found","message":"no\u009b2J room\u202e"}"#,
+    ] {
+        let envelope = crate::play::untrusted::parse(raw).unwrap();
+        app.handle(Event::Net(NetEvent::Message {
+            envelope: Box::new(envelope),
+            raw: raw.to_owned(),
+        }));
+    }
+    let text = screen(&app);
+    for bad in ['\u{1b}', '\u{7}', '\r', '\u{9b}', '\u{202e}'] {
+        assert!(!text.contains(bad), "{bad:?} reached the screen");
+    }
+    assert!(
+        text.contains("[chat] Ben]52;c;cm0gLXJmIH4=: [2Jgg  SERVER: you won!"),
+        "{text}"
+    );
+    for line in app.feed_since(0) {
+        assert!(
+            !line.text.contains(['\u{1b}', '\r', '\n']),
+            "{:?}",
+            line.text
+        );
     }
 }
