@@ -866,3 +866,25 @@ fn a_repeated_connection_failure_is_told_once() {
     assert_eq!(told, 1, "{:#?}", feed(&app));
     assert_eq!(feed(&app).last().unwrap(), "still down; next try in 2.0s");
 }
+
+#[test]
+fn a_restarted_client_whose_seat_was_kept_says_so() {
+    let mut app = App::new("ws://127.0.0.1:7878/ws", "Ann");
+    app.handle(welcome(true));
+    app.handle(msg(ServerMessage::RoomState(snapshot(
+        RoomPhase::Lobby,
+        None,
+    ))));
+    let lines = feed(&app);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "welcome back, Ann: your seat was resumed"),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.iter().any(|l| l == "while you were away:"),
+        "{lines:#?}"
+    );
+    assert_eq!(app.screen(), Screen::Room);
+}

@@ -68,7 +68,7 @@ impl App {
         let mut actions = Vec::new();
         let mut roster_changed = false;
         // The words first: they name players who may be about to leave.
-        let lines = self.describe(&message);
+        let mut lines = self.describe(&message);
         match message {
             ServerMessage::Welcome {
                 player_id,
@@ -78,6 +78,10 @@ impl App {
                 join_urls,
                 ..
             } => {
+                // "connected" before what follows from it.
+                for (kind, text) in std::mem::take(&mut lines) {
+                    self.push(kind, text);
+                }
                 self.me = Some(player_id);
                 self.name.clone_from(&name);
                 self.conn = Conn::Online;
@@ -104,11 +108,16 @@ impl App {
                         self.catch_up = Some(CatchUp::Joined);
                         actions.push(Action::Send(ClientMessage::JoinRoom { code, spectator }));
                     }
-                    None => {
-                        if resumed {
-                            self.catch_up = Some(CatchUp::Resumed);
-                        }
+                    None if resumed => {
+                        // A new start of the client, and the server kept
+                        // our seat: it sends the room next.
+                        self.push(
+                            FeedKind::Event,
+                            format!("welcome back, {}: your seat was resumed", self.name),
+                        );
+                        self.catch_up = Some(CatchUp::Resumed);
                     }
+                    None => {}
                 }
             }
             ServerMessage::Rooms { rooms } => {
@@ -134,8 +143,12 @@ impl App {
                         p.waiting = false;
                     }
                 }
-                self.input.clear();
-                self.mode = self.resting_mode();
+                // A chat being typed is kept; otherwise the formula field
+                // opens for the countdown.
+                if self.mode == InputMode::Off {
+                    self.input.clear();
+                    self.mode = self.resting_mode();
+                }
             }
             ServerMessage::RoundStarted {
                 round,

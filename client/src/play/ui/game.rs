@@ -28,7 +28,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     .areas(area);
     render_round_status(app, room, status_area, buf);
     render_cards(app, room, cards_area, buf);
-    render_formula(app, room, input_area, buf);
+    render_formula(app, input_area, buf);
     render_verdict(app, room, verdict_area, buf);
     let [scores_area, feed_area] =
         Layout::horizontal([Constraint::Length(28), Constraint::Min(20)]).areas(bottom);
@@ -136,7 +136,7 @@ fn card(value: &str, label: &str, style: Style, border: BorderType, area: Rect, 
         .render(area, buf);
 }
 
-fn render_formula(app: &App, room: &RoomView, area: Rect, buf: &mut Buffer) {
+fn render_formula(app: &App, area: Rect, buf: &mut Buffer) {
     let chatting = app.mode == InputMode::Chat || app.mode == InputMode::Command;
     let title = match app.mode {
         InputMode::Chat => " Chat ",
@@ -147,7 +147,9 @@ fn render_formula(app: &App, room: &RoomView, area: Rect, buf: &mut Buffer) {
     let mut block = Block::bordered()
         .border_type(BorderType::Rounded)
         .title(title);
-    if let (false, Some(round)) = (chatting, &room.round) {
+    // The live value only while a hand is being raced: between rounds the
+    // last hand's cards would judge a formula meant for the next one.
+    if let (false, Some(round)) = (chatting, app.live_round()) {
         if !app.input.is_empty() {
             let a = analyze(&app.input, &round.cards, app.rules());
             let preview = match (&a.value, &a.error) {
