@@ -149,8 +149,13 @@ fn keys_between_rounds_stay_in_the_formula_and_overlays_close() {
     assert!(!typed.contains("Public rooms"), "left the room:\n{typed}");
     assert!(!typed.contains("Are you sure"), "{typed}");
 
-    // The leaderboard opened between rounds closes with Esc.
+    // The leaderboard opened between rounds closes with Esc. (Esc clears
+    // the field first; typing on before the terminal has seen it alone
+    // would make it Alt+/.)
     ann.keys(&["Escape"]);
+    ann.wait_for("an empty field", |s| {
+        s.contains("> █ the next hand is coming")
+    });
     ann.type_text("/lb");
     ann.keys(&["Enter"]);
     ann.wait_for("the leaderboard", |s| s.contains("Leaderboard ·"));
