@@ -15,10 +15,12 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 
-/// Starts a server on its own thread that answers the first connection's
-/// `hello` with `script` (one frame each) and reports every frame the
-/// client sends on the returned channel.
-fn fake_server(script: Vec<String>) -> (SocketAddr, std::sync::mpsc::Receiver<Value>) {
+/// Starts a server on its own thread that answers each frame of the first
+/// connection with what `answer` returns for it (one frame each), and
+/// reports every frame the client sends on the returned channel.
+fn fake_server(
+    answer: impl Fn(&Value) -> Vec<String> + Send + 'static,
+) -> (SocketAddr, std::sync::mpsc::Receiver<Value>) {
     let (seen_tx, seen_rx) = std::sync::mpsc::channel();
     let (addr_tx, mut addr_rx) = mpsc::unbounded_channel();
     std::thread::spawn(move || {
@@ -28,23 +30,32 @@ fn fake_server(script: Vec<String>) -> (SocketAddr, std::sync::mpsc::Receiver<Va
             addr_tx.send(listener.local_addr().unwrap()).unwrap();
             let (tcp, _) = listener.accept().await.unwrap();
             let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
-            let mut script = Some(script);
             while let Some(Ok(frame)) = ws.next().await {
                 let Message::Text(text) = frame else { continue };
                 let Ok(value) = serde_json::from_str::<Value>(text.as_str()) else {
                     continue;
                 };
-                let _ = seen_tx.send(value);
-                if let Some(frames) = script.take() {
-                    for f in frames {
-                        ws.send(Message::text(f)).await.unwrap();
-                    }
+                for f in answer(&value) {
+                    ws.send(Message::text(f)).await.unwrap();
                 }
+                let _ = seen_tx.send(value);
             }
         });
     });
     let addr = addr_rx.blocking_recv().unwrap();
     (addr, seen_rx)
+}
+
+/// The answers to the first frame only.
+fn once(script: Vec<String>) -> impl Fn(&Value) -> Vec<String> + Send + 'static {
+    let script = std::sync::Mutex::new(Some(script));
+    move |_| script.lock().unwrap().take().unwrap_or_default()
+}
+
+fn welcome(name: &str) -> String {
+    json!({"type": "welcome", "protocol": 1, "player_id": 1, "name": name,
+        "token": "00ff", "server_version": "test", "resumed": false})
+    .to_string()
 }
 
 /// What a hostile player could get relayed by a server that does not filter:
@@ -65,9 +76,7 @@ fn hostile_script() -> Vec<String> {
         "recent": [{"type": "chat", "from": 2, "name": name, "text": "hi\r\nSERVER: you won!"}]
     });
     vec![
-        json!({"type": "welcome", "protocol": 1, "player_id": 1, "name": "Ann",
-            "token": "00ff", "server_version": "evil", "resumed": false})
-        .to_string(),
+        welcome("Ann"),
         snapshot.to_string(),
         json!({"type": "chat", "from": 2, "name": name, "text": "\u{1b}[2J\u{9b}31mgg\u{202e}"})
             .to_string(),
@@ -82,7 +91,7 @@ fn hostile_script() -> Vec<String> {
 #[test]
 fn plain_output_carries_no_control_characters_whatever_the_server_sends() {
     let scratch = Scratch::new();
-    let (addr, _seen) = fake_server(hostile_script());
+    let (addr, _seen) = fake_server(once(hostile_script()));
     let mut ann = Proc::player(
         "Ann",
         &format!("ws://{addr}/ws"),
@@ -106,24 +115,40 @@ fn plain_output_carries_no_control_characters_whatever_the_server_sends() {
 }
 
 #[test]
-fn bots_say_they_are_bots_under_a_name_nobody_takes_for_a_person() {
+fn bots_say_they_are_bots_and_wait_for_a_room_that_is_not_there() {
     let scratch = Scratch::new();
-    let (addr, seen) = fake_server(Vec::new());
-    let _bots = Proc::spawn(
+    // No room has that code (the server restarted): the bot must keep asking.
+    let (addr, seen) = fake_server(|frame| match frame["type"].as_str() {
+        Some("hello") => vec![welcome("Ada-bot")],
+        Some("join_room") => vec![json!({"type": "error", "code": "room_not_found",
+            "message": "no room has that code"})
+        .to_string()],
+        _ => Vec::new(),
+    });
+    let mut bots = Proc::spawn(
         "bots",
         &[
             "bots",
             "--server",
             &format!("ws://{addr}"),
             "--room",
-            "ABCDE",
+            "abcde",
         ],
         &scratch.config("bots"),
     );
-    let hello = seen
-        .recv_timeout(common::PATIENCE)
-        .expect("the bot said nothing");
+    let next = || {
+        seen.recv_timeout(common::PATIENCE)
+            .expect("the bot went quiet")
+    };
+    let hello = next();
     assert_eq!(hello["type"], "hello", "{hello}");
     assert_eq!(hello["bot"], true, "{hello}");
     assert_eq!(hello["name"], "Ada-bot", "{hello}");
+    for _ in 0..2 {
+        let join = next();
+        assert_eq!(join["type"], "join_room", "{join}");
+        assert_eq!(join["code"], "ABCDE", "{join}");
+    }
+    bots.expect_contains("asking again");
+    assert!(bots.child.try_wait().unwrap().is_none(), "the bot gave up");
 }
