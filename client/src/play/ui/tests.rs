@@ -190,6 +190,17 @@ fn every_screen_draws_at_tiny_and_huge_sizes_without_panicking() {
     let mut help = game();
     help.handle(key(KeyCode::F(1)));
     apps.push(help);
+    let mut qr = with_lan_address();
+    qr.handle(ch('g'));
+    apps.push(qr);
+    let mut confirm = game();
+    confirm.handle(Event::Key(crossterm::event::KeyEvent::new(
+        KeyCode::Char('c'),
+        crossterm::event::KeyModifiers::CONTROL,
+    )));
+    assert!(confirm.confirm.is_some());
+    apps.push(confirm);
+    apps.push(with_lan_address());
     for app in &apps {
         for (w, h) in [(1, 1), (10, 5), (40, 12), (79, 23), (200, 60)] {
             draw(app, w, h);
