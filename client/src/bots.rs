@@ -3,7 +3,11 @@
 //! hand with the solver, then waits a human-like time before answering:
 //! longer for hands with few distinct solutions, longer for weaker skill.
 //! Easy bots sometimes answer wrong first and sit out the lockout like anyone.
-//! They stay for match after match until Ctrl-C.
+//! They stay for match after match until Ctrl-C, and wait for their host:
+//! when the room is gone (a server restart) they keep asking for it.
+//!
+//! A bot says so in its `hello` (`bot: true`): every roster marks it, and it
+//! is never rated. Its name ends in "-bot" so nobody mistakes it for a person.
 
 use std::time::Duration;
 
@@ -24,8 +28,8 @@ use crate::cli::{BotsArgs, Skill};
 use crate::play::net::NetEvent;
 use crate::play::target;
 
-/// Names of famous mathematicians and computer scientists, each prefixed
-/// with "Bot " so nobody mistakes a bot for a person.
+/// Names of famous mathematicians and computer scientists; a bot is called
+/// "Ada-bot" (a name the server's rule allows: letters, digits, `-`).
 const NAMES: [&str; 16] = [
     "Ada",
     "Alan",
@@ -45,14 +49,18 @@ const NAMES: [&str; 16] = [
     "Hypatia",
 ];
 
-/// The `n`th candidate name (0-based): "Bot Ada", ..., then "Bot Ada 2".
+/// The `n`th candidate name (0-based): "Ada-bot", ..., then "Ada-bot-2".
 pub fn bot_name(n: usize) -> String {
     let base = NAMES[n % NAMES.len()];
     match n / NAMES.len() {
-        0 => format!("Bot {base}"),
-        k => format!("Bot {base} {}", k + 1),
+        0 => format!("{base}-bot"),
+        k => format!("{base}-bot-{}", k + 1),
     }
 }
+
+/// How often a bot asks again for a room that is not there (yet, or any
+/// more: the host may be restarting the server).
+const ROOM_RETRY: Duration = Duration::from_secs(5);
 
 /// How long a bot thinks before answering a hand with `solutions` distinct
 /// solutions, before jitter and pace: the skill sets the base, the hand's
@@ -153,7 +161,8 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
     let mut rng = StdRng::from_entropy();
     for attempt in 0..8 {
         let name = bot_name(config.first_name + attempt * config.stride);
-        let target = target(config.server.as_deref(), Some(&name))?;
+        let mut target = target(config.server.as_deref(), Some(&name))?;
+        target.bot = true;
         let (tx, mut rx) = mpsc::unbounded_channel::<NetEvent>();
         let net = target.connect(tx);
         let mut me: Option<PlayerId> = None;
@@ -161,12 +170,26 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
         let mut plan: Option<Plan> = None;
         let mut last_round = 0u32;
         let mut in_room = false;
+        // When to ask for the room again after it was not there.
+        let mut retry_at: Option<Instant> = None;
+        let mut waiting_said = false;
         loop {
-            let wake = plan.as_ref().map(|p| p.at);
+            let wake = [plan.as_ref().map(|p| p.at), retry_at]
+                .into_iter()
+                .flatten()
+                .min();
             let event = tokio::select! {
                 e = rx.recv() => e,
                 () = sleep_until(wake) => {
-                    if let Some(p) = plan.take() {
+                    let now = Instant::now();
+                    if retry_at.is_some_and(|t| t <= now) {
+                        retry_at = None;
+                        net.send(ClientMessage::JoinRoom {
+                            code: config.code.clone(),
+                            spectator: false,
+                        });
+                    }
+                    if let Some(p) = plan.take_if(|p| p.at <= now) {
                         let message = match &p.formula {
                             Some(f) => ClientMessage::Submit { round: p.round, formula: f.clone() },
                             None => ClientMessage::ClaimNoSolution { round: p.round },
@@ -191,8 +214,10 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     anyhow::bail!("{name}: the server refused: {message}");
                 }
                 NetEvent::Disconnected { reason, retry_in } => {
-                    println!("{name}: disconnected ({reason}); retrying in {retry_in:?}");
+                    in_room = false;
+                    println!("{name}: disconnected ({reason}); retrying in {retry_in:.1?}");
                     plan = None;
+                    retry_at = None;
                     continue;
                 }
                 NetEvent::Message { envelope, .. } => envelope.message,
@@ -207,7 +232,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                 } => {
                     me = Some(player_id);
                     let _ = target.dir.save_token(&target.server, &stored, &token);
-                    if !resumed || !in_room {
+                    if !resumed {
                         net.send(ClientMessage::JoinRoom {
                             code: config.code.clone(),
                             spectator: false,
@@ -219,6 +244,8 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                         println!("{name} joined room {}", s.code);
                     }
                     in_room = true;
+                    waiting_said = false;
+                    retry_at = None;
                     settings = s.settings.clone();
                     if let Some(r) = s.round.filter(|r| {
                         s.state == RoomPhase::Playing
@@ -277,13 +304,24 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     println!("{name} left room {}", config.code);
                     return Ok(());
                 }
-                ServerMessage::Error { code, message } => {
-                    if matches!(
-                        code,
-                        ErrorCode::RoomNotFound | ErrorCode::RoomFull | ErrorCode::RoomLocked
-                    ) {
-                        anyhow::bail!("{name}: cannot join room {}: {message}", config.code);
+                ServerMessage::Error { code, message }
+                    if !in_room
+                        && matches!(
+                            code,
+                            ErrorCode::RoomNotFound | ErrorCode::RoomFull | ErrorCode::RoomLocked
+                        ) =>
+                {
+                    // Wait for the host rather than give up: the room may
+                    // come back (or open up) in a moment.
+                    if !waiting_said {
+                        println!(
+                            "{name}: cannot join room {} ({message}); asking again every {}s until Ctrl-C",
+                            config.code,
+                            ROOM_RETRY.as_secs()
+                        );
+                        waiting_said = true;
                     }
+                    retry_at = Some(Instant::now() + ROOM_RETRY);
                 }
                 _ => {}
             }
@@ -367,9 +405,13 @@ mod tests {
         sorted.sort();
         sorted.dedup();
         assert_eq!(sorted.len(), names.len());
-        assert!(names.iter().all(|n| n.chars().count() <= 20));
-        assert_eq!(names[0], "Bot Ada");
-        assert_eq!(names[16], "Bot Ada 2");
+        // The server's own rule, and no one reads them as a person.
+        for n in &names {
+            assert!(krypto_core::names::validate(n).is_ok(), "{n}");
+            assert!(n.contains("-bot"), "{n}");
+        }
+        assert_eq!(names[0], "Ada-bot");
+        assert_eq!(names[16], "Ada-bot-2");
     }
 
     #[test]

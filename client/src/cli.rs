@@ -76,7 +76,7 @@ pub struct LeaderboardArgs {
     /// The server (default: the config's, else ws://127.0.0.1:7878).
     #[arg(long, short = 's')]
     pub server: Option<String>,
-    /// Your name, to say hello (default: the config's, else your login).
+    /// Your name, to mark your row (default: the config's); never sent.
     #[arg(long, short = 'n')]
     pub name: Option<String>,
     /// rating, wins, rounds or fastest.

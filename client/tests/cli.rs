@@ -120,22 +120,30 @@ fn usage_errors_exit_2() {
         .stderr(predicates::str::contains("unknown rule set"));
     // Card out of range.
     krypto()
-        .args(["check", "--target", "17", "--cards", "8", "0", "8"])
+        .args(["check", "--target", "17", "--cards", "8", "0", "8 + 8"])
         .assert()
         .code(2)
         .stderr(predicates::str::contains("out of range"));
     // Not a number.
     krypto()
-        .args(["check", "--target", "17", "--cards", "8", "eight", "8"])
+        .args(["check", "--target", "17", "--cards", "8", "eight", "8 + 8"])
         .assert()
         .code(2)
         .stderr(predicates::str::contains("not a card"));
-    // No formula.
+    // No formula: a usage error, not a judgement of the last card.
     krypto()
         .args(["check", "--target", "17", "--cards", "8"])
         .assert()
         .code(2)
         .stderr(predicates::str::contains("FORMULA"));
+    krypto()
+        .args([
+            "check", "--target", "15", "--cards", "1", "2", "3", "4", "5",
+        ])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicates::str::contains("missing FORMULA"));
     // Missing required flag and unknown subcommand: clap's own errors.
     krypto()
         .args(["check", "--cards", "8", "8"])

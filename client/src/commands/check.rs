@@ -59,8 +59,10 @@ fn split_cards_and_formula(args: &CheckArgs) -> Result<(Vec<i64>, String), Usage
     let mut texts: Vec<&str> = args.cards.iter().map(String::as_str).collect();
     let formula = match &args.formula {
         Some(f) => f.clone(),
+        // A bare number after --cards is a card, not a formula: without a
+        // formula there is nothing to judge (a usage error, not "invalid").
         None => match texts.pop() {
-            Some(f) if !texts.is_empty() => f.to_owned(),
+            Some(f) if !texts.is_empty() && f.trim().parse::<i64>().is_err() => f.to_owned(),
             _ => {
                 return Err(UsageError(
                     "missing FORMULA: give the hand with --cards and then the formula".to_owned(),

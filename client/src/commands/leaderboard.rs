@@ -1,99 +1,81 @@
-//! `krypto leaderboard`: one WebSocket request, printed as a table.
+//! `krypto leaderboard`: `GET /api/leaderboard` on the server's HTTP side
+//! (the same port as the WebSocket), printed as a table. It only reads: no
+//! account is created and nothing is written to the config.
 
 use std::io::Write;
-use std::time::Duration;
 
 use anyhow::{bail, Context};
-use futures_util::{SinkExt, StreamExt};
-use krypto_core::protocol::{
-    parse_server_message, ClientEnvelope, ClientMessage, ServerMessage, PROTOCOL_VERSION,
-};
-use tokio_tungstenite::tungstenite::Message;
+use krypto_core::protocol::{LeaderboardRow, Metric, Period};
+use serde::Deserialize;
 
-use super::Outcome;
-use crate::cli::LeaderboardArgs;
-use crate::play::app::{metric_name, metric_value, period_name};
-use crate::play::target;
+use super::{http, Outcome};
+use crate::cli::{LeaderboardArgs, UsageError};
+use crate::play::config;
+use crate::play::wording::{metric_name, metric_value, period_name};
 
-/// Longest wait for the server at each step.
-const PATIENCE: Duration = Duration::from_secs(10);
+/// A board as `GET /api/leaderboard` serves it.
+#[derive(Debug, Deserialize)]
+struct Board {
+    metric: Metric,
+    period: Period,
+    rows: Vec<LeaderboardRow>,
+}
 
-/// Says hello, asks for the leaderboard and prints the reply.
+/// Fetches and prints the board.
 pub fn run(args: &LeaderboardArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
-    let target = target(args.server.as_deref(), args.name.as_deref())?;
-    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let (raw, reply) = runtime.block_on(async {
-        let url = target.server.as_str();
-        let (mut ws, _) = tokio::time::timeout(PATIENCE, tokio_tungstenite::connect_async(url))
-            .await
-            .map_err(|_| anyhow::anyhow!("cannot reach the server at {url}: timed out"))?
-            .with_context(|| format!("cannot reach the server at {url} (is it running?)"))?;
-        let hello = ClientEnvelope::new(ClientMessage::Hello {
-            protocol: PROTOCOL_VERSION,
-            name: Some(target.name.clone()),
-            token: target.token.clone(),
-            bot: false,
-        });
-        let ask = ClientEnvelope {
-            id: Some("board".to_owned()),
-            message: ClientMessage::Leaderboard {
-                metric: Some(args.metric),
-                period: Some(args.period),
-                limit: Some(args.limit),
-                around: args.around.clone(),
-            },
-        };
-        ws.send(Message::text(hello.to_json())).await?;
-        loop {
-            let next = tokio::time::timeout(PATIENCE, ws.next())
-                .await
-                .map_err(|_| anyhow::anyhow!("the server did not answer in time"))?;
-            let text = match next {
-                Some(Ok(Message::Text(t))) => t.as_str().to_owned(),
-                Some(Ok(Message::Close(_))) | None => bail!("the server closed the connection"),
-                Some(Ok(_)) => continue,
-                Some(Err(e)) => bail!("connection lost: {e}"),
-            };
-            let Ok(env) = parse_server_message(&text) else {
-                continue;
-            };
-            match env.message {
-                ServerMessage::Welcome { name, token, .. } => {
-                    // Keep the identity hello may just have created.
-                    let _ = target.save(&name, &token);
-                    ws.send(Message::text(ask.to_json())).await?;
-                }
-                ServerMessage::Error { code, message } => {
-                    bail!("the server refused: {message} ({code:?})")
-                }
-                ServerMessage::Leaderboard { .. } => {
-                    let _ = ws.close(None).await;
-                    return Ok::<_, anyhow::Error>((text, env.message));
-                }
-                _ => {}
-            }
+    let settings = config::ConfigDir::locate()?.settings()?;
+    let server = args
+        .server
+        .clone()
+        .or(settings.server)
+        .unwrap_or_else(|| config::DEFAULT_SERVER.to_owned());
+    // Only to mark our own row: the name is never sent.
+    let me = args.name.clone().or(settings.name);
+    let metric = metric_name(args.metric);
+    let period = period_name(args.period);
+    let limit = args.limit.to_string();
+    let mut query = vec![
+        ("metric", metric.as_str()),
+        ("period", period.as_str()),
+        ("limit", limit.as_str()),
+    ];
+    if let Some(around) = &args.around {
+        query.push(("around", around.trim()));
+    }
+    let url = config::api_url(&server, &["api", "leaderboard"], &query)?;
+    let answer = http::get(&url)?;
+    match answer.status {
+        200 => {}
+        404 => {
+            let around = args.around.as_deref().unwrap_or_default().trim();
+            writeln!(out, "No player called {around:?} on this server.")?;
+            return Ok(Outcome::No);
         }
-    })?;
+        400 => {
+            let why = answer
+                .error_message()
+                .unwrap_or("the server refused the request");
+            return Err(UsageError(why.to_owned()).into());
+        }
+        status => bail!(
+            "the server answered HTTP {status}: {}",
+            answer.error_message().unwrap_or("no reason given")
+        ),
+    }
     if args.json {
-        writeln!(out, "{raw}")?;
+        writeln!(out, "{}", answer.raw.trim())?;
         return Ok(Outcome::Yes);
     }
-    let ServerMessage::Leaderboard {
-        metric,
-        period,
-        rows,
-    } = reply
-    else {
-        bail!("unexpected reply");
-    };
+    let board: Board =
+        serde_json::from_value(answer.json).context("the server's answer is not a leaderboard")?;
+    let origin = url.origin().ascii_serialization();
     writeln!(
         out,
-        "Leaderboard: {}, {} ({})",
-        metric_name(metric),
-        period_name(period),
-        target.server
+        "Leaderboard: {}, {} ({origin})",
+        metric_name(board.metric),
+        period_name(board.period),
     )?;
-    if rows.is_empty() {
+    if board.rows.is_empty() {
         writeln!(
             out,
             "No rows yet: players appear after their first rated matches."
@@ -105,23 +87,18 @@ pub fn run(args: &LeaderboardArgs, out: &mut impl Write) -> anyhow::Result<Outco
         "{:>5}  {:<20}  {:>10}  {:>7}",
         "Rank", "Player", "Value", "Matches"
     )?;
-    for r in &rows {
-        let mark = if r.name.eq_ignore_ascii_case(&target.name)
-            || args
-                .around
-                .as_deref()
-                .is_some_and(|a| a.eq_ignore_ascii_case(&r.name))
-        {
-            "›"
-        } else {
-            " "
-        };
+    for r in &board.rows {
+        let marked = [me.as_deref(), args.around.as_deref()]
+            .into_iter()
+            .flatten()
+            .any(|n| n.trim().eq_ignore_ascii_case(&r.name));
         writeln!(
             out,
-            "{mark}{:>4}.  {:<20}  {:>10}  {:>7}",
+            "{}{:>4}.  {:<20}  {:>10}  {:>7}",
+            if marked { "›" } else { " " },
             r.rank,
             r.name,
-            metric_value(metric, r.value),
+            metric_value(board.metric, r.value),
             r.matches
         )?;
     }

@@ -2,13 +2,12 @@
 //! side (the same port as the WebSocket), printed as a card.
 
 use std::io::Write;
-use std::time::Duration;
 
 use anyhow::{bail, Context};
+use chrono::{DateTime, Datelike, Utc};
 use serde::Deserialize;
-use serde_json::Value;
 
-use super::Outcome;
+use super::{http, Outcome};
 use crate::cli::ProfileArgs;
 use crate::play::config;
 
@@ -46,60 +45,42 @@ struct RecentMatch {
 /// Fetches and prints the profile. A player the server does not know is a
 /// "no" (status 1); an unreachable server or an HTTP error is an error.
 pub fn run(args: &ProfileArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
-    let dir = config::ConfigDir::locate()?;
-    let raw = args
+    let settings = config::ConfigDir::locate()?.settings()?;
+    let server = args
         .server
         .clone()
-        .or(dir.settings()?.server)
+        .or(settings.server)
         .unwrap_or_else(|| config::DEFAULT_SERVER.to_owned());
-    let base = config::http_base(&raw)?;
-    let url = format!("{base}/api/players/{}", encode(args.player.trim()));
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(10)))
-        .build()
-        .into();
-    let mut response = agent
-        .get(&url)
-        .call()
-        .with_context(|| format!("cannot reach the server at {base} (is it running?)"))?;
-    let status = response.status();
-    let body = response
-        .body_mut()
-        .read_to_string()
-        .with_context(|| format!("reading the answer to GET {url}"))?;
-    let json: Option<Value> = serde_json::from_str(&body).ok();
-    if status.as_u16() == 404 && json.is_some() {
-        if args.json {
-            writeln!(out, "{body}")?;
-        } else {
-            writeln!(out, "No player called {:?} on {base}.", args.player.trim())?;
+    let name = args.player.trim();
+    let url = config::api_url(&server, &["api", "players", name], &[])?;
+    let origin = url.origin().ascii_serialization();
+    let answer = http::get(&url)?;
+    match answer.status {
+        200 => {}
+        404 => {
+            if args.json {
+                writeln!(out, "{}", answer.raw.trim())?;
+            } else {
+                writeln!(out, "No player called {name:?} on {origin}.")?;
+            }
+            return Ok(Outcome::No);
         }
-        return Ok(Outcome::No);
+        status => bail!(
+            "the server answered HTTP {status}: {}",
+            answer.error_message().unwrap_or("no reason given")
+        ),
     }
-    if !status.is_success() {
-        let detail = body.trim();
-        let detail = if detail.is_empty() {
-            "no body: this server may not have the profile API yet".to_owned()
-        } else {
-            detail.chars().take(200).collect()
-        };
-        bail!("the server answered HTTP {status} to GET {url} ({detail})");
-    }
-    let Some(json) = json else {
-        bail!("the server's answer to GET {url} is not JSON");
-    };
     if args.json {
-        writeln!(out, "{body}")?;
+        writeln!(out, "{}", answer.raw.trim())?;
         return Ok(Outcome::Yes);
     }
-    let profile: Profile = serde_json::from_value(json)
-        .with_context(|| format!("the server's answer to GET {url} is not a profile"))?;
-    render(&profile, out)?;
+    let profile: Profile = serde_json::from_value(answer.json)
+        .with_context(|| format!("the answer of {origin} is not a profile"))?;
+    render(&profile, Utc::now(), out)?;
     Ok(Outcome::Yes)
 }
 
-fn render(p: &Profile, out: &mut impl Write) -> std::io::Result<()> {
+fn render(p: &Profile, now: DateTime<Utc>, out: &mut impl Write) -> std::io::Result<()> {
     let dash = || "-".to_owned();
     writeln!(out, "{}", p.name.clone().unwrap_or_else(dash))?;
     let rating = match p.rating {
@@ -134,20 +115,17 @@ fn render(p: &Profile, out: &mut impl Write) -> std::io::Result<()> {
         writeln!(
             out,
             "  {:<20}  {:>7}  {:>6}  {:>5}  {:>4}  Rating",
-            "Finished (UTC)", "Players", "Rounds", "Score", "Rank"
+            "Finished", "Players", "Rounds", "Score", "Rank"
         )?;
         for m in &p.recent_matches {
             let rating = match (m.rating_before, m.rating_after) {
                 (Some(b), Some(a)) => format!("{b:.1} -> {a:.1}"),
                 _ => "unrated".to_owned(),
             };
-            let when: String = m
+            let when = m
                 .finished_at
-                .clone()
-                .unwrap_or_else(dash)
-                .chars()
-                .take(20)
-                .collect();
+                .as_deref()
+                .map_or_else(dash, |t| readable_time(t, now));
             writeln!(
                 out,
                 "  {when:<20}  {:>7}  {:>6}  {:>5}  {:>4}  {rating}",
@@ -161,17 +139,21 @@ fn render(p: &Profile, out: &mut impl Write) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Percent-encodes a path segment (names may hold spaces).
-fn encode(segment: &str) -> String {
-    let mut out = String::new();
-    for b in segment.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
+/// An RFC 3339 time as people read it, relative to `now` when recent
+/// ("today 21:04", "yesterday 09:15", "20 Nov 21:04", "20 Nov 2025"); UTC,
+/// as the server records it. Text that is not a time is shown as it is.
+fn readable_time(text: &str, now: DateTime<Utc>) -> String {
+    let Ok(t) = DateTime::parse_from_rfc3339(text) else {
+        return text.chars().take(20).collect();
+    };
+    let t = t.with_timezone(&Utc);
+    let days = (now.date_naive() - t.date_naive()).num_days();
+    match days {
+        0 => format!("today {}", t.format("%H:%M")),
+        1 => format!("yesterday {}", t.format("%H:%M")),
+        _ if t.year() == now.year() => t.format("%-d %b %H:%M").to_string(),
+        _ => t.format("%-d %b %Y").to_string(),
     }
-    out
 }
 
 #[cfg(test)]
@@ -188,17 +170,27 @@ mod tests {
             "rating_before": 20.0, "rating_after": 22.46}]}"#;
         let p: Profile = serde_json::from_str(json).unwrap_or_default();
         let mut out = Vec::new();
-        render(&p, &mut out).unwrap_or_default();
+        let now = DateTime::parse_from_rfc3339("2026-11-20T23:00:00Z")
+            .unwrap_or_default()
+            .with_timezone(&Utc);
+        render(&p, now, &mut out).unwrap_or_default();
         let text = String::from_utf8(out).unwrap_or_default();
         assert_eq!(
             text,
-            "Ann\n  Rating       22.5 (mu 27.1, sigma 1.6)\n  Matches      12 (9 rated)\n  Wins         4\n  Rounds won   31\n  Fastest      3.20 s\nRecent matches:\n  Finished (UTC)        Players  Rounds  Score  Rank  Rating\n  2026-11-20T21:04:00Z        3      10      5     1  20.0 -> 22.5\n"
+            "Ann\n  Rating       22.5 (mu 27.1, sigma 1.6)\n  Matches      12 (9 rated)\n  Wins         4\n  Rounds won   31\n  Fastest      3.20 s\nRecent matches:\n  Finished              Players  Rounds  Score  Rank  Rating\n  today 21:04                 3      10      5     1  20.0 -> 22.5\n"
         );
     }
 
     #[test]
-    fn names_are_encoded_for_the_path() {
-        assert_eq!(encode("Bot Ada"), "Bot%20Ada");
-        assert_eq!(encode("a-b_c"), "a-b_c");
+    fn times_read_as_days_and_hours() {
+        let now = DateTime::parse_from_rfc3339("2026-11-22T10:00:00Z")
+            .unwrap_or_default()
+            .with_timezone(&Utc);
+        let t = |s| readable_time(s, now);
+        assert_eq!(t("2026-11-22T08:05:00Z"), "today 08:05");
+        assert_eq!(t("2026-11-21T23:59:59.123Z"), "yesterday 23:59");
+        assert_eq!(t("2026-03-02T07:00:00+00:00"), "2 Mar 07:00");
+        assert_eq!(t("2025-12-31T07:00:00Z"), "31 Dec 2025");
+        assert_eq!(t("soon"), "soon");
     }
 }

@@ -10,8 +10,10 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use krypto_core::names::{self, NameError};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
+use url::Url;
 
 /// The server used when neither `--server` nor the config names one.
 pub const DEFAULT_SERVER: &str = "ws://127.0.0.1:7878/ws";
@@ -44,6 +46,14 @@ pub enum ConfigError {
     /// A server address that is not a WebSocket URL.
     #[error("{0:?} is not a server address: use ws://HOST:PORT (or HOST:PORT)")]
     BadUrl(String),
+    /// A name the server would refuse.
+    #[error("{name:?} cannot be a name: {reason}")]
+    BadName {
+        /// The name as given.
+        name: String,
+        /// The rule it breaks.
+        reason: NameError,
+    },
 }
 
 /// `config.toml`: what the user set once so they need not type it again.
@@ -100,7 +110,7 @@ impl ConfigDir {
 
     /// Writes the settings.
     pub fn save_settings(&self, settings: &Settings) -> Result<(), ConfigError> {
-        write_toml(&self.settings_path(), settings, false)
+        write_toml(&self.settings_path(), settings)
     }
 
     /// The token for `name` on `server`, if one was saved.
@@ -126,13 +136,13 @@ impl ConfigDir {
             return Ok(());
         }
         token.clone_into(slot);
-        write_toml(&self.tokens_path(), &tokens, true)
+        write_toml(&self.tokens_path(), &tokens)
     }
 }
 
-/// Names are unique ignoring case and surrounding space, as on the server.
+/// The key a name is unique by, as on the server.
 fn name_key(name: &str) -> String {
-    name.trim().to_lowercase()
+    names::validate(name).map_or_else(|_| name.trim().to_lowercase(), |n| n.key)
 }
 
 fn read_toml<T: for<'de> Deserialize<'de> + Default>(path: &Path) -> Result<T, ConfigError> {
@@ -152,9 +162,11 @@ fn read_toml<T: for<'de> Deserialize<'de> + Default>(path: &Path) -> Result<T, C
     })
 }
 
-/// Writes through a temporary file and a rename, so a crash never leaves a
-/// half-written file; `secret` files are created with mode 0600.
-fn write_toml<T: Serialize>(path: &Path, value: &T, secret: bool) -> Result<(), ConfigError> {
+/// Writes through a temporary file in the same directory, persisted over
+/// `path` by a rename, so a crash never leaves a half-written file. The file
+/// is readable by the user only (tempfile creates it with mode 0600): the
+/// tokens are secrets, and nothing else needs to read the settings.
+fn write_toml<T: Serialize>(path: &Path, value: &T) -> Result<(), ConfigError> {
     let io = |source| ConfigError::Io {
         path: path.to_owned(),
         source,
@@ -163,84 +175,116 @@ fn write_toml<T: Serialize>(path: &Path, value: &T, secret: bool) -> Result<(), 
         path: path.to_owned(),
         message: e.to_string(),
     })?;
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(io)?;
-    }
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    let mut options = fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    if secret {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    #[cfg(not(unix))]
-    let _ = secret;
-    let mut file = options.open(&tmp).map_err(io)?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    fs::create_dir_all(dir).map_err(io)?;
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
     file.write_all(text.as_bytes()).map_err(io)?;
-    file.sync_all().map_err(io)?;
-    drop(file);
-    fs::rename(&tmp, path).map_err(io)
+    file.as_file().sync_all().map_err(io)?;
+    file.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
 }
 
 /// Normalises a server address: `HOST:PORT`, `ws://HOST:PORT` and
-/// `ws://HOST:PORT/ws` all become `ws://HOST:PORT/ws` (likewise `wss://`),
-/// so one server has one key in the token file.
+/// `ws://HOST:PORT/ws` all become `ws://HOST:PORT/ws` (likewise `wss://`;
+/// `http://` and `https://` are taken for them), so one server has one key
+/// in the token file.
 pub fn normalize_server(raw: &str) -> Result<String, ConfigError> {
     let raw = raw.trim();
     let bad = || ConfigError::BadUrl(raw.to_owned());
-    let (scheme, rest) = match raw.split_once("://") {
-        Some((s, rest)) => (s.to_ascii_lowercase(), rest),
-        None => ("ws".to_owned(), raw),
+    if raw.is_empty() || raw.contains(char::is_whitespace) {
+        return Err(bad());
+    }
+    let full = if raw.contains("://") {
+        raw.to_owned()
+    } else {
+        format!("ws://{raw}")
     };
-    let scheme = match scheme.as_str() {
+    let mut url = Url::parse(&full).map_err(|_| bad())?;
+    let scheme = match url.scheme() {
         "ws" | "http" => "ws",
         "wss" | "https" => "wss",
         _ => return Err(bad()),
     };
-    let (host, path) = match rest.find('/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, ""),
-    };
-    if host.is_empty() || host.contains(char::is_whitespace) {
+    url.set_scheme(scheme).map_err(|()| bad())?;
+    if url.host_str().map_or(true, str::is_empty) {
         return Err(bad());
     }
-    let path = if path.is_empty() || path == "/" {
-        "/ws"
-    } else {
-        path
-    };
-    Ok(format!("{scheme}://{host}{path}"))
+    if url.path().is_empty() || url.path() == "/" {
+        url.set_path("/ws");
+    }
+    Ok(url.to_string())
 }
 
 /// The HTTP base (`http://HOST:PORT`) of the server at WebSocket `url`.
 pub fn http_base(url: &str) -> Result<String, ConfigError> {
-    let url = normalize_server(url)?;
-    let (scheme, rest) = url
-        .split_once("://")
-        .ok_or_else(|| ConfigError::BadUrl(url.clone()))?;
-    let host = rest.split('/').next().unwrap_or(rest);
-    let scheme = if scheme == "wss" { "https" } else { "http" };
-    Ok(format!("{scheme}://{host}"))
+    let mut u =
+        Url::parse(&normalize_server(url)?).map_err(|_| ConfigError::BadUrl(url.to_owned()))?;
+    let scheme = if u.scheme() == "wss" { "https" } else { "http" };
+    u.set_scheme(scheme)
+        .map_err(|()| ConfigError::BadUrl(url.to_owned()))?;
+    Ok(u.origin().ascii_serialization())
+}
+
+/// The URL of an HTTP API path on the server at WebSocket `url`: each of
+/// `segments` percent-encoded (a name may hold spaces), with `query` pairs.
+pub fn api_url(url: &str, segments: &[&str], query: &[(&str, &str)]) -> Result<Url, ConfigError> {
+    let bad = || ConfigError::BadUrl(url.to_owned());
+    let mut u = Url::parse(&http_base(url)?).map_err(|_| bad())?;
+    u.path_segments_mut()
+        .map_err(|()| bad())?
+        .clear()
+        .extend(segments);
+    if !query.is_empty() {
+        u.query_pairs_mut().extend_pairs(query);
+    }
+    Ok(u)
+}
+
+/// What a friend types to play on the server whose HTTP base is `base`
+/// (`http://192.168.1.20:7878` → `ws://192.168.1.20:7878`): the form
+/// `krypto play -s` takes, short enough to read aloud.
+pub fn play_address(base: &str) -> Option<String> {
+    let mut u = Url::parse(base).ok()?;
+    let scheme = match u.scheme() {
+        "http" | "ws" => "ws",
+        "https" | "wss" => "wss",
+        _ => return None,
+    };
+    u.set_scheme(scheme).ok()?;
+    let text = u.to_string();
+    Some(
+        text.trim_end_matches('/')
+            .trim_end_matches("/ws")
+            .to_owned(),
+    )
 }
 
 /// A name to play under when none was given: the login name, cleaned to the
-/// server's rules (letters, digits, space, `-`, `_`; at most 20 characters).
+/// server's rules ([`names::validate`]), else "Player".
 pub fn fallback_name() -> String {
     let user = std::env::var("USER")
         .or_else(|_| std::env::var("USERNAME"))
         .unwrap_or_default();
     let clean: String = user
         .chars()
-        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
-        .take(20)
+        .filter(|c| c.is_alphabetic() || c.is_ascii_digit() || matches!(c, ' ' | '-' | '_'))
+        .take(names::MAX_NAME_CHARS)
         .collect();
-    let clean = clean.trim().to_owned();
-    if clean.is_empty() {
-        "Player".to_owned()
-    } else {
-        clean
-    }
+    names::validate(&clean).map_or_else(|_| "Player".to_owned(), |n| n.display)
+}
+
+/// Checks a name given on the command line or in the config by the
+/// server's own rule, so a bad one is refused before connecting.
+pub fn check_name(raw: &str) -> Result<String, ConfigError> {
+    names::validate(raw)
+        .map(|n| n.display)
+        .map_err(|e| ConfigError::BadName {
+            name: raw.to_owned(),
+            reason: e,
+        })
 }
 
 #[cfg(test)]
@@ -257,8 +301,44 @@ mod tests {
         assert_eq!(n("wss://k.example/ws"), "wss://k.example/ws");
         assert!(normalize_server("ftp://x").is_err());
         assert!(normalize_server("").is_err());
+        assert_eq!(n("http://Example.org:7878"), "ws://example.org:7878/ws");
+        assert!(normalize_server("ws://").is_err());
+        assert!(normalize_server("a b:7878").is_err());
         assert_eq!(http_base("ws://h:1/ws").unwrap(), "http://h:1");
         assert_eq!(http_base("wss://h/ws").unwrap(), "https://h");
+        assert_eq!(
+            api_url("ws://h:1/ws", &["api", "players", "Ann B/é?"], &[])
+                .unwrap()
+                .as_str(),
+            "http://h:1/api/players/Ann%20B%2F%C3%A9%3F"
+        );
+        assert_eq!(
+            api_url(
+                "h:1",
+                &["api", "leaderboard"],
+                &[("metric", "wins"), ("around", "Ann B")]
+            )
+            .unwrap()
+            .as_str(),
+            "http://h:1/api/leaderboard?metric=wins&around=Ann+B"
+        );
+        assert_eq!(
+            play_address("http://192.168.1.20:7878").as_deref(),
+            Some("ws://192.168.1.20:7878")
+        );
+        assert_eq!(
+            play_address("https://k.example").as_deref(),
+            Some("wss://k.example")
+        );
+    }
+
+    #[test]
+    fn names_follow_the_servers_rule() {
+        assert_eq!(check_name("  Ann   B ").unwrap(), "Ann B");
+        assert!(check_name("").is_err());
+        assert!(check_name("a".repeat(21).as_str()).is_err());
+        assert!(check_name("Ann!").is_err());
+        assert!(names::validate(&fallback_name()).is_ok());
     }
 
     #[test]
@@ -269,14 +349,14 @@ mod tests {
         };
         assert_eq!(dir.token("ws://a/ws", "Ann").unwrap(), None);
         dir.save_token("ws://a/ws", "Ann", "t1").unwrap();
-        dir.save_token("ws://a/ws", "Bot Ada", "t2").unwrap();
+        dir.save_token("ws://a/ws", "Ada-bot", "t2").unwrap();
         dir.save_token("ws://b/ws", "Ann", "t3").unwrap();
         assert_eq!(
             dir.token("ws://a/ws", "ann").unwrap().as_deref(),
             Some("t1")
         );
         assert_eq!(
-            dir.token("ws://a/ws", "Bot Ada").unwrap().as_deref(),
+            dir.token("ws://a/ws", "ada-BOT").unwrap().as_deref(),
             Some("t2")
         );
         assert_eq!(

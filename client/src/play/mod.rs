@@ -1,8 +1,11 @@
 //! `krypto play`: the live client.
 //!
-//! - [`app`]: the state machine (pure): events in, actions out.
+//! - [`app`]: the state (pure): events in, actions out; its changes are in
+//!   `reducer` (server messages), `commands` (typed lines), `keys` (the key
+//!   map) and `settings_editor`.
 //! - [`ui`]: drawing the state with ratatui (read-only).
-//! - [`net`]: the WebSocket task with reconnect and back-off.
+//! - [`net`]: the WebSocket task with reconnect and back-off; `untrusted`
+//!   cleans what it receives before anything shows it.
 //! - [`config`]: the config directory, default server and name, tokens.
 //!
 //! This file is the run loop: one tokio mpsc queue merges terminal keys
@@ -12,11 +15,20 @@
 //! feed lines printed).
 
 pub mod app;
+#[cfg(test)]
+mod app_tests;
+mod commands;
 pub mod config;
+mod help;
+mod keys;
 pub mod net;
+mod reducer;
+pub mod settings_editor;
 #[cfg(test)]
 mod testkit;
 pub mod ui;
+pub mod untrusted;
+pub mod wording;
 
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -45,6 +57,8 @@ pub struct Target {
     pub name: String,
     /// The saved token for that name on that server.
     pub token: Option<String>,
+    /// Whether a program (a bot) plays under this name.
+    pub bot: bool,
 }
 
 /// Resolves the server and name: flag, then config, then the default.
@@ -56,16 +70,17 @@ pub fn target(server: Option<&str>, name: Option<&str>) -> anyhow::Result<Target
         .or(settings.server)
         .unwrap_or_else(|| config::DEFAULT_SERVER.to_owned());
     let server = config::normalize_server(&raw)?;
-    let name = name
-        .map(|n| n.trim().to_owned())
-        .or(settings.name)
-        .unwrap_or_else(config::fallback_name);
+    let name = match name.map(str::to_owned).or(settings.name) {
+        Some(n) => config::check_name(&n)?,
+        None => config::fallback_name(),
+    };
     let token = dir.token(&server, &name)?;
     Ok(Target {
         dir,
         server,
         name,
         token,
+        bot: false,
     })
 }
 
@@ -93,6 +108,7 @@ impl Target {
             Identity {
                 name: self.name.clone(),
                 token: self.token.clone(),
+                bot: self.bot,
             },
             tx,
         )
@@ -278,7 +294,7 @@ async fn run_lines(target: Target, json: bool) -> anyhow::Result<bool> {
         for line in app.feed_since(printed) {
             if json {
                 // Server events went out raw; only our own notes remain.
-                if line.kind == app::FeedKind::Error && !line.text.starts_with("error ") {
+                if line.kind == app::FeedKind::Error {
                     eprintln!("{}", line.text);
                 }
             } else {

@@ -3,7 +3,9 @@
 //! It says `hello` (with the saved token, so a reconnect resumes the seat),
 //! forwards every server message as a [`NetEvent`] into the caller's single
 //! event queue, sends what the caller queues on its [`NetHandle`], and after
-//! a drop reconnects with exponential back-off (0.5 s doubling to 10 s).
+//! a drop reconnects with exponential back-off (0.5 s doubling to 10 s),
+//! each wait jittered so that thousands of clients dropped by one restart
+//! do not all come back in the same instant.
 //! Messages queued while disconnected are dropped: a formula or a command
 //! meant for a moment that has passed should not land later by surprise.
 
@@ -11,11 +13,12 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use krypto_core::protocol::{
-    parse_server_message, ClientEnvelope, ClientMessage, ErrorCode, ServerEnvelope, ServerMessage,
-    PROTOCOL_VERSION,
+    ClientEnvelope, ClientMessage, ErrorCode, ServerEnvelope, ServerMessage, PROTOCOL_VERSION,
 };
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
+
+use super::untrusted;
 
 /// First wait before reconnecting.
 pub const BACKOFF_START: Duration = Duration::from_millis(500);
@@ -61,6 +64,9 @@ pub struct Identity {
     pub name: String,
     /// The saved token, if any; replaced by the one each `welcome` brings.
     pub token: Option<String>,
+    /// A program, not a person: said in `hello` so the server marks it in
+    /// every roster and never rates it.
+    pub bot: bool,
 }
 
 /// Sends requests to the connection task; dropping it ends the task.
@@ -76,10 +82,19 @@ impl NetHandle {
     }
 }
 
-/// The back-off after `failures` consecutive failed attempts (1-based).
+/// The back-off after `failures` consecutive failed attempts (1-based),
+/// before jitter.
 pub fn backoff(failures: u32) -> Duration {
     let shift = failures.saturating_sub(1).min(8);
     BACKOFF_START.saturating_mul(1 << shift).min(BACKOFF_MAX)
+}
+
+/// `wait` with "equal jitter": half of it fixed, the other half scaled by
+/// `fraction` (0 to 1, random in use), so waits stay within [wait/2, wait]
+/// and clients spread out instead of reconnecting in lockstep.
+pub fn jittered(wait: Duration, fraction: f64) -> Duration {
+    let half = wait / 2;
+    half + half.mul_f64(fraction.clamp(0.0, 1.0))
 }
 
 /// Starts the connection task for `url`; events go to `events`, wrapped by
@@ -118,7 +133,7 @@ async fn run<E: From<NetEvent>>(
             Ended::Lost(reason) => reason,
         };
         failures = failures.saturating_add(1);
-        let retry_in = backoff(failures);
+        let retry_in = jittered(backoff(failures), rand::random::<f64>());
         let lost = NetEvent::Disconnected { reason, retry_in };
         if events.send(E::from(lost)).is_err() {
             return;
@@ -152,7 +167,7 @@ async fn session<E: From<NetEvent>>(
             protocol: PROTOCOL_VERSION,
             name: Some(identity.name.clone()),
             token: identity.token.clone(),
-            bot: false,
+            bot: identity.bot,
         },
     };
     if let Err(e) = ws.send(Message::text(hello.to_json())).await {
@@ -176,13 +191,14 @@ async fn session<E: From<NetEvent>>(
                     Some(Ok(Message::Text(t))) => t.as_str().to_owned(),
                     Some(Ok(Message::Close(frame))) => {
                         let why = frame
-                            .map(|f| format!("the server closed the connection ({})", f.reason))
+                            .filter(|f| !f.reason.is_empty())
+                            .map(|f| format!("the server closed the connection ({})", untrusted::clean(&f.reason)))
                             .unwrap_or_else(|| "the server closed the connection".to_owned());
                         return Ended::Lost(why);
                     }
                     Some(Ok(_)) => continue,
                 };
-                let Ok(envelope) = parse_server_message(&text) else {
+                let Ok(envelope) = untrusted::parse(&text) else {
                     // A newer server's message; nothing to do with it.
                     continue;
                 };
@@ -242,5 +258,19 @@ mod tests {
         let ms: Vec<u128> = (1..=8).map(|n| backoff(n).as_millis()).collect();
         assert_eq!(ms, [500, 1000, 2000, 4000, 8000, 10000, 10000, 10000]);
         assert_eq!(backoff(u32::MAX), BACKOFF_MAX);
+    }
+
+    #[test]
+    fn jitter_spreads_waits_over_the_upper_half() {
+        let wait = Duration::from_secs(4);
+        assert_eq!(jittered(wait, 0.0), Duration::from_secs(2));
+        assert_eq!(jittered(wait, 1.0), wait);
+        assert_eq!(jittered(wait, 0.25), Duration::from_millis(2500));
+        // Out-of-range randomness cannot push a wait outside its band.
+        assert_eq!(jittered(wait, 7.0), wait);
+        let spread: std::collections::BTreeSet<Duration> = (0..10)
+            .map(|i| jittered(wait, f64::from(i) / 10.0))
+            .collect();
+        assert_eq!(spread.len(), 10);
     }
 }

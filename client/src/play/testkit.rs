@@ -52,7 +52,22 @@ pub fn welcome(resumed: bool) -> Event {
     })
 }
 
-fn player(id: PlayerId, name: &str, score: i64) -> PlayerInfo {
+/// A hand dealt: 15 from 1 2 3 4 5, 90 s.
+pub fn round_started(round: u32) -> Event {
+    msg(ServerMessage::RoundStarted {
+        round,
+        objective: 15,
+        cards: vec![1, 2, 3, 4, 5],
+        duration_ms: 90_000,
+    })
+}
+
+/// The text of every feed line.
+pub fn feed(app: &App) -> Vec<String> {
+    app.feed.iter().map(|l| l.text.clone()).collect()
+}
+
+pub fn player(id: PlayerId, name: &str, score: i64) -> PlayerInfo {
     PlayerInfo {
         id,
         name: name.into(),

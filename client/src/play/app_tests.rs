@@ -1,0 +1,890 @@
+#![allow(clippy::unwrap_used)]
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use krypto_core::protocol::{
+    ClientMessage, LeaderboardRow, LeaveReason, Metric, Period, PlayerId, RoomPhase, RoomSummary,
+    ScoreEntry, ServerMessage, SettingsPatch, VerdictError, VerdictKind,
+};
+
+use super::app::{Action, App, Confirm, Conn, Event, InputMode, Screen};
+use super::net::NetEvent;
+use super::testkit::*;
+
+fn sends(actions: &[Action]) -> Vec<ClientMessage> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Send(m) => Some(m.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn welcome_saves_the_token_and_lists_rooms() {
+    let mut app = App::new("ws://h:1/ws", "ann");
+    assert_eq!(app.screen(), Screen::Connecting);
+    let actions = app.handle(welcome(false));
+    assert_eq!(
+        actions,
+        vec![
+            Action::SaveIdentity {
+                name: "Ann".into(),
+                token: "00ff".into()
+            },
+            Action::Send(ClientMessage::ListRooms)
+        ]
+    );
+    assert_eq!(app.screen(), Screen::Lobby);
+    assert_eq!(app.name, "Ann");
+    assert_eq!(app.conn, Conn::Online);
+}
+
+#[test]
+fn lobby_keys_create_join_by_code_and_pick_a_listed_room() {
+    let mut app = lobby();
+    assert_eq!(
+        sends(&app.handle(ch('p'))),
+        [ClientMessage::CreateRoom {
+            settings: None,
+            public: Some(true)
+        }]
+    );
+    assert!(app.handle(ch('j')).is_empty());
+    typed(&mut app, "kx7rb");
+    assert_eq!(app.input, "KX7RB");
+    assert_eq!(
+        sends(&app.handle(key(KeyCode::Enter))),
+        [ClientMessage::JoinRoom {
+            code: "KX7RB".into(),
+            spectator: false
+        }]
+    );
+    assert_eq!(app.mode, InputMode::Off);
+
+    let summary = |code: &str| RoomSummary {
+        code: code.into(),
+        host: "Ben".into(),
+        players: 2,
+        max_players: 8,
+        state: RoomPhase::Lobby,
+        settings: Default::default(),
+    };
+    app.handle(msg(ServerMessage::Rooms {
+        rooms: vec![summary("AAAAA"), summary("BBBBB")],
+    }));
+    app.handle(key(KeyCode::Down));
+    app.handle(key(KeyCode::Down));
+    assert_eq!(app.room_cursor, 1);
+    assert_eq!(
+        sends(&app.handle(ch('s'))),
+        [ClientMessage::JoinRoom {
+            code: "BBBBB".into(),
+            spectator: true
+        }]
+    );
+}
+
+#[test]
+fn the_host_edits_settings_with_arrows_and_starts() {
+    let mut app = room();
+    assert_eq!(app.screen(), Screen::Room);
+    assert!(app.is_host());
+    app.handle(key(KeyCode::Down));
+    app.handle(key(KeyCode::Down));
+    assert_eq!(
+        sends(&app.handle(key(KeyCode::Right))),
+        [ClientMessage::UpdateSettings {
+            settings: SettingsPatch {
+                rounds: Some(15),
+                ..Default::default()
+            }
+        }]
+    );
+    // Presses step from what the host sees, not from what the server last
+    // confirmed: back to 10.
+    assert_eq!(
+        sends(&app.handle(key(KeyCode::Left))),
+        [ClientMessage::UpdateSettings {
+            settings: SettingsPatch {
+                rounds: Some(10),
+                ..Default::default()
+            }
+        }]
+    );
+    assert_eq!(sends(&app.handle(ch('s'))), [ClientMessage::Start]);
+    assert_eq!(
+        sends(&app.handle(ch('o'))),
+        [ClientMessage::Lock { locked: true }]
+    );
+}
+
+#[test]
+fn someone_else_cannot_edit_settings() {
+    let mut app = room();
+    let mut snap = snapshot(RoomPhase::Lobby, None);
+    snap.host = BEN;
+    app.handle(msg(ServerMessage::RoomState(snap)));
+    assert!(!app.is_host());
+    assert!(sends(&app.handle(key(KeyCode::Right))).is_empty());
+    assert!(app.feed.last().unwrap().text.contains("only the host"));
+}
+
+#[test]
+fn a_dealt_hand_opens_the_formula_input_and_enter_submits_it() {
+    let mut app = game();
+    assert_eq!(app.screen(), Screen::Game);
+    assert_eq!(app.mode, InputMode::Formula);
+    typed(&mut app, "(1+2)x3+4-5");
+    assert_eq!(app.input, "(1+2)*3+4-5");
+    assert_eq!(
+        sends(&app.handle(key(KeyCode::Enter))),
+        [ClientMessage::Submit {
+            round: 3,
+            formula: "(1+2)*3+4-5".into()
+        }]
+    );
+    // The formula stays to be fixed if it was wrong.
+    assert_eq!(app.input, "(1+2)*3+4-5");
+    app.handle(key(KeyCode::Esc));
+    assert_eq!(app.input, "");
+    assert_eq!(app.mode, InputMode::Formula);
+}
+
+#[test]
+fn a_wrong_answer_locks_out_until_the_clock_passes() {
+    let mut app = game();
+    app.handle(msg(ServerMessage::Verdict {
+        round: 3,
+        accepted: false,
+        value: Some("9".into()),
+        error: Some(VerdictError {
+            kind: VerdictKind::WrongValue,
+            message: "comes to 9, not 15".into(),
+            column: None,
+        }),
+        locked_out_ms: Some(5000),
+    }));
+    let verdict = app.room.as_ref().unwrap().verdict.clone().unwrap();
+    assert!(!verdict.accepted);
+    assert_eq!(
+        verdict.text,
+        "wrong (wrong value): comes to 9, not 15; locked out for 5.0s"
+    );
+    assert!(sends(&app.handle(Event::Line("1+2+3+4+5".into()))).is_empty());
+    assert!(app.feed.last().unwrap().text.contains("locked out"));
+    app.handle(Event::Tick(Duration::from_secs(26)));
+    assert_eq!(
+        sends(&app.handle(Event::Line("1+2+3+4+5".into()))),
+        [ClientMessage::Submit {
+            round: 3,
+            formula: "1+2+3+4+5".into()
+        }]
+    );
+}
+
+#[test]
+fn a_won_round_updates_scores_and_ends_the_input() {
+    let mut app = game();
+    app.handle(msg(ServerMessage::RoundWon {
+        round: 3,
+        winner: BEN,
+        formula: Some("1+2+3+4+5".into()),
+        no_solution: false,
+        elapsed_ms: 4200,
+        points: 1,
+        scores: vec![
+            ScoreEntry {
+                player: ME,
+                score: 2,
+            },
+            ScoreEntry {
+                player: BEN,
+                score: 2,
+            },
+        ],
+    }));
+    assert_eq!(app.live_round(), None);
+    let room = app.room.as_ref().unwrap();
+    assert_eq!(room.snapshot.players[1].score, 2);
+    assert_eq!(
+        room.round.as_ref().unwrap().result.as_deref(),
+        Some("round 3 won by Ben in 4.2s: 1+2+3+4+5 (+1)")
+    );
+    // Typing a formula now is refused locally.
+    assert!(sends(&app.handle(Event::Line("1+2".into()))).is_empty());
+}
+
+#[test]
+fn tab_switches_to_chat_during_a_round() {
+    let mut app = game();
+    app.handle(key(KeyCode::Tab));
+    assert_eq!(app.mode, InputMode::Chat);
+    typed(&mut app, "so close");
+    assert_eq!(
+        sends(&app.handle(key(KeyCode::Enter))),
+        [ClientMessage::Chat {
+            text: "so close".into()
+        }]
+    );
+    assert_eq!(app.mode, InputMode::Formula);
+}
+
+#[test]
+fn commands_map_to_requests() {
+    let mut app = game();
+    let line = |app: &mut App, l: &str| sends(&app.handle(Event::Line(l.into())));
+    assert_eq!(
+        line(&mut app, "/kick ben"),
+        [ClientMessage::Kick { player: BEN }]
+    );
+    assert_eq!(
+        line(&mut app, "/host Cat"),
+        [ClientMessage::TransferHost { player: CAT }]
+    );
+    assert_eq!(
+        line(
+            &mut app,
+            "/set rounds=5 target_score=none public=true variant=24"
+        ),
+        [ClientMessage::UpdateSettings {
+            settings: SettingsPatch {
+                rounds: Some(5),
+                target_score: Some(None),
+                public: Some(true),
+                variant: Some(krypto_core::protocol::Variant::TwentyFour),
+                ..Default::default()
+            }
+        }]
+    );
+    assert!(line(&mut app, "/set colour=blue").is_empty());
+    assert!(app.feed.last().unwrap().text.contains("unknown setting"));
+    // Not offered where every hand has a solution.
+    assert!(line(&mut app, "/nosolution").is_empty());
+    assert!(app
+        .feed
+        .last()
+        .unwrap()
+        .text
+        .contains("only solvable hands"));
+    app.room.as_mut().unwrap().snapshot.settings.deal = krypto_core::protocol::DealMode::Any;
+    assert_eq!(
+        line(&mut app, "/nosolution"),
+        [ClientMessage::ClaimNoSolution { round: 3 }]
+    );
+    assert_eq!(
+        line(&mut app, "/chat hi all"),
+        [ClientMessage::Chat {
+            text: "hi all".into()
+        }]
+    );
+    assert_eq!(
+        line(&mut app, "/join abcde"),
+        [ClientMessage::JoinRoom {
+            code: "ABCDE".into(),
+            spectator: false
+        }]
+    );
+    assert_eq!(
+        line(&mut app, "/spectate abcde"),
+        [ClientMessage::JoinRoom {
+            code: "ABCDE".into(),
+            spectator: true
+        }]
+    );
+    assert_eq!(
+        line(&mut app, "/unlock"),
+        [ClientMessage::Lock { locked: false }]
+    );
+    assert_eq!(line(&mut app, "/leave"), [ClientMessage::LeaveRoom]);
+    assert!(line(&mut app, "/kick nobody").is_empty());
+    assert!(line(&mut app, "/frobnicate").is_empty());
+    assert_eq!(app.handle(Event::Line("/quit".into())), [Action::Quit]);
+}
+
+#[test]
+fn the_leaderboard_is_asked_for_and_shown() {
+    let mut app = lobby();
+    assert_eq!(
+        sends(&app.handle(Event::Line("/leaderboard wins week".into()))),
+        [ClientMessage::Leaderboard {
+            metric: Some(Metric::Wins),
+            period: Some(Period::Week),
+            limit: Some(20),
+            around: None
+        }]
+    );
+    assert_eq!(app.screen(), Screen::Leaderboard);
+    app.handle(msg(ServerMessage::Leaderboard {
+        metric: Metric::Wins,
+        period: Period::Week,
+        rows: vec![LeaderboardRow {
+            rank: 1,
+            player: BEN,
+            name: "Ben".into(),
+            value: 4.0,
+            matches: 6,
+        }],
+    }));
+    assert_eq!(app.board.as_ref().unwrap().rows.len(), 1);
+    assert!(app
+        .feed
+        .iter()
+        .any(|l| l.text == "  1. Ben  4  (6 matches)"));
+    // m cycles the metric and asks again.
+    assert_eq!(
+        sends(&app.handle(ch('m'))),
+        [ClientMessage::Leaderboard {
+            metric: Some(Metric::Rounds),
+            period: Some(Period::Week),
+            limit: Some(20),
+            around: None
+        }]
+    );
+    app.handle(key(KeyCode::Esc));
+    assert_eq!(app.screen(), Screen::Lobby);
+}
+
+#[test]
+fn match_over_shows_the_podium_until_dismissed() {
+    let mut app = game();
+    app.handle(msg(ServerMessage::MatchOver {
+        standings: standings(),
+    }));
+    assert_eq!(app.screen(), Screen::Podium);
+    assert!(app
+        .feed
+        .iter()
+        .any(|l| l.text == "  1. Ann  5 points  rating 20.0 -> 22.5"));
+    app.handle(key(KeyCode::Enter));
+    assert_eq!(app.screen(), Screen::Room);
+}
+
+#[test]
+fn after_a_server_restart_the_client_rejoins_its_room() {
+    let mut app = room();
+    app.handle(Event::Net(NetEvent::Disconnected {
+        reason: "the server closed the connection".into(),
+        retry_in: Duration::from_millis(500),
+    }));
+    assert!(matches!(app.conn, Conn::Down { .. }));
+    assert!(app
+        .feed
+        .last()
+        .unwrap()
+        .text
+        .contains("reconnecting in 0.5s"));
+    let actions = app.handle(welcome(false));
+    assert_eq!(
+        sends(&actions),
+        [
+            ClientMessage::ListRooms,
+            ClientMessage::JoinRoom {
+                code: CODE.into(),
+                spectator: false
+            }
+        ]
+    );
+}
+
+#[test]
+fn a_resumed_seat_is_not_rejoined() {
+    let mut app = room();
+    app.handle(Event::Net(NetEvent::Disconnected {
+        reason: "x".into(),
+        retry_in: Duration::from_millis(500),
+    }));
+    assert_eq!(
+        sends(&app.handle(welcome(true))),
+        [ClientMessage::ListRooms]
+    );
+}
+
+#[test]
+fn being_kicked_returns_to_the_lobby() {
+    let mut app = room();
+    app.handle(msg(ServerMessage::PlayerLeft {
+        player: ME,
+        name: "Ann".into(),
+        reason: LeaveReason::Kicked,
+    }));
+    assert_eq!(app.screen(), Screen::Lobby);
+    assert!(app.feed.last().unwrap().text.contains("removed"));
+}
+
+#[test]
+fn a_refused_name_quits_with_a_message() {
+    let mut app = App::new("ws://h:1/ws", "Ann");
+    let actions = app.handle(Event::Net(NetEvent::Refused {
+        code: krypto_core::protocol::ErrorCode::NameTaken,
+        message: "\"Ann\" belongs to another player".into(),
+    }));
+    assert_eq!(actions, [Action::Quit]);
+    assert!(app
+        .exit_message
+        .unwrap()
+        .contains("belongs to another player"));
+}
+
+#[test]
+fn ctrl_c_quits_and_help_opens_and_closes() {
+    let mut app = game();
+    let ctrl_c = Event::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    // In a match, Ctrl-C asks first; a second one is the yes.
+    assert!(app.handle(ctrl_c.clone()).is_empty());
+    assert_eq!(app.handle(ctrl_c), [Action::Quit]);
+    app.handle(ch('?'));
+    assert!(app.help);
+    app.handle(ch('x'));
+    assert!(!app.help);
+    assert_eq!(app.input, "");
+    app.handle(key(KeyCode::F(1)));
+    assert!(app.help);
+}
+
+#[test]
+fn a_formula_outside_a_round_says_why() {
+    let mut app = room();
+    assert!(sends(&app.handle(Event::Line("1+2".into()))).is_empty());
+    assert!(app
+        .feed
+        .last()
+        .unwrap()
+        .text
+        .contains("no round is being played"));
+}
+
+#[test]
+fn resuming_mid_round_restores_the_clock_and_lockout() {
+    let mut app = lobby();
+    app.handle(Event::Tick(Duration::from_secs(100)));
+    let round = krypto_core::protocol::RoundInfo {
+        number: 4,
+        objective: 15,
+        cards: vec![1, 2, 3, 4, 5],
+        remaining_ms: 30_000,
+        duration_ms: 90_000,
+        locked_out_ms: Some(2000),
+    };
+    app.handle(msg(ServerMessage::RoomState(snapshot(
+        RoomPhase::Playing,
+        Some(round),
+    ))));
+    assert_eq!(app.screen(), Screen::Game);
+    assert_eq!(app.mode, InputMode::Formula);
+    let r = app.live_round().unwrap();
+    assert_eq!(r.ends_at, Duration::from_secs(130));
+    assert_eq!(r.locked_until, Some(Duration::from_secs(102)));
+    assert!(app.feed.iter().any(|l| l.text == "[chat] Ben: good luck!"));
+}
+
+// ---------------------------------------------------------------------------
+// Live play as people play it (issue 11)
+// ---------------------------------------------------------------------------
+
+fn won_by_ben(app: &mut App, round: u32) {
+    app.handle(msg(ServerMessage::RoundWon {
+        round,
+        winner: BEN,
+        formula: Some("1 + 2 + 3 + 4 + 5".into()),
+        no_solution: false,
+        elapsed_ms: 4200,
+        points: 1,
+        scores: vec![ScoreEntry {
+            player: BEN,
+            score: 2,
+        }],
+    }));
+}
+
+#[test]
+fn keys_typed_between_rounds_go_to_the_formula_and_never_leave() {
+    let mut app = game();
+    typed(&mut app, "1+2");
+    won_by_ben(&mut app, 3);
+    // Between rounds: `3 x 4` (x means ×), q, l, / are text, not shortcuts.
+    let mut actions = Vec::new();
+    for c in "3 x 4 qlc".chars() {
+        actions.extend(app.handle(ch(c)));
+    }
+    assert!(actions.is_empty(), "{actions:?}");
+    assert_eq!(app.screen(), Screen::Game);
+    assert!(app.room.is_some());
+    assert_eq!(app.mode, InputMode::Formula);
+    assert_eq!(app.input, "3 * 4 qlc");
+    // Enter before the deal submits nothing and keeps the text.
+    assert!(sends(&app.handle(key(KeyCode::Enter))).is_empty());
+    assert_eq!(app.input, "3 * 4 qlc");
+    assert!(feed(&app).last().unwrap().contains("not a formula"));
+    // The countdown before the first hand takes keys the same way.
+    let mut app = room();
+    app.handle(msg(ServerMessage::MatchStarted {
+        rounds_total: 3,
+        settings: Default::default(),
+        countdown_ms: 3000,
+    }));
+    typed(&mut app, "x");
+    assert_eq!((app.screen(), app.input.as_str()), (Screen::Game, "*"));
+    // What was typed in the pause is carried into the new hand.
+    app.handle(round_started(1));
+    assert_eq!(app.input, "*");
+}
+
+#[test]
+fn leaving_or_quitting_a_match_asks_first() {
+    let mut app = game();
+    typed(&mut app, "/leave");
+    assert!(app.handle(key(KeyCode::Enter)).is_empty());
+    assert_eq!(app.confirm, Some(Confirm::Leave));
+    // Anything but y keeps the seat.
+    assert!(app.handle(key(KeyCode::Esc)).is_empty());
+    assert_eq!(app.confirm, None);
+    typed(&mut app, "/leave");
+    app.handle(key(KeyCode::Enter));
+    assert_eq!(sends(&app.handle(ch('y'))), [ClientMessage::LeaveRoom]);
+    // /quit too.
+    let mut app = game();
+    typed(&mut app, "/quit");
+    assert!(app.handle(key(KeyCode::Enter)).is_empty());
+    assert_eq!(app.handle(ch('y')), [Action::Quit]);
+    // The host quitting from the room screen asks; a guest does not.
+    let mut app = room();
+    assert!(app.handle(ch('q')).is_empty());
+    assert_eq!(app.confirm, Some(Confirm::Quit));
+    assert!(app.handle(ch('n')).is_empty());
+    let mut guest = room();
+    let mut snap = snapshot(RoomPhase::Lobby, None);
+    snap.host = BEN;
+    guest.handle(msg(ServerMessage::RoomState(snap)));
+    assert_eq!(guest.handle(ch('q')), [Action::Quit]);
+    // Line mode (scripts) acts at once.
+    let mut app = game();
+    assert_eq!(
+        sends(&app.handle(Event::Line("/leave".into()))),
+        [ClientMessage::LeaveRoom]
+    );
+}
+
+#[test]
+fn every_overlay_closes_with_esc_and_a_new_hand_shows_its_cards() {
+    let mut app = game();
+    won_by_ben(&mut app, 3);
+    // The leaderboard opened between rounds.
+    typed(&mut app, "/lb");
+    app.handle(key(KeyCode::Enter));
+    assert_eq!(app.screen(), Screen::Leaderboard);
+    // Keys do not reach a hidden formula.
+    app.handle(ch('7'));
+    assert_eq!(app.input, "");
+    for close in [
+        KeyCode::Esc,
+        KeyCode::Char('q'),
+        KeyCode::Char('l'),
+        KeyCode::Tab,
+    ] {
+        app.show_board = true;
+        app.handle(key(close));
+        assert_eq!(app.screen(), Screen::Game, "{close:?}");
+    }
+    // Help and the QR code close with Esc.
+    app.handle(key(KeyCode::F(1)));
+    app.handle(key(KeyCode::Esc));
+    assert!(!app.help);
+    // An overlay left open is closed by the next hand.
+    app.show_board = true;
+    app.help = true;
+    app.handle(round_started(4));
+    assert_eq!(app.screen(), Screen::Game);
+    assert!(!app.help);
+    assert_eq!(app.live_round().map(|r| r.number), Some(4));
+    typed(&mut app, "1");
+    assert_eq!(app.input, "1");
+}
+
+#[test]
+fn a_failed_rejoin_returns_to_a_working_lobby_with_a_sentence() {
+    let mut app = game();
+    app.handle(Event::Net(NetEvent::Disconnected {
+        reason: "the server closed the connection".into(),
+        retry_in: Duration::from_millis(500),
+    }));
+    let actions = app.handle(welcome(false));
+    assert!(sends(&actions).contains(&ClientMessage::JoinRoom {
+        code: CODE.into(),
+        spectator: false
+    }));
+    app.handle(msg(ServerMessage::Error {
+        code: krypto_core::protocol::ErrorCode::RoomNotFound,
+        message: "no room KX7RB".into(),
+    }));
+    assert_eq!(app.screen(), Screen::Lobby);
+    assert_eq!(app.mode, InputMode::Off);
+    let last = feed(&app).last().cloned().unwrap();
+    assert!(
+        last.starts_with("the server restarted and the match was lost"),
+        "{last}"
+    );
+    assert!(!last.contains("room_not_found"), "{last}");
+    // The lobby's shortcuts work again.
+    assert_eq!(
+        sends(&app.handle(ch('c'))),
+        [ClientMessage::CreateRoom {
+            settings: None,
+            public: Some(false)
+        }]
+    );
+}
+
+#[test]
+fn formulas_the_checker_knows_are_broken_are_not_sent() {
+    let mut app = game();
+    for (broken, why) in [
+        ("(1+2", "not sent"),
+        ("1+2+3+4+6", "not sent"),
+        ("1+2+3+4", "not sent"),
+        ("1+1+3+4+5", "not sent"),
+    ] {
+        assert!(
+            sends(&app.handle(Event::Line(broken.into()))).is_empty(),
+            "{broken}"
+        );
+        let last = feed(&app).last().cloned().unwrap();
+        assert!(last.starts_with(why), "{broken}: {last}");
+    }
+    // A wrong value is a real attempt.
+    assert_eq!(
+        sends(&app.handle(Event::Line("1+2+3+4-5".into()))),
+        [ClientMessage::Submit {
+            round: 3,
+            formula: "1+2+3+4-5".into()
+        }]
+    );
+}
+
+#[test]
+fn a_plain_line_with_letters_is_never_a_formula() {
+    let mut app = game();
+    for line in ["hello everyone", "no solution", "quit"] {
+        assert!(
+            sends(&app.handle(Event::Line(line.into()))).is_empty(),
+            "{line}"
+        );
+        assert!(feed(&app).last().unwrap().contains("not a formula"));
+    }
+    // `x` is ×, as in the terminal UI.
+    assert_eq!(
+        sends(&app.handle(Event::Line("(1 + 2) x 3 + 4 + 5 - 3 + 3".into()))),
+        Vec::<ClientMessage>::new()
+    );
+    assert_eq!(
+        sends(&app.handle(Event::Line("1 x 2 x 3 + 4 + 5".into()))),
+        [ClientMessage::Submit {
+            round: 3,
+            formula: "1 * 2 * 3 + 4 + 5".into()
+        }]
+    );
+}
+
+#[test]
+fn quick_settings_presses_add_up() {
+    let mut app = room();
+    app.handle(key(KeyCode::Down));
+    app.handle(key(KeyCode::Down));
+    let rounds: Vec<Option<u32>> = (0..3)
+        .flat_map(|_| sends(&app.handle(key(KeyCode::Right))))
+        .map(|m| match m {
+            ClientMessage::UpdateSettings { settings } => settings.rounds,
+            _ => None,
+        })
+        .collect();
+    assert_eq!(rounds, [Some(15), Some(20), Some(30)]);
+}
+
+#[test]
+fn arrivals_and_departures_update_the_roster() {
+    let mut app = room();
+    let joined = msg(ServerMessage::PlayerJoined {
+        player: PlayerId(9),
+        name: "Ada-bot".into(),
+        spectator: false,
+        bot: true,
+    });
+    app.handle(joined.clone());
+    let players = |app: &App| -> Vec<String> {
+        app.room
+            .as_ref()
+            .unwrap()
+            .snapshot
+            .players
+            .iter()
+            .map(|p| p.name.clone())
+            .collect()
+    };
+    assert_eq!(players(&app), ["Ann", "Ben", "Cat", "Ada-bot"]);
+    assert!(app.is_bot(PlayerId(9)));
+    assert!(feed(&app).contains(&"Ada-bot joined (a bot)".to_owned()));
+    // Line mode prints the roster after the arrival.
+    assert!(feed(&app).last().unwrap().contains("Ada-bot (bot)"));
+    // Twice, or with a snapshot that already has them: still one seat.
+    app.handle(joined);
+    assert_eq!(players(&app).len(), 4);
+    app.handle(msg(ServerMessage::PlayerLeft {
+        player: BEN,
+        name: "Ben".into(),
+        reason: LeaveReason::Left,
+    }));
+    assert_eq!(players(&app), ["Ann", "Cat", "Ada-bot"]);
+    app.handle(msg(ServerMessage::PlayerLeft {
+        player: BEN,
+        name: "Ben".into(),
+        reason: LeaveReason::Left,
+    }));
+    app.handle(msg(ServerMessage::RoomState(snapshot(
+        RoomPhase::Lobby,
+        None,
+    ))));
+    assert_eq!(players(&app), ["Ann", "Ben", "Cat"]);
+}
+
+#[test]
+fn a_resumed_seat_says_so_and_shows_the_hand_and_what_was_missed() {
+    let mut app = game();
+    app.handle(Event::Net(NetEvent::Disconnected {
+        reason: "connection lost".into(),
+        retry_in: Duration::from_millis(500),
+    }));
+    app.handle(welcome(true));
+    let mut snap = snapshot(
+        RoomPhase::Playing,
+        Some(krypto_core::protocol::RoundInfo {
+            number: 4,
+            objective: 15,
+            cards: vec![1, 2, 3, 4, 5],
+            remaining_ms: 30_000,
+            duration_ms: 90_000,
+            locked_out_ms: None,
+        }),
+    );
+    snap.recent.push(ServerMessage::RoundWon {
+        round: 3,
+        winner: BEN,
+        formula: Some("5 + 4 + 3 + 2 + 1".into()),
+        no_solution: false,
+        elapsed_ms: 3000,
+        points: 1,
+        scores: Vec::new(),
+    });
+    app.handle(msg(ServerMessage::RoomState(snap)));
+    let lines = feed(&app);
+    let at = |text: &str| {
+        lines
+            .iter()
+            .rposition(|l| l.contains(text))
+            .unwrap_or_else(|| panic!("no {text:?} in {lines:#?}"))
+    };
+    assert!(at("your seat in room KX7RB was resumed") < at("while you were away:"));
+    assert!(at("while you were away:") < at("[chat] Ben: good luck!"));
+    assert!(at("round 3 won by Ben in 3.0s: 5 + 4 + 3 + 2 + 1") < at("round 4: make 15"));
+    assert!(lines
+        .last()
+        .unwrap()
+        .contains("round 4: make 15 from 1 2 3 4 5 (30.0s left)"));
+    assert_eq!(app.mode, InputMode::Formula);
+}
+
+#[test]
+fn the_join_hint_uses_the_servers_lan_address_and_falls_back_to_ours() {
+    let app = room();
+    assert_eq!(
+        super::ui::room_join_line(&app),
+        "krypto play -s ws://127.0.0.1:7878 · code KX7RB"
+    );
+    let mut app = App::new("ws://127.0.0.1:7878/ws", "Ann");
+    app.handle(msg(ServerMessage::Welcome {
+        protocol: 1,
+        player_id: ME,
+        name: "Ann".into(),
+        token: "00ff".into(),
+        server_version: "0.1.0".into(),
+        resumed: false,
+        join_urls: vec![
+            "http://192.168.1.20:7878".into(),
+            "http://10.0.0.5:7878".into(),
+        ],
+    }));
+    app.handle(msg(ServerMessage::RoomState(snapshot(
+        RoomPhase::Lobby,
+        None,
+    ))));
+    assert_eq!(
+        super::ui::room_join_line(&app),
+        "krypto play -s ws://192.168.1.20:7878 · code KX7RB"
+    );
+    assert_eq!(
+        super::ui::room_browser_link(&app),
+        "http://192.168.1.20:7878/r/KX7RB"
+    );
+}
+
+#[test]
+fn refusals_read_as_sentences() {
+    let mut app = lobby();
+    app.handle(msg(ServerMessage::Error {
+        code: krypto_core::protocol::ErrorCode::RoomNotFound,
+        message: "no room ABCDE".into(),
+    }));
+    let last = feed(&app).last().cloned().unwrap();
+    assert_eq!(
+        last,
+        "no room ABCDE: check the code with whoever invited you"
+    );
+    let mut app = App::new("ws://h:1/ws", "Ann");
+    app.handle(Event::Net(NetEvent::Refused {
+        code: krypto_core::protocol::ErrorCode::NameTaken,
+        message: "\"Ann\" belongs to another player".into(),
+    }));
+    let text = app.exit_message.unwrap();
+    assert!(!text.contains("NameTaken"), "{text}");
+    assert!(text.contains("--name"), "{text}");
+}
+
+#[test]
+fn a_repeated_connection_failure_is_told_once() {
+    let mut app = App::new("ws://h:1/ws", "Ann");
+    for ms in [500, 1000, 2000] {
+        app.handle(Event::Net(NetEvent::Disconnected {
+            reason: "cannot reach ws://h:1/ws: Connection refused".into(),
+            retry_in: Duration::from_millis(ms),
+        }));
+    }
+    let told = feed(&app)
+        .iter()
+        .filter(|l| l.contains("Connection refused"))
+        .count();
+    assert_eq!(told, 1, "{:#?}", feed(&app));
+    assert_eq!(feed(&app).last().unwrap(), "still down; next try in 2.0s");
+}
+
+#[test]
+fn a_restarted_client_whose_seat_was_kept_says_so() {
+    let mut app = App::new("ws://127.0.0.1:7878/ws", "Ann");
+    app.handle(welcome(true));
+    app.handle(msg(ServerMessage::RoomState(snapshot(
+        RoomPhase::Lobby,
+        None,
+    ))));
+    let lines = feed(&app);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "welcome back, Ann: your seat was resumed"),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.iter().any(|l| l == "while you were away:"),
+        "{lines:#?}"
+    );
+    assert_eq!(app.screen(), Screen::Room);
+}

@@ -1,0 +1,282 @@
+//! Typed lines: a `/command`, or a formula for the round. Shared by line
+//! mode (every line of standard input) and the terminal UI's input field.
+//!
+//! A formula the local checker already knows is broken (its syntax, or
+//! cards that are not the hand's) is not sent: it would only cost a lockout.
+//! A complete formula over the hand with a wrong value is a real attempt and
+//! is sent.
+
+use krypto_core::formula::{self, ErrorKind};
+use krypto_core::protocol::{ClientMessage, PlayerId, SettingsPatch, MAX_CHAT_LEN};
+
+use super::app::{Action, App, Confirm, FeedKind};
+use super::help;
+use super::settings_editor::Field;
+use super::wording::{parse_metric, parse_period, secs};
+
+impl App {
+    /// A line of standard input (`--plain`, `--json`).
+    pub(super) fn line(&mut self, line: &str) -> Vec<Action> {
+        let line = line.trim();
+        if line.is_empty() {
+            return Vec::new();
+        }
+        if line.starts_with('/') {
+            return self.command(line, false);
+        }
+        self.submit(line)
+    }
+
+    /// Submits `text` to the current round, unless there is none, we are
+    /// locked out, or it is not a formula over the hand (then says why).
+    pub(super) fn submit(&mut self, text: &str) -> Vec<Action> {
+        if self.is_spectator() {
+            self.error("spectators cannot answer (use /chat to talk)");
+            return Vec::new();
+        }
+        let text = as_formula(text);
+        if text.chars().any(char::is_alphabetic) {
+            self.error(
+                "that is not a formula (it has letters): commands start with /, \
+                 e.g. /chat hello; /help lists them",
+            );
+            return Vec::new();
+        }
+        let Some(round) = self.live_round() else {
+            if self.in_match() {
+                self.error("the next hand is not dealt yet");
+            } else {
+                self.error("no round is being played; type /help for commands");
+            }
+            return Vec::new();
+        };
+        if let Some(until) = round.locked_until.filter(|u| *u > self.now) {
+            let left = self.left(until);
+            self.error(format!("locked out for {} more", secs(left.as_millis())));
+            return Vec::new();
+        }
+        let number = round.number;
+        if let Err(e) = formula::check(&text, &round.cards, round.objective, self.rules()) {
+            if knowably_broken(e.kind) {
+                let at = e
+                    .column
+                    .map_or(String::new(), |c| format!(" at column {c}"));
+                self.error(format!("not sent{at}: {}", e.message));
+                return Vec::new();
+            }
+        }
+        vec![Action::Send(ClientMessage::Submit {
+            round: number,
+            formula: text,
+        })]
+    }
+
+    /// Runs one `/command`. With `ask`, leaving or quitting a match waits
+    /// for a confirmation (the terminal UI); line mode acts at once.
+    pub(super) fn command(&mut self, line: &str, ask: bool) -> Vec<Action> {
+        let body = line.trim().trim_start_matches('/');
+        let (cmd, rest) = match body.split_once(char::is_whitespace) {
+            Some((c, r)) => (c, r.trim()),
+            None => (body, ""),
+        };
+        let send = |m| vec![Action::Send(m)];
+        match cmd.to_ascii_lowercase().as_str() {
+            "quit" | "exit" | "q" if ask => self.ask(Confirm::Quit),
+            "quit" | "exit" | "q" => vec![Action::Quit],
+            "help" | "?" => {
+                self.help = true;
+                for l in help::lines() {
+                    self.push(FeedKind::State, l);
+                }
+                Vec::new()
+            }
+            "rooms" => send(ClientMessage::ListRooms),
+            "create" => {
+                let public = match rest.to_ascii_lowercase().as_str() {
+                    "" | "private" => false,
+                    "public" => true,
+                    other => {
+                        self.error(format!(
+                            "/create takes \"public\" or nothing, not {other:?}"
+                        ));
+                        return Vec::new();
+                    }
+                };
+                send(ClientMessage::CreateRoom {
+                    settings: None,
+                    public: Some(public),
+                })
+            }
+            "join" | "spectate" | "watch" if rest.is_empty() => {
+                self.error(format!("usage: /{cmd} CODE"));
+                Vec::new()
+            }
+            "join" => send(ClientMessage::JoinRoom {
+                code: rest.to_uppercase(),
+                spectator: false,
+            }),
+            "spectate" | "watch" => send(ClientMessage::JoinRoom {
+                code: rest.to_uppercase(),
+                spectator: true,
+            }),
+            "start" => send(ClientMessage::Start),
+            "leave" if ask => self.ask(Confirm::Leave),
+            "leave" => send(ClientMessage::LeaveRoom),
+            "set" => match parse_patch(rest) {
+                Ok(settings) => send(ClientMessage::UpdateSettings { settings }),
+                Err(e) => {
+                    self.error(e);
+                    Vec::new()
+                }
+            },
+            "chat" | "say" => self.chat(rest),
+            "nosolution" | "no-solution" | "none" => {
+                if self.room.is_some() && !self.no_solution_possible() {
+                    self.error(
+                        "this room deals only solvable hands: every hand has a solution \
+                         (the host can set deal=any)",
+                    );
+                    return Vec::new();
+                }
+                match self.live_round() {
+                    Some(r) => send(ClientMessage::ClaimNoSolution { round: r.number }),
+                    None => {
+                        self.error("no round is being played");
+                        Vec::new()
+                    }
+                }
+            }
+            "lock" => send(ClientMessage::Lock { locked: true }),
+            "unlock" => send(ClientMessage::Lock { locked: false }),
+            "kick" | "host" => {
+                let Some(player) = self.find_player(rest) else {
+                    self.error(format!("nobody called {rest:?} is in the room"));
+                    return Vec::new();
+                };
+                if cmd.eq_ignore_ascii_case("kick") {
+                    send(ClientMessage::Kick { player })
+                } else {
+                    send(ClientMessage::TransferHost { player })
+                }
+            }
+            "leaderboard" | "lb" => {
+                let mut metric = None;
+                let mut period = None;
+                let mut around = None;
+                for word in rest.split_whitespace() {
+                    if let Some(m) = parse_metric(word) {
+                        metric = Some(m);
+                    } else if let Some(p) = parse_period(word) {
+                        period = Some(p);
+                    } else {
+                        around = Some(word.to_owned());
+                    }
+                }
+                self.show_board = true;
+                send(ClientMessage::Leaderboard {
+                    metric,
+                    period,
+                    limit: Some(20),
+                    around,
+                })
+            }
+            _ => {
+                self.error(format!("unknown command /{cmd}; type /help"));
+                Vec::new()
+            }
+        }
+    }
+
+    pub(super) fn chat(&mut self, text: &str) -> Vec<Action> {
+        if text.is_empty() {
+            return Vec::new();
+        }
+        if self.room.is_none() {
+            self.error("chat needs a room: /create or /join CODE first");
+            return Vec::new();
+        }
+        let text: String = text.chars().take(MAX_CHAT_LEN).collect();
+        vec![Action::Send(ClientMessage::Chat { text })]
+    }
+
+    fn find_player(&self, name: &str) -> Option<PlayerId> {
+        let name = name.trim();
+        self.room
+            .as_ref()?
+            .snapshot
+            .players
+            .iter()
+            .find(|p| p.name.eq_ignore_ascii_case(name))
+            .map(|p| p.id)
+    }
+}
+
+/// Checker refusals that do not depend on the value: the text is not a
+/// formula, or not one over this hand. Sending them would only lock us out.
+fn knowably_broken(kind: ErrorKind) -> bool {
+    matches!(
+        kind,
+        ErrorKind::Syntax
+            | ErrorKind::TooLong
+            | ErrorKind::TooDeep
+            | ErrorKind::UnknownCard
+            | ErrorKind::CardReused
+            | ErrorKind::CardUnused
+    )
+}
+
+/// A typed formula with the client's shorthands: `x` for × (easier to type),
+/// `:` for ÷.
+pub fn as_formula(text: &str) -> String {
+    text.trim()
+        .chars()
+        .map(|c| match c {
+            'x' | 'X' => '*',
+            ':' => '/',
+            other => other,
+        })
+        .collect()
+}
+
+/// Builds a settings patch from `key=value` words (`/set rounds=5 public=true
+/// target_score=none`), through serde so every setting the server knows
+/// works with its wire name and values.
+pub fn parse_patch(text: &str) -> Result<SettingsPatch, String> {
+    let keys = || {
+        Field::ALL
+            .iter()
+            .map(|f| f.key())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut map = serde_json::Map::new();
+    for word in text.split_whitespace() {
+        let Some((k, v)) = word.split_once('=') else {
+            return Err(format!("usage: /set key=value ... (keys: {})", keys()));
+        };
+        let key = k.trim().to_ascii_lowercase();
+        let Some(field) = Field::from_key(&key) else {
+            return Err(format!("unknown setting {key:?} (keys: {})", keys()));
+        };
+        let v = v.trim();
+        let value = if let Ok(n) = v.parse::<i64>() {
+            if field == Field::Variant {
+                serde_json::Value::String(v.to_owned())
+            } else {
+                serde_json::Value::from(n)
+            }
+        } else {
+            match v.to_ascii_lowercase().as_str() {
+                "true" | "yes" | "on" => serde_json::Value::Bool(true),
+                "false" | "no" | "off" => serde_json::Value::Bool(false),
+                "none" | "null" => serde_json::Value::Null,
+                s => serde_json::Value::String(s.to_owned()),
+            }
+        };
+        map.insert(key, value);
+    }
+    if map.is_empty() {
+        return Err("usage: /set key=value ...".to_owned());
+    }
+    serde_json::from_value(serde_json::Value::Object(map)).map_err(|e| format!("bad setting: {e}"))
+}

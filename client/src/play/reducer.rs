@@ -1,0 +1,670 @@
+//! What each server message does to the client's state, and the feed line
+//! it becomes. The state changes and the words are kept apart
+//! ([`App::describe`]) so the room's `recent` events, replayed after a
+//! resume, read exactly like the live ones without changing anything.
+//!
+//! Every string in here came from the network and has already been cleaned
+//! of control characters by the connection task (see `untrusted.rs`).
+
+use std::time::Duration;
+
+use krypto_core::protocol::{
+    ClientMessage, ErrorCode, LeaveReason, PlayerInfo, RoomPhase, RoomSnapshot, ServerEnvelope,
+    ServerMessage,
+};
+
+use super::app::{
+    Action, App, Board, CatchUp, Conn, FeedKind, InputMode, RoomView, RoundView, VerdictView,
+};
+use super::net::NetEvent;
+use super::wording::{
+    join_cards, kind_words, metric_name, metric_value, period_name, phase_name, plural, refusal,
+    secs,
+};
+
+impl App {
+    pub(super) fn net(&mut self, event: NetEvent) -> Vec<Action> {
+        match event {
+            NetEvent::Message { envelope, .. } => self.message(*envelope),
+            NetEvent::Disconnected { reason, retry_in } => {
+                // Say why once; while the same failure repeats, only when
+                // the next try is.
+                let again = matches!(&self.conn, Conn::Down { reason: r, .. } if *r == reason);
+                let when = secs(retry_in.as_millis());
+                if again {
+                    self.push(FeedKind::Error, format!("still down; next try in {when}"));
+                } else {
+                    self.push(
+                        FeedKind::Error,
+                        format!("disconnected: {reason}; reconnecting in {when}"),
+                    );
+                }
+                if let Some(r) = &self.room {
+                    let spectator = self.is_spectator();
+                    self.rejoin = Some((r.snapshot.code.clone(), spectator));
+                }
+                self.conn = Conn::Down {
+                    reason,
+                    retry_at: self.now + retry_in,
+                };
+                Vec::new()
+            }
+            NetEvent::Refused { code, message } => {
+                let text = format!(
+                    "cannot play as {:?}: {}",
+                    self.name,
+                    refusal(code, &message)
+                );
+                self.error(text.clone());
+                self.conn = Conn::Refused(text.clone());
+                self.exit_message = Some(text);
+                vec![Action::Quit]
+            }
+        }
+    }
+
+    fn message(&mut self, envelope: ServerEnvelope) -> Vec<Action> {
+        let message = envelope.message;
+        let mut actions = Vec::new();
+        let mut roster_changed = false;
+        // The words first: they name players who may be about to leave.
+        let mut lines = self.describe(&message);
+        match message {
+            ServerMessage::Welcome {
+                player_id,
+                name,
+                token,
+                resumed,
+                join_urls,
+                ..
+            } => {
+                // "connected" before what follows from it.
+                for (kind, text) in std::mem::take(&mut lines) {
+                    self.push(kind, text);
+                }
+                self.me = Some(player_id);
+                self.name.clone_from(&name);
+                self.conn = Conn::Online;
+                self.join_urls = join_urls;
+                actions.push(Action::SaveIdentity { name, token });
+                actions.push(Action::Send(ClientMessage::ListRooms));
+                match self.rejoin.take() {
+                    Some((code, _)) if resumed => {
+                        self.push(
+                            FeedKind::Event,
+                            format!("reconnected: your seat in room {code} was resumed"),
+                        );
+                        self.catch_up = Some(CatchUp::Resumed);
+                    }
+                    Some((code, spectator)) => {
+                        // The server forgot our seat (a restart, or we were
+                        // away too long): ask for it again.
+                        self.leave_room_locally();
+                        self.push(
+                            FeedKind::Event,
+                            format!("reconnected: asking for room {code} again"),
+                        );
+                        self.rejoining = Some(code.clone());
+                        self.catch_up = Some(CatchUp::Joined);
+                        actions.push(Action::Send(ClientMessage::JoinRoom { code, spectator }));
+                    }
+                    None if resumed => {
+                        // A new start of the client, and the server kept
+                        // our seat: it sends the room next.
+                        self.push(
+                            FeedKind::Event,
+                            format!("welcome back, {}: your seat was resumed", self.name),
+                        );
+                        self.catch_up = Some(CatchUp::Resumed);
+                    }
+                    None => {}
+                }
+            }
+            ServerMessage::Rooms { rooms } => {
+                self.room_cursor = self.room_cursor.min(rooms.len().saturating_sub(1));
+                self.rooms = rooms;
+            }
+            ServerMessage::RoomState(snapshot) => self.room_state(snapshot),
+            ServerMessage::MatchStarted {
+                rounds_total,
+                settings,
+                countdown_ms,
+            } => {
+                if let Some(r) = &mut self.room {
+                    r.podium = None;
+                    r.round = None;
+                    r.verdict = None;
+                    r.snapshot.rounds_total = rounds_total;
+                    r.snapshot.settings = settings;
+                    r.snapshot.state = RoomPhase::Countdown;
+                    r.next_at = Some(self.now + Duration::from_millis(countdown_ms));
+                    for p in &mut r.snapshot.players {
+                        p.score = 0;
+                        p.waiting = false;
+                    }
+                }
+                // A chat being typed is kept; otherwise the formula field
+                // opens for the countdown.
+                if self.mode == InputMode::Off {
+                    self.input.clear();
+                    self.mode = self.resting_mode();
+                }
+            }
+            ServerMessage::RoundStarted {
+                round,
+                objective,
+                cards,
+                duration_ms,
+            } => {
+                if let Some(r) = &mut self.room {
+                    r.snapshot.state = RoomPhase::Playing;
+                    r.next_at = None;
+                    r.verdict = None;
+                    r.round = Some(RoundView {
+                        number: round,
+                        objective,
+                        cards,
+                        duration_ms,
+                        ends_at: self.now + Duration::from_millis(duration_ms),
+                        locked_until: None,
+                        result: None,
+                    });
+                    for p in &mut r.snapshot.players {
+                        p.waiting = false;
+                    }
+                }
+                // A new hand is always seen: nothing stays over the cards.
+                self.show_board = false;
+                self.help = false;
+                self.show_qr = false;
+                self.confirm = None;
+                // What was typed in the pause is carried into the round.
+                if self.mode == InputMode::Off {
+                    self.mode = self.resting_mode();
+                }
+            }
+            ServerMessage::Verdict {
+                round,
+                accepted,
+                locked_out_ms,
+                ..
+            } => {
+                let now = self.now;
+                let text = lines.first().map(|(_, t)| t.clone()).unwrap_or_default();
+                if let Some(r) = &mut self.room {
+                    if let Some(rv) = r.round.as_mut().filter(|rv| rv.number == round) {
+                        if let Some(ms) = locked_out_ms {
+                            rv.locked_until = Some(now + Duration::from_millis(ms));
+                        }
+                    }
+                    r.verdict = Some(VerdictView { accepted, text });
+                }
+                if accepted {
+                    self.input.clear();
+                }
+            }
+            ServerMessage::AttemptFailed { player, score, .. } => self.set_score(player, score),
+            ServerMessage::RoundWon { round, scores, .. } => {
+                for s in &scores {
+                    self.set_score(s.player, s.score);
+                }
+                let text = lines.first().map(|(_, t)| t.clone()).unwrap_or_default();
+                self.end_round(round, &text);
+            }
+            ServerMessage::RoundTimedOut { round, .. } => {
+                let text = lines.first().map(|(_, t)| t.clone()).unwrap_or_default();
+                self.end_round(round, &text);
+            }
+            ServerMessage::MatchOver { standings } => {
+                if let Some(r) = &mut self.room {
+                    r.snapshot.state = RoomPhase::Finished;
+                    r.next_at = None;
+                    r.podium = Some(standings);
+                }
+                self.confirm = None;
+                if self.mode == InputMode::Formula {
+                    self.mode = InputMode::Off;
+                    self.input.clear();
+                }
+            }
+            ServerMessage::Chat { .. } | ServerMessage::Pong => {}
+            ServerMessage::PlayerJoined {
+                player,
+                name,
+                spectator,
+                bot,
+            } => {
+                roster_changed = true;
+                if let Some(r) = &mut self.room {
+                    let waiting = r.snapshot.state == RoomPhase::Playing && !spectator;
+                    match r.snapshot.players.iter_mut().find(|p| p.id == player) {
+                        Some(p) => {
+                            p.name = name;
+                            p.connected = true;
+                            p.spectator = spectator;
+                            p.bot = bot;
+                        }
+                        None => r.snapshot.players.push(PlayerInfo {
+                            id: player,
+                            name,
+                            score: 0,
+                            connected: true,
+                            spectator,
+                            waiting,
+                            bot,
+                        }),
+                    }
+                }
+            }
+            ServerMessage::PlayerLeft { player, .. } => {
+                if Some(player) == self.me {
+                    self.leave_room_locally();
+                    actions.push(Action::Send(ClientMessage::ListRooms));
+                } else if let Some(r) = &mut self.room {
+                    r.snapshot.players.retain(|p| p.id != player);
+                    roster_changed = true;
+                }
+            }
+            ServerMessage::Leaderboard {
+                metric,
+                period,
+                rows,
+            } => {
+                self.board = Some(Board {
+                    metric,
+                    period,
+                    rows,
+                });
+            }
+            ServerMessage::Error { code, .. } => {
+                let room_gone = matches!(
+                    code,
+                    ErrorCode::RoomNotFound | ErrorCode::RoomLocked | ErrorCode::RoomFull
+                );
+                if room_gone {
+                    if let Some(code) = self.rejoining.take() {
+                        self.leave_room_locally();
+                        self.push(
+                            FeedKind::Error,
+                            format!(
+                                "the server restarted and the match was lost (room {code} is gone); \
+                                 create a room or join another"
+                            ),
+                        );
+                        return actions;
+                    }
+                }
+                if matches!(code, ErrorCode::InvalidSettings | ErrorCode::NotHost) {
+                    self.editor.refused();
+                }
+            }
+        }
+        for (kind, text) in lines {
+            self.push(kind, text);
+        }
+        if roster_changed {
+            self.push_roster();
+        }
+        actions
+    }
+
+    /// The feed lines a message becomes (none for most replies).
+    pub(super) fn describe(&self, message: &ServerMessage) -> Vec<(FeedKind, String)> {
+        let one = |kind, text: String| vec![(kind, text)];
+        match message {
+            ServerMessage::Welcome { name, resumed, .. } => {
+                if *resumed {
+                    Vec::new()
+                } else {
+                    one(
+                        FeedKind::Event,
+                        format!("connected to {} as {name}", self.server),
+                    )
+                }
+            }
+            ServerMessage::Rooms { rooms } => {
+                if rooms.is_empty() {
+                    return one(FeedKind::State, "no public rooms".to_owned());
+                }
+                let mut lines = vec![(FeedKind::State, "public rooms:".to_owned())];
+                lines.extend(rooms.iter().map(|r| {
+                    (
+                        FeedKind::State,
+                        format!(
+                            "  {}  host {}  {}/{}  {}",
+                            r.code,
+                            r.host,
+                            r.players,
+                            r.max_players,
+                            phase_name(r.state)
+                        ),
+                    )
+                }));
+                lines
+            }
+            ServerMessage::MatchStarted { rounds_total, .. } => one(
+                FeedKind::Event,
+                format!(
+                    "match started: {rounds_total} round{}",
+                    plural((*rounds_total).into())
+                ),
+            ),
+            ServerMessage::RoundStarted {
+                round,
+                objective,
+                cards,
+                duration_ms,
+            } => one(
+                FeedKind::Event,
+                format!(
+                    "round {round}: make {objective} from {} ({})",
+                    join_cards(cards),
+                    secs((*duration_ms).into())
+                ),
+            ),
+            ServerMessage::Verdict {
+                round,
+                accepted,
+                error,
+                locked_out_ms,
+                ..
+            } => {
+                if *accepted {
+                    return one(FeedKind::Event, format!("round {round}: correct!"));
+                }
+                let mut t = match error {
+                    Some(e) => format!("wrong ({}): {}", kind_words(e.kind), e.message),
+                    None => "wrong".to_owned(),
+                };
+                if let Some(ms) = locked_out_ms.filter(|ms| *ms > 0) {
+                    t.push_str(&format!("; locked out for {}", secs(ms.into())));
+                }
+                one(FeedKind::Error, t)
+            }
+            ServerMessage::AttemptFailed { player, .. } if Some(*player) != self.me => one(
+                FeedKind::Event,
+                format!("{} tried and missed", self.name_of(*player)),
+            ),
+            ServerMessage::AttemptFailed { .. } => Vec::new(),
+            ServerMessage::RoundWon {
+                round,
+                winner,
+                formula,
+                no_solution,
+                elapsed_ms,
+                points,
+                ..
+            } => {
+                let how = match (formula, no_solution) {
+                    (_, true) | (None, _) => "a right \"no solution\" claim".to_owned(),
+                    (Some(f), false) => f.clone(),
+                };
+                one(
+                    FeedKind::Event,
+                    format!(
+                        "round {round} won by {} in {}: {how} (+{points})",
+                        self.name_of(*winner),
+                        secs((*elapsed_ms).into())
+                    ),
+                )
+            }
+            ServerMessage::RoundTimedOut {
+                round,
+                solution,
+                solutions,
+            } => one(
+                FeedKind::Event,
+                match solution {
+                    Some(s) => format!(
+                        "round {round}: time is up; one of {solutions} solution{}: {s}",
+                        plural(*solutions)
+                    ),
+                    None => format!("round {round}: time is up; the hand had no solution"),
+                },
+            ),
+            ServerMessage::MatchOver { standings } => {
+                let mut lines = vec![(FeedKind::Event, "match over:".to_owned())];
+                for s in standings {
+                    let rating = match (s.rating_before, s.rating_after) {
+                        (Some(b), Some(a)) => format!("  rating {b:.1} -> {a:.1}"),
+                        _ => String::new(),
+                    };
+                    lines.push((
+                        FeedKind::Event,
+                        format!(
+                            "  {}. {}  {} point{}{rating}",
+                            s.rank,
+                            s.name,
+                            s.score,
+                            plural(s.score.unsigned_abs())
+                        ),
+                    ));
+                }
+                lines
+            }
+            ServerMessage::Chat { name, text, .. } => {
+                one(FeedKind::Chat, format!("[chat] {name}: {text}"))
+            }
+            ServerMessage::PlayerJoined {
+                name,
+                spectator,
+                bot,
+                ..
+            } => {
+                let what = match (spectator, bot) {
+                    (true, _) => " to watch",
+                    (false, true) => " (a bot)",
+                    (false, false) => "",
+                };
+                one(FeedKind::Event, format!("{name} joined{what}"))
+            }
+            ServerMessage::PlayerLeft {
+                player,
+                name,
+                reason,
+            } => {
+                if Some(*player) == self.me {
+                    let text = match reason {
+                        LeaveReason::Kicked => "you were removed from the room by the host",
+                        LeaveReason::TimedOut => "you lost your seat (away too long)",
+                        LeaveReason::Left => "you left the room",
+                    };
+                    return one(FeedKind::Event, text.to_owned());
+                }
+                let why = match reason {
+                    LeaveReason::Left => "left",
+                    LeaveReason::Kicked => "was removed by the host",
+                    LeaveReason::TimedOut => "lost their seat (away too long)",
+                };
+                one(FeedKind::Event, format!("{name} {why}"))
+            }
+            ServerMessage::Leaderboard {
+                metric,
+                period,
+                rows,
+            } => {
+                let head = format!(
+                    "leaderboard {}, {}:",
+                    metric_name(*metric),
+                    period_name(*period)
+                );
+                if rows.is_empty() {
+                    return one(FeedKind::State, format!("{head} no rows yet"));
+                }
+                let mut lines = vec![(FeedKind::State, head)];
+                lines.extend(rows.iter().map(|r| {
+                    (
+                        FeedKind::State,
+                        format!(
+                            "  {}. {}  {}  ({} match{})",
+                            r.rank,
+                            r.name,
+                            metric_value(*metric, r.value),
+                            r.matches,
+                            if r.matches == 1 { "" } else { "es" }
+                        ),
+                    )
+                }));
+                lines
+            }
+            ServerMessage::Error { code, message } => {
+                one(FeedKind::Refusal, refusal(*code, message))
+            }
+            ServerMessage::RoomState(_) | ServerMessage::Pong => Vec::new(),
+        }
+    }
+
+    fn room_state(&mut self, snapshot: RoomSnapshot) {
+        let now = self.now;
+        let fresh = self
+            .room
+            .as_ref()
+            .map_or(true, |r| r.snapshot.code != snapshot.code);
+        let previous = if fresh { None } else { self.room.take() };
+        if fresh {
+            self.editor = Default::default();
+        } else {
+            self.editor.reconcile(&snapshot.settings);
+        }
+        let round = snapshot.round.as_ref().map(|info| {
+            let old = previous
+                .as_ref()
+                .and_then(|p| p.round.as_ref())
+                .filter(|r| r.number == info.number);
+            let over = snapshot.state != RoomPhase::Playing || info.remaining_ms == 0;
+            RoundView {
+                number: info.number,
+                objective: info.objective,
+                cards: info.cards.clone(),
+                duration_ms: info.duration_ms,
+                ends_at: now + Duration::from_millis(info.remaining_ms),
+                locked_until: info
+                    .locked_out_ms
+                    .filter(|ms| *ms > 0)
+                    .map(|ms| now + Duration::from_millis(ms)),
+                result: old
+                    .and_then(|o| o.result.clone())
+                    .or_else(|| over.then(|| "round over".to_owned())),
+            }
+        });
+        let in_match = matches!(
+            snapshot.state,
+            RoomPhase::Countdown | RoomPhase::Playing | RoomPhase::BetweenRounds
+        );
+        let podium = if in_match {
+            None
+        } else {
+            previous.as_ref().and_then(|p| p.podium.clone())
+        };
+        let verdict = previous
+            .as_ref()
+            .filter(|p| p.round.as_ref().map(|r| r.number) == round.as_ref().map(|r| r.number))
+            .and_then(|p| p.verdict.clone());
+        let recent = snapshot.recent.clone();
+        self.room = Some(RoomView {
+            next_at: snapshot.next_ms.map(|ms| now + Duration::from_millis(ms)),
+            snapshot,
+            round,
+            podium,
+            verdict,
+        });
+        self.rejoin = None;
+        self.rejoining = None;
+        self.push_roster();
+        let catch_up = self.catch_up.take().or(fresh.then_some(CatchUp::Joined));
+        if let Some(why) = catch_up {
+            self.replay(why, &recent);
+        }
+        if self.playing_a_match() {
+            if self.mode == InputMode::Off {
+                self.mode = InputMode::Formula;
+            }
+        } else if self.mode == InputMode::Formula {
+            self.mode = InputMode::Off;
+            self.input.clear();
+        }
+    }
+
+    /// After a join or a resume: what happened in the room (its `recent`
+    /// events) and the hand on the table now.
+    fn replay(&mut self, why: CatchUp, recent: &[ServerMessage]) {
+        let lines: Vec<(FeedKind, String)> = recent.iter().flat_map(|m| self.describe(m)).collect();
+        if why == CatchUp::Resumed && !lines.is_empty() {
+            self.push(FeedKind::Event, "while you were away:");
+        }
+        for (kind, text) in lines {
+            self.push(kind, text);
+        }
+        let Some(round) = self.live_round() else {
+            return;
+        };
+        let text = format!(
+            "round {}: make {} from {} ({} left)",
+            round.number,
+            round.objective,
+            join_cards(&round.cards),
+            secs(self.left(round.ends_at).as_millis())
+        );
+        self.push(FeedKind::Event, text);
+    }
+
+    /// The roster in one line, for line mode (the TUI draws it instead).
+    fn push_roster(&mut self) {
+        let Some(r) = &self.room else { return };
+        let s = &r.snapshot;
+        let players: Vec<String> = s
+            .players
+            .iter()
+            .map(|p| {
+                let mut tags = Vec::new();
+                if p.id == s.host {
+                    tags.push("host");
+                }
+                if p.bot {
+                    tags.push("bot");
+                }
+                if p.spectator {
+                    tags.push("spectator");
+                }
+                if !p.connected {
+                    tags.push("away");
+                }
+                if tags.is_empty() {
+                    p.name.clone()
+                } else {
+                    format!("{} ({})", p.name, tags.join(", "))
+                }
+            })
+            .collect();
+        let text = format!(
+            "room {}: {}{}; players: {}",
+            s.code,
+            phase_name(s.state),
+            if s.locked { ", locked" } else { "" },
+            players.join(", ")
+        );
+        self.push(FeedKind::State, text);
+    }
+
+    fn set_score(&mut self, player: krypto_core::protocol::PlayerId, score: i64) {
+        if let Some(r) = &mut self.room {
+            if let Some(p) = r.snapshot.players.iter_mut().find(|p| p.id == player) {
+                p.score = score;
+            }
+        }
+    }
+
+    fn end_round(&mut self, round: u32, text: &str) {
+        // The formula for this hand is dead; what is typed during the pause
+        // is kept for the next one.
+        if self.mode == InputMode::Formula {
+            self.input.clear();
+        }
+        if let Some(r) = &mut self.room {
+            r.snapshot.state = RoomPhase::BetweenRounds;
+            if let Some(rv) = r.round.as_mut().filter(|rv| rv.number == round) {
+                rv.result = Some(text.to_owned());
+            }
+        }
+    }
+}

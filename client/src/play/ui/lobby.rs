@@ -1,0 +1,66 @@
+//! The lobby: public rooms and the messages feed.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Alignment, Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::Line;
+use ratatui::widgets::{Block, BorderType, Cell, Paragraph, Row, Table, Widget};
+
+use super::{render_feed, render_input_line, DIM};
+use crate::play::app::App;
+use crate::play::wording::phase_name;
+
+pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let [rooms_area, feed_area, input_area] = Layout::vertical([
+        Constraint::Min(6),
+        Constraint::Length(7),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let block = Block::bordered()
+        .border_type(BorderType::Rounded)
+        .title(" Public rooms ");
+    if app.rooms.is_empty() {
+        Paragraph::new(vec![
+            Line::raw(""),
+            Line::raw("No public rooms right now."),
+            Line::raw("Press c to create a room, p for a public one, j to join one by its code."),
+        ])
+        .alignment(Alignment::Center)
+        .block(block)
+        .render(rooms_area, buf);
+    } else {
+        let rows = app.rooms.iter().enumerate().map(|(i, r)| {
+            let style = if i == app.room_cursor {
+                Style::new().black().on_yellow()
+            } else {
+                Style::new()
+            };
+            Row::new(vec![
+                Cell::from(r.code.clone()),
+                Cell::from(r.host.clone()),
+                Cell::from(format!("{}/{}", r.players, r.max_players)),
+                Cell::from(phase_name(r.state)),
+                Cell::from(r.settings.rules.name()),
+                Cell::from(format!("{} rounds", r.settings.rounds)),
+            ])
+            .style(style)
+        });
+        Table::new(
+            rows,
+            [
+                Constraint::Length(7),
+                Constraint::Length(20),
+                Constraint::Length(6),
+                Constraint::Length(15),
+                Constraint::Length(14),
+                Constraint::Min(9),
+            ],
+        )
+        .header(Row::new(["Code", "Host", "Seats", "State", "Rules", "Length"]).style(DIM))
+        .block(block)
+        .render(rooms_area, buf);
+    }
+    render_feed(app, feed_area, buf, " Messages ");
+    render_input_line(app, input_area, buf);
+}

@@ -1,0 +1,206 @@
+//! The end of a match (the podium and the final standings) and the
+//! leaderboard.
+
+use krypto_core::protocol::Standing;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Alignment, Constraint, Flex, Layout, Rect};
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Cell, Paragraph, Row, Table, Widget};
+
+use super::{render_input_line, ACCENT, DIM};
+use crate::play::app::App;
+use crate::play::wording::{metric_name, metric_value, period_name};
+
+pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let Some(room) = &app.room else { return };
+    let Some(standings) = &room.podium else {
+        return;
+    };
+    let [stage, table_area, input_area] = Layout::vertical([
+        Constraint::Length(10),
+        Constraint::Min(4),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let steps = steps(standings);
+    // Second, first, third from left to right, as on a real podium.
+    let order = [1usize, 0, 2];
+    let heights = [6u16, 8, 4];
+    let cols = Layout::horizontal([Constraint::Length(22); 3])
+        .flex(Flex::Center)
+        .spacing(1)
+        .split(stage);
+    for (slot, (&i, &h)) in order.iter().zip(heights.iter()).enumerate() {
+        let Some(step) = steps.get(i) else { continue };
+        let col = cols[slot];
+        let block_area = Rect {
+            y: col.y + col.height.saturating_sub(h),
+            height: h.min(col.height),
+            ..col
+        };
+        let score_area = Rect {
+            y: block_area.y.saturating_sub(1),
+            height: 1,
+            ..col
+        };
+        let score = step.first().map_or(0, |s| s.score);
+        Paragraph::new(Line::raw(format!("{score} pt")))
+            .alignment(Alignment::Center)
+            .render(score_area, buf);
+        let color = match i {
+            0 => Color::Yellow,
+            1 => Color::Gray,
+            _ => Color::Rgb(205, 127, 50),
+        };
+        // Everyone tied on this step stands on it; when they outnumber its
+        // lines, the last says how many more (the table below names all).
+        let room_for = usize::from(h.saturating_sub(1)).max(1);
+        let mut lines = vec![Line::styled(
+            format!("{}", step.first().map_or(0, |s| s.rank)),
+            Style::new().bold(),
+        )];
+        let shown = if step.len() > room_for {
+            room_for - 1
+        } else {
+            step.len()
+        };
+        for s in &step[..shown] {
+            lines.push(Line::raw(name_with_mark(app, s)));
+        }
+        if shown < step.len() {
+            lines.push(Line::raw(format!("+{} more", step.len() - shown)));
+        }
+        Paragraph::new(lines)
+            .alignment(Alignment::Center)
+            .style(Style::new().bg(color).black())
+            .render(block_area, buf);
+    }
+    render_standings(app, standings, table_area, buf);
+    render_input_line(app, input_area, buf);
+}
+
+/// The standings grouped by rank: who stands on each step (ties share one).
+fn steps(standings: &[Standing]) -> Vec<Vec<&Standing>> {
+    let mut steps: Vec<Vec<&Standing>> = Vec::new();
+    for s in standings {
+        match steps.last_mut() {
+            Some(step) if step.first().is_some_and(|f| f.rank == s.rank) => step.push(s),
+            _ => steps.push(vec![s]),
+        }
+    }
+    steps
+}
+
+/// A player's name, marked when the roster says they are a bot.
+fn name_with_mark(app: &App, s: &Standing) -> String {
+    if app.is_bot(s.player) {
+        format!("{} (bot)", s.name)
+    } else {
+        s.name.clone()
+    }
+}
+
+fn render_standings(app: &App, standings: &[Standing], area: Rect, buf: &mut Buffer) {
+    let rows = standings.iter().map(|s| {
+        let rating = match (s.rating_before, s.rating_after) {
+            (Some(b), Some(a)) => {
+                let d = a - b;
+                let color = if d >= 0.0 { Color::Green } else { Color::Red };
+                Line::from(vec![
+                    Span::raw(format!("{b:.1} → {a:.1} ")),
+                    Span::styled(format!("({d:+.1})"), Style::new().fg(color)),
+                ])
+            }
+            _ => Line::styled("unrated", DIM),
+        };
+        Row::new(vec![
+            Cell::from(format!("{}.", s.rank)),
+            Cell::from(name_with_mark(app, s)),
+            Cell::from(Line::from(s.score.to_string()).right_aligned()),
+            Cell::from(rating),
+        ])
+    });
+    Table::new(
+        rows,
+        [
+            Constraint::Length(4),
+            Constraint::Length(26),
+            Constraint::Length(5),
+            Constraint::Min(10),
+        ],
+    )
+    // Room between the score and the rating so the numbers never touch.
+    .column_spacing(3)
+    .header(
+        Row::new(vec![
+            Cell::from(""),
+            Cell::from("Player"),
+            Cell::from(Line::from("Score").right_aligned()),
+            Cell::from("Rating"),
+        ])
+        .style(DIM),
+    )
+    .block(
+        Block::bordered()
+            .border_type(BorderType::Rounded)
+            .title(" Final standings "),
+    )
+    .render(area, buf);
+}
+
+pub(super) fn render_leaderboard(app: &App, area: Rect, buf: &mut Buffer) {
+    let title = match &app.board {
+        Some(b) => format!(
+            " Leaderboard · {} · {} ",
+            metric_name(b.metric),
+            period_name(b.period)
+        ),
+        None => " Leaderboard ".to_owned(),
+    };
+    let block = Block::bordered()
+        .border_type(BorderType::Rounded)
+        .title(title);
+    let rows = app.board.as_ref().map(|b| &b.rows);
+    match (rows, &app.board) {
+        (Some(rows), Some(b)) if !rows.is_empty() => {
+            let table_rows = rows.iter().map(|r| {
+                let style = if r.name.eq_ignore_ascii_case(&app.name) {
+                    Style::new().fg(ACCENT).bold()
+                } else {
+                    Style::new()
+                };
+                Row::new(vec![
+                    Cell::from(format!("{}.", r.rank)),
+                    Cell::from(r.name.clone()),
+                    Cell::from(Line::from(metric_value(b.metric, r.value)).right_aligned()),
+                    Cell::from(Line::from(r.matches.to_string()).right_aligned()),
+                ])
+                .style(style)
+            });
+            Table::new(
+                table_rows,
+                [
+                    Constraint::Length(5),
+                    Constraint::Length(22),
+                    Constraint::Length(10),
+                    Constraint::Length(9),
+                ],
+            )
+            .column_spacing(2)
+            .header(Row::new(["Rank", "Player", "     Value", "  Matches"]).style(DIM))
+            .block(block)
+            .render(area, buf);
+        }
+        _ => {
+            Paragraph::new(vec![
+                Line::raw(""),
+                Line::raw("No rows yet."),
+                Line::styled("Players appear after their first rated matches.", DIM),
+            ])
+            .alignment(Alignment::Center)
+            .block(block)
+            .render(area, buf);
+        }
+    }
+}

@@ -1,0 +1,305 @@
+#![allow(clippy::unwrap_used)]
+
+use std::time::Duration;
+
+use crossterm::event::KeyCode;
+use krypto_core::protocol::{
+    LeaderboardRow, Metric, Period, PlayerId, RoomPhase, RoomSummary, ServerMessage, Standing,
+    VerdictError, VerdictKind,
+};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+use super::super::app::{App, Event};
+use super::super::net::NetEvent;
+use super::super::testkit::*;
+
+fn draw(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
+    terminal
+}
+
+fn screen(app: &App) -> String {
+    draw(app, 80, 24).backend().to_string()
+}
+
+#[test]
+fn connecting_to_an_unreachable_server() {
+    let mut app = App::new("ws://127.0.0.1:7878/ws", "Ann");
+    app.handle(Event::Net(NetEvent::Disconnected {
+        reason: "cannot reach ws://127.0.0.1:7878/ws: Connection refused (os error 111)".into(),
+        retry_in: Duration::from_secs(2),
+    }));
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn lobby_with_public_rooms() {
+    let mut app = lobby();
+    let summary = |code: &str, host: &str, players, state| RoomSummary {
+        code: code.into(),
+        host: host.into(),
+        players,
+        max_players: 8,
+        state,
+        settings: Default::default(),
+    };
+    app.handle(msg(ServerMessage::Rooms {
+        rooms: vec![
+            summary("QW3RT", "Ben", 3, RoomPhase::Lobby),
+            summary("ZX9CV", "Cat", 8, RoomPhase::Playing),
+        ],
+    }));
+    app.handle(key(KeyCode::Down));
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn lobby_typing_a_code() {
+    let mut app = lobby();
+    app.handle(ch('j'));
+    typed(&mut app, "kx7");
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn room_before_a_match_as_host() {
+    let mut app = room();
+    app.handle(key(KeyCode::Down));
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn game_while_typing_a_formula() {
+    let mut app = game();
+    typed(&mut app, "(1+2)x3+4");
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn game_locked_out_after_a_wrong_answer() {
+    let mut app = game();
+    typed(&mut app, "1+2+3+4-5");
+    app.handle(key(KeyCode::Enter));
+    app.handle(msg(ServerMessage::Verdict {
+        round: 3,
+        accepted: false,
+        value: Some("5".into()),
+        error: Some(VerdictError {
+            kind: VerdictKind::WrongValue,
+            message: "comes to 5, not 15".into(),
+            column: None,
+        }),
+        locked_out_ms: Some(5000),
+    }));
+    app.handle(Event::Tick(Duration::from_millis(21_500)));
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn game_between_rounds() {
+    let mut app = game();
+    app.handle(msg(ServerMessage::RoundTimedOut {
+        round: 3,
+        solution: Some("1 + 2 + 3 + 4 + 5".into()),
+        solutions: 12,
+    }));
+    app.handle(msg(ServerMessage::Chat {
+        from: BEN,
+        name: "Ben".into(),
+        text: "too slow!".into(),
+    }));
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn podium_with_rating_changes() {
+    let mut app = game();
+    app.handle(msg(ServerMessage::MatchOver {
+        standings: standings(),
+    }));
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn leaderboard() {
+    let mut app = lobby();
+    app.handle(ch('l'));
+    let row = |rank, name: &str, value, matches| LeaderboardRow {
+        rank,
+        player: BEN,
+        name: name.into(),
+        value,
+        matches,
+    };
+    app.handle(msg(ServerMessage::Leaderboard {
+        metric: Metric::Rating,
+        period: Period::All,
+        rows: vec![
+            row(1, "Ben", 24.75, 12),
+            row(2, "Ann", 22.5, 9),
+            row(3, "Cat", 10.0, 30),
+        ],
+    }));
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn help_overlay() {
+    let mut app = game();
+    app.handle(key(KeyCode::F(1)));
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn cards_used_in_the_formula_are_dimmed() {
+    let mut app = game();
+    typed(&mut app, "(1+2)x3");
+    let terminal = draw(&app, 80, 24);
+    let buf = terminal.backend().buffer();
+    // The card values sit on row 4; find each digit's cell there.
+    let style_of = |digit: &str| {
+        (0..80)
+            .map(|x| &buf[(x, 4)])
+            .filter(|c| c.symbol() == digit)
+            .map(|c| c.fg)
+            .next_back()
+            .unwrap()
+    };
+    for used in ["1", "2", "3"] {
+        assert_eq!(style_of(used), ratatui::style::Color::DarkGray, "{used}");
+    }
+    for unused in ["4", "5"] {
+        assert_ne!(
+            style_of(unused),
+            ratatui::style::Color::DarkGray,
+            "{unused}"
+        );
+    }
+}
+
+#[test]
+fn every_screen_draws_at_tiny_and_huge_sizes_without_panicking() {
+    let mut apps = vec![App::new("ws://h/ws", "Ann"), lobby(), room(), game()];
+    let mut podium = game();
+    podium.handle(msg(ServerMessage::MatchOver {
+        standings: standings(),
+    }));
+    apps.push(podium);
+    let mut help = game();
+    help.handle(key(KeyCode::F(1)));
+    apps.push(help);
+    let mut qr = with_lan_address();
+    qr.handle(ch('g'));
+    apps.push(qr);
+    let mut confirm = game();
+    confirm.handle(Event::Key(crossterm::event::KeyEvent::new(
+        KeyCode::Char('c'),
+        crossterm::event::KeyModifiers::CONTROL,
+    )));
+    assert!(confirm.confirm.is_some());
+    apps.push(confirm);
+    apps.push(with_lan_address());
+    for app in &apps {
+        for (w, h) in [(1, 1), (10, 5), (40, 12), (79, 23), (200, 60)] {
+            draw(app, w, h);
+        }
+    }
+}
+
+fn with_lan_address() -> App {
+    let mut app = App::new("ws://127.0.0.1:7878/ws", "Ann");
+    app.handle(msg(ServerMessage::Welcome {
+        protocol: 1,
+        player_id: ME,
+        name: "Ann".into(),
+        token: "00ff".into(),
+        server_version: "0.1.0".into(),
+        resumed: false,
+        join_urls: vec!["http://192.168.1.20:7878".into()],
+    }));
+    let mut snap = snapshot(RoomPhase::Lobby, None);
+    let mut bot = player(PlayerId(9), "Ada-bot", 0);
+    bot.bot = true;
+    snap.players.push(bot);
+    app.handle(msg(ServerMessage::RoomState(snap)));
+    app
+}
+
+#[test]
+fn room_with_its_qr_code_on_a_large_terminal() {
+    let app = with_lan_address();
+    insta::assert_snapshot!(draw(&app, 110, 36).backend().to_string());
+}
+
+#[test]
+fn qr_code_overlay_at_80x24() {
+    let mut app = with_lan_address();
+    app.handle(ch('g'));
+    assert!(app.show_qr);
+    insta::assert_snapshot!(screen(&app));
+    app.handle(key(KeyCode::Esc));
+    assert!(!app.show_qr);
+}
+
+#[test]
+fn tied_players_share_a_step_and_every_name_is_shown() {
+    let mut app = game();
+    let s = |player, name: &str, score, rank| Standing {
+        player,
+        name: name.into(),
+        score,
+        rank,
+        rating_before: None,
+        rating_after: None,
+    };
+    app.handle(msg(ServerMessage::MatchOver {
+        standings: vec![
+            s(ME, "Ann", 4, 1),
+            s(BEN, "Ben", 4, 1),
+            s(CAT, "Cat", 2, 3),
+            s(PlayerId(4), "Dan", 2, 3),
+            s(PlayerId(5), "Eve", 1, 5),
+        ],
+    }));
+    let text = screen(&app);
+    insta::assert_snapshot!(text);
+    // The podium's top rows (above the table) name both winners side by
+    // side on one step, and the second step holds the next rank.
+    let stage: Vec<&str> = text.lines().skip(1).take(11).collect();
+    let step_of = |name: &str| stage.iter().position(|l| l.contains(name));
+    assert_eq!(step_of("Ann").map(|r| r + 1), step_of("Ben"));
+    assert!(step_of("Cat").is_some() && step_of("Dan").is_some());
+}
+
+#[test]
+fn hostile_text_from_the_network_is_drawn_harmless() {
+    // What a server that does not filter could relay.
+    let mut app = lobby();
+    for raw in [
+        r#"{"type":"chat","from":2,"name":"Ben\u001b]52;c;cm0gLXJmIH4=\u0007","text":"\u001b[2Jgg\r\nSERVER: you won!"}"#,
+        r#"{"type":"error","code":"room_not_found","message":"no\u009b2J room\u202e"}"#,
+    ] {
+        let envelope = crate::play::untrusted::parse(raw).unwrap();
+        app.handle(Event::Net(NetEvent::Message {
+            envelope: Box::new(envelope),
+            raw: raw.to_owned(),
+        }));
+    }
+    let text = screen(&app);
+    for bad in ['\u{1b}', '\u{7}', '\r', '\u{9b}', '\u{202e}'] {
+        assert!(!text.contains(bad), "{bad:?} reached the screen");
+    }
+    assert!(
+        text.contains("[chat] Ben]52;c;cm0gLXJmIH4=: [2Jgg  SERVER: you won!"),
+        "{text}"
+    );
+    for line in app.feed_since(0) {
+        assert!(
+            !line.text.contains(['\u{1b}', '\r', '\n']),
+            "{:?}",
+            line.text
+        );
+    }
+}

@@ -1,0 +1,183 @@
+//! The real `krypto play` terminal UI, driven through tmux (a real
+//! pseudo-terminal of 80×24) against the real server: keys typed between
+//! rounds stay in the formula, the leaderboard overlay closes with Esc, and
+//! the next hand is always shown.
+//!
+//! The server's clock runs at its normal speed here: the 4 s pause between
+//! rounds is the window the test types in.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{Proc, Scratch, TestServer, PATIENCE};
+use krypto_core::cards::Deal;
+use krypto_core::room::ScriptedDealer;
+use krypto_server::config::DealerFactory;
+
+/// One tmux server of our own (its own socket), so tests never touch a
+/// user's sessions or each other's.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(socket: &str, command: &str) -> Tmux {
+        let tmux = Tmux {
+            socket: socket.to_owned(),
+        };
+        let status = Command::new("tmux")
+            .args(["-L", socket, "-f", "/dev/null", "new-session", "-d"])
+            .args(["-x", "80", "-y", "24", command])
+            .status()
+            .expect("tmux is needed for this test (apt-get install tmux)");
+        assert!(status.success(), "tmux new-session failed");
+        tmux
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let status = Command::new("tmux")
+            .args(["-L", &self.socket, "send-keys"])
+            .args(keys)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// Types `text` literally.
+    fn type_text(&self, text: &str) {
+        self.keys(&["-l", text]);
+    }
+
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket, "capture-pane", "-p"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Waits until the screen shows what `pred` looks for; returns it.
+    fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let screen = self.screen();
+            if pred(&screen) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the screen never showed {what}; it shows:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
+    }
+}
+
+fn play_command(server: &str, name: &str, config: &Path) -> String {
+    format!(
+        "KRYPTO_CONFIG_DIR={} {} play -s {server} -n {name}",
+        config.display(),
+        env!("CARGO_BIN_EXE_krypto")
+    )
+}
+
+#[test]
+fn keys_between_rounds_stay_in_the_formula_and_overlays_close() {
+    let scratch = Scratch::new();
+    // Real time (no speed-up): the pause between rounds lasts 4 s.
+    let server = TestServer::with_config(
+        "127.0.0.1:0",
+        krypto_server::Config {
+            dealer: DealerFactory(Arc::new(|| {
+                Box::new(ScriptedDealer::new(vec![Deal {
+                    objective: 15,
+                    hand: vec![1, 2, 3, 4, 5],
+                }]))
+            })),
+            room_time_scale: 1,
+            ..TestServer::config(&scratch.db())
+        },
+    );
+    let url = server.url();
+    let socket = format!("krypto-test-{}", std::process::id());
+    let ann = Tmux::start(&socket, &play_command(&url, "Ann", &scratch.config("ann")));
+    ann.wait_for("the lobby", |s| {
+        s.contains("online") && s.contains("Public rooms")
+    });
+    ann.type_text("c");
+    let room = ann.wait_for("the room", |s| s.contains("Room code"));
+    let code = room
+        .lines()
+        .next()
+        .and_then(|l| l.split("room ").nth(1))
+        .map(|r| r.chars().take(5).collect::<String>())
+        .unwrap();
+    ann.type_text("/set rounds=3 round_seconds=600 lockout_seconds=0");
+    ann.keys(&["Enter"]);
+    ann.wait_for("the new settings", |s| s.contains("600 s"));
+
+    let mut ben = Proc::player("Ben", &url, &scratch.config("ben"), "--plain");
+    ben.expect_contains("as Ben");
+    ben.send(&format!("/join {code}"));
+    ann.wait_for("Ben in the roster", |s| s.contains("Ben"));
+    ann.type_text("s");
+    ben.expect_contains("round 1: make 15");
+    ann.wait_for("the first hand", |s| s.contains("Round 1/3"));
+    ben.send("1+2+3+4+5");
+    ben.expect_contains("round 1 won by Ben");
+
+    // Between rounds: `3 x 4` is a formula being typed, not "leave".
+    let pause = ann.wait_for("the pause", |s| s.contains("Round 1/3 over"));
+    assert!(pause.contains("next hand"), "{pause}");
+    ann.type_text("3 x 4");
+    let typed = ann.wait_for("the typed formula", |s| s.contains("> 3 * 4"));
+    assert!(typed.contains("Round 1/3"), "left the match:\n{typed}");
+    assert!(!typed.contains("Public rooms"), "left the room:\n{typed}");
+    assert!(!typed.contains("Are you sure"), "{typed}");
+
+    // The leaderboard opened between rounds closes with Esc. (Esc clears
+    // the field first; typing on before the terminal has seen it alone
+    // would make it Alt+/.)
+    ann.keys(&["Escape"]);
+    ann.wait_for("an empty field", |s| {
+        s.contains("> █ the next hand is coming")
+    });
+    ann.type_text("/lb");
+    ann.keys(&["Enter"]);
+    ann.wait_for("the leaderboard", |s| s.contains("Leaderboard ·"));
+    ann.keys(&["Escape"]);
+    ann.wait_for("the game again", |s| {
+        !s.contains("Leaderboard ·") && s.contains("Round 1/3")
+    });
+    // Left open, it gives way to the next hand, whose cards are shown.
+    ann.type_text("/lb");
+    ann.keys(&["Enter"]);
+    ann.wait_for("the leaderboard", |s| s.contains("Leaderboard ·"));
+    // (Waited for whole: a capture can catch the terminal mid-redraw.)
+    ann.wait_for("the second hand's cards, nothing over them", |s| {
+        s.contains("Round 2/3 ·")
+            && s.contains("goal")
+            && s.contains("│   5   │")
+            && !s.contains("Leaderboard ·")
+    });
+    // And keys go to the visible formula.
+    ann.type_text("5+4");
+    ann.wait_for("the formula", |s| s.contains("> 5+4"));
+    drop(ann);
+    drop(ben);
+    server.stop();
+}
