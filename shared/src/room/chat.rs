@@ -1,0 +1,39 @@
+//! Chat between members, with its length and flood limits.
+
+use super::{Effects, Recipient, Room, RoomError, CHAT_BURST, CHAT_WINDOW_MS};
+use crate::protocol::{PlayerId, ServerMessage, MAX_CHAT_LEN};
+
+impl Room {
+    /// A chat message to the room.
+    pub fn chat(&mut self, player: PlayerId, text: &str, now: u64) -> Result<Effects, RoomError> {
+        self.advance(now);
+        let text = text.trim();
+        if text.chars().count() > MAX_CHAT_LEN {
+            return Err(RoomError::TooLong);
+        }
+        if text.is_empty() {
+            return Err(RoomError::EmptyChat);
+        }
+        let m = self.member_mut(player).ok_or(RoomError::NotInRoom)?;
+        while m
+            .chat_times
+            .front()
+            .is_some_and(|&t| t + CHAT_WINDOW_MS <= now)
+        {
+            m.chat_times.pop_front();
+        }
+        if m.chat_times.len() >= CHAT_BURST {
+            return Err(RoomError::RateLimited);
+        }
+        m.chat_times.push_back(now);
+        let msg = ServerMessage::Chat {
+            from: player,
+            name: m.name.clone(),
+            text: text.to_owned(),
+        };
+        let mut fx = std::mem::take(&mut self.pending);
+        self.remember(msg.clone());
+        fx.send(Recipient::All, msg);
+        Ok(fx)
+    }
+}

@@ -1,0 +1,44 @@
+//! The checker and the solver, behind the few calls the room makes: the
+//! same checker as `krypto check`, so a verdict never differs from it.
+
+use crate::protocol::{VerdictError, VerdictKind};
+use crate::rational::Rational;
+use crate::rules::Rules;
+use crate::{formula, solver};
+
+/// Judges a formula; the error is already in wire form.
+pub(super) fn check(
+    formula: &str,
+    cards: &[i64],
+    target: i64,
+    rules: Rules,
+) -> Result<Rational, VerdictError> {
+    formula::check(formula, cards, target, rules).map_err(|e| VerdictError {
+        kind: VerdictKind::from_name(e.kind.as_str()),
+        message: e.message,
+        column: e.column,
+    })
+}
+
+/// One solution, printed, or `None` when there is none.
+pub(super) fn solve_one(
+    cards: &[i64],
+    target: i64,
+    rules: Rules,
+) -> Result<Option<String>, String> {
+    solver::solve_one(cards, target, rules)
+        .map(|found| found.map(|e| e.to_string()))
+        .map_err(|e| e.to_string())
+}
+
+/// Whether the hand has a solution (a solver failure counts as no).
+pub(super) fn solvable(cards: &[i64], target: i64, rules: Rules) -> bool {
+    matches!(solver::solve_one(cards, target, rules), Ok(Some(_)))
+}
+
+/// The number of distinct solutions.
+pub(super) fn count(cards: &[i64], target: i64, rules: Rules) -> Result<u64, String> {
+    solver::count_solutions(cards, target, rules)
+        .map(|n| n as u64)
+        .map_err(|e| e.to_string())
+}

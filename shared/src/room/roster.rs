@@ -1,0 +1,270 @@
+//! Who is in the room: joining, leaving, being kicked, dropping and coming
+//! back, the lock, and who hosts.
+
+use std::collections::VecDeque;
+
+use super::{Effects, Phase, Recipient, Room, RoomError, RoomEvent};
+use crate::protocol::{LeaveReason, PlayerId, ServerMessage};
+
+/// Someone in the room.
+#[derive(Debug, Clone)]
+pub(super) struct Member {
+    pub(super) id: PlayerId,
+    pub(super) name: String,
+    /// Spectators watch and chat but never score.
+    pub(super) spectator: bool,
+    /// When they dropped, if they are disconnected; the seat is released
+    /// [`SEAT_HOLD_MS`](super::SEAT_HOLD_MS) later.
+    pub(super) disconnected_at: Option<u64>,
+    /// Score in the current (or last) match.
+    pub(super) score: i64,
+    /// First round of the current match they may answer: late joiners wait
+    /// for the next deal.
+    pub(super) eligible_from: u32,
+    /// No answers accepted before this time (after a wrong one).
+    pub(super) locked_until: u64,
+    /// Times of their recent chat messages, for the flood limit.
+    pub(super) chat_times: VecDeque<u64>,
+}
+
+impl Member {
+    pub(super) fn connected(&self) -> bool {
+        self.disconnected_at.is_none()
+    }
+}
+
+/// A player who left during the match: they still appear in its standings,
+/// so leaving cannot dodge a loss.
+#[derive(Debug, Clone)]
+pub(super) struct Departed {
+    pub(super) id: PlayerId,
+    pub(super) name: String,
+    pub(super) score: i64,
+}
+
+impl Room {
+    // -- roster -------------------------------------------------------------
+
+    /// `player` joins (or, if they still hold a seat, comes back).
+    pub fn join(
+        &mut self,
+        player: PlayerId,
+        name: impl Into<String>,
+        spectator: bool,
+        now: u64,
+    ) -> Result<Effects, RoomError> {
+        self.advance(now);
+        if self.is_member(player) {
+            return self.reconnect(player, now);
+        }
+        if self.banned.contains(&player) {
+            return Err(RoomError::RoomLocked("the host removed you from this room"));
+        }
+        if self.locked {
+            return Err(RoomError::RoomLocked("the room is locked"));
+        }
+        if !spectator && self.player_count() >= self.settings.max_players {
+            return Err(RoomError::RoomFull(self.settings.max_players));
+        }
+        let name = name.into();
+        let eligible_from = match (self.phase, &self.round) {
+            (Phase::Playing, Some(r)) => r.number + 1,
+            _ => 0,
+        };
+        let mut member = Member::new(player, name.clone(), spectator, eligible_from);
+        // Someone who left this match and comes back gets their score back.
+        if let Some(i) = self.departed.iter().position(|d| d.id == player) {
+            if !spectator {
+                member.score = self.departed.remove(i).score;
+            }
+        }
+        self.members.push(member);
+        self.empty_since = None;
+        // Someone arriving in a room that emptied takes it over.
+        if !self.is_member(self.host) {
+            if let Some(next) = self.successor() {
+                self.host = next;
+            }
+        }
+        let mut fx = std::mem::take(&mut self.pending);
+        let msg = ServerMessage::PlayerJoined {
+            player,
+            name,
+            spectator,
+            bot: false,
+        };
+        self.remember(msg.clone());
+        fx.send(Recipient::AllExcept(player), msg);
+        self.broadcast_state(Some(player), now, &mut fx);
+        Ok(fx)
+    }
+
+    /// `player`'s connection dropped: they keep their seat and score for
+    /// [`SEAT_HOLD_MS`](super::SEAT_HOLD_MS).
+    pub fn disconnect(&mut self, player: PlayerId, now: u64) -> Effects {
+        self.advance(now);
+        let mut fx = std::mem::take(&mut self.pending);
+        if let Some(m) = self.member_mut(player) {
+            if m.disconnected_at.is_none() {
+                m.disconnected_at = Some(now);
+                self.broadcast_state(None, now, &mut fx);
+            }
+        }
+        fx
+    }
+
+    /// `player` is back (with their token) while holding a seat: they get a
+    /// full snapshot, and the others see them connected again.
+    pub fn reconnect(&mut self, player: PlayerId, now: u64) -> Result<Effects, RoomError> {
+        self.advance(now);
+        let m = self.member_mut(player).ok_or(RoomError::NotInRoom)?;
+        m.disconnected_at = None;
+        let mut fx = std::mem::take(&mut self.pending);
+        self.broadcast_state(Some(player), now, &mut fx);
+        Ok(fx)
+    }
+
+    /// `player` leaves for good.
+    pub fn leave(&mut self, player: PlayerId, now: u64) -> Result<Effects, RoomError> {
+        self.advance(now);
+        if !self.is_member(player) {
+            return Err(RoomError::NotInRoom);
+        }
+        let mut fx = std::mem::take(&mut self.pending);
+        self.remove(player, LeaveReason::Left, now, &mut fx);
+        Ok(fx)
+    }
+
+    /// Host only: removes `target`, who may not come back.
+    pub fn kick(
+        &mut self,
+        host: PlayerId,
+        target: PlayerId,
+        now: u64,
+    ) -> Result<Effects, RoomError> {
+        self.advance(now);
+        self.require_host(host)?;
+        if target == host {
+            return Err(RoomError::WrongState(
+                "the host cannot kick themselves; use leave_room",
+            ));
+        }
+        if !self.is_member(target) {
+            return Err(RoomError::PlayerNotFound(target));
+        }
+        self.banned.insert(target);
+        let mut fx = std::mem::take(&mut self.pending);
+        self.remove(target, LeaveReason::Kicked, now, &mut fx);
+        Ok(fx)
+    }
+
+    /// Host only: closes the room to new joiners (or opens it again). People
+    /// holding a seat can always come back.
+    pub fn lock(&mut self, host: PlayerId, locked: bool, now: u64) -> Result<Effects, RoomError> {
+        self.advance(now);
+        self.require_host(host)?;
+        self.locked = locked;
+        let mut fx = std::mem::take(&mut self.pending);
+        self.broadcast_state(Some(host), now, &mut fx);
+        Ok(fx)
+    }
+
+    /// Host only: hands the host role to another seated player.
+    pub fn transfer_host(
+        &mut self,
+        host: PlayerId,
+        target: PlayerId,
+        now: u64,
+    ) -> Result<Effects, RoomError> {
+        self.advance(now);
+        self.require_host(host)?;
+        let m = self
+            .member(target)
+            .ok_or(RoomError::PlayerNotFound(target))?;
+        if m.spectator {
+            return Err(RoomError::NotAPlayer("a spectator cannot be the host"));
+        }
+        self.host = target;
+        let mut fx = std::mem::take(&mut self.pending);
+        self.broadcast_state(Some(host), now, &mut fx);
+        Ok(fx)
+    }
+
+    /// Removes a member, hands on the host role, and abandons a match with
+    /// no players left.
+    pub(super) fn remove(
+        &mut self,
+        player: PlayerId,
+        reason: LeaveReason,
+        now: u64,
+        fx: &mut Effects,
+    ) {
+        let Some(i) = self.members.iter().position(|m| m.id == player) else {
+            return;
+        };
+        let m = self.members.remove(i);
+        let in_match = !matches!(self.phase, Phase::Lobby | Phase::Finished);
+        let played = self.round.as_ref().map_or(0, |r| r.number);
+        if in_match && !m.spectator && m.eligible_from <= played.max(1) {
+            self.departed.push(Departed {
+                id: m.id,
+                name: m.name.clone(),
+                score: m.score,
+            });
+        }
+        let msg = ServerMessage::PlayerLeft {
+            player,
+            name: m.name,
+            reason,
+        };
+        self.remember(msg.clone());
+        fx.send(Recipient::All, msg.clone());
+        // `All` no longer reaches them: a leaver gets the notice as the reply
+        // to `leave_room`, a kicked player as their notice.
+        match reason {
+            LeaveReason::Left => fx.reply(player, msg),
+            LeaveReason::Kicked => fx.send(Recipient::Player(player), msg),
+            LeaveReason::TimedOut => {}
+        }
+        fx.removed.push(player);
+        if self.members.is_empty() {
+            self.empty_since = Some(now);
+        }
+        if self.host == player {
+            if let Some(next) = self.successor() {
+                self.host = next;
+            }
+        }
+        if in_match && self.player_count() == 0 {
+            self.phase = Phase::Lobby;
+            self.round = None;
+            self.departed.clear();
+            fx.events.push(RoomEvent::MatchAbandoned);
+        }
+        self.broadcast_state(None, now, fx);
+    }
+
+    /// Longest-seated connected player, else any player, else a spectator.
+    pub(super) fn successor(&self) -> Option<PlayerId> {
+        let pick = |f: &dyn Fn(&Member) -> bool| self.members.iter().find(|m| f(m)).map(|m| m.id);
+        pick(&|m| !m.spectator && m.connected())
+            .or_else(|| pick(&|m| !m.spectator))
+            .or_else(|| pick(&|m| m.connected()))
+            .or_else(|| self.members.first().map(|m| m.id))
+    }
+}
+
+impl Member {
+    pub(super) fn new(id: PlayerId, name: String, spectator: bool, eligible_from: u32) -> Self {
+        Member {
+            id,
+            name,
+            spectator,
+            disconnected_at: None,
+            score: 0,
+            eligible_from,
+            locked_until: 0,
+            chat_times: VecDeque::new(),
+        }
+    }
+}
