@@ -67,31 +67,21 @@ pub fn difficulty_of(variant: Variant, solutions: u64) -> Difficulty {
     DifficultyBands::for_variant(variant).classify(solutions)
 }
 
-/// Deals random hands, re-dealing until the room's `deal` and `difficulty`
-/// settings are met (or [`RandomDealer::MAX_TRIES`] deals were tried, when it
-/// settles for the last solvable one).
+/// Where a [`RandomDealer`] draws its candidate hands: a shuffled deck in
+/// play, a scripted list in tests of the dealer itself.
+pub trait HandSource: fmt::Debug + Send {
+    /// A hand of `variant`, not yet judged.
+    fn draw(&mut self, variant: Variant) -> Deal;
+}
+
+/// Draws from a freshly shuffled deck of the variant every time.
 #[derive(Debug)]
-pub struct RandomDealer {
+pub struct ShuffledDeck {
     rng: ChaCha20Rng,
 }
 
-impl RandomDealer {
-    /// Deals tried before settling for a hand outside the difficulty band.
-    pub const MAX_TRIES: usize = 500;
-
-    /// Unpredictable hands, for live games.
-    pub fn secure() -> Self {
-        RandomDealer { rng: secure_rng() }
-    }
-
-    /// Reproducible hands, for tests and replays.
-    pub fn seeded(seed: u64) -> Self {
-        RandomDealer {
-            rng: seeded_rng(seed),
-        }
-    }
-
-    fn raw(&mut self, variant: Variant) -> Deal {
+impl HandSource for ShuffledDeck {
+    fn draw(&mut self, variant: Variant) -> Deal {
         match variant {
             Variant::Krypto => Deal::krypto(&mut self.rng),
             Variant::TwentyFour => Deal {
@@ -102,37 +92,81 @@ impl RandomDealer {
     }
 }
 
-impl Dealer for RandomDealer {
+/// Deals random hands, re-dealing until the room's `deal` and `difficulty`
+/// settings are met.
+///
+/// Solvability is a promise to the players (`deal: solvable` means every
+/// hand has an answer, and claiming "no solution" is not offered), while the
+/// difficulty band is a preference: when [`RandomDealer::MAX_TRIES`] draws
+/// bring no hand of the band, the dealer relaxes the band, never
+/// solvability. It keeps the first solvable hand it saw outside the band,
+/// or, if none was solvable, draws on until one is; that ends because at
+/// least three in four raw deals of every variant have a solution.
+#[derive(Debug)]
+pub struct RandomDealer<S = ShuffledDeck> {
+    source: S,
+}
+
+impl RandomDealer<ShuffledDeck> {
+    /// Unpredictable hands, for live games.
+    pub fn secure() -> Self {
+        RandomDealer {
+            source: ShuffledDeck { rng: secure_rng() },
+        }
+    }
+
+    /// Reproducible hands, for tests and replays.
+    pub fn seeded(seed: u64) -> Self {
+        RandomDealer {
+            source: ShuffledDeck {
+                rng: seeded_rng(seed),
+            },
+        }
+    }
+}
+
+impl<S: HandSource> RandomDealer<S> {
+    /// Draws tried for a hand of the difficulty band before relaxing it.
+    pub const MAX_TRIES: usize = 500;
+
+    /// A dealer judging the hands `source` draws.
+    pub fn over(source: S) -> Self {
+        RandomDealer { source }
+    }
+}
+
+impl<S: HandSource> Dealer for RandomDealer<S> {
     fn deal(&mut self, settings: &RoomSettings) -> Deal {
-        let mut fallback: Option<Deal> = None;
-        let mut last = None;
+        let rules = settings.rules;
+        let solvable_only = settings.deal == DealMode::Solvable;
+        let mut outside_band: Option<Deal> = None;
         for _ in 0..Self::MAX_TRIES {
-            let deal = self.raw(settings.variant);
-            last = Some(deal.clone());
-            let rules = settings.rules;
+            let deal = self.source.draw(settings.variant);
             if settings.difficulty == Difficulty::Any {
-                match settings.deal {
-                    DealMode::Any => return deal,
-                    DealMode::Solvable => {
-                        if referee::solvable(&deal.hand, deal.objective, rules) {
-                            return deal;
-                        }
-                        continue;
-                    }
+                if !solvable_only || referee::solvable(&deal.hand, deal.objective, rules) {
+                    return deal;
                 }
+                continue;
             }
             match referee::count(&deal.hand, deal.objective, rules) {
-                Ok(0) if settings.deal == DealMode::Any => return deal,
+                // With `deal: any` an unsolvable hand is dealt whatever the
+                // band: it has no solutions to count.
+                Ok(0) if !solvable_only => return deal,
                 Ok(0) | Err(_) => continue,
                 Ok(n) if difficulty_of(settings.variant, n) == settings.difficulty => return deal,
                 Ok(_) => {
-                    fallback.get_or_insert(deal);
+                    outside_band.get_or_insert(deal);
                 }
             }
         }
-        match (fallback, last) {
-            (Some(deal), _) | (None, Some(deal)) => deal,
-            (None, None) => self.raw(settings.variant),
+        if let Some(deal) = outside_band {
+            return deal;
+        }
+        loop {
+            let deal = self.source.draw(settings.variant);
+            if !solvable_only || referee::solvable(&deal.hand, deal.objective, rules) {
+                return deal;
+            }
         }
     }
 }
@@ -154,6 +188,19 @@ impl ScriptedDealer {
 
 impl Dealer for ScriptedDealer {
     fn deal(&mut self, _settings: &RoomSettings) -> Deal {
+        self.next_hand()
+    }
+}
+
+/// A script can also feed a [`RandomDealer`], to test how it judges hands.
+impl HandSource for ScriptedDealer {
+    fn draw(&mut self, _variant: Variant) -> Deal {
+        self.next_hand()
+    }
+}
+
+impl ScriptedDealer {
+    fn next_hand(&mut self) -> Deal {
         let Some(deal) = self.hands.get(self.next % self.hands.len().max(1)) else {
             return Deal {
                 objective: 0,

@@ -51,7 +51,9 @@ use std::collections::{HashSet, VecDeque};
 
 use crate::protocol::{ClientMessage, PlayerId, RoomSettings, ServerMessage};
 
-pub use dealer::{difficulty_of, Dealer, DifficultyBands, RandomDealer, ScriptedDealer};
+pub use dealer::{
+    difficulty_of, Dealer, DifficultyBands, HandSource, RandomDealer, ScriptedDealer, ShuffledDeck,
+};
 pub use effects::{Effects, MatchResult, Outgoing, Recipient, RoomEvent};
 pub use error::RoomError;
 
