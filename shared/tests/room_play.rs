@@ -54,7 +54,7 @@ fn the_first_right_formula_wins_and_the_next_gets_round_over() {
         })
         .unwrap();
     assert_eq!(won.0, BOB);
-    assert_eq!(won.1.as_deref(), Some(RIGHT));
+    assert_eq!(won.1.as_deref(), Some("1 + 2 + 3 + 4 + 5"));
     assert!(!won.2);
     assert_eq!(won.3, 12_345);
     assert_eq!(won.4, 1);
@@ -69,7 +69,7 @@ fn the_first_right_formula_wins_and_the_next_gets_round_over() {
     assert!(fx.events.contains(&RoomEvent::RoundWon {
         round: 1,
         winner: BOB,
-        formula: Some(RIGHT.into()),
+        formula: Some("1 + 2 + 3 + 4 + 5".into()),
         no_solution: false,
         elapsed_ms: 12_345,
         points: 1
@@ -260,7 +260,7 @@ fn a_timed_out_unsolvable_hand_reveals_no_solution() {
 #[test]
 fn a_late_joiner_plays_from_the_next_round() {
     let mut r = playing(RoomSettings::default(), vec![easy()]);
-    let fx = r.join(DEE, "Dee", false, R1 + 1_000).unwrap();
+    let fx = r.join(Joiner::new(DEE, "Dee"), false, R1 + 1_000).unwrap();
     let s = snapshot(&fx, DEE);
     assert!(fx
         .messages
@@ -278,4 +278,47 @@ fn a_late_joiner_plays_from_the_next_round() {
     r.tick(R1 + 3_000 + BETWEEN_ROUNDS_MS);
     let fx = r.submit(DEE, 2, RIGHT, R1 + 10_000).unwrap();
     assert_eq!(verdict(&fx, DEE), (true, None, None));
+}
+
+#[test]
+fn others_see_the_winning_formula_as_the_parser_prints_it_never_as_typed() {
+    let mut r = playing(RoomSettings::default(), vec![easy()]);
+    let typed = "(( (1+2) + 3)+4)  +5";
+    let fx = r.submit(BOB, 1, typed, R1 + 1).unwrap();
+    assert!(verdict(&fx, BOB).0, "{typed}");
+    let printed = Some("1 + 2 + 3 + 4 + 5".to_owned());
+    let won = fx.messages.iter().find_map(|o| match &o.message {
+        ServerMessage::RoundWon { formula, .. } => Some(formula.clone()),
+        _ => None,
+    });
+    assert_eq!(won, Some(printed.clone()));
+    assert!(fx.events.iter().any(|e| matches!(
+        e,
+        RoomEvent::RoundWon { formula, .. } if *formula == printed
+    )));
+    // A later joiner's feed replays it the same way.
+    let fx = r.join(Joiner::new(DEE, "Dee"), true, R1 + 2).unwrap();
+    let recent = snapshot(&fx, DEE).recent;
+    assert!(recent.iter().any(|m| matches!(
+        m,
+        ServerMessage::RoundWon { formula, .. } if *formula == printed
+    )));
+    // A formula with a tab or a control character is refused, not relayed.
+    let no_lockout = RoomSettings {
+        lockout_seconds: 0,
+        ..RoomSettings::default()
+    };
+    let mut r = playing(no_lockout, vec![easy()]);
+    for sneaky in [
+        "1+2+3+4+5\t",
+        "1+2+3+4+5\u{1b}[2J",
+        "1+2+3+4+5\r\nSERVER: you won",
+    ] {
+        let fx = r.submit(CY, 1, sneaky, R1 + 1).unwrap();
+        assert_eq!(verdict(&fx, CY).1, Some(VerdictKind::Syntax), "{sneaky:?}");
+        assert!(!fx
+            .messages
+            .iter()
+            .any(|o| matches!(o.message, ServerMessage::RoundWon { .. })));
+    }
 }

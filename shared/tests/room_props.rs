@@ -66,10 +66,10 @@ proptest! {
         };
         let (mut room, _) = Room::new(
             "ABCDE",
-            PlayerId(1),
-            "p1",
+            Joiner::new(PlayerId(1), "p1"),
             settings,
             Box::new(ScriptedDealer::new(hands)),
+            RoomLimits { max_spectators: 2 },
             0,
         )
         .unwrap();
@@ -79,7 +79,7 @@ proptest! {
         for s in steps {
             let id = PlayerId;
             let result: Result<Effects, RoomError> = match s {
-                Step::Join(p, spec) => room.join(id(p), format!("p{p}"), spec, now),
+                Step::Join(p, spec) => room.join(Joiner::new(id(p), format!("p{p}")), spec, now),
                 Step::Leave(p) => room.leave(id(p), now),
                 Step::Disconnect(p) => Ok(room.disconnect(id(p), now)),
                 Step::Reconnect(p) => room.reconnect(id(p), now),
@@ -117,9 +117,13 @@ proptest! {
             }
             if !room.members().is_empty() {
                 prop_assert!(room.is_member(room.host()), "the host is in the room");
-            } else {
-                prop_assert!(room.is_empty_since().is_some());
             }
+            let anyone_here = room
+                .snapshot_for(PlayerId(1), now)
+                .players
+                .iter()
+                .any(|p| p.connected);
+            prop_assert_eq!(room.vacant_since().is_none(), anyone_here, "vacant exactly when nobody is connected");
             prop_assert!(room.player_count() <= room.settings().max_players);
             if let Some(d) = room.next_deadline() {
                 prop_assert!(d > now, "tick left a due deadline behind");

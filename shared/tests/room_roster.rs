@@ -39,9 +39,9 @@ fn a_player_who_leaves_mid_match_stays_in_the_standings() {
 #[test]
 fn the_longest_seated_connected_player_succeeds_the_host() {
     let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(DEE, "Dee", true, 0).unwrap();
-    r.join(BOB, "Bob", false, 1).unwrap();
-    r.join(CY, "Cy", false, 2).unwrap();
+    r.join(Joiner::new(DEE, "Dee"), true, 0).unwrap();
+    r.join(Joiner::new(BOB, "Bob"), false, 1).unwrap();
+    r.join(Joiner::new(CY, "Cy"), false, 2).unwrap();
     r.disconnect(BOB, 3);
     let fx = r.leave(ADA, 4).unwrap();
     assert_eq!(r.host(), CY, "Bob is away, Dee only watches");
@@ -64,8 +64,8 @@ fn the_longest_seated_connected_player_succeeds_the_host() {
 #[test]
 fn the_host_can_hand_over_the_role() {
     let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(BOB, "Bob", false, 0).unwrap();
-    r.join(DEE, "Dee", true, 0).unwrap();
+    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
+    r.join(Joiner::new(DEE, "Dee"), true, 0).unwrap();
     assert_eq!(error_code(r.transfer_host(BOB, BOB, 0)), ErrorCode::NotHost);
     assert_eq!(
         error_code(r.transfer_host(ADA, CY, 0)),
@@ -84,8 +84,8 @@ fn the_host_can_hand_over_the_role() {
 #[test]
 fn a_kicked_player_is_told_removed_and_cannot_come_back() {
     let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(BOB, "Bob", false, 0).unwrap();
-    r.join(CY, "Cy", false, 0).unwrap();
+    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
+    r.join(Joiner::new(CY, "Cy"), false, 0).unwrap();
     assert_eq!(error_code(r.kick(BOB, CY, 1)), ErrorCode::NotHost);
     assert_eq!(error_code(r.kick(ADA, DEE, 1)), ErrorCode::PlayerNotFound);
     assert_eq!(error_code(r.kick(ADA, ADA, 1)), ErrorCode::WrongState);
@@ -98,10 +98,10 @@ fn a_kicked_player_is_told_removed_and_cannot_come_back() {
         reason: LeaveReason::Kicked,
     };
     assert!(sent_to(&fx, &r, BOB).contains(&&notice));
-    assert!(sent_to(&fx, &r, CY).contains(&&notice));
-    assert_eq!(snapshot(&fx, CY).players.len(), 2);
+    // The others drop Bob from the roster they hold: one small message.
+    assert_eq!(sent_to(&fx, &r, CY), vec![&notice]);
     assert_eq!(
-        error_code(r.join(BOB, "Bob", false, 2)),
+        error_code(r.join(Joiner::new(BOB, "Bob"), false, 2)),
         ErrorCode::RoomLocked
     );
 }
@@ -109,39 +109,59 @@ fn a_kicked_player_is_told_removed_and_cannot_come_back() {
 #[test]
 fn a_locked_room_refuses_newcomers_but_not_returning_players() {
     let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(BOB, "Bob", false, 0).unwrap();
+    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
     assert_eq!(error_code(r.lock(BOB, true, 0)), ErrorCode::NotHost);
     let fx = r.lock(ADA, true, 0).unwrap();
     assert!(snapshot(&fx, BOB).locked);
     r.disconnect(BOB, 1);
-    assert_eq!(
-        error_code(r.join(CY, "Cy", false, 2)),
-        ErrorCode::RoomLocked
-    );
-    assert_eq!(
-        error_code(r.join(DEE, "Dee", true, 2)),
-        ErrorCode::RoomLocked
-    );
+    r.join(Joiner::new(DEE, "Dee"), true, 1).unwrap_err();
+    // To a stranger, a locked room reads exactly like no room at all.
+    let not_found = ServerMessage::error(ErrorCode::RoomNotFound, ROOM_NOT_FOUND);
+    for (who, spectator) in [(CY, false), (DEE, true)] {
+        let refused = r.join(Joiner::new(who, "X"), spectator, 2).unwrap_err();
+        assert_eq!(refused.to_message(), not_found);
+    }
     // Bob comes back, by join or by resuming.
-    let fx = r.join(BOB, "Bob", false, 3).unwrap();
+    let fx = r.join(Joiner::new(BOB, "Bob"), false, 3).unwrap();
     assert!(snapshot(&fx, BOB).players.iter().all(|p| p.connected));
-    r.lock(ADA, false, 4).unwrap();
-    r.join(CY, "Cy", false, 5).unwrap();
+    r.disconnect(BOB, 4);
+    r.reconnect(BOB, 5).unwrap();
+    r.lock(ADA, false, 6).unwrap();
+    r.join(Joiner::new(CY, "Cy"), false, 7).unwrap();
 }
 
 #[test]
-fn seats_are_limited_but_spectators_are_not() {
+fn seats_and_spectator_places_are_limited() {
     let settings = RoomSettings {
         max_players: 2,
         ..RoomSettings::default()
     };
     let mut r = room(settings, vec![easy()]);
-    r.join(BOB, "Bob", false, 0).unwrap();
-    assert_eq!(error_code(r.join(CY, "Cy", false, 0)), ErrorCode::RoomFull);
-    for i in 10..50 {
-        r.join(PlayerId(i), format!("watcher {i}"), true, 0)
+    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
+    assert_eq!(
+        error_code(r.join(Joiner::new(CY, "Cy"), false, 0)),
+        ErrorCode::RoomFull
+    );
+    let cap = RoomLimits::default().max_spectators;
+    assert_eq!(cap, 100);
+    for i in 0..cap {
+        let id = PlayerId(100 + i64::from(i));
+        r.join(Joiner::new(id, format!("watcher {i}")), true, 0)
             .unwrap();
     }
+    // The 101st spectator is refused, with a sentence saying why.
+    let refused = r
+        .join(Joiner::new(PlayerId(999), "late"), true, 0)
+        .unwrap_err();
+    assert_eq!(refused, RoomError::TooManySpectators(100));
+    assert_eq!(refused.code(), ErrorCode::RoomFull);
+    assert!(refused.to_string().contains("100 spectators"), "{refused}");
+    // A spectator holding a place comes back; one leaving frees a place.
+    r.disconnect(PlayerId(100), 1);
+    r.join(Joiner::new(PlayerId(100), "watcher 0"), true, 2)
+        .unwrap();
+    r.leave(PlayerId(101), 3).unwrap();
+    r.join(Joiner::new(PlayerId(999), "late"), true, 4).unwrap();
     assert_eq!(r.player_count(), 2);
     // As many seats as seated players is fine.
     let patch = SettingsPatch {
@@ -152,9 +172,124 @@ fn seats_are_limited_but_spectators_are_not() {
 }
 
 #[test]
+fn the_spectator_cap_is_the_servers_to_set() {
+    let (mut r, _) = Room::new(
+        "KXR7P",
+        Joiner::new(ADA, "Ada"),
+        RoomSettings::default(),
+        Box::new(ScriptedDealer::new(vec![easy()])),
+        RoomLimits { max_spectators: 1 },
+        0,
+    )
+    .unwrap();
+    r.join(Joiner::new(BOB, "Bob"), true, 0).unwrap();
+    assert_eq!(
+        r.join(Joiner::new(CY, "Cy"), true, 0).unwrap_err(),
+        RoomError::TooManySpectators(1)
+    );
+    // Seats are not spectator places.
+    r.join(Joiner::new(CY, "Cy"), false, 0).unwrap();
+}
+
+/// A room with Ada hosting and `n` spectators, all connected.
+fn crowded(n: i64) -> Room {
+    let (mut r, _) = Room::new(
+        "KXR7P",
+        Joiner::new(ADA, "Ada"),
+        RoomSettings::default(),
+        Box::new(ScriptedDealer::new(vec![easy()])),
+        RoomLimits {
+            max_spectators: 1_000,
+        },
+        0,
+    )
+    .unwrap();
+    for i in 0..n {
+        r.join(Joiner::new(PlayerId(100 + i), format!("w{i}")), true, 0)
+            .unwrap();
+    }
+    r
+}
+
+#[test]
+fn joining_costs_each_member_one_small_message_whatever_the_room_size() {
+    for n in [1, 10, 300] {
+        let mut r = crowded(n);
+        for (joiner, spectator) in [(BOB, false), (CY, true)] {
+            let fx = r.join(Joiner::new(joiner, "New"), spectator, 1).unwrap();
+            // The joiner alone gets the full picture, as the reply.
+            let to_joiner: Vec<_> = fx
+                .messages
+                .iter()
+                .filter(|o| o.to == Recipient::Player(joiner))
+                .collect();
+            assert_eq!(to_joiner.len(), 1);
+            assert!(to_joiner[0].reply);
+            assert!(matches!(to_joiner[0].message, ServerMessage::RoomState(_)));
+            // Everyone else: one `player_joined`, in one broadcast.
+            assert_eq!(fx.messages.len(), 2, "room of {n}");
+            for member in r.members().into_iter().filter(|&m| m != joiner) {
+                assert_eq!(
+                    sent_to(&fx, &r, member),
+                    vec![&ServerMessage::PlayerJoined {
+                        player: joiner,
+                        name: "New".into(),
+                        spectator,
+                        bot: false,
+                    }],
+                    "room of {n}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn spectators_leaving_dropping_and_returning_cost_the_room_little() {
+    let mut r = crowded(50);
+    let watcher = PlayerId(100);
+    // A spectator's connection is nobody else's business.
+    assert!(r.disconnect(watcher, 1).is_empty());
+    let fx = r.reconnect(watcher, 2).unwrap();
+    assert_eq!(fx.messages.len(), 1);
+    assert!(fx.messages[0].reply);
+    // Leaving: one `player_left` for everyone, and the leaver's own notice.
+    let fx = r.leave(watcher, 3).unwrap();
+    assert_eq!(fx.messages.len(), 2);
+    assert!(fx
+        .messages
+        .iter()
+        .all(|o| matches!(o.message, ServerMessage::PlayerLeft { .. })));
+    // The host leaving changes what everyone must draw: then a snapshot.
+    let fx = r.leave(ADA, 4).unwrap();
+    let new_host = r.host();
+    assert_ne!(new_host, ADA);
+    assert_eq!(snapshot(&fx, PlayerId(120)).host, new_host);
+}
+
+#[test]
+fn a_bot_is_marked_in_the_roster_and_its_arrival() {
+    let mut r = room(RoomSettings::default(), vec![easy()]);
+    let fx = r.join(Joiner::new(BOB, "Bob").bot(true), false, 0).unwrap();
+    assert_eq!(
+        sent_to(&fx, &r, ADA),
+        vec![&ServerMessage::PlayerJoined {
+            player: BOB,
+            name: "Bob".into(),
+            spectator: false,
+            bot: true,
+        }]
+    );
+    let roster = snapshot(&fx, BOB).players;
+    let bot_of = |id| roster.iter().find(|p| p.id == id).unwrap().bot;
+    assert!(bot_of(BOB));
+    assert!(!bot_of(ADA));
+}
+
+#[test]
 fn spectators_watch_chat_and_never_score() {
     let mut r = room(RoomSettings::default(), vec![easy()]);
-    let fx = r.join(DEE, "Dee", true, 0).unwrap();
+    let fx = r.join(Joiner::new(DEE, "Dee"), true, 0).unwrap();
     assert!(sent_to(&fx, &r, ADA).iter().any(|m| matches!(
         m,
         ServerMessage::PlayerJoined {
@@ -226,7 +361,7 @@ fn a_dropped_player_keeps_their_seat_for_a_minute_and_resumes_with_a_snapshot() 
 #[test]
 fn a_seat_is_released_after_a_minute_away() {
     let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(BOB, "Bob", false, 0).unwrap();
+    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
     r.disconnect(ADA, 1_000);
     assert_eq!(r.next_deadline(), Some(1_000 + SEAT_HOLD_MS));
     assert!(r.tick(1_000 + SEAT_HOLD_MS - 1).is_empty());
@@ -242,28 +377,45 @@ fn a_seat_is_released_after_a_minute_away() {
     )));
     assert_eq!(r.host(), BOB);
     assert!(!r.is_member(ADA));
-    assert_eq!(r.is_empty_since(), None);
-    // The last one out leaves an empty room the lobby may close.
+    assert_eq!(r.vacant_since(), None);
+    // The last one out leaves a vacant room the server may close.
     r.leave(BOB, 70_000).unwrap();
-    assert_eq!(r.is_empty_since(), Some(70_000));
+    assert_eq!(r.vacant_since(), Some(70_000));
     assert_eq!(r.next_deadline(), None);
+}
+
+#[test]
+fn a_room_everyone_dropped_from_is_vacant_since_the_last_drop() {
+    let mut r = room(RoomSettings::default(), vec![easy()]);
+    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
+    r.join(Joiner::new(DEE, "Dee"), true, 0).unwrap();
+    r.disconnect(ADA, 1_000);
+    r.disconnect(DEE, 2_000);
+    assert_eq!(r.vacant_since(), None, "Bob is still here");
+    r.disconnect(BOB, 3_000);
+    assert_eq!(r.vacant_since(), Some(3_000));
+    // A held seat timing out does not make the room any emptier.
+    r.tick(1_000 + SEAT_HOLD_MS);
+    assert_eq!(r.vacant_since(), Some(3_000));
+    r.reconnect(DEE, 1_000 + SEAT_HOLD_MS).unwrap();
+    assert_eq!(r.vacant_since(), None);
 }
 
 #[test]
 fn someone_joining_an_emptied_room_becomes_its_host() {
     let mut r = room(RoomSettings::default(), vec![easy()]);
     r.leave(ADA, 0).unwrap();
-    assert_eq!(r.is_empty_since(), Some(0));
-    let fx = r.join(BOB, "Bob", false, 5).unwrap();
+    assert_eq!(r.vacant_since(), Some(0));
+    let fx = r.join(Joiner::new(BOB, "Bob"), false, 5).unwrap();
     assert_eq!(r.host(), BOB);
     assert_eq!(snapshot(&fx, BOB).host, BOB);
-    assert_eq!(r.is_empty_since(), None);
+    assert_eq!(r.vacant_since(), None);
 }
 
 #[test]
 fn chat_is_limited_in_length_and_rate() {
     let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(BOB, "Bob", false, 0).unwrap();
+    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
     let fx = r.chat(BOB, "  hello  ", 0).unwrap();
     assert_eq!(
         sent_to(&fx, &r, ADA),

@@ -29,10 +29,10 @@ fn a_new_room_starts_in_its_lobby_with_the_host_seated() {
     };
     let refused = Room::new(
         "X",
-        ADA,
-        "Ada",
+        Joiner::new(ADA, "Ada"),
         bad,
         Box::new(ScriptedDealer::new(vec![])),
+        RoomLimits::default(),
         0,
     );
     assert_eq!(refused.unwrap_err().code(), ErrorCode::InvalidSettings);
@@ -41,7 +41,7 @@ fn a_new_room_starts_in_its_lobby_with_the_host_seated() {
 #[test]
 fn only_the_host_starts_and_only_between_matches() {
     let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(BOB, "Bob", false, 0).unwrap();
+    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
     assert_eq!(error_code(r.start(BOB, 0)), ErrorCode::NotHost);
     assert_eq!(error_code(r.start(DEE, 0)), ErrorCode::NotInRoom);
     let fx = r.start(ADA, 0).unwrap();
@@ -87,7 +87,7 @@ fn only_the_host_starts_and_only_between_matches() {
 #[test]
 fn a_match_needs_a_player() {
     let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(BOB, "Bob", true, 0).unwrap();
+    r.join(Joiner::new(BOB, "Bob"), true, 0).unwrap();
     r.leave(ADA, 0).unwrap();
     // The spectator inherits the room but cannot play alone.
     assert_eq!(r.host(), BOB);
@@ -248,7 +248,7 @@ fn reaching_the_target_score_ends_the_match_early() {
 #[test]
 fn the_match_is_abandoned_when_every_player_leaves() {
     let mut r = playing(RoomSettings::default(), vec![easy()]);
-    r.join(DEE, "Dee", true, R1).unwrap();
+    r.join(Joiner::new(DEE, "Dee"), true, R1).unwrap();
     r.leave(BOB, R1 + 1).unwrap();
     r.leave(CY, R1 + 1).unwrap();
     let fx = r.leave(ADA, R1 + 1).unwrap();
@@ -260,7 +260,7 @@ fn the_match_is_abandoned_when_every_player_leaves() {
 #[test]
 fn settings_change_only_by_the_host_between_matches() {
     let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(BOB, "Bob", false, 0).unwrap();
+    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
     let patch = SettingsPatch {
         rounds: Some(3),
         rules: Some(Rules::Integer),
@@ -286,7 +286,7 @@ fn settings_change_only_by_the_host_between_matches() {
         max_players: Some(2),
         ..SettingsPatch::default()
     };
-    r.join(CY, "Cy", false, 0).unwrap();
+    r.join(Joiner::new(CY, "Cy"), false, 0).unwrap();
     assert_eq!(
         error_code(r.update_settings(ADA, &shrink, 0)),
         ErrorCode::InvalidSettings
@@ -304,7 +304,7 @@ fn settings_change_only_by_the_host_between_matches() {
 #[test]
 fn handle_dispatches_room_messages_and_answers_refusals() {
     let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(BOB, "Bob", false, 0).unwrap();
+    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
     let fx = r.handle(BOB, &ClientMessage::Start, 0);
     assert_eq!(fx.messages.len(), 1);
     assert!(fx.messages[0].reply);
@@ -328,4 +328,60 @@ fn handle_dispatches_room_messages_and_answers_refusals() {
             ..
         }
     ));
+}
+
+fn match_result(fx: &Effects) -> MatchResult {
+    fx.events
+        .iter()
+        .find_map(|e| match e {
+            RoomEvent::MatchFinished(m) => Some(m.clone()),
+            _ => None,
+        })
+        .expect("the match finished")
+}
+
+#[test]
+fn the_result_tells_the_ratings_who_is_a_bot_and_who_tried() {
+    let settings = RoomSettings {
+        rounds: 2,
+        lockout_seconds: 0,
+        ..RoomSettings::default()
+    };
+    let mut r = room(settings, vec![easy()]);
+    r.join(Joiner::new(BOB, "Bot Bob").bot(true), false, 0)
+        .unwrap();
+    r.join(Joiner::new(CY, "Cy"), false, 0).unwrap();
+    r.join(Joiner::new(DEE, "Dee"), false, 0).unwrap();
+    r.start(ADA, 0).unwrap();
+    r.tick(R1);
+    // Round 1: Cy misses twice, then the bot wins. Dee leaves after a try.
+    r.submit(CY, 1, WRONG, R1 + 1).unwrap();
+    r.submit(CY, 1, "((", R1 + 2).unwrap();
+    r.submit(DEE, 1, WRONG, R1 + 3).unwrap();
+    r.leave(DEE, R1 + 4).unwrap();
+    r.submit(BOB, 1, RIGHT, R1 + 5).unwrap();
+    // Round 2 runs out; Ada never tried anything.
+    let round2 = R1 + 5 + BETWEEN_ROUNDS_MS;
+    r.tick(round2);
+    let fx = r.tick(round2 + 90_000);
+    let result = match_result(&fx);
+    assert_eq!(result.entrants.len(), result.standings.len());
+    let of = |p: PlayerId| {
+        let i = result.standings.iter().position(|s| s.player == p).unwrap();
+        assert_eq!(result.entrants[i].player, p, "same order as the standings");
+        (result.entrants[i].bot, result.entrants[i].attempts)
+    };
+    assert_eq!(of(ADA), (false, 0));
+    assert_eq!(of(BOB), (true, 1));
+    assert_eq!(of(CY), (false, 2));
+    assert_eq!(of(DEE), (false, 1), "a leaver keeps their attempts");
+    // A rematch counts afresh.
+    r.start(ADA, round2 + 100_000).unwrap();
+    r.tick(round2 + 100_000 + COUNTDOWN_MS);
+    let t = round2 + 100_000 + COUNTDOWN_MS;
+    r.tick(t + 90_000);
+    r.tick(t + 90_000 + BETWEEN_ROUNDS_MS);
+    let fx = r.tick(t + 180_000 + BETWEEN_ROUNDS_MS);
+    let result = match_result(&fx);
+    assert!(result.entrants.iter().all(|e| e.attempts == 0));
 }

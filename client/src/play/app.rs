@@ -11,8 +11,8 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use krypto_core::protocol::{
     ClientMessage, DealMode, Difficulty, ErrorCode, LeaderboardRow, LeaveReason, Metric, Period,
-    PlayerId, RoomPhase, RoomSettings, RoomSnapshot, RoomSummary, ServerEnvelope, ServerMessage,
-    SettingsPatch, Standing, Variant, MAX_CHAT_LEN,
+    PlayerId, PlayerInfo, RoomPhase, RoomSettings, RoomSnapshot, RoomSummary, ServerEnvelope,
+    ServerMessage, SettingsPatch, Standing, Variant, MAX_CHAT_LEN,
 };
 use krypto_core::Rules;
 
@@ -653,8 +653,26 @@ impl App {
                 self.push(FeedKind::Chat, format!("[chat] {name}: {text}"));
             }
             ServerMessage::PlayerJoined {
-                name, spectator, ..
+                player,
+                name,
+                spectator,
+                bot,
             } => {
+                // The server sends the others this small notice rather than
+                // a whole snapshot: add the newcomer to the roster we hold.
+                if let Some(r) = &mut self.room {
+                    if !r.snapshot.players.iter().any(|p| p.id == player) {
+                        r.snapshot.players.push(PlayerInfo {
+                            id: player,
+                            name: name.clone(),
+                            score: 0,
+                            connected: true,
+                            spectator,
+                            waiting: !spectator && r.snapshot.state == RoomPhase::Playing,
+                            bot,
+                        });
+                    }
+                }
                 let how = if spectator { " to watch" } else { "" };
                 self.push(FeedKind::Event, format!("{name} joined{how}"));
             }
@@ -675,6 +693,9 @@ impl App {
                     self.push(FeedKind::Event, text);
                     actions.push(Action::Send(ClientMessage::ListRooms));
                 } else {
+                    if let Some(r) = &mut self.room {
+                        r.snapshot.players.retain(|p| p.id != player);
+                    }
                     let why = match reason {
                         LeaveReason::Left => "left",
                         LeaveReason::Kicked => "was removed by the host",
@@ -1922,6 +1943,38 @@ mod tests {
             sends(&app.handle(welcome(true))),
             [ClientMessage::ListRooms]
         );
+    }
+
+    #[test]
+    fn the_roster_follows_joins_and_departures_without_snapshots() {
+        let mut app = game();
+        let roster = |app: &App| -> Vec<(i64, bool, bool)> {
+            app.room
+                .as_ref()
+                .unwrap()
+                .snapshot
+                .players
+                .iter()
+                .map(|p| (p.id.0, p.waiting, p.bot))
+                .collect()
+        };
+        let before = roster(&app);
+        app.handle(msg(ServerMessage::PlayerJoined {
+            player: krypto_core::protocol::PlayerId(77),
+            name: "Bot Zed".into(),
+            spectator: false,
+            bot: true,
+        }));
+        let after = roster(&app);
+        assert_eq!(after.len(), before.len() + 1);
+        // Joined during a round: plays from the next one.
+        assert_eq!(after.last(), Some(&(77, true, true)));
+        app.handle(msg(ServerMessage::PlayerLeft {
+            player: krypto_core::protocol::PlayerId(77),
+            name: "Bot Zed".into(),
+            reason: LeaveReason::Left,
+        }));
+        assert_eq!(roster(&app), before);
     }
 
     #[test]

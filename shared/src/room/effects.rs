@@ -119,6 +119,23 @@ pub struct MatchResult {
     /// Final standings, best first; ties share a rank. Players who left
     /// during the match are included with the score they had.
     pub standings: Vec<Standing>,
+    /// What the ratings need to know of each player in `standings`, in the
+    /// same order: whether they are a bot and whether they tried at all.
+    pub entrants: Vec<Entrant>,
+}
+
+/// A player of a finished match, as the ratings see them: a match is rated
+/// only for people (not bots) who made at least one attempt, so a puppet
+/// account that never answers cannot feed its farmer points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entrant {
+    /// Who.
+    pub player: PlayerId,
+    /// Said it is a bot when it connected.
+    pub bot: bool,
+    /// Formulas and "no solution" claims the room judged for them in this
+    /// match (wrong, locked out and too late included).
+    pub attempts: u32,
 }
 
 /// What a command or a tick produced.

@@ -2,6 +2,12 @@
 
 use crate::protocol::{ErrorCode, PlayerId, ServerMessage, SettingsError, MAX_CHAT_LEN};
 
+/// What a player hears for a code that names no room they may enter: the
+/// same sentence for a room that does not exist and for a locked room they
+/// are not in, so a locked room cannot be found by guessing codes. The
+/// server answers unknown codes with it too.
+pub const ROOM_NOT_FOUND: &str = "no room has that code";
+
 /// Why a command was refused. Nothing changed in the room.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RoomError {
@@ -28,7 +34,14 @@ pub enum RoomError {
     /// Every seat is taken.
     #[error("the room is full ({0} players)")]
     RoomFull(u32),
-    /// The host locked the room, or removed this player from it.
+    /// A locked room, to someone not in it: indistinguishable from a room
+    /// that does not exist.
+    #[error("{ROOM_NOT_FOUND}")]
+    NotFound,
+    /// The spectators' places are all taken.
+    #[error("the room has its {0} spectators already")]
+    TooManySpectators(u32),
+    /// The host removed this player from the room.
     #[error("{0}")]
     RoomLocked(&'static str),
     /// A chat message over the limit.
@@ -61,6 +74,8 @@ impl RoomError {
             RoomError::WrongState(_) => ErrorCode::WrongState,
             RoomError::WrongRound { .. } => ErrorCode::WrongRound,
             RoomError::RoomFull(_) => ErrorCode::RoomFull,
+            RoomError::NotFound => ErrorCode::RoomNotFound,
+            RoomError::TooManySpectators(_) => ErrorCode::RoomFull,
             RoomError::RoomLocked(_) => ErrorCode::RoomLocked,
             RoomError::TooLong => ErrorCode::TooLong,
             RoomError::EmptyChat => ErrorCode::BadMessage,

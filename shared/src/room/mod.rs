@@ -54,8 +54,9 @@ use crate::protocol::{ClientMessage, PlayerId, RoomSettings, ServerMessage};
 pub use dealer::{
     difficulty_of, Dealer, DifficultyBands, HandSource, RandomDealer, ScriptedDealer, ShuffledDeck,
 };
-pub use effects::{Effects, MatchResult, Outgoing, Recipient, RoomEvent};
-pub use error::RoomError;
+pub use effects::{Effects, Entrant, MatchResult, Outgoing, Recipient, RoomEvent};
+pub use error::{RoomError, ROOM_NOT_FOUND};
+pub use roster::Joiner;
 
 use roster::{Departed, Member};
 use rounds::{Phase, Round};
@@ -75,6 +76,29 @@ pub const ROUND_POINTS: i64 = 1;
 /// How many recent events a snapshot carries for a resuming client's feed.
 pub const RECENT_EVENTS: usize = 20;
 
+/// Limits the server puts on every room (its flags), as opposed to the
+/// settings a host chooses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RoomLimits {
+    /// Most spectators at once; the next one gets `room_full`. Every member
+    /// costs the room a message per event, so an unbounded crowd would slow
+    /// the game for its players.
+    pub max_spectators: u32,
+}
+
+impl RoomLimits {
+    /// The default spectator cap.
+    pub const DEFAULT_MAX_SPECTATORS: u32 = 100;
+}
+
+impl Default for RoomLimits {
+    fn default() -> Self {
+        RoomLimits {
+            max_spectators: Self::DEFAULT_MAX_SPECTATORS,
+        }
+    }
+}
+
 /// One room: its roster, settings and the match being played. See the module
 /// documentation for how the server drives it.
 #[derive(Debug)]
@@ -92,8 +116,11 @@ pub struct Room {
     departed: Vec<Departed>,
     dealer: Box<dyn Dealer>,
     recent: VecDeque<ServerMessage>,
-    /// When the last member left.
-    empty_since: Option<u64>,
+    /// Limits the server sets on every room.
+    limits: RoomLimits,
+    /// When the last connected member left or dropped, while nobody is
+    /// connected: the server closes a room vacant for long enough.
+    vacated_at: Option<u64>,
     /// Effects produced by time passing during a command that was then
     /// refused; delivered by the next call.
     pending: Effects,
@@ -104,17 +131,18 @@ impl Room {
     /// effects hold the host's first snapshot.
     pub fn new(
         code: impl Into<String>,
-        host: PlayerId,
-        host_name: impl Into<String>,
+        host: Joiner,
         settings: RoomSettings,
         dealer: Box<dyn Dealer>,
+        limits: RoomLimits,
         now: u64,
     ) -> Result<(Room, Effects), RoomError> {
         settings.validate()?;
+        let host_id = host.id;
         let mut room = Room {
             code: code.into(),
             settings,
-            host,
+            host: host_id,
             locked: false,
             members: Vec::new(),
             banned: HashSet::new(),
@@ -123,13 +151,16 @@ impl Room {
             departed: Vec::new(),
             dealer,
             recent: VecDeque::new(),
-            empty_since: None,
+            limits,
+            vacated_at: None,
             pending: Effects::default(),
         };
-        room.members
-            .push(Member::new(host, host_name.into(), false, 0));
+        room.members.push(Member::new(host, false, 0));
         let mut fx = Effects::default();
-        fx.reply(host, ServerMessage::RoomState(room.snapshot_for(host, now)));
+        fx.reply(
+            host_id,
+            ServerMessage::RoomState(room.snapshot_for(host_id, now)),
+        );
         Ok((room, fx))
     }
 

@@ -74,14 +74,18 @@ impl Room {
                 locked_out_ms,
             };
         if over {
-            fx.events.push(RoomEvent::Attempt {
-                round: current,
+            self.count_attempt(
                 player,
-                formula: formula.map(str::to_owned),
-                accepted: false,
-                error: Some(VerdictKind::RoundOver),
-                elapsed_ms,
-            });
+                &mut fx,
+                RoomEvent::Attempt {
+                    round: current,
+                    player,
+                    formula: formula.map(str::to_owned),
+                    accepted: false,
+                    error: Some(VerdictKind::RoundOver),
+                    elapsed_ms,
+                },
+            );
             fx.reply(
                 player,
                 refuse(VerdictKind::RoundOver, "this round is already over", None),
@@ -96,14 +100,18 @@ impl Room {
         }
         if now < locked_until {
             let left = locked_until - now;
-            fx.events.push(RoomEvent::Attempt {
-                round: current,
+            self.count_attempt(
                 player,
-                formula: formula.map(str::to_owned),
-                accepted: false,
-                error: Some(VerdictKind::LockedOut),
-                elapsed_ms,
-            });
+                &mut fx,
+                RoomEvent::Attempt {
+                    round: current,
+                    player,
+                    formula: formula.map(str::to_owned),
+                    accepted: false,
+                    error: Some(VerdictKind::LockedOut),
+                    elapsed_ms,
+                },
+            );
             fx.reply(
                 player,
                 refuse(
@@ -126,10 +134,13 @@ impl Room {
             round.deal.objective,
             self.settings.rules,
         );
-        let verdict: Result<Option<Rational>, VerdictError> = match formula {
-            Some(f) => referee::check(f, &cards, target, rules).map(Some),
+        // What is broadcast of a winning formula is the formula as the
+        // parser prints it, never the raw text a player sent.
+        let verdict: Result<(Option<Rational>, Option<String>), VerdictError> = match formula {
+            Some(f) => referee::check(f, &cards, target, rules)
+                .map(|ok| (Some(ok.value), Some(ok.printed))),
             None => match referee::solve_one(&cards, target, rules) {
-                Ok(None) => Ok(None),
+                Ok(None) => Ok((None, None)),
                 Ok(Some(_)) => Err(VerdictError {
                     kind: VerdictKind::HasSolution,
                     message: "this hand has a solution".into(),
@@ -142,15 +153,19 @@ impl Room {
             },
         };
         match verdict {
-            Ok(value) => {
-                fx.events.push(RoomEvent::Attempt {
-                    round: current,
+            Ok((value, printed)) => {
+                self.count_attempt(
                     player,
-                    formula: formula.map(str::to_owned),
-                    accepted: true,
-                    error: None,
-                    elapsed_ms,
-                });
+                    &mut fx,
+                    RoomEvent::Attempt {
+                        round: current,
+                        player,
+                        formula: printed.clone(),
+                        accepted: true,
+                        error: None,
+                        elapsed_ms,
+                    },
+                );
                 fx.reply(
                     player,
                     ServerMessage::Verdict {
@@ -161,7 +176,7 @@ impl Room {
                         locked_out_ms: None,
                     },
                 );
-                self.win(player, formula, elapsed_ms, now, &mut fx);
+                self.win(player, printed, elapsed_ms, now, &mut fx);
             }
             Err(error) => {
                 let lockout = u64::from(self.settings.lockout_seconds) * 1000;
@@ -174,14 +189,18 @@ impl Room {
                     }
                     None => 0,
                 };
-                fx.events.push(RoomEvent::Attempt {
-                    round: current,
+                self.count_attempt(
                     player,
-                    formula: formula.map(str::to_owned),
-                    accepted: false,
-                    error: Some(error.kind),
-                    elapsed_ms,
-                });
+                    &mut fx,
+                    RoomEvent::Attempt {
+                        round: current,
+                        player,
+                        formula: formula.map(str::to_owned),
+                        accepted: false,
+                        error: Some(error.kind),
+                        elapsed_ms,
+                    },
+                );
                 fx.reply(
                     player,
                     ServerMessage::Verdict {
@@ -208,7 +227,7 @@ impl Room {
     pub(super) fn win(
         &mut self,
         player: PlayerId,
-        formula: Option<&str>,
+        formula: Option<String>,
         elapsed_ms: u64,
         now: u64,
         fx: &mut Effects,
@@ -224,7 +243,7 @@ impl Room {
         fx.events.push(RoomEvent::RoundWon {
             round: number,
             winner: player,
-            formula: formula.map(str::to_owned),
+            formula: formula.clone(),
             no_solution: formula.is_none(),
             elapsed_ms,
             points: ROUND_POINTS,
@@ -232,8 +251,8 @@ impl Room {
         let msg = ServerMessage::RoundWon {
             round: number,
             winner: player,
-            formula: formula.map(str::to_owned),
             no_solution: formula.is_none(),
+            formula,
             elapsed_ms,
             points: ROUND_POINTS,
             scores: self
@@ -249,5 +268,14 @@ impl Room {
         self.remember(msg.clone());
         fx.send(Recipient::All, msg);
         self.end_round(now, fx);
+    }
+
+    /// Records a judged attempt and counts it: the ratings leave out
+    /// players who never tried.
+    fn count_attempt(&mut self, player: PlayerId, fx: &mut Effects, event: RoomEvent) {
+        if let Some(m) = self.member_mut(player) {
+            m.attempts += 1;
+        }
+        fx.events.push(event);
     }
 }

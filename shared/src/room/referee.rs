@@ -6,18 +6,37 @@ use crate::rational::Rational;
 use crate::rules::Rules;
 use crate::{formula, solver};
 
+/// A formula the checker accepted.
+pub(super) struct Accepted {
+    /// What it comes to.
+    pub(super) value: Rational,
+    /// The formula as the parser prints it (spaced, `×` and `÷`, fewest
+    /// parentheses): what the room shows others, so nothing a player typed
+    /// beyond the formula itself reaches anyone's screen.
+    pub(super) printed: String,
+}
+
 /// Judges a formula; the error is already in wire form.
 pub(super) fn check(
     formula: &str,
     cards: &[i64],
     target: i64,
     rules: Rules,
-) -> Result<Rational, VerdictError> {
-    formula::check(formula, cards, target, rules).map_err(|e| VerdictError {
+) -> Result<Accepted, VerdictError> {
+    let value = formula::check(formula, cards, target, rules).map_err(to_wire)?;
+    let printed = formula::parse(formula)
+        .map_err(to_wire)?
+        .to_expr()
+        .to_string();
+    Ok(Accepted { value, printed })
+}
+
+fn to_wire(e: formula::FormulaError) -> VerdictError {
+    VerdictError {
         kind: VerdictKind::from_name(e.kind.as_str()),
         message: e.message,
         column: e.column,
-    })
+    }
 }
 
 /// One solution, printed, or `None` when there is none.

@@ -6,11 +6,41 @@ use std::collections::VecDeque;
 use super::{Effects, Phase, Recipient, Room, RoomError, RoomEvent};
 use crate::protocol::{LeaveReason, PlayerId, ServerMessage};
 
+/// Someone asking to join a room (or to open one, as its host).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Joiner {
+    /// Their player id.
+    pub id: PlayerId,
+    /// Their name as the server stored it (already validated).
+    pub name: String,
+    /// Whether they said they are a bot (`hello.bot`): shown in the roster,
+    /// and reported with the match so bots are never rated.
+    pub bot: bool,
+}
+
+impl Joiner {
+    /// A person.
+    pub fn new(id: PlayerId, name: impl Into<String>) -> Self {
+        Joiner {
+            id,
+            name: name.into(),
+            bot: false,
+        }
+    }
+
+    /// The same joiner, marked as a bot (or not).
+    pub fn bot(self, bot: bool) -> Self {
+        Joiner { bot, ..self }
+    }
+}
+
 /// Someone in the room.
 #[derive(Debug, Clone)]
 pub(super) struct Member {
     pub(super) id: PlayerId,
     pub(super) name: String,
+    /// Said it is a bot when it connected.
+    pub(super) bot: bool,
     /// Spectators watch and chat but never score.
     pub(super) spectator: bool,
     /// When they dropped, if they are disconnected; the seat is released
@@ -18,6 +48,9 @@ pub(super) struct Member {
     pub(super) disconnected_at: Option<u64>,
     /// Score in the current (or last) match.
     pub(super) score: i64,
+    /// Formulas and claims judged in the current (or last) match, so the
+    /// ratings can leave out players who never tried.
+    pub(super) attempts: u32,
     /// First round of the current match they may answer: late joiners wait
     /// for the next deal.
     pub(super) eligible_from: u32,
@@ -28,58 +61,93 @@ pub(super) struct Member {
 }
 
 impl Member {
+    pub(super) fn new(joiner: Joiner, spectator: bool, eligible_from: u32) -> Self {
+        Member {
+            id: joiner.id,
+            name: joiner.name,
+            bot: joiner.bot,
+            spectator,
+            disconnected_at: None,
+            score: 0,
+            attempts: 0,
+            eligible_from,
+            locked_until: 0,
+            chat_times: VecDeque::new(),
+        }
+    }
+
     pub(super) fn connected(&self) -> bool {
         self.disconnected_at.is_none()
     }
 }
 
 /// A player who left during the match: they still appear in its standings,
-/// so leaving cannot dodge a loss.
+/// so leaving cannot dodge a loss, and get their score back if they return.
 #[derive(Debug, Clone)]
 pub(super) struct Departed {
     pub(super) id: PlayerId,
     pub(super) name: String,
+    pub(super) bot: bool,
     pub(super) score: i64,
+    pub(super) attempts: u32,
 }
 
 impl Room {
-    // -- roster -------------------------------------------------------------
-
-    /// `player` joins (or, if they still hold a seat, comes back).
+    /// `joiner` joins as a player or a spectator (or, if they still hold a
+    /// seat, comes back to it).
+    ///
+    /// The joiner gets a full snapshot; everyone else gets one small
+    /// `player_joined`, whatever the room's size, and adds the newcomer to
+    /// the roster they hold (score 0, connected, `waiting` when a round is
+    /// being played) — so a crowd of spectators arriving costs each member
+    /// one message per arrival, not one snapshot of everyone.
     pub fn join(
         &mut self,
-        player: PlayerId,
-        name: impl Into<String>,
+        joiner: Joiner,
         spectator: bool,
         now: u64,
     ) -> Result<Effects, RoomError> {
         self.advance(now);
+        let player = joiner.id;
         if self.is_member(player) {
             return self.reconnect(player, now);
         }
         if self.banned.contains(&player) {
             return Err(RoomError::RoomLocked("the host removed you from this room"));
         }
+        // To a stranger a locked room does not exist: answering "locked"
+        // would confirm a guessed code.
         if self.locked {
-            return Err(RoomError::RoomLocked("the room is locked"));
+            return Err(RoomError::NotFound);
         }
-        if !spectator && self.player_count() >= self.settings.max_players {
+        if spectator {
+            let watching = self.members.len() as u32 - self.player_count();
+            if watching >= self.limits.max_spectators {
+                return Err(RoomError::TooManySpectators(self.limits.max_spectators));
+            }
+        } else if self.player_count() >= self.settings.max_players {
             return Err(RoomError::RoomFull(self.settings.max_players));
         }
-        let name = name.into();
         let eligible_from = match (self.phase, &self.round) {
             (Phase::Playing, Some(r)) => r.number + 1,
             _ => 0,
         };
-        let mut member = Member::new(player, name.clone(), spectator, eligible_from);
-        // Someone who left this match and comes back gets their score back.
+        let bot = joiner.bot;
+        let name = joiner.name.clone();
+        let mut member = Member::new(joiner, spectator, eligible_from);
+        // Someone who left this match and comes back gets their score back;
+        // the others' rosters show 0 for a newcomer, so they get a snapshot.
+        let mut returning = false;
         if let Some(i) = self.departed.iter().position(|d| d.id == player) {
             if !spectator {
-                member.score = self.departed.remove(i).score;
+                let departed = self.departed.remove(i);
+                member.score = departed.score;
+                member.attempts = departed.attempts;
+                returning = departed.score != 0;
             }
         }
         self.members.push(member);
-        self.empty_since = None;
+        self.vacated_at = None;
         // Someone arriving in a room that emptied takes it over.
         if !self.is_member(self.host) {
             if let Some(next) = self.successor() {
@@ -91,36 +159,64 @@ impl Room {
             player,
             name,
             spectator,
-            bot: false,
+            bot,
         };
         self.remember(msg.clone());
         fx.send(Recipient::AllExcept(player), msg);
-        self.broadcast_state(Some(player), now, &mut fx);
+        if returning {
+            self.broadcast_state(Some(player), now, &mut fx);
+        } else {
+            fx.reply(
+                player,
+                ServerMessage::RoomState(self.snapshot_for(player, now)),
+            );
+        }
         Ok(fx)
     }
 
     /// `player`'s connection dropped: they keep their seat and score for
-    /// [`SEAT_HOLD_MS`](super::SEAT_HOLD_MS).
+    /// [`SEAT_HOLD_MS`](super::SEAT_HOLD_MS). The others' rosters show a
+    /// seated player as away; a spectator's connection is nobody's business,
+    /// so it costs the room nothing.
     pub fn disconnect(&mut self, player: PlayerId, now: u64) -> Effects {
         self.advance(now);
         let mut fx = std::mem::take(&mut self.pending);
-        if let Some(m) = self.member_mut(player) {
-            if m.disconnected_at.is_none() {
-                m.disconnected_at = Some(now);
-                self.broadcast_state(None, now, &mut fx);
-            }
+        let Some(m) = self.member_mut(player) else {
+            return fx;
+        };
+        if m.disconnected_at.is_some() {
+            return fx;
+        }
+        m.disconnected_at = Some(now);
+        let spectator = m.spectator;
+        if !self.members.iter().any(Member::connected) {
+            self.vacated_at = Some(now);
+        }
+        if !spectator {
+            self.broadcast_state(None, now, &mut fx);
         }
         fx
     }
 
     /// `player` is back (with their token) while holding a seat: they get a
-    /// full snapshot, and the others see them connected again.
+    /// full snapshot, and, for a seated player, the others see them
+    /// connected again.
     pub fn reconnect(&mut self, player: PlayerId, now: u64) -> Result<Effects, RoomError> {
         self.advance(now);
         let m = self.member_mut(player).ok_or(RoomError::NotInRoom)?;
+        let was_away = !m.connected();
         m.disconnected_at = None;
+        let spectator = m.spectator;
+        self.vacated_at = None;
         let mut fx = std::mem::take(&mut self.pending);
-        self.broadcast_state(Some(player), now, &mut fx);
+        if was_away && !spectator {
+            self.broadcast_state(Some(player), now, &mut fx);
+        } else {
+            fx.reply(
+                player,
+                ServerMessage::RoomState(self.snapshot_for(player, now)),
+            );
+        }
         Ok(fx)
     }
 
@@ -192,6 +288,10 @@ impl Room {
 
     /// Removes a member, hands on the host role, and abandons a match with
     /// no players left.
+    ///
+    /// The others get one small `player_left` and drop the member from the
+    /// roster they hold; only when that is not enough to redraw it (the host
+    /// changed, or the match was abandoned) do they get a snapshot.
     pub(super) fn remove(
         &mut self,
         player: PlayerId,
@@ -209,12 +309,14 @@ impl Room {
             self.departed.push(Departed {
                 id: m.id,
                 name: m.name.clone(),
+                bot: m.bot,
                 score: m.score,
+                attempts: m.attempts,
             });
         }
         let msg = ServerMessage::PlayerLeft {
             player,
-            name: m.name,
+            name: m.name.clone(),
             reason,
         };
         self.remember(msg.clone());
@@ -227,12 +329,14 @@ impl Room {
             LeaveReason::TimedOut => {}
         }
         fx.removed.push(player);
-        if self.members.is_empty() {
-            self.empty_since = Some(now);
+        if m.disconnected_at.is_none() && !self.members.iter().any(Member::connected) {
+            self.vacated_at = Some(now);
         }
+        let mut redraw = false;
         if self.host == player {
             if let Some(next) = self.successor() {
                 self.host = next;
+                redraw = true;
             }
         }
         if in_match && self.player_count() == 0 {
@@ -240,8 +344,11 @@ impl Room {
             self.round = None;
             self.departed.clear();
             fx.events.push(RoomEvent::MatchAbandoned);
+            redraw = true;
         }
-        self.broadcast_state(None, now, fx);
+        if redraw {
+            self.broadcast_state(None, now, fx);
+        }
     }
 
     /// Longest-seated connected player, else any player, else a spectator.
@@ -251,20 +358,5 @@ impl Room {
             .or_else(|| pick(&|m| !m.spectator))
             .or_else(|| pick(&|m| m.connected()))
             .or_else(|| self.members.first().map(|m| m.id))
-    }
-}
-
-impl Member {
-    pub(super) fn new(id: PlayerId, name: String, spectator: bool, eligible_from: u32) -> Self {
-        Member {
-            id,
-            name,
-            spectator,
-            disconnected_at: None,
-            score: 0,
-            eligible_from,
-            locked_until: 0,
-            chat_times: VecDeque::new(),
-        }
     }
 }

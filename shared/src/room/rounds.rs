@@ -4,8 +4,8 @@
 
 use super::referee;
 use super::{
-    Effects, MatchResult, Recipient, Room, RoomError, RoomEvent, BETWEEN_ROUNDS_MS, COUNTDOWN_MS,
-    SEAT_HOLD_MS,
+    Effects, Entrant, MatchResult, Recipient, Room, RoomError, RoomEvent, BETWEEN_ROUNDS_MS,
+    COUNTDOWN_MS, SEAT_HOLD_MS,
 };
 use crate::cards::Deal;
 use crate::protocol::{
@@ -191,34 +191,45 @@ impl Room {
     }
 
     pub(super) fn finish_match(&mut self, rounds_played: u32, fx: &mut Effects) {
-        let mut rows: Vec<(PlayerId, String, i64)> = self
+        let mut rows: Vec<(Standing, Entrant)> = self
             .members
             .iter()
             .filter(|m| !m.spectator && m.eligible_from <= rounds_played)
-            .map(|m| (m.id, m.name.clone(), m.score))
+            .map(|m| (m.id, &m.name, m.score, m.bot, m.attempts))
             .chain(
                 self.departed
                     .iter()
-                    .map(|d| (d.id, d.name.clone(), d.score)),
+                    .map(|d| (d.id, &d.name, d.score, d.bot, d.attempts)),
             )
-            .collect();
-        // Stable: equal scores keep seating order.
-        rows.sort_by_key(|r| std::cmp::Reverse(r.2));
-        let standings: Vec<Standing> = rows
-            .iter()
-            .map(|(id, name, score)| Standing {
-                player: *id,
-                name: name.clone(),
-                score: *score,
-                rank: 1 + rows.iter().filter(|r| r.2 > *score).count() as u32,
-                rating_before: None,
-                rating_after: None,
+            .map(|(player, name, score, bot, attempts)| {
+                let standing = Standing {
+                    player,
+                    name: name.clone(),
+                    score,
+                    rank: 0,
+                    rating_before: None,
+                    rating_after: None,
+                };
+                let entrant = Entrant {
+                    player,
+                    bot,
+                    attempts,
+                };
+                (standing, entrant)
             })
             .collect();
+        // Stable: equal scores keep seating order.
+        rows.sort_by_key(|(s, _)| std::cmp::Reverse(s.score));
+        let scores: Vec<i64> = rows.iter().map(|(s, _)| s.score).collect();
+        for (s, _) in &mut rows {
+            s.rank = 1 + scores.iter().filter(|&&other| other > s.score).count() as u32;
+        }
+        let (standings, entrants): (Vec<Standing>, Vec<Entrant>) = rows.into_iter().unzip();
         fx.events.push(RoomEvent::MatchFinished(MatchResult {
             settings: self.settings.clone(),
             rounds_played,
             standings: standings.clone(),
+            entrants,
         }));
         let msg = ServerMessage::MatchOver { standings };
         self.remember(msg.clone());
@@ -265,6 +276,7 @@ impl Room {
         }
         for m in &mut self.members {
             m.score = 0;
+            m.attempts = 0;
             m.eligible_from = 0;
             m.locked_until = 0;
         }

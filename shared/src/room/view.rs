@@ -55,10 +55,12 @@ impl Room {
         self.members.iter().filter(|m| !m.spectator).count() as u32
     }
 
-    /// Since when the room has had no members at all; the lobby closes it
-    /// after a grace period.
-    pub fn is_empty_since(&self) -> Option<u64> {
-        self.empty_since
+    /// Since when nobody has been connected to the room (every member left
+    /// or dropped), in room time; `None` while someone is connected. The
+    /// server closes a room vacant for its grace period: the held seats of
+    /// a room nobody is in serve no one.
+    pub fn vacant_since(&self) -> Option<u64> {
+        self.vacated_at
     }
 
     /// The lobby listing entry.
@@ -89,7 +91,7 @@ impl Room {
                 connected: m.connected(),
                 spectator: m.spectator,
                 waiting: !m.spectator && self.phase == Phase::Playing && m.eligible_from > round_no,
-                bot: false,
+                bot: m.bot,
             })
             .collect();
         let round = self.round.as_ref().map(|r| {

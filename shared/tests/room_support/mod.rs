@@ -37,10 +37,10 @@ pub const R1: u64 = COUNTDOWN_MS;
 pub fn room(settings: RoomSettings, hands: Vec<Deal>) -> Room {
     let (room, fx) = Room::new(
         "KXR7P",
-        ADA,
-        "Ada",
+        Joiner::new(ADA, "Ada"),
         settings,
         Box::new(ScriptedDealer::new(hands)),
+        RoomLimits::default(),
         0,
     )
     .unwrap();
@@ -59,8 +59,8 @@ pub fn room(settings: RoomSettings, hands: Vec<Deal>) -> Room {
 /// round 1 dealt at [`R1`].
 pub fn playing(settings: RoomSettings, hands: Vec<Deal>) -> Room {
     let mut r = room(settings, hands);
-    r.join(BOB, "Bob", false, 0).unwrap();
-    r.join(CY, "Cy", false, 0).unwrap();
+    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
+    r.join(Joiner::new(CY, "Cy"), false, 0).unwrap();
     r.start(ADA, 0).unwrap();
     let fx = r.tick(R1);
     assert!(sent_to(&fx, &r, BOB)
