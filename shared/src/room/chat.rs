@@ -15,17 +15,13 @@ impl Room {
             return Err(RoomError::EmptyChat);
         }
         let m = self.member_mut(player).ok_or(RoomError::NotInRoom)?;
-        while m
-            .chat_times
-            .front()
-            .is_some_and(|&t| t + CHAT_WINDOW_MS <= now)
-        {
-            m.chat_times.pop_front();
+        while m.chat_expiries.front().is_some_and(|&t| t <= now) {
+            m.chat_expiries.pop_front();
         }
-        if m.chat_times.len() >= CHAT_BURST {
+        if m.chat_expiries.len() >= CHAT_BURST {
             return Err(RoomError::RateLimited);
         }
-        m.chat_times.push_back(now);
+        m.chat_expiries.push_back(now + CHAT_WINDOW_MS);
         let msg = ServerMessage::Chat {
             from: player,
             name: m.name.clone(),

@@ -35,7 +35,8 @@
 //! - `roster`: members — join, leave, kick, host, seats held while away;
 //! - `play`: answers — formulas, "no solution" claims, lockouts, wins;
 //! - `chat`: chat and its flood limit;
-//! - `view`: what members see — snapshots, the lobby summary, queries.
+//! - `view`: what members see — snapshots, the lobby summary, queries;
+//! - [`saved`]: the whole state as data, to survive a server restart.
 
 mod chat;
 pub mod dealer;
@@ -45,6 +46,7 @@ mod play;
 mod referee;
 mod roster;
 mod rounds;
+pub mod saved;
 mod view;
 
 use std::collections::{HashSet, VecDeque};
@@ -57,6 +59,7 @@ pub use dealer::{
 pub use effects::{Effects, Entrant, MatchResult, Outgoing, Recipient, RoomEvent};
 pub use error::{RoomError, ROOM_NOT_FOUND};
 pub use roster::Joiner;
+pub use saved::{SavedDeparted, SavedMember, SavedPhase, SavedRoom, SavedRound};
 
 use roster::{Departed, Member};
 use rounds::{Phase, Round};

@@ -47,9 +47,9 @@ impl Room {
                 "\"no solution\" claims need the setting deal: any",
             ));
         }
-        let (current, over, started_at) = match (&self.phase, &self.round) {
+        let (current, over, elapsed_ms) = match (&self.phase, &self.round) {
             (Phase::Playing | Phase::BetweenRounds { .. } | Phase::Finished, Some(r)) => {
-                (r.number, r.over, r.started_at)
+                (r.number, r.over, r.elapsed_ms(now))
             }
             _ => return Err(RoomError::WrongState("no round is being played")),
         };
@@ -60,7 +60,6 @@ impl Room {
             });
         }
         let mut fx = std::mem::take(&mut self.pending);
-        let elapsed_ms = now.saturating_sub(started_at);
         let refuse =
             |kind: VerdictKind, message: &str, locked_out_ms: Option<u64>| ServerMessage::Verdict {
                 round: current,

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use super::{Effects, Phase, Recipient, Room, RoomError, RoomEvent};
+use super::{Effects, Phase, Recipient, Room, RoomError, RoomEvent, SEAT_HOLD_MS};
 use crate::protocol::{LeaveReason, PlayerId, ServerMessage};
 
 /// Someone asking to join a room (or to open one, as its host).
@@ -43,9 +43,11 @@ pub(super) struct Member {
     pub(super) bot: bool,
     /// Spectators watch and chat but never score.
     pub(super) spectator: bool,
-    /// When they dropped, if they are disconnected; the seat is released
-    /// [`SEAT_HOLD_MS`](super::SEAT_HOLD_MS) later.
-    pub(super) disconnected_at: Option<u64>,
+    /// If they are disconnected, when their seat is released
+    /// ([`SEAT_HOLD_MS`](super::SEAT_HOLD_MS) after they dropped). Kept as a
+    /// deadline, like every time the room holds, so a saved room can be
+    /// restored on any clock with its time left.
+    pub(super) released_at: Option<u64>,
     /// Score in the current (or last) match.
     pub(super) score: i64,
     /// Formulas and claims judged in the current (or last) match, so the
@@ -56,8 +58,9 @@ pub(super) struct Member {
     pub(super) eligible_from: u32,
     /// No answers accepted before this time (after a wrong one).
     pub(super) locked_until: u64,
-    /// Times of their recent chat messages, for the flood limit.
-    pub(super) chat_times: VecDeque<u64>,
+    /// When each of their recent chat messages stops counting against the
+    /// flood limit, oldest first.
+    pub(super) chat_expiries: VecDeque<u64>,
 }
 
 impl Member {
@@ -67,17 +70,17 @@ impl Member {
             name: joiner.name,
             bot: joiner.bot,
             spectator,
-            disconnected_at: None,
+            released_at: None,
             score: 0,
             attempts: 0,
             eligible_from,
             locked_until: 0,
-            chat_times: VecDeque::new(),
+            chat_expiries: VecDeque::new(),
         }
     }
 
     pub(super) fn connected(&self) -> bool {
-        self.disconnected_at.is_none()
+        self.released_at.is_none()
     }
 }
 
@@ -184,10 +187,10 @@ impl Room {
         let Some(m) = self.member_mut(player) else {
             return fx;
         };
-        if m.disconnected_at.is_some() {
+        if !m.connected() {
             return fx;
         }
-        m.disconnected_at = Some(now);
+        m.released_at = Some(now + SEAT_HOLD_MS);
         let spectator = m.spectator;
         if !self.members.iter().any(Member::connected) {
             self.vacated_at = Some(now);
@@ -205,7 +208,7 @@ impl Room {
         self.advance(now);
         let m = self.member_mut(player).ok_or(RoomError::NotInRoom)?;
         let was_away = !m.connected();
-        m.disconnected_at = None;
+        m.released_at = None;
         let spectator = m.spectator;
         self.vacated_at = None;
         let mut fx = std::mem::take(&mut self.pending);
@@ -329,7 +332,7 @@ impl Room {
             LeaveReason::TimedOut => {}
         }
         fx.removed.push(player);
-        if m.disconnected_at.is_none() && !self.members.iter().any(Member::connected) {
+        if m.connected() && !self.members.iter().any(Member::connected) {
             self.vacated_at = Some(now);
         }
         let mut redraw = false;

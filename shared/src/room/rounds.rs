@@ -5,7 +5,7 @@
 use super::referee;
 use super::{
     Effects, Entrant, MatchResult, Recipient, Room, RoomError, RoomEvent, BETWEEN_ROUNDS_MS,
-    COUNTDOWN_MS, SEAT_HOLD_MS,
+    COUNTDOWN_MS,
 };
 use crate::cards::Deal;
 use crate::protocol::{
@@ -17,10 +17,19 @@ use crate::protocol::{
 pub(super) struct Round {
     pub(super) number: u32,
     pub(super) deal: Deal,
-    pub(super) started_at: u64,
+    /// How long the round was dealt for; with the deadline it gives the
+    /// time since the deal.
+    pub(super) duration_ms: u64,
     pub(super) deadline: u64,
     /// Won or timed out: later answers get "round over".
     pub(super) over: bool,
+}
+
+impl Round {
+    /// Time since the deal.
+    pub(super) fn elapsed_ms(&self, now: u64) -> u64 {
+        (now + self.duration_ms).saturating_sub(self.deadline)
+    }
 }
 
 /// What the room is doing; deadlines are absolute `now` values.
@@ -74,10 +83,7 @@ impl Room {
             Phase::Playing => self.round.as_ref().map(|r| r.deadline),
             Phase::Lobby | Phase::Finished => None,
         };
-        let seats = self
-            .members
-            .iter()
-            .filter_map(|m| m.disconnected_at.map(|t| t + SEAT_HOLD_MS));
+        let seats = self.members.iter().filter_map(|m| m.released_at);
         phase.into_iter().chain(seats).min()
     }
 
@@ -90,7 +96,7 @@ impl Room {
         let expired: Vec<PlayerId> = self
             .members
             .iter()
-            .filter(|m| m.disconnected_at.is_some_and(|t| t + SEAT_HOLD_MS <= at))
+            .filter(|m| m.released_at.is_some_and(|t| t <= at))
             .map(|m| m.id)
             .collect();
         if !expired.is_empty() {
@@ -139,7 +145,7 @@ impl Room {
         self.round = Some(Round {
             number,
             deal,
-            started_at: at,
+            duration_ms: duration,
             deadline: at + duration,
             over: false,
         });

@@ -109,7 +109,7 @@ impl Room {
                 } else {
                     0
                 },
-                duration_ms: r.deadline - r.started_at,
+                duration_ms: r.duration_ms,
                 locked_out_ms,
             }
         });

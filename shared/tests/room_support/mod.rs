@@ -3,6 +3,8 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod steps;
+
 use krypto_core::cards::Deal;
 use krypto_core::protocol::*;
 use krypto_core::room::*;
