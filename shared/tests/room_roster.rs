@@ -413,6 +413,28 @@ fn someone_joining_an_emptied_room_becomes_its_host() {
 }
 
 #[test]
+fn chat_that_could_act_on_a_terminal_is_refused_and_not_relayed() {
+    let mut r = room(RoomSettings::default(), vec![easy()]);
+    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
+    for sneaky in [
+        "\u{1b}]52;c;aGk=\u{7}",
+        "\u{1b}[2J",
+        "hi\r\nSERVER: you won!",
+        "gnp\u{202e}exe.png",
+        "a\tb",
+    ] {
+        let refused = r.chat(BOB, sneaky, 1).unwrap_err();
+        assert!(matches!(refused, RoomError::HiddenText(_)), "{sneaky:?}");
+        assert_eq!(refused.code(), ErrorCode::BadMessage);
+        assert!(!refused.to_string().contains('\u{1b}'));
+    }
+    // Nothing went out, and the flood limit was not spent on them.
+    for i in 0..CHAT_BURST {
+        r.chat(BOB, &format!("hello {i}"), 2).unwrap();
+    }
+}
+
+#[test]
 fn chat_is_limited_in_length_and_rate() {
     let mut r = room(RoomSettings::default(), vec![easy()]);
     r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();

@@ -1,4 +1,5 @@
-//! Chat between members, with its length and flood limits.
+//! Chat between members, with its length and flood limits, and nothing in
+//! it that could act on another member's terminal.
 
 use super::{Effects, Recipient, Room, RoomError, CHAT_BURST, CHAT_WINDOW_MS};
 use crate::protocol::{PlayerId, ServerMessage, MAX_CHAT_LEN};
@@ -14,6 +15,7 @@ impl Room {
         if text.is_empty() {
             return Err(RoomError::EmptyChat);
         }
+        crate::text::check(text)?;
         let m = self.member_mut(player).ok_or(RoomError::NotInRoom)?;
         while m.chat_expiries.front().is_some_and(|&t| t <= now) {
             m.chat_expiries.pop_front();

@@ -1,6 +1,7 @@
 //! Why a command was refused, and how the refusal reads on the wire.
 
 use crate::protocol::{ErrorCode, PlayerId, ServerMessage, SettingsError, MAX_CHAT_LEN};
+use crate::text::TextError;
 
 /// What a player hears for a code that names no room they may enter: the
 /// same sentence for a room that does not exist and for a locked room they
@@ -47,6 +48,10 @@ pub enum RoomError {
     /// A chat message over the limit.
     #[error("chat messages are at most {MAX_CHAT_LEN} characters")]
     TooLong,
+    /// A chat message holding a control or format character (an escape
+    /// sequence, a line break, a bidi override).
+    #[error(transparent)]
+    HiddenText(#[from] TextError),
     /// An empty chat message.
     #[error("empty chat message")]
     EmptyChat,
@@ -78,7 +83,7 @@ impl RoomError {
             RoomError::TooManySpectators(_) => ErrorCode::RoomFull,
             RoomError::RoomLocked(_) => ErrorCode::RoomLocked,
             RoomError::TooLong => ErrorCode::TooLong,
-            RoomError::EmptyChat => ErrorCode::BadMessage,
+            RoomError::EmptyChat | RoomError::HiddenText(_) => ErrorCode::BadMessage,
             RoomError::RateLimited => ErrorCode::RateLimited,
             RoomError::InvalidSettings(_) => ErrorCode::InvalidSettings,
             RoomError::PlayerNotFound(_) => ErrorCode::PlayerNotFound,
