@@ -1,6 +1,7 @@
 //! Why a command was refused, and how the refusal reads on the wire.
 
 use crate::protocol::{ErrorCode, PlayerId, ServerMessage, SettingsError, MAX_CHAT_LEN};
+use crate::solver::SolveError;
 use crate::text::TextError;
 
 /// What a player hears for a code that names no room they may enter: the
@@ -42,9 +43,10 @@ pub enum RoomError {
     /// The spectators' places are all taken.
     #[error("the room has its {0} spectators already")]
     TooManySpectators(u32),
-    /// The host removed this player from the room.
-    #[error("{0}")]
-    RoomLocked(&'static str),
+    /// The host removed this player from the room; they may not come back
+    /// (`room_locked` on the wire).
+    #[error("the host removed you from this room")]
+    Banned,
     /// A chat message over the limit.
     #[error("chat messages are at most {MAX_CHAT_LEN} characters")]
     TooLong,
@@ -66,7 +68,7 @@ pub enum RoomError {
     PlayerNotFound(PlayerId),
     /// The solver failed on a hand; should not happen with dealt hands.
     #[error("the server could not judge this hand: {0}")]
-    Internal(String),
+    Internal(#[from] SolveError),
 }
 
 impl RoomError {
@@ -81,7 +83,7 @@ impl RoomError {
             RoomError::RoomFull(_) => ErrorCode::RoomFull,
             RoomError::NotFound => ErrorCode::RoomNotFound,
             RoomError::TooManySpectators(_) => ErrorCode::RoomFull,
-            RoomError::RoomLocked(_) => ErrorCode::RoomLocked,
+            RoomError::Banned => ErrorCode::RoomLocked,
             RoomError::TooLong => ErrorCode::TooLong,
             RoomError::EmptyChat | RoomError::HiddenText(_) => ErrorCode::BadMessage,
             RoomError::RateLimited => ErrorCode::RateLimited,

@@ -4,6 +4,7 @@
 use crate::protocol::{VerdictError, VerdictKind};
 use crate::rational::Rational;
 use crate::rules::Rules;
+use crate::solver::SolveError;
 use crate::{formula, solver};
 
 /// A formula the checker accepted.
@@ -44,10 +45,8 @@ pub(super) fn solve_one(
     cards: &[i64],
     target: i64,
     rules: Rules,
-) -> Result<Option<String>, String> {
-    solver::solve_one(cards, target, rules)
-        .map(|found| found.map(|e| e.to_string()))
-        .map_err(|e| e.to_string())
+) -> Result<Option<String>, SolveError> {
+    solver::solve_one(cards, target, rules).map(|found| found.map(|e| e.to_string()))
 }
 
 /// Whether the hand has a solution (a solver failure counts as no).
@@ -56,8 +55,6 @@ pub(super) fn solvable(cards: &[i64], target: i64, rules: Rules) -> bool {
 }
 
 /// The number of distinct solutions.
-pub(super) fn count(cards: &[i64], target: i64, rules: Rules) -> Result<u64, String> {
-    solver::count_solutions(cards, target, rules)
-        .map(|n| n as u64)
-        .map_err(|e| e.to_string())
+pub(super) fn count(cards: &[i64], target: i64, rules: Rules) -> Result<u64, SolveError> {
+    solver::count_solutions(cards, target, rules).map(|n| n as u64)
 }

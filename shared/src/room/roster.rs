@@ -116,7 +116,7 @@ impl Room {
             return self.reconnect(player, now);
         }
         if self.banned.contains(&player) {
-            return Err(RoomError::RoomLocked("the host removed you from this room"));
+            return Err(RoomError::Banned);
         }
         // To a stranger a locked room does not exist: answering "locked"
         // would confirm a guessed code.
