@@ -106,10 +106,13 @@ fn a_bot_plays_a_whole_match() {
         ],
         &scratch.config("bots"),
     );
-    // The bots join concurrently, in either order: wait for the roster.
-    ann.expect("listing both bots", |l| {
-        l.starts_with("room ") && l.contains("Bot Ada") && l.contains("Bot Alan")
-    });
+    // The bots join concurrently, in either order; the room tells Ann of
+    // each with a `player_joined`.
+    for _ in 0..2 {
+        ann.expect("a bot joining", |l| {
+            l.starts_with("Bot A") && l.ends_with(" joined")
+        });
+    }
     bots.expect_contains(&format!("joined room {code}"));
     ann.send("/start");
     ann.expect_prefix("round 1 won by Bot");
