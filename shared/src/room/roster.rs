@@ -44,7 +44,7 @@ pub(super) struct Member {
     /// Spectators watch and chat but never score.
     pub(super) spectator: bool,
     /// If they are disconnected, when their seat is released
-    /// ([`SEAT_HOLD_MS`](super::SEAT_HOLD_MS) after they dropped). Kept as a
+    /// ([`SEAT_HOLD_MS`] after they dropped). Kept as a
     /// deadline, like every time the room holds, so a saved room can be
     /// restored on any clock with its time left.
     pub(super) released_at: Option<u64>,
@@ -178,7 +178,7 @@ impl Room {
     }
 
     /// `player`'s connection dropped: they keep their seat and score for
-    /// [`SEAT_HOLD_MS`](super::SEAT_HOLD_MS). The others' rosters show a
+    /// [`SEAT_HOLD_MS`]. The others' rosters show a
     /// seated player as away; a spectator's connection is nobody's business,
     /// so it costs the room nothing.
     pub fn disconnect(&mut self, player: PlayerId, now: u64) -> Effects {
