@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use axum::extract::ws::Utf8Bytes;
 use krypto_core::protocol::{ErrorCode, PlayerId, RoomSettings, ServerEnvelope};
-use krypto_core::room::{Effects, Recipient, Room, RoomError, RoomEvent};
+use krypto_core::room::{Effects, Joiner, Recipient, Room, RoomError, RoomEvent, RoomLimits};
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
@@ -75,7 +75,14 @@ pub fn create(
     let clock = RoomClock::new(shared.config.room_time_scale);
     let dealer = shared.config.dealer.make();
     let registered = shared.lobby.register(|code| {
-        let (room, fx) = Room::new(code.clone(), host, name, settings, dealer, clock.now())?;
+        let (room, fx) = Room::new(
+            code.clone(),
+            Joiner::new(host, name),
+            settings,
+            dealer,
+            RoomLimits::default(),
+            clock.now(),
+        )?;
         let (tx, rx) = mpsc::channel(INBOX);
         let (summary_tx, summary) = watch::channel(room.summary());
         let handle = RoomHandle { code, tx, summary };
@@ -182,7 +189,7 @@ impl RoomTask {
                 client,
                 id,
                 reply,
-            } => match self.room.join(player, name, spectator, now) {
+            } => match self.room.join(Joiner::new(player, name), spectator, now) {
                 Ok(fx) => {
                     self.clients.insert(player, client);
                     self.shared.lobby.seat(player, self.room.code());

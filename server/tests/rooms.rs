@@ -91,8 +91,15 @@ async fn full_locked_and_spectators() {
     assert_eq!(refused["code"], "not_host");
     a.request(json!({"type": "lock", "locked": true})).await;
     let (mut d, _) = server.player("Dan").await;
+    // A locked room answers a stranger exactly as a room that does not exist.
     let locked = join(&mut d, &code, true).await;
-    assert_eq!(locked["code"], "room_locked", "{locked}");
+    let other = if code == "ZZZZZ" { "YYYYY" } else { "ZZZZZ" };
+    let missing = join(&mut d, other, true).await;
+    assert_eq!(locked["code"], "room_not_found", "{locked}");
+    assert_eq!(
+        (&locked["code"], &locked["message"]),
+        (&missing["code"], &missing["message"])
+    );
     server.shutdown().await;
 }
 

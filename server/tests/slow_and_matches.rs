@@ -58,15 +58,11 @@ async fn a_client_that_never_reads_is_disconnected_and_others_carry_on() {
     carl.send(json!({"type": "hello", "protocol": 1, "name": "Carl"}))
         .await;
     carl.send(json!({"type": "join_room", "code": code})).await;
+    // The others learn of a joiner by a small `player_joined`.
     let carl_id = loop {
-        let st = a.recv_type("room_state").await;
-        if let Some(p) = st["players"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["name"] == "Carl")
-        {
-            break p["id"].clone();
+        let joined = a.recv_type("player_joined").await;
+        if joined["name"] == "Carl" {
+            break joined["player"].clone();
         }
     };
 

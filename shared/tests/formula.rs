@@ -76,12 +76,20 @@ fn unicode_and_letter_operators() {
 }
 
 #[test]
-fn whitespace_anywhere() {
-    assert_eq!(check("\t8+  3 ", &[8, 3], 11, Rules::Free), Ok(r(11)));
+fn spaces_anywhere_but_no_other_whitespace() {
+    assert_eq!(check(" 8+  3 ", &[8, 3], 11, Rules::Free), Ok(r(11)));
     assert_eq!(
-        check(" ( 8\t+3 )\t*\t2 ", &[8, 3, 2], 22, Rules::Free),
+        check(" ( 8 +3 ) *  2 ", &[8, 3, 2], 22, Rules::Free),
         Ok(r(22))
     );
+    // A tab, a line break or an invisible character could make the formula
+    // read differently on other screens: each is refused at its column.
+    let m = refused("8\t+ 3", &[8, 3], ErrorKind::Syntax, Some(2));
+    assert!(m.contains("U+0009") && !m.contains('\t'), "{m}");
+    refused("8 +\n3", &[8, 3], ErrorKind::Syntax, Some(4));
+    refused("8 + 3\r", &[8, 3], ErrorKind::Syntax, Some(6));
+    refused("\u{202e}8 + 3", &[8, 3], ErrorKind::Syntax, Some(1));
+    refused("8 \u{200b}+ 3", &[8, 3], ErrorKind::Syntax, Some(3));
 }
 
 #[test]
@@ -124,8 +132,10 @@ fn syntax_errors_point_at_the_problem() {
     assert!(m.contains("missing operator"), "{m}");
     let m = refused("", &HAND, Syntax, Some(1));
     assert!(m.contains("empty"), "{m}");
-    let m = refused(" \t ", &HAND, Syntax, Some(1));
+    let m = refused("   ", &HAND, Syntax, Some(1));
     assert!(m.contains("empty"), "{m}");
+    let m = refused(" \t ", &HAND, Syntax, Some(2));
+    assert!(m.contains("U+0009"), "{m}");
 }
 
 #[test]

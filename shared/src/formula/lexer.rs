@@ -62,19 +62,13 @@ impl<'a> Lexer<'a> {
     /// exhausted.
     pub fn next_token(&mut self) -> Result<Token, FormulaError> {
         let bytes = self.src.as_bytes();
-        // Skip whitespace; ASCII first because it is nearly all there is.
-        loop {
-            match bytes.get(self.pos) {
-                Some(b' ' | b'\t' | b'\n' | b'\r') => {
-                    self.pos += 1;
-                    self.column += 1;
-                }
-                Some(&b) if b >= 0x80 => match self.peek_char() {
-                    Some(c) if c.is_whitespace() => self.bump(c),
-                    _ => break,
-                },
-                _ => break,
-            }
+        // Only plain spaces separate tokens: a tab, a line break or an
+        // invisible character could make a formula read differently on
+        // another player's screen than it was judged, so each is refused
+        // below at its column like any stray character.
+        while bytes.get(self.pos) == Some(&b' ') {
+            self.pos += 1;
+            self.column += 1;
         }
         let start = self.pos;
         let column = self.column;
@@ -145,18 +139,28 @@ impl<'a> Lexer<'a> {
 }
 
 /// The message for a character that has no place in a formula, with a hint
-/// for the ones players are likely to try.
+/// for the ones players are likely to try. A hidden character (a control or
+/// format character) is named by its code point, never printed: the message
+/// is shown to the player and must not carry it onto their screen.
 fn unexpected(c: char, column: usize) -> FormulaError {
     let hint = match c {
         '.' | ',' => ": only whole numbers are allowed",
         '^' => ": powers are not allowed",
         '=' => ": type only the formula, not its result",
+        c if c.is_whitespace() || crate::text::is_hidden(c) => {
+            ": only spaces may separate numbers and operators"
+        }
         _ => "",
+    };
+    let shown = if crate::text::is_hidden(c) || c.is_whitespace() {
+        format!("U+{:04X}", u32::from(c))
+    } else {
+        format!("'{c}'")
     };
     FormulaError::at(
         ErrorKind::Syntax,
         column,
-        format!("unexpected character '{c}'{hint}"),
+        format!("unexpected character {shown}{hint}"),
     )
 }
 
@@ -180,7 +184,7 @@ mod tests {
     fn columns_count_characters_not_bytes() {
         use TokenKind::*;
         assert_eq!(
-            kinds("12×3 ÷\t4−5"),
+            kinds("12×3 ÷ 4−5"),
             vec![
                 (Number(12), 1),
                 (Op(super::Op::Mul), 3),
@@ -202,6 +206,32 @@ mod tests {
         let e = lx.next_token().unwrap_err();
         assert_eq!((e.kind, e.column), (ErrorKind::Syntax, Some(3)));
         assert!(e.message.contains("whole numbers"), "{}", e.message);
+    }
+
+    #[test]
+    fn only_spaces_separate_tokens() {
+        // Tab, newline, carriage return, no-break space, zero-width space,
+        // a right-to-left override and an escape: each is a syntax error
+        // at its own column, named by code point rather than printed.
+        for (c, code) in [
+            ('\t', "U+0009"),
+            ('\n', "U+000A"),
+            ('\r', "U+000D"),
+            ('\u{a0}', "U+00A0"),
+            ('\u{200b}', "U+200B"),
+            ('\u{202e}', "U+202E"),
+            ('\u{1b}', "U+001B"),
+        ] {
+            let src = format!("1 +{c}2");
+            let mut lx = Lexer::new(&src);
+            assert!(lx.next_token().is_ok());
+            assert!(lx.next_token().is_ok());
+            let e = lx.next_token().unwrap_err();
+            assert_eq!((e.kind, e.column), (ErrorKind::Syntax, Some(4)), "{code}");
+            assert!(e.message.contains(code), "{}", e.message);
+            assert!(!e.message.contains(c), "{code} printed raw");
+        }
+        assert_eq!(kinds("  7  ").len(), 2);
     }
 
     #[test]

@@ -1,0 +1,234 @@
+//! A room's game logic with no I/O and no clock: settings, roster, rounds,
+//! arbitration, scores and timers.
+//!
+//! One task per room owns a [`Room`] and feeds it commands one at a time, in
+//! the order the server received them; that order alone decides who answered
+//! first. Every method takes `now`, a monotonic millisecond counter chosen by
+//! the caller (the server uses the time since it started; tests use plain
+//! numbers), and returns [`Effects`]: the messages to send to whom, and the
+//! [`RoomEvent`]s to record. Between commands the task sleeps until
+//! [`Room::next_deadline`] and then calls [`Room::tick`].
+//!
+//! The contract with the caller:
+//! - record `effects.events` (and commit them) *before* sending
+//!   `effects.messages`, so that a result a client was told survives a crash;
+//! - a command refused with `Err(RoomError)` changed nothing; answer the
+//!   sender with [`RoomError::to_message`] (or use [`Room::handle`], which does
+//!   that for every room-level client message);
+//! - `effects.removed` lists players no longer in the room (left, kicked,
+//!   seat timed out): detach their connections from it;
+//! - `match_over` carries no ratings; the caller may fill in `rating_before`
+//!   and `rating_after` after recording [`RoomEvent::MatchFinished`].
+//!
+//! Timings: a 3 s countdown before the first round, a 4 s pause between
+//! rounds, seats kept 60 s after a disconnection, chat limited to 5 messages
+//! per 10 s per member. A round won scores 1 point; a wrong answer costs
+//! `wrong_penalty` points (scores may go negative).
+
+//!
+//! The module's parts, one concept each:
+//! - [`effects`]: what a command produces — messages to whom, events to record;
+//! - [`error`]: why a command was refused;
+//! - [`dealer`]: where hands come from, and the difficulty bands;
+//! - `referee`: the checker and the solver behind the room's few calls;
+//! - `rounds`: the clock — countdown, deals, time-outs, match start and end;
+//! - `roster`: members — join, leave, kick, host, seats held while away;
+//! - `play`: answers — formulas, "no solution" claims, lockouts, wins;
+//! - `chat`: chat and its flood limit;
+//! - `view`: what members see — snapshots, the lobby summary, queries;
+//! - [`saved`]: the whole state as data, to survive a server restart.
+
+mod chat;
+pub mod dealer;
+pub mod effects;
+pub mod error;
+mod play;
+mod referee;
+mod roster;
+mod rounds;
+pub mod saved;
+mod view;
+
+use std::collections::{HashSet, VecDeque};
+
+use crate::protocol::{ClientMessage, PlayerId, RoomSettings, ServerMessage};
+
+pub use dealer::{
+    difficulty_of, Dealer, DifficultyBands, HandSource, RandomDealer, ScriptedDealer, ShuffledDeck,
+};
+pub use effects::{Effects, Entrant, MatchResult, Outgoing, Recipient, RoomEvent};
+pub use error::{RoomError, ROOM_NOT_FOUND};
+pub use roster::Joiner;
+pub use saved::{SavedDeparted, SavedMember, SavedPhase, SavedRoom, SavedRound};
+
+use roster::{Departed, Member};
+use rounds::{Phase, Round};
+
+/// Time from `start` to the first deal, so everyone can get ready.
+pub const COUNTDOWN_MS: u64 = 3_000;
+/// Pause between a round's result and the next deal, to read the result.
+pub const BETWEEN_ROUNDS_MS: u64 = 4_000;
+/// How long a disconnected member keeps their seat and score.
+pub const SEAT_HOLD_MS: u64 = 60_000;
+/// Chat flood limit: at most this many messages…
+pub const CHAT_BURST: usize = 5;
+/// …within this window, per member.
+pub const CHAT_WINDOW_MS: u64 = 10_000;
+/// Points for winning a round.
+pub const ROUND_POINTS: i64 = 1;
+/// How many recent events a snapshot carries for a resuming client's feed.
+pub const RECENT_EVENTS: usize = 20;
+
+/// Limits the server puts on every room (its flags), as opposed to the
+/// settings a host chooses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RoomLimits {
+    /// Most spectators at once; the next one gets `room_full`. Every member
+    /// costs the room a message per event, so an unbounded crowd would slow
+    /// the game for its players.
+    pub max_spectators: u32,
+}
+
+impl RoomLimits {
+    /// The default spectator cap.
+    pub const DEFAULT_MAX_SPECTATORS: u32 = 100;
+}
+
+impl Default for RoomLimits {
+    fn default() -> Self {
+        RoomLimits {
+            max_spectators: Self::DEFAULT_MAX_SPECTATORS,
+        }
+    }
+}
+
+/// One room: its roster, settings and the match being played. See the module
+/// documentation for how the server drives it.
+#[derive(Debug)]
+pub struct Room {
+    code: String,
+    settings: RoomSettings,
+    host: PlayerId,
+    locked: bool,
+    /// In seating order, so the first is the longest seated.
+    members: Vec<Member>,
+    /// Players the host kicked; they may not come back.
+    banned: HashSet<PlayerId>,
+    phase: Phase,
+    round: Option<Round>,
+    departed: Vec<Departed>,
+    dealer: Box<dyn Dealer>,
+    recent: VecDeque<ServerMessage>,
+    /// Limits the server sets on every room.
+    limits: RoomLimits,
+    /// When the last connected member left or dropped, while nobody is
+    /// connected: the server closes a room vacant for long enough.
+    vacated_at: Option<u64>,
+    /// Effects produced by time passing during a command that was then
+    /// refused; delivered by the next call.
+    pending: Effects,
+}
+
+impl Room {
+    /// A new room in its lobby with `host` seated as its first player. The
+    /// effects hold the host's first snapshot.
+    pub fn new(
+        code: impl Into<String>,
+        host: Joiner,
+        settings: RoomSettings,
+        dealer: Box<dyn Dealer>,
+        limits: RoomLimits,
+        now: u64,
+    ) -> Result<(Room, Effects), RoomError> {
+        settings.validate()?;
+        let host_id = host.id;
+        let mut room = Room {
+            code: code.into(),
+            settings,
+            host: host_id,
+            locked: false,
+            members: Vec::new(),
+            banned: HashSet::new(),
+            phase: Phase::Lobby,
+            round: None,
+            departed: Vec::new(),
+            dealer,
+            recent: VecDeque::new(),
+            limits,
+            vacated_at: None,
+            pending: Effects::default(),
+        };
+        room.members.push(Member::new(host, false, 0));
+        let mut fx = Effects::default();
+        fx.reply(
+            host_id,
+            ServerMessage::RoomState(room.snapshot_for(host_id, now)),
+        );
+        Ok((room, fx))
+    }
+
+    // -- dispatch -----------------------------------------------------------
+
+    /// Handles any room-level client message from a member (`leave_room`,
+    /// `update_settings`, `start`, `submit`, `claim_no_solution`, `chat`,
+    /// `kick`, `lock`, `transfer_host`); a refusal becomes an `error` reply.
+    /// Other messages are the lobby's business and get a `wrong_state` error.
+    pub fn handle(&mut self, player: PlayerId, message: &ClientMessage, now: u64) -> Effects {
+        let result = match message {
+            ClientMessage::LeaveRoom => self.leave(player, now),
+            ClientMessage::UpdateSettings { settings } => {
+                self.update_settings(player, settings, now)
+            }
+            ClientMessage::Start => self.start(player, now),
+            ClientMessage::Submit { round, formula } => self.submit(player, *round, formula, now),
+            ClientMessage::ClaimNoSolution { round } => self.claim_no_solution(player, *round, now),
+            ClientMessage::Chat { text } => self.chat(player, text, now),
+            ClientMessage::Kick { player: target } => self.kick(player, *target, now),
+            ClientMessage::Lock { locked } => self.lock(player, *locked, now),
+            ClientMessage::TransferHost { player: target } => {
+                self.transfer_host(player, *target, now)
+            }
+            _ => Err(RoomError::WrongState("not a room message")),
+        };
+        match result {
+            Ok(fx) => fx,
+            Err(e) => {
+                let mut fx = std::mem::take(&mut self.pending);
+                fx.reply(player, e.to_message());
+                fx
+            }
+        }
+    }
+
+    fn member(&self, player: PlayerId) -> Option<&Member> {
+        self.members.iter().find(|m| m.id == player)
+    }
+
+    fn member_mut(&mut self, player: PlayerId) -> Option<&mut Member> {
+        self.members.iter_mut().find(|m| m.id == player)
+    }
+
+    fn require_host(&self, player: PlayerId) -> Result<(), RoomError> {
+        if !self.is_member(player) {
+            Err(RoomError::NotInRoom)
+        } else if self.host != player {
+            Err(RoomError::NotHost)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn require_between_matches(&self) -> Result<(), RoomError> {
+        match self.phase {
+            Phase::Lobby | Phase::Finished => Ok(()),
+            _ => Err(RoomError::WrongState("a match is in progress")),
+        }
+    }
+
+    fn remember(&mut self, msg: ServerMessage) {
+        if self.recent.len() >= RECENT_EVENTS {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(msg);
+    }
+}

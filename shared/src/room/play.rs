@@ -1,0 +1,280 @@
+//! Answers: formulas and "no solution" claims, judged in arrival order, with
+//! lockouts and penalties for wrong ones and the round for the first right one.
+
+use super::referee;
+use super::{Effects, Phase, Recipient, Room, RoomError, RoomEvent, ROUND_POINTS};
+use crate::protocol::{DealMode, PlayerId, ScoreEntry, ServerMessage, VerdictError, VerdictKind};
+use crate::rational::Rational;
+
+impl Room {
+    /// A formula for `round`. The first right one wins the round.
+    pub fn submit(
+        &mut self,
+        player: PlayerId,
+        round: u32,
+        formula: &str,
+        now: u64,
+    ) -> Result<Effects, RoomError> {
+        self.attempt(player, round, Some(formula), now)
+    }
+
+    /// A "no solution" claim for `round` (only with `deal: any`).
+    pub fn claim_no_solution(
+        &mut self,
+        player: PlayerId,
+        round: u32,
+        now: u64,
+    ) -> Result<Effects, RoomError> {
+        self.attempt(player, round, None, now)
+    }
+
+    pub(super) fn attempt(
+        &mut self,
+        player: PlayerId,
+        round_no: u32,
+        formula: Option<&str>,
+        now: u64,
+    ) -> Result<Effects, RoomError> {
+        self.advance(now);
+        let m = self.member(player).ok_or(RoomError::NotInRoom)?;
+        if m.spectator {
+            return Err(RoomError::NotAPlayer("spectators cannot answer"));
+        }
+        let eligible_from = m.eligible_from;
+        let locked_until = m.locked_until;
+        if formula.is_none() && self.settings.deal != DealMode::Any {
+            return Err(RoomError::WrongState(
+                "\"no solution\" claims need the setting deal: any",
+            ));
+        }
+        let (current, over, elapsed_ms) = match (&self.phase, &self.round) {
+            (Phase::Playing | Phase::BetweenRounds { .. } | Phase::Finished, Some(r)) => {
+                (r.number, r.over, r.elapsed_ms(now))
+            }
+            _ => return Err(RoomError::WrongState("no round is being played")),
+        };
+        if round_no != current {
+            return Err(RoomError::WrongRound {
+                current,
+                got: round_no,
+            });
+        }
+        let mut fx = std::mem::take(&mut self.pending);
+        let refuse =
+            |kind: VerdictKind, message: &str, locked_out_ms: Option<u64>| ServerMessage::Verdict {
+                round: current,
+                accepted: false,
+                value: None,
+                error: Some(VerdictError {
+                    kind,
+                    message: message.to_owned(),
+                    column: None,
+                }),
+                locked_out_ms,
+            };
+        if over {
+            self.count_attempt(
+                player,
+                &mut fx,
+                RoomEvent::Attempt {
+                    round: current,
+                    player,
+                    formula: formula.map(str::to_owned),
+                    accepted: false,
+                    error: Some(VerdictKind::RoundOver),
+                    elapsed_ms,
+                },
+            );
+            fx.reply(
+                player,
+                refuse(VerdictKind::RoundOver, "this round is already over", None),
+            );
+            return Ok(fx);
+        }
+        if eligible_from > current {
+            self.pending = fx;
+            return Err(RoomError::NotAPlayer(
+                "you joined during this round; you play from the next one",
+            ));
+        }
+        if now < locked_until {
+            let left = locked_until - now;
+            self.count_attempt(
+                player,
+                &mut fx,
+                RoomEvent::Attempt {
+                    round: current,
+                    player,
+                    formula: formula.map(str::to_owned),
+                    accepted: false,
+                    error: Some(VerdictKind::LockedOut),
+                    elapsed_ms,
+                },
+            );
+            fx.reply(
+                player,
+                refuse(
+                    VerdictKind::LockedOut,
+                    &format!(
+                        "locked out for {}.{} more seconds",
+                        left / 1000,
+                        left % 1000 / 100
+                    ),
+                    Some(left),
+                ),
+            );
+            return Ok(fx);
+        }
+        let Some(round) = self.round.as_ref() else {
+            return Ok(fx);
+        };
+        let (cards, target, rules) = (
+            round.deal.hand.clone(),
+            round.deal.objective,
+            self.settings.rules,
+        );
+        // What is broadcast of a winning formula is the formula as the
+        // parser prints it, never the raw text a player sent.
+        let verdict: Result<(Option<Rational>, Option<String>), VerdictError> = match formula {
+            Some(f) => referee::check(f, &cards, target, rules)
+                .map(|ok| (Some(ok.value), Some(ok.printed))),
+            None => match referee::solve_one(&cards, target, rules) {
+                Ok(None) => Ok((None, None)),
+                Ok(Some(_)) => Err(VerdictError {
+                    kind: VerdictKind::HasSolution,
+                    message: "this hand has a solution".into(),
+                    column: None,
+                }),
+                Err(e) => {
+                    self.pending = fx;
+                    return Err(RoomError::Internal(e));
+                }
+            },
+        };
+        match verdict {
+            Ok((value, printed)) => {
+                self.count_attempt(
+                    player,
+                    &mut fx,
+                    RoomEvent::Attempt {
+                        round: current,
+                        player,
+                        formula: printed.clone(),
+                        accepted: true,
+                        error: None,
+                        elapsed_ms,
+                    },
+                );
+                fx.reply(
+                    player,
+                    ServerMessage::Verdict {
+                        round: current,
+                        accepted: true,
+                        value: value.map(|v| v.to_string()),
+                        error: None,
+                        locked_out_ms: None,
+                    },
+                );
+                self.win(player, printed, elapsed_ms, now, &mut fx);
+            }
+            Err(error) => {
+                let lockout = u64::from(self.settings.lockout_seconds) * 1000;
+                let penalty = i64::from(self.settings.wrong_penalty);
+                let score = match self.member_mut(player) {
+                    Some(m) => {
+                        m.locked_until = now + lockout;
+                        m.score -= penalty;
+                        m.score
+                    }
+                    None => 0,
+                };
+                self.count_attempt(
+                    player,
+                    &mut fx,
+                    RoomEvent::Attempt {
+                        round: current,
+                        player,
+                        formula: formula.map(str::to_owned),
+                        accepted: false,
+                        error: Some(error.kind),
+                        elapsed_ms,
+                    },
+                );
+                fx.reply(
+                    player,
+                    ServerMessage::Verdict {
+                        round: current,
+                        accepted: false,
+                        value: None,
+                        error: Some(error),
+                        locked_out_ms: (lockout > 0).then_some(lockout),
+                    },
+                );
+                fx.send(
+                    Recipient::AllExcept(player),
+                    ServerMessage::AttemptFailed {
+                        round: current,
+                        player,
+                        score,
+                    },
+                );
+            }
+        }
+        Ok(fx)
+    }
+
+    pub(super) fn win(
+        &mut self,
+        player: PlayerId,
+        formula: Option<String>,
+        elapsed_ms: u64,
+        now: u64,
+        fx: &mut Effects,
+    ) {
+        let Some(round) = self.round.as_mut() else {
+            return;
+        };
+        round.over = true;
+        let number = round.number;
+        if let Some(m) = self.member_mut(player) {
+            m.score += ROUND_POINTS;
+        }
+        fx.events.push(RoomEvent::RoundWon {
+            round: number,
+            winner: player,
+            formula: formula.clone(),
+            no_solution: formula.is_none(),
+            elapsed_ms,
+            points: ROUND_POINTS,
+        });
+        let msg = ServerMessage::RoundWon {
+            round: number,
+            winner: player,
+            no_solution: formula.is_none(),
+            formula,
+            elapsed_ms,
+            points: ROUND_POINTS,
+            scores: self
+                .members
+                .iter()
+                .filter(|m| !m.spectator)
+                .map(|m| ScoreEntry {
+                    player: m.id,
+                    score: m.score,
+                })
+                .collect(),
+        };
+        self.remember(msg.clone());
+        fx.send(Recipient::All, msg);
+        self.end_round(now, fx);
+    }
+
+    /// Records a judged attempt and counts it: the ratings leave out
+    /// players who never tried.
+    fn count_attempt(&mut self, player: PlayerId, fx: &mut Effects, event: RoomEvent) {
+        if let Some(m) = self.member_mut(player) {
+            m.attempts += 1;
+        }
+        fx.events.push(event);
+    }
+}
