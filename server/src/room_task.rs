@@ -20,12 +20,12 @@ use krypto_core::room::{Effects, Recipient, Room, RoomError, RoomEvent};
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
-use crate::client::ClientHandle;
 use crate::db::scores::{
     Applied, AttemptRecord, FinalPlace, MatchEnd, NewMatch, RoundOutcome, RoundResult, RoundStart,
     Write,
 };
 use crate::lobby::{RegisterError, RoomCommand, RoomHandle};
+use crate::outbox::Outbox;
 use crate::periods::now_ms;
 use crate::Shared;
 
@@ -69,7 +69,7 @@ pub fn create(
     host: PlayerId,
     name: String,
     settings: RoomSettings,
-    client: ClientHandle,
+    client: Outbox,
     id: Option<String>,
 ) -> Result<Result<(), RoomError>, RegisterError> {
     let clock = RoomClock::new(shared.config.room_time_scale);
@@ -108,7 +108,7 @@ struct RoomTask {
     room: Room,
     clock: RoomClock,
     /// The connection of each connected member.
-    clients: HashMap<PlayerId, ClientHandle>,
+    clients: HashMap<PlayerId, Outbox>,
     /// The lobby listing entry.
     summary: watch::Sender<krypto_core::protocol::RoomSummary>,
     /// Since when nobody is connected; the room closes after the grace.
@@ -179,6 +179,7 @@ impl RoomTask {
                 player,
                 name,
                 spectator,
+                bot: _, // TODO(room): `Room::join` takes it once it marks bots.
                 client,
                 id,
                 reply,
