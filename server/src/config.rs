@@ -8,6 +8,8 @@ use std::time::Duration;
 use ipnet::IpNet;
 use krypto_core::room::{Dealer, RandomDealer};
 
+use crate::room_clock::ManualClock;
+
 /// Makes the dealer of each new room. Production deals from the operating
 /// system's randomness; tests script the hands so they know the answers.
 #[derive(Clone)]
@@ -87,6 +89,9 @@ pub struct Config {
     /// countdowns, lockouts, seat grace). 1 in production; tests raise it so
     /// a 10-second round passes in milliseconds without sleeping.
     pub room_time_scale: u32,
+    /// Tests: rooms run on this clock instead, which moves only when the
+    /// test advances it (`room_time_scale` is then ignored).
+    pub manual_clock: Option<ManualClock>,
     /// Deals the hands of new rooms.
     pub dealer: DealerFactory,
     /// How long a connection the server is closing waits for the peer's
@@ -122,6 +127,7 @@ impl Default for Config {
             empty_room_grace: Duration::from_secs(60),
             max_rooms: 10_000,
             room_time_scale: 1,
+            manual_clock: None,
             dealer: DealerFactory::default(),
             close_drain: Duration::from_secs(2),
             shutdown_timeout: Duration::from_secs(5),

@@ -19,8 +19,9 @@
 //!   through its bounded queue (never blocking; a slow reader is dropped).
 //! - [`lobby`]: the registry of rooms, seats, spectators and sessions.
 //! - [`room_task`]: one task per room, owning the pure
-//!   `krypto_core::room::Room` and its clock; it records each result and
-//!   waits for the commit before announcing it.
+//!   `krypto_core::room::Room` and its clock ([`room_clock`]: real, sped up,
+//!   or moved by a test); it records each result and waits for the commit
+//!   before announcing it.
 //! - [`recorder`]: the one writer of scores, committing rooms' writes in
 //!   groups. [`ratings`]: Weng-Lin. [`periods`]: UTC calendar periods.
 //! - [`leaderboard`]: leaderboards and profiles for the WebSocket and HTTP.
@@ -45,6 +46,7 @@ mod outbox;
 pub mod periods;
 mod ratings;
 pub mod recorder;
+mod room_clock;
 mod room_task;
 mod serve;
 mod session;
@@ -61,6 +63,7 @@ use tokio_util::task::TaskTracker;
 pub use config::{Config, DealerFactory};
 pub use db::{Db, DbError};
 pub use join_urls::banner_lines;
+pub use room_clock::ManualClock;
 
 /// What every connection and room task shares.
 #[derive(Debug)]
