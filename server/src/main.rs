@@ -43,7 +43,7 @@ struct Args {
     max_connections_per_ip: usize,
     /// Reverse proxies (CIDR list, comma-separated, e.g. 127.0.0.1/32,::1/128)
     /// whose X-Forwarded-For names the client; anyone else's is ignored.
-    #[arg(long, env = "KRYPTO_TRUSTED_PROXIES", value_delimiter = ',')]
+    #[arg(long, env = "KRYPTO_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_network)]
     trusted_proxies: Vec<IpNet>,
     /// Wrong room codes allowed per client address, and per player, per minute (0: no limit).
     #[arg(long, env = "KRYPTO_MAX_CODE_MISSES", default_value_t = 10)]
@@ -70,6 +70,14 @@ struct Args {
     /// tests of the real binary can play whole matches in moments.
     #[arg(long, env = "KRYPTO_ROOM_TIME_SCALE", default_value_t = 1, hide = true)]
     room_time_scale: u32,
+}
+
+/// A network in CIDR notation, or one address (a network of one).
+fn parse_network(text: &str) -> Result<IpNet, String> {
+    let text = text.trim();
+    text.parse::<IpNet>()
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(IpNet::from))
+        .map_err(|_| format!("{text:?} is not an address or a CIDR network (like 10.0.0.0/8)"))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
