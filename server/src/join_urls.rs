@@ -17,8 +17,12 @@ pub(crate) fn lan_ips(bound: SocketAddr) -> Vec<IpAddr> {
     if !ip.is_unspecified() {
         return vec![ip];
     }
-    let Ok(interfaces) = if_addrs::get_if_addrs() else {
-        return Vec::new();
+    let interfaces = match if_addrs::get_if_addrs() {
+        Ok(interfaces) => interfaces,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot list network interfaces: no join addresses");
+            return Vec::new();
+        }
     };
     let mut ips: Vec<IpAddr> = interfaces
         .iter()

@@ -127,7 +127,8 @@ async fn write_loop(
         let (message, last) = match item {
             None => break,
             Some(Outbound::Text(text)) => (Message::Text(text), false),
-            Some(Outbound::Ping) => (Message::Ping(Default::default()), false),
+            // A ping needs no payload: the pong answers whichever ping is out.
+            Some(Outbound::Ping) => (Message::Ping(axum::body::Bytes::new()), false),
             Some(Outbound::Close(code, reason)) => (close_message(code, &reason), true),
         };
         let sent = tokio::select! {
