@@ -43,6 +43,9 @@ enum Ending {
     NoHello,
     /// Out of message credits again and again.
     Flood,
+    /// The previous ping is still unanswered: the peer is gone, so the
+    /// close frame is not queued behind anything (the connection is killed).
+    NoPong,
     /// The session reported abuse.
     Abuse(Abuse),
 }
@@ -59,6 +62,7 @@ impl Ending {
             Ending::NotUtf8 => (close::INVALID_DATA, "text frames must be UTF-8"),
             Ending::NoHello => (close::POLICY, "no hello in time"),
             Ending::Flood => (close::POLICY, "message flood"),
+            Ending::NoPong => (close::POLICY, "no pong"),
             Ending::Abuse(Abuse::CodeGuessing) => (close::POLICY, "room code guessing"),
         }
     }
@@ -186,7 +190,8 @@ impl Transport {
                 _ = ping.tick(), if self.closing_since.is_none() => {
                     if awaiting_pong {
                         tracing::debug!(conn = self.outbox.conn.0, "no pong: closing");
-                        self.outbox.kill(close::POLICY, "no pong");
+                        let (code, reason) = Ending::NoPong.frame();
+                        self.outbox.kill(code, reason);
                         return;
                     }
                     awaiting_pong = true;
