@@ -5,7 +5,10 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use ipnet::IpNet;
 use krypto_core::room::{Dealer, RandomDealer};
+
+use crate::room_clock::ManualClock;
 
 /// Makes the dealer of each new room. Production deals from the operating
 /// system's randomness; tests script the hands so they know the answers.
@@ -41,7 +44,9 @@ pub struct Config {
     pub max_connections: usize,
     /// Largest WebSocket frame and message, in bytes; bigger closes with 1009.
     pub max_frame_bytes: usize,
-    /// Time a new WebSocket has to send `hello`; then it is closed with 1008.
+    /// Time a new TCP connection has to send its request headers (so a
+    /// client trickling header lines cannot hold a connection), and a new
+    /// WebSocket has to send `hello` (then it is closed with 1008).
     pub handshake_timeout: Duration,
     /// Interval between WebSocket pings; a peer that has not answered the
     /// previous ping when the next is due is considered dead.
@@ -56,13 +61,26 @@ pub struct Config {
     /// Messages refused for lack of credits, in a row, before the connection
     /// is closed with 1008 (abuse rather than an over-eager client).
     pub max_rate_strikes: u32,
-    /// Failed room-code guesses allowed per connection per [`Config::guess_window`].
+    /// Failed room-code guesses allowed per client address, and per player,
+    /// per [`Config::limit_window`] (0: no limit). Counted across
+    /// connections, so a new socket does not reset it.
     pub max_code_misses: u32,
-    /// The window over which failed code guesses are counted.
-    pub guess_window: Duration,
+    /// Accounts one client address may create per [`Config::limit_window`]
+    /// (0: no limit).
+    pub max_new_accounts: u32,
+    /// The window over which code misses and new accounts are counted.
+    pub limit_window: Duration,
     /// Guesses refused as rate-limited, in a row, before the connection is
     /// closed with 1008.
     pub max_guess_strikes: u32,
+    /// Open connections per client address (0: no cap), so one address
+    /// cannot hold every connection the server allows.
+    pub max_connections_per_ip: usize,
+    /// Reverse proxies whose `X-Forwarded-For` is believed; from anyone
+    /// else the header is ignored (it is trivially forged).
+    pub trusted_proxies: Vec<IpNet>,
+    /// Spectators one room takes.
+    pub max_spectators: usize,
     /// How long an empty room (nobody connected) lives before it closes.
     pub empty_room_grace: Duration,
     /// Most rooms open at once; `create_room` beyond it gets `server_full`.
@@ -71,6 +89,9 @@ pub struct Config {
     /// countdowns, lockouts, seat grace). 1 in production; tests raise it so
     /// a 10-second round passes in milliseconds without sleeping.
     pub room_time_scale: u32,
+    /// Tests: rooms run on this clock instead, which moves only when the
+    /// test advances it (`room_time_scale` is then ignored).
+    pub manual_clock: Option<ManualClock>,
     /// Deals the hands of new rooms.
     pub dealer: DealerFactory,
     /// How long a connection the server is closing waits for the peer's
@@ -96,12 +117,17 @@ impl Default for Config {
             message_burst: 20,
             message_refill_per_sec: 10,
             max_rate_strikes: 20,
-            max_code_misses: 5,
-            guess_window: Duration::from_secs(60),
+            max_code_misses: 10,
+            max_new_accounts: 20,
+            limit_window: Duration::from_secs(60),
             max_guess_strikes: 5,
+            max_connections_per_ip: 100,
+            trusted_proxies: Vec::new(),
+            max_spectators: 100,
             empty_room_grace: Duration::from_secs(60),
             max_rooms: 10_000,
             room_time_scale: 1,
+            manual_clock: None,
             dealer: DealerFactory::default(),
             close_drain: Duration::from_secs(2),
             shutdown_timeout: Duration::from_secs(5),

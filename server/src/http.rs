@@ -1,54 +1,77 @@
 //! The HTTP side of the single port: the WebSocket upgrade at `/ws`, the
 //! health check at `/healthz`, and the scores API (`/api/leaderboard`,
-//! `/api/players/{name}`), which answers JSON and explains every refusal as
-//! `{"error": {"code", "message"}}`.
+//! `/api/players/{name}`). Every refusal — unknown paths and methods
+//! included — is JSON: `{"error": {"code", "message"}}`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{ConnectInfo, Path, Query, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use krypto_core::protocol::{Metric, Period};
 use serde::Serialize;
 
-use crate::connection::{self, SERVER_VERSION};
+use crate::identity::MAX_NAME_CHARS;
 use crate::leaderboard::{self, BoardError, BoardQuery, DEFAULT_LIMIT, MAX_LIMIT};
 use crate::listener::PeerAddr;
-use crate::periods;
-use crate::Shared;
+use crate::session::SERVER_VERSION;
+use crate::{forwarded, periods, transport, Shared};
 
 /// The routes, sharing the server's state.
-pub fn router(shared: Arc<Shared>) -> Router {
+pub(crate) fn router(shared: Arc<Shared>) -> Router {
     Router::new()
         .route("/ws", get(upgrade))
         .route("/healthz", get(healthz))
         .route("/api/leaderboard", get(get_leaderboard))
         .route("/api/players/{name}", get(get_player))
         .merge(crate::web::routes())
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(shared)
 }
 
 /// An API refusal: the status and `{"error": {"code", "message"}}`.
 #[derive(Debug)]
-pub struct ApiError {
+pub(crate) struct ApiError {
     status: StatusCode,
     code: &'static str,
     message: String,
 }
 
 impl ApiError {
-    fn bad_request(message: impl Into<String>) -> Self {
+    fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
         ApiError {
-            status: StatusCode::BAD_REQUEST,
-            code: "bad_request",
+            status,
+            code,
             message: message.into(),
         }
     }
+
+    fn bad_request(message: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::BAD_REQUEST, "bad_request", message)
+    }
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        "there is nothing at this address",
+    )
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this address only answers GET",
+    )
 }
 
 impl From<BoardError> for ApiError {
@@ -96,7 +119,7 @@ impl IntoResponse for ApiError {
 
 /// Reads `metric`, `period`, `limit` and `around`; an empty value means the
 /// default, anything else unknown is refused. Other parameters are ignored.
-pub fn parse_board_query(params: &HashMap<String, String>) -> Result<BoardQuery, ApiError> {
+pub(crate) fn parse_board_query(params: &HashMap<String, String>) -> Result<BoardQuery, ApiError> {
     let given = |name: &str| params.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
     let mut query = BoardQuery::default();
     if let Some(metric) = given("metric") {
@@ -136,10 +159,9 @@ pub fn parse_board_query(params: &HashMap<String, String>) -> Result<BoardQuery,
         };
     }
     if let Some(around) = given("around") {
-        if around.chars().count() > crate::identity::MAX_NAME_CHARS {
+        if around.chars().count() > MAX_NAME_CHARS {
             return Err(ApiError::bad_request(format!(
-                "around must be a player's name (at most {} characters)",
-                crate::identity::MAX_NAME_CHARS
+                "around must be a player's name (at most {MAX_NAME_CHARS} characters)"
             )));
         }
         query.around = Some(around.to_owned());
@@ -151,7 +173,10 @@ async fn get_leaderboard(
     State(shared): State<Arc<Shared>>,
     params: Result<Query<HashMap<String, String>>, QueryRejection>,
 ) -> Result<Json<leaderboard::Board>, ApiError> {
-    let Query(params) = params.map_err(|e| ApiError::bad_request(e.body_text()))?;
+    // The rejection's own text quotes the query; say what is wrong instead.
+    let Query(params) = params.map_err(|_| {
+        ApiError::bad_request("the query string is not valid (percent-encoding or UTF-8)")
+    })?;
     let query = parse_board_query(&params)?;
     let board = leaderboard::board(
         &shared.db,
@@ -167,7 +192,14 @@ async fn get_player(
     State(shared): State<Arc<Shared>>,
     name: Result<Path<String>, PathRejection>,
 ) -> Result<Json<leaderboard::Profile>, ApiError> {
-    let Path(name) = name.map_err(|e| ApiError::bad_request(e.body_text()))?;
+    let Path(name) =
+        name.map_err(|_| ApiError::bad_request("the name in the path is not valid UTF-8"))?;
+    // Not echoed back: it could be anything, of any length.
+    if name.chars().count() > MAX_NAME_CHARS {
+        return Err(ApiError::bad_request(format!(
+            "a player's name has at most {MAX_NAME_CHARS} characters"
+        )));
+    }
     let profile = leaderboard::profile(&shared.db, &name, shared.config.min_rated_matches).await?;
     Ok(Json(profile))
 }
@@ -189,10 +221,38 @@ async fn healthz() -> Json<Health> {
 }
 
 async fn upgrade(
-    ws: WebSocketUpgrade,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
     State(shared): State<Arc<Shared>>,
     ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
+    headers: HeaderMap,
 ) -> Response {
+    let Ok(ws) = ws else {
+        return ApiError::new(
+            StatusCode::UPGRADE_REQUIRED,
+            "upgrade_required",
+            "/ws is the game's WebSocket: connect with a WebSocket client",
+        )
+        .into_response();
+    };
+    let trusted = &shared.config.trusted_proxies;
+    let client_ip = forwarded::client_ip(peer, &headers, trusted);
+    // A direct client was counted when its TCP connection was accepted; a
+    // proxy's connections are counted here, by the client it speaks for.
+    let slot = if forwarded::is_trusted(peer.ip(), trusted) {
+        match shared.limits.connections.acquire(client_ip) {
+            Some(slot) => Some(slot),
+            None => {
+                return ApiError::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "too_many_connections",
+                    "too many connections from your address",
+                )
+                .into_response()
+            }
+        }
+    } else {
+        None
+    };
     let max = shared.config.max_frame_bytes;
     let tracker = shared.tracker.clone();
     // tungstenite's default read buffer is 128 KiB, zero-filled before each
@@ -201,6 +261,11 @@ async fn upgrade(
     ws.max_frame_size(max)
         .max_message_size(max)
         .read_buffer_size(4 * 1024)
-        .on_upgrade(move |socket| tracker.track_future(connection::serve(socket, shared, peer)))
+        .on_upgrade(move |socket| {
+            tracker.track_future(async move {
+                transport::serve(socket, shared, client_ip).await;
+                drop(slot);
+            })
+        })
         .into_response()
 }

@@ -5,21 +5,21 @@
 //! Later `hello`s prove the player by that token, so nobody can play (and
 //! score on the leaderboards) under someone else's name.
 
-use krypto_core::protocol::{ErrorCode, PROTOCOL_VERSION};
+use krypto_core::protocol::{ErrorCode, PlayerId, PROTOCOL_VERSION};
 use rand::rngs::OsRng;
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 
 use crate::db::{Created, Db, DbError, PlayerRow};
 
-pub use krypto_core::names::{Name, MAX_NAME_CHARS};
+pub(crate) use krypto_core::names::{Name, MAX_NAME_CHARS};
 
 /// Bytes of randomness in a token.
 const TOKEN_BYTES: usize = 16;
 
 /// A `hello` that was refused, with the code and sentence to send back.
 #[derive(Debug, thiserror::Error)]
-pub enum HelloError {
+pub(crate) enum HelloError {
     /// The request broke a rule; tell the client.
     #[error("{message}")]
     Refused {
@@ -40,13 +40,15 @@ fn refuse(code: ErrorCode, message: impl Into<String>) -> HelloError {
     }
 }
 
-/// Checks a name by the game's rule ([`krypto_core::names`]).
-pub fn validate_name(raw: &str) -> Result<Name, HelloError> {
+/// Checks a name by the game's rule ([`krypto_core::names`]); control and
+/// format characters are named as such first, so the refusal says why.
+pub(crate) fn validate_name(raw: &str) -> Result<Name, HelloError> {
+    krypto_core::text::check(raw).map_err(|e| refuse(ErrorCode::InvalidName, e.to_string()))?;
     krypto_core::names::validate(raw).map_err(|e| refuse(ErrorCode::InvalidName, e.to_string()))
 }
 
 /// A fresh secret token: 128 bits from the operating system, as hex.
-pub fn new_token() -> Result<String, rand::Error> {
+pub(crate) fn new_token() -> Result<String, rand::Error> {
     let mut bytes = [0u8; TOKEN_BYTES];
     OsRng.try_fill_bytes(&mut bytes)?;
     Ok(hex::encode(bytes))
@@ -54,7 +56,7 @@ pub fn new_token() -> Result<String, rand::Error> {
 
 /// The stored form of a token: SHA-256 of its 16 bytes, as hex. `None` when
 /// the text is not a token at all (then no player can match it).
-pub fn token_hash(token: &str) -> Option<String> {
+pub(crate) fn token_hash(token: &str) -> Option<String> {
     let bytes = hex::decode(token.trim()).ok()?;
     if bytes.len() != TOKEN_BYTES {
         return None;
@@ -64,28 +66,42 @@ pub fn token_hash(token: &str) -> Option<String> {
 
 /// Who a successful `hello` proved the connection to be.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Identity {
+pub(crate) struct Identity {
     /// The stored player.
     pub player: PlayerRow,
     /// The token to return in `welcome` (new, or the one the client sent).
     pub token: String,
 }
 
+/// What the rest of the server says about a `hello`, asked only when it
+/// matters.
+pub(crate) struct HelloRules<'a> {
+    /// Whether a player holds a seat in a room: a seated player keeps their
+    /// name, or the roster would show a name someone else could then take.
+    pub(crate) seated: &'a (dyn Fn(PlayerId) -> bool + Sync),
+    /// Whether this client may create one more account now (asked once, just
+    /// before creating one; a yes is counted).
+    pub(crate) may_create_account: &'a (dyn Fn() -> bool + Sync),
+}
+
 /// Decides a `hello`:
 ///
 /// - `protocol` other than 1 → `unsupported_protocol`;
 /// - a token the server knows → that player (renamed if the hello names a
-///   different, free name; `name_taken` if that name is someone else's);
+///   different, free name; `name_taken` if that name is someone else's,
+///   `already_in_room` while the player holds a seat);
 /// - a free name (with no token, or a token the server does not know, as
 ///   after a server reset) → a new player with a fresh token;
 /// - a name that exists, without its token → `name_taken` (no token) or
 ///   `bad_token` (a wrong one);
-/// - neither name nor known token → `invalid_name` / `bad_token`.
-pub async fn hello(
+/// - neither name nor known token → `invalid_name` / `bad_token`;
+/// - a new player when this address created too many lately → `rate_limited`.
+pub(crate) async fn hello(
     db: &Db,
     protocol: u32,
     name: Option<&str>,
     token: Option<&str>,
+    rules: &HelloRules<'_>,
 ) -> Result<Identity, HelloError> {
     if protocol != PROTOCOL_VERSION {
         return Err(refuse(
@@ -102,6 +118,15 @@ pub async fn hello(
         let token = token.trim().to_owned();
         return match name {
             Some(name) if name.key != player.name_key => {
+                if (rules.seated)(player.player_id()) {
+                    return Err(refuse(
+                        ErrorCode::AlreadyInRoom,
+                        format!(
+                            "you cannot change your name while in a room; you are still {:?}",
+                            player.name
+                        ),
+                    ));
+                }
                 match db
                     .rename_player(player.player_id(), &name.display, &name.key)
                     .await?
@@ -127,6 +152,12 @@ pub async fn hello(
             ),
             None => name_taken(&name),
         });
+    }
+    if !(rules.may_create_account)() {
+        return Err(refuse(
+            ErrorCode::RateLimited,
+            "too many new players from your address: wait a minute",
+        ));
     }
     let token = new_token().map_err(|e| {
         tracing::error!(error = %e, "the operating system gave no randomness");

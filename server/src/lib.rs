@@ -4,69 +4,111 @@
 //! A map of the modules, from the socket inwards:
 //!
 //! - [`listener`]: the TCP listener that takes a connection permit before
-//!   `accept`, capping open connections.
-//! - [`http`]: the routes — `/ws` (upgrade) and `/healthz`.
-//! - [`connection`]: one task per WebSocket: frames ↔ typed messages, message
-//!   credits, handshake timeout, pings, and the one place deciding which
-//!   errors close a connection.
-//! - [`client`]: the handle rooms use to send to a connection through its
-//!   bounded queue (never blocking; a slow reader is disconnected).
-//! - [`identity`]: names, tokens and the `hello` decision.
-//! - [`lobby`]: the registry of rooms, seats and sessions.
+//!   `accept` and a slot of the client address's share.
+//! - [`serve`]: HTTP/1.1 on each connection (hyper), with the header-read
+//!   timeout that closes silent and trickling connections.
+//! - [`http`]: the routes — `/ws` (upgrade), `/healthz`, the scores API —
+//!   and JSON errors for everything else. [`forwarded`]: the client's
+//!   address behind a trusted reverse proxy.
+//! - [`transport`]: one task per WebSocket: frames, message credits, the
+//!   hello deadline, pings, and the one place deciding which errors close a
+//!   connection and with which code.
+//! - [`session`]: `hello` and the dispatch of requests, with no socket in
+//!   it. [`identity`]: names, tokens and the `hello` decision.
+//! - [`outbox`]: the handle through which anyone sends to a connection,
+//!   through its bounded queue (never blocking; a slow reader is dropped).
+//! - [`lobby`]: the registry of rooms, seats, spectators and sessions.
 //! - [`room_task`]: one task per room, owning the pure
-//!   `krypto_core::room::Room` and its clock; it records each result and
-//!   waits for the commit before announcing it.
+//!   `krypto_core::room::Room` and its clock ([`room_clock`]: real, sped up,
+//!   or moved by a test); it records each result and waits for the commit
+//!   before announcing it.
 //! - [`recorder`]: the one writer of scores, committing rooms' writes in
 //!   groups. [`ratings`]: Weng-Lin. [`periods`]: UTC calendar periods.
 //! - [`leaderboard`]: leaderboards and profiles for the WebSocket and HTTP.
-//! - [`codes`]: room codes. [`limits`]: message credits, code-guess limits.
+//! - [`codes`]: room codes. [`limits`]: message credits, per-address and
+//!   per-player limits.
 //! - [`db`]: SQLite through sqlx, one method per query.
-//! - [`config`]: every limit and timing. [`net`]: the join URLs to print.
+//! - [`config`]: every limit and timing. [`join_urls`]: the addresses
+//!   friends can use, for the banner and `welcome`.
 //! - [`web`]: the browser client's pages and assets, embedded in the binary.
 
-pub mod client;
-pub mod codes;
+mod codes;
 pub mod config;
-pub mod connection;
 pub mod db;
-pub mod http;
-pub mod identity;
+mod forwarded;
+mod http;
+mod identity;
+mod join_urls;
 pub mod leaderboard;
-pub mod limits;
-pub mod listener;
-pub mod lobby;
-pub mod net;
+mod limits;
+mod listener;
+mod lobby;
+mod outbox;
 pub mod periods;
-pub mod ratings;
+mod ratings;
 pub mod recorder;
-pub mod room_task;
-pub mod web;
+mod room_clock;
+mod room_task;
+mod serve;
+mod session;
+mod transport;
+mod web;
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-pub use config::Config;
+pub use config::{Config, DealerFactory};
 pub use db::{Db, DbError};
+pub use join_urls::banner_lines;
+pub use room_clock::ManualClock;
 
 /// What every connection and room task shares.
 #[derive(Debug)]
-pub struct Shared {
+pub(crate) struct Shared {
     /// Limits and timings.
-    pub config: Arc<Config>,
+    pub(crate) config: Arc<Config>,
     /// The database, for reads and identities.
-    pub db: Db,
+    pub(crate) db: Db,
     /// The one writer of scores.
-    pub recorder: recorder::Recorder,
+    pub(crate) recorder: recorder::Recorder,
     /// Rooms, seats and sessions.
-    pub lobby: Arc<lobby::Lobby>,
+    pub(crate) lobby: Arc<lobby::Lobby>,
+    /// Limits shared by every connection: per address and per player.
+    pub(crate) limits: limits::SharedLimits,
+    /// The base addresses friends can use, sent in every `welcome`.
+    pub(crate) join_urls: Vec<String>,
     /// Cancelled when the server starts shutting down.
-    pub shutdown: CancellationToken,
+    pub(crate) shutdown: CancellationToken,
     /// Connection and room tasks, so shutdown can wait for their goodbyes.
-    pub tracker: TaskTracker,
+    pub(crate) tracker: TaskTracker,
+}
+
+impl Shared {
+    /// The state of a server bound to `bound`, with its database opened and
+    /// its recorder started (whose task is returned, to await at the end).
+    async fn open(
+        config: Config,
+        bound: SocketAddr,
+    ) -> Result<(Arc<Shared>, tokio::task::JoinHandle<()>), ServerError> {
+        let db = Db::open(&config.database_url).await?;
+        let (recorder, recorder_task) = recorder::Recorder::start(&db).await?;
+        let shared = Arc::new(Shared {
+            recorder,
+            lobby: lobby::Lobby::new(config.max_rooms),
+            limits: limits::SharedLimits::new(&config),
+            join_urls: join_urls::join_urls(bound),
+            config: Arc::new(config),
+            db,
+            shutdown: CancellationToken::new(),
+            tracker: TaskTracker::new(),
+        });
+        Ok((shared, recorder_task))
+    }
 }
 
 /// Why the server could not run.
@@ -81,38 +123,34 @@ pub enum ServerError {
 }
 
 /// Serves on `listener` until `shutdown` resolves, then shuts down
-/// gracefully: stop accepting, close every WebSocket with 1001, let rooms
-/// finish, close the database.
+/// gracefully: stop accepting, close every WebSocket with 1012 (the server
+/// is restarting), let rooms finish, close the database.
 pub async fn run(
     listener: TcpListener,
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
-    let db = Db::open(&config.database_url).await?;
-    let (recorder, recorder_task) = recorder::Recorder::start(&db).await?;
-    let shared = Arc::new(Shared {
-        recorder: recorder.clone(),
-        lobby: lobby::Lobby::new(config.max_rooms),
-        config: Arc::new(config),
-        db: db.clone(),
-        shutdown: CancellationToken::new(),
-        tracker: TaskTracker::new(),
-    });
-    let listener = listener::CappedListener::new(listener, shared.config.max_connections);
+    let bound = listener.local_addr()?;
+    let (shared, recorder_task) = Shared::open(config, bound).await?;
+    let listener = listener::CappedListener::new(
+        listener,
+        shared.config.max_connections,
+        shared.limits.connections.clone(),
+        shared.config.trusted_proxies.clone().into(),
+    );
     let token = shared.shutdown.clone();
     tokio::spawn(async move {
         shutdown.await;
         token.cancel();
     });
-    let app = http::router(shared.clone());
-    let served = axum::serve(
+    serve::serve(
         listener,
-        app.into_make_service_with_connect_info::<listener::PeerAddr>(),
+        http::router(shared.clone()),
+        shared.config.handshake_timeout,
+        shared.shutdown.clone(),
+        shared.tracker.clone(),
     )
-    .with_graceful_shutdown(shared.shutdown.clone().cancelled_owned())
     .await;
-    // Also stop if serving failed on its own.
-    shared.shutdown.cancel();
     tracing::info!("shutting down: closing connections and rooms");
     shared.tracker.close();
     if tokio::time::timeout(shared.config.shutdown_timeout, shared.tracker.wait())
@@ -121,10 +159,9 @@ pub async fn run(
     {
         tracing::warn!("some connections or rooms did not finish in time");
     }
-    recorder.close().await;
+    shared.recorder.close().await;
     let _ = recorder_task.await;
-    db.close().await;
+    shared.db.close().await;
     tracing::info!("stopped");
-    served?;
     Ok(())
 }

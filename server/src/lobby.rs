@@ -4,18 +4,18 @@
 //! A plain mutex around three maps, held for a few map operations and never
 //! across an `.await`; the rooms' own state lives in their tasks.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use krypto_core::protocol::{ClientMessage, ErrorCode, PlayerId, RoomSettings, RoomSummary};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::client::{ClientHandle, ConnId};
 use crate::codes;
+use crate::outbox::{ConnId, Outbox};
 
 /// What a connection asks of a room task.
 #[derive(Debug)]
-pub enum RoomCommand {
+pub(crate) enum RoomCommand {
     /// Take a seat (or a spectator's place); the reply says whether it worked.
     Join {
         /// Who.
@@ -24,8 +24,13 @@ pub enum RoomCommand {
         name: String,
         /// Watch only.
         spectator: bool,
+        /// The client said it is a bot. TODO(room): pass to `Room::join`
+        /// once it takes the flag, to mark bots in rosters and keep them
+        /// off the ratings.
+        #[allow(dead_code)] // read once Room::join takes the bot flag
+        bot: bool,
         /// Where to send them the room's messages.
-        client: ClientHandle,
+        client: Outbox,
         /// The request id of the `join_room`, for the first `room_state`.
         id: Option<String>,
         /// `Ok` once seated, or the error code and sentence.
@@ -36,7 +41,7 @@ pub enum RoomCommand {
         /// Who.
         player: PlayerId,
         /// Their new connection.
-        client: ClientHandle,
+        client: Outbox,
     },
     /// A room message from a member.
     Request {
@@ -60,14 +65,14 @@ pub enum RoomCommand {
 
 /// How connections reach a room.
 #[derive(Debug, Clone)]
-pub struct RoomHandle {
+pub(crate) struct RoomHandle {
     /// The room's code.
-    pub code: String,
+    pub(crate) code: String,
     /// The room task's inbox.
-    pub tx: mpsc::Sender<RoomCommand>,
+    pub(crate) tx: mpsc::Sender<RoomCommand>,
     /// What the lobby listing shows; published by the room task so listing
     /// rooms never waits on a busy room.
-    pub summary: watch::Receiver<RoomSummary>,
+    pub(crate) summary: watch::Receiver<RoomSummary>,
 }
 
 #[derive(Debug, Default)]
@@ -77,12 +82,15 @@ struct Inner {
     /// The room code each member (player or spectator) belongs to.
     seats: HashMap<PlayerId, String>,
     /// The connection currently speaking for each welcomed player.
-    sessions: HashMap<PlayerId, ClientHandle>,
+    sessions: HashMap<PlayerId, Outbox>,
+    /// Each room's spectators (joined, or about to be), so a room takes at
+    /// most its share of watchers.
+    spectators: HashMap<String, HashSet<PlayerId>>,
 }
 
 /// Why a room could not be registered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum RegisterError {
+pub(crate) enum RegisterError {
     /// The server has as many rooms as it allows.
     #[error("the server has no room for more rooms")]
     Full,
@@ -90,7 +98,7 @@ pub enum RegisterError {
 
 /// The registry of rooms, seats and sessions.
 #[derive(Debug)]
-pub struct Lobby {
+pub(crate) struct Lobby {
     inner: Mutex<Inner>,
     /// Most rooms open at once.
     max_rooms: usize,
@@ -98,7 +106,7 @@ pub struct Lobby {
 
 impl Lobby {
     /// An empty lobby allowing `max_rooms` rooms.
-    pub fn new(max_rooms: usize) -> Arc<Lobby> {
+    pub(crate) fn new(max_rooms: usize) -> Arc<Lobby> {
         Arc::new(Lobby {
             inner: Mutex::new(Inner::default()),
             max_rooms,
@@ -113,7 +121,7 @@ impl Lobby {
 
     /// Reserves a fresh code and registers the room that `make` builds for
     /// it; `make` runs under the lobby's lock, so it must not block.
-    pub fn register<T, E>(
+    pub(crate) fn register<T, E>(
         &self,
         make: impl FnOnce(String) -> Result<(RoomHandle, T), E>,
     ) -> Result<Result<T, E>, RegisterError> {
@@ -135,19 +143,40 @@ impl Lobby {
     }
 
     /// Removes a closed room and frees its members' seats.
-    pub fn unregister(&self, code: &str) {
+    pub(crate) fn unregister(&self, code: &str) {
         let mut inner = self.lock();
         inner.rooms.remove(code);
         inner.seats.retain(|_, c| c != code);
+        inner.spectators.remove(code);
+    }
+
+    /// Holds a spectator's place in room `code` for `player` while they
+    /// join; false when the room already has `max` spectators.
+    pub(crate) fn reserve_spectator(&self, code: &str, player: PlayerId, max: usize) -> bool {
+        let mut inner = self.lock();
+        let watchers = inner.spectators.entry(code.to_owned()).or_default();
+        if watchers.len() >= max && !watchers.contains(&player) {
+            return false;
+        }
+        watchers.insert(player);
+        true
+    }
+
+    /// Gives back a place [`Lobby::reserve_spectator`] held (the join failed).
+    pub(crate) fn release_spectator(&self, code: &str, player: PlayerId) {
+        let mut inner = self.lock();
+        if let Some(watchers) = inner.spectators.get_mut(code) {
+            watchers.remove(&player);
+        }
     }
 
     /// The room with this (normalized) code.
-    pub fn room(&self, code: &str) -> Option<RoomHandle> {
+    pub(crate) fn room(&self, code: &str) -> Option<RoomHandle> {
         self.lock().rooms.get(code).cloned()
     }
 
     /// The public rooms, for `list_rooms`.
-    pub fn public_rooms(&self) -> Vec<RoomSummary> {
+    pub(crate) fn public_rooms(&self) -> Vec<RoomSummary> {
         let handles: Vec<RoomHandle> = self.lock().rooms.values().cloned().collect();
         let mut rooms: Vec<RoomSummary> = handles
             .iter()
@@ -159,20 +188,23 @@ impl Lobby {
     }
 
     /// Records that `player` is a member of room `code`.
-    pub fn seat(&self, player: PlayerId, code: &str) {
+    pub(crate) fn seat(&self, player: PlayerId, code: &str) {
         self.lock().seats.insert(player, code.to_owned());
     }
 
     /// Records that `player` left room `code` (if they were still in it).
-    pub fn unseat(&self, player: PlayerId, code: &str) {
+    pub(crate) fn unseat(&self, player: PlayerId, code: &str) {
         let mut inner = self.lock();
         if inner.seats.get(&player).is_some_and(|c| c == code) {
             inner.seats.remove(&player);
         }
+        if let Some(watchers) = inner.spectators.get_mut(code) {
+            watchers.remove(&player);
+        }
     }
 
     /// The room `player` is a member of.
-    pub fn seat_of(&self, player: PlayerId) -> Option<RoomHandle> {
+    pub(crate) fn seat_of(&self, player: PlayerId) -> Option<RoomHandle> {
         let inner = self.lock();
         let code = inner.seats.get(&player)?;
         inner.rooms.get(code).cloned()
@@ -180,27 +212,22 @@ impl Lobby {
 
     /// Makes `client` the connection speaking for `player`; returns the one
     /// it replaces.
-    pub fn attach(&self, player: PlayerId, client: ClientHandle) -> Option<ClientHandle> {
+    pub(crate) fn attach(&self, player: PlayerId, client: Outbox) -> Option<Outbox> {
         self.lock().sessions.insert(player, client)
     }
 
     /// Forgets `player`'s connection if it is still `conn`.
-    pub fn detach(&self, player: PlayerId, conn: ConnId) {
+    pub(crate) fn detach(&self, player: PlayerId, conn: ConnId) {
         let mut inner = self.lock();
         if inner.sessions.get(&player).is_some_and(|c| c.conn == conn) {
             inner.sessions.remove(&player);
         }
     }
-
-    /// Every open room's inbox, for shutdown.
-    pub fn rooms(&self) -> Vec<RoomHandle> {
-        self.lock().rooms.values().cloned().collect()
-    }
 }
 
 /// Settings a new room starts with: the defaults, the patch, and the
 /// `public` shorthand.
-pub fn initial_settings(
+pub(crate) fn initial_settings(
     patch: Option<&krypto_core::protocol::SettingsPatch>,
     public: Option<bool>,
 ) -> Result<RoomSettings, krypto_core::protocol::SettingsError> {

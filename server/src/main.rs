@@ -1,11 +1,13 @@
 //! `krypto-server`: parses flags and environment, sets up logging, binds the
 //! port and hands over to [`krypto_server::run`].
 
+use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, ValueEnum};
+use ipnet::IpNet;
 use krypto_server::Config;
 use tokio::net::TcpListener;
 
@@ -32,9 +34,26 @@ struct Args {
     /// Largest WebSocket frame or message in bytes (bigger: close 1009).
     #[arg(long, env = "KRYPTO_MAX_FRAME_BYTES", default_value_t = 16 * 1024)]
     max_frame_bytes: usize,
-    /// Seconds a new connection has to say hello (then close 1008).
+    /// Seconds a new connection has to send its HTTP headers (slow ones are
+    /// closed: slowloris) and a new WebSocket has to say hello (then 1008).
     #[arg(long, env = "KRYPTO_HANDSHAKE_TIMEOUT_SECS", default_value_t = 10)]
     handshake_timeout_secs: u64,
+    /// Most open connections from one client address (0: no cap).
+    #[arg(long, env = "KRYPTO_MAX_CONNECTIONS_PER_IP", default_value_t = 100)]
+    max_connections_per_ip: usize,
+    /// Reverse proxies (CIDR list, comma-separated, e.g. 127.0.0.1/32,::1/128)
+    /// whose X-Forwarded-For names the client; anyone else's is ignored.
+    #[arg(long, env = "KRYPTO_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_network)]
+    trusted_proxies: Vec<IpNet>,
+    /// Wrong room codes allowed per client address, and per player, per minute (0: no limit).
+    #[arg(long, env = "KRYPTO_MAX_CODE_MISSES", default_value_t = 10)]
+    max_code_misses: u32,
+    /// New players one client address may create per minute (0: no limit).
+    #[arg(long, env = "KRYPTO_MAX_NEW_ACCOUNTS", default_value_t = 20)]
+    max_new_accounts: u32,
+    /// Spectators one room takes.
+    #[arg(long, env = "KRYPTO_MAX_SPECTATORS", default_value_t = 100)]
+    max_spectators: usize,
     /// Seconds between pings; no pong by the next ping closes the connection.
     #[arg(long, env = "KRYPTO_PING_INTERVAL_SECS", default_value_t = 20)]
     ping_interval_secs: u64,
@@ -53,6 +72,14 @@ struct Args {
     room_time_scale: u32,
 }
 
+/// A network in CIDR notation, or one address (a network of one).
+fn parse_network(text: &str) -> Result<IpNet, String> {
+    let text = text.trim();
+    text.parse::<IpNet>()
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(IpNet::from))
+        .map_err(|_| format!("{text:?} is not an address or a CIDR network (like 10.0.0.0/8)"))
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum LogFormat {
     /// Human-readable lines.
@@ -66,10 +93,17 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // Logs go to stdout; colour codes only when it is a terminal (in a file
+    // or a log collector they are noise).
+    let ansi = std::io::stdout().is_terminal();
     match args.log_format {
-        LogFormat::Text => tracing_subscriber::fmt().with_env_filter(filter).init(),
+        LogFormat::Text => tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_ansi(ansi)
+            .init(),
         LogFormat::Json => tracing_subscriber::fmt()
             .json()
+            .with_ansi(false)
             .with_env_filter(filter)
             .init(),
     }
@@ -96,6 +130,11 @@ async fn main() -> anyhow::Result<()> {
         ping_interval: Duration::from_secs(args.ping_interval_secs.max(1)),
         outgoing_queue: args.outgoing_queue.max(1),
         max_rooms: args.max_rooms,
+        max_connections_per_ip: args.max_connections_per_ip,
+        trusted_proxies: args.trusted_proxies,
+        max_code_misses: args.max_code_misses,
+        max_new_accounts: args.max_new_accounts,
+        max_spectators: args.max_spectators,
         min_rated_matches: args.min_rated_matches,
         room_time_scale: args.room_time_scale.max(1),
         ..Config::default()
@@ -109,8 +148,8 @@ async fn main() -> anyhow::Result<()> {
         "krypto-server {} — friends can join at:",
         env!("CARGO_PKG_VERSION")
     );
-    for url in krypto_server::net::join_urls(bound) {
-        println!("  {url}");
+    for line in krypto_server::banner_lines(bound) {
+        println!("{line}");
     }
     krypto_server::run(listener, config, shutdown_signal()).await?;
     Ok(())

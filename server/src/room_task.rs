@@ -12,7 +12,6 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::extract::ws::Utf8Bytes;
 use krypto_core::protocol::{ErrorCode, PlayerId, RoomSettings, ServerEnvelope};
@@ -20,47 +19,19 @@ use krypto_core::room::{Effects, Joiner, Recipient, Room, RoomError, RoomEvent, 
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
-use crate::client::ClientHandle;
 use crate::db::scores::{
     Applied, AttemptRecord, FinalPlace, MatchEnd, NewMatch, RoundOutcome, RoundResult, RoundStart,
     Write,
 };
 use crate::lobby::{RegisterError, RoomCommand, RoomHandle};
+use crate::outbox::Outbox;
 use crate::periods::now_ms;
+use crate::room_clock::RoomClock;
 use crate::Shared;
 
 /// Commands that may wait in a room's inbox; a connection sending to a
 /// full inbox waits (back-pressure on that one client).
 const INBOX: usize = 256;
-
-/// The room's clock: milliseconds since the room opened, sped up by
-/// [`crate::Config::room_time_scale`] (1 outside tests).
-#[derive(Debug, Clone, Copy)]
-struct RoomClock {
-    origin: Instant,
-    scale: u64,
-}
-
-impl RoomClock {
-    fn new(scale: u32) -> Self {
-        RoomClock {
-            origin: Instant::now(),
-            scale: u64::from(scale.max(1)),
-        }
-    }
-
-    /// Room time now.
-    fn now(&self) -> u64 {
-        let real = u64::try_from(self.origin.elapsed().as_millis()).unwrap_or(u64::MAX);
-        real.saturating_mul(self.scale)
-    }
-
-    /// The real instant at which room time reaches `ms` (rounded up, so a
-    /// tick never comes before its deadline).
-    fn instant_at(&self, ms: u64) -> Instant {
-        self.origin + Duration::from_millis(ms.div_ceil(self.scale))
-    }
-}
 
 /// Creates a room hosted by `host`, registers it and starts its task; the
 /// host gets the first `room_state` (carrying `id`).
@@ -69,10 +40,10 @@ pub fn create(
     host: PlayerId,
     name: String,
     settings: RoomSettings,
-    client: ClientHandle,
+    client: Outbox,
     id: Option<String>,
 ) -> Result<Result<(), RoomError>, RegisterError> {
-    let clock = RoomClock::new(shared.config.room_time_scale);
+    let clock = RoomClock::new(&shared.config);
     let dealer = shared.config.dealer.make();
     let registered = shared.lobby.register(|code| {
         let (room, fx) = Room::new(
@@ -115,7 +86,7 @@ struct RoomTask {
     room: Room,
     clock: RoomClock,
     /// The connection of each connected member.
-    clients: HashMap<PlayerId, ClientHandle>,
+    clients: HashMap<PlayerId, Outbox>,
     /// The lobby listing entry.
     summary: watch::Sender<krypto_core::protocol::RoomSummary>,
     /// Since when nobody is connected; the room closes after the grace.
@@ -145,11 +116,15 @@ impl RoomTask {
         let shutdown = self.shared.shutdown.clone();
         let grace = self.shared.config.empty_room_grace;
         loop {
-            let deadline = self
-                .room
-                .next_deadline()
-                .map(|ms| self.clock.instant_at(ms));
-            let close_at = self.empty_since.map(|t| t + grace);
+            let deadline = self.room.next_deadline();
+            let clock = self.clock.clone();
+            // A room its last member left closes at once (a player must not
+            // leave rooms behind); one whose members only dropped waits.
+            let close_at = if self.room.members().is_empty() {
+                Some(Instant::now())
+            } else {
+                self.empty_since.map(|t| t + grace)
+            };
             tokio::select! {
                 biased;
                 () = shutdown.cancelled() => break,
@@ -157,7 +132,7 @@ impl RoomTask {
                     Some(command) => self.handle(command).await,
                     None => break,
                 },
-                () = sleep_until_opt(deadline), if deadline.is_some() => {
+                () = clock.sleep_until(deadline), if deadline.is_some() => {
                     let fx = self.room.tick(self.clock.now());
                     self.deliver(fx, None).await;
                 }
@@ -186,6 +161,7 @@ impl RoomTask {
                 player,
                 name,
                 spectator,
+                bot: _, // TODO(room): `Room::join` takes it once it marks bots.
                 client,
                 id,
                 reply,

@@ -8,22 +8,31 @@
 mod common;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use common::{Client, TestServer};
 use krypto_core::cards::Deal;
-use krypto_core::room::ScriptedDealer;
-use krypto_server::config::DealerFactory;
+use krypto_core::room::{ScriptedDealer, BETWEEN_ROUNDS_MS, COUNTDOWN_MS};
+use krypto_server::{DealerFactory, ManualClock};
 use serde_json::{json, Value};
 
-/// The room clock runs ten times fast: a 3 s countdown takes 300 ms and a
-/// 60 s round 6 s, long enough that no answer below races the clock.
-fn dealing(hands: Vec<Deal>) -> impl FnOnce(&mut krypto_server::Config) {
-    move |c| {
-        c.room_time_scale = 10;
+/// A server dealing `hands` whose room clocks move only when the test
+/// advances `clock`: no answer below races the machine's speed, and a
+/// lockout lasts until the test moves time past it.
+async fn dealing(hands: Vec<Deal>, clock: &ManualClock) -> TestServer {
+    let clock = clock.clone();
+    TestServer::with_config(move |c| {
+        c.manual_clock = Some(clock);
         c.dealer = DealerFactory(Arc::new(move || {
             Box::new(ScriptedDealer::new(hands.clone()))
         }));
-    }
+    })
+    .await
+}
+
+/// Ends the pause between two rounds.
+fn next_round(clock: &ManualClock) {
+    clock.advance(Duration::from_millis(BETWEEN_ROUNDS_MS));
 }
 
 fn deal(objective: i64, hand: &[i64]) -> Deal {
@@ -34,8 +43,9 @@ fn deal(objective: i64, hand: &[i64]) -> Deal {
 }
 
 /// Creates a room with `settings` for the first client, seats the others,
-/// starts the match and waits until everyone has the first round.
-async fn start_match(clients: &mut [&mut Client], settings: Value) -> String {
+/// starts the match, ends the countdown and waits until everyone has the
+/// first round.
+async fn start_match(clock: &ManualClock, clients: &mut [&mut Client], settings: Value) -> String {
     let state = clients[0]
         .request(json!({"type": "create_room", "settings": settings}))
         .await;
@@ -46,6 +56,7 @@ async fn start_match(clients: &mut [&mut Client], settings: Value) -> String {
     }
     let started = clients[0].request(json!({"type": "start"})).await;
     assert_ne!(started["type"], "error", "{started}");
+    clock.advance(Duration::from_millis(COUNTDOWN_MS));
     for c in clients.iter_mut() {
         let r = c.recv_type("round_started").await;
         assert_eq!(r["round"], 1);
@@ -59,15 +70,17 @@ fn id(welcome: &Value) -> Value {
 
 #[tokio::test]
 async fn three_players_play_a_whole_match() {
-    let server = TestServer::with_config(dealing(vec![
-        deal(15, &[1, 2, 3, 4, 5]),
-        deal(3, &[1, 2, 3, 4, 5]),
-    ]))
+    let clock = ManualClock::new();
+    let server = dealing(
+        vec![deal(15, &[1, 2, 3, 4, 5]), deal(3, &[1, 2, 3, 4, 5])],
+        &clock,
+    )
     .await;
     let (mut ann, wa) = server.player("Ann").await;
     let (mut ben, wb) = server.player("Ben").await;
     let (mut cat, wc) = server.player("Cat").await;
     start_match(
+        &clock,
         &mut [&mut ann, &mut ben, &mut cat],
         json!({"rounds": 2, "round_seconds": 60, "lockout_seconds": 5, "wrong_penalty": 1}),
     )
@@ -117,6 +130,7 @@ async fn three_players_play_a_whole_match() {
 
     // Round 2: 3 from 1 2 3 4 5. Two more kinds of wrong answer, then Ben
     // (whose lockout ended with the new hand) wins it.
+    next_round(&clock);
     for c in [&mut ann, &mut ben, &mut cat] {
         let r = c.recv_type("round_started").await;
         assert_eq!(r["round"], 2);
@@ -160,10 +174,12 @@ fn score_of(scores: &[Value], player: &Value) -> Value {
 
 #[tokio::test]
 async fn of_two_racing_right_answers_exactly_one_wins() {
-    let server = TestServer::with_config(dealing(vec![deal(15, &[1, 2, 3, 4, 5])])).await;
+    let clock = ManualClock::new();
+    let server = dealing(vec![deal(15, &[1, 2, 3, 4, 5])], &clock).await;
     let (mut ann, wa) = server.player("Ann").await;
     let (mut ben, wb) = server.player("Ben").await;
     start_match(
+        &clock,
         &mut [&mut ann, &mut ben],
         json!({"rounds": 1, "round_seconds": 60}),
     )
@@ -188,14 +204,16 @@ async fn of_two_racing_right_answers_exactly_one_wins() {
 #[tokio::test]
 async fn a_right_no_solution_claim_wins_and_a_wrong_one_is_punished() {
     // Five ones make at most 6: 25 cannot be made. 15 from 1..5 can.
-    let server = TestServer::with_config(dealing(vec![
-        deal(25, &[1, 1, 1, 1, 1]),
-        deal(15, &[1, 2, 3, 4, 5]),
-    ]))
+    let clock = ManualClock::new();
+    let server = dealing(
+        vec![deal(25, &[1, 1, 1, 1, 1]), deal(15, &[1, 2, 3, 4, 5])],
+        &clock,
+    )
     .await;
     let (mut ann, wa) = server.player("Ann").await;
     let (mut ben, _) = server.player("Ben").await;
     start_match(
+        &clock,
         &mut [&mut ann, &mut ben],
         json!({"rounds": 2, "round_seconds": 60, "deal": "any", "lockout_seconds": 30}),
     )
@@ -210,6 +228,7 @@ async fn a_right_no_solution_claim_wins_and_a_wrong_one_is_punished() {
     assert_eq!(won["no_solution"], true);
     assert_eq!(won["formula"], Value::Null);
 
+    next_round(&clock);
     for c in [&mut ann, &mut ben] {
         assert_eq!(c.recv_type("round_started").await["round"], 2);
     }
@@ -231,10 +250,16 @@ async fn a_right_no_solution_claim_wins_and_a_wrong_one_is_punished() {
 
 #[tokio::test]
 async fn claims_need_deal_any_and_spectators_cannot_answer() {
-    let server = TestServer::with_config(dealing(vec![deal(15, &[1, 2, 3, 4, 5])])).await;
+    let clock = ManualClock::new();
+    let server = dealing(vec![deal(15, &[1, 2, 3, 4, 5])], &clock).await;
     let (mut ann, _) = server.player("Ann").await;
     let (mut sue, _) = server.player("Sue").await;
-    let code = start_match(&mut [&mut ann], json!({"rounds": 1, "round_seconds": 60})).await;
+    let code = start_match(
+        &clock,
+        &mut [&mut ann],
+        json!({"rounds": 1, "round_seconds": 60}),
+    )
+    .await;
     let v = ann
         .request(json!({"type": "claim_no_solution", "round": 1}))
         .await;
@@ -263,14 +288,16 @@ async fn claims_need_deal_any_and_spectators_cannot_answer() {
 
 #[tokio::test]
 async fn a_timed_out_round_reveals_a_checked_solution_and_the_count() {
-    let server = TestServer::with_config(|c| {
-        dealing(vec![deal(17, &[8, 19, 14, 2, 21])])(c);
-        // A 10 s round lasts 100 ms here.
-        c.room_time_scale = 100;
-    })
-    .await;
+    let clock = ManualClock::new();
+    let server = dealing(vec![deal(17, &[8, 19, 14, 2, 21])], &clock).await;
     let (mut ann, _) = server.player("Ann").await;
-    start_match(&mut [&mut ann], json!({"rounds": 1, "round_seconds": 10})).await;
+    start_match(
+        &clock,
+        &mut [&mut ann],
+        json!({"rounds": 1, "round_seconds": 10}),
+    )
+    .await;
+    clock.advance(Duration::from_secs(10));
     let out = ann.recv_type("round_timed_out").await;
     let solution = out["solution"].as_str().unwrap();
     let cards = [8, 19, 14, 2, 21];
@@ -286,11 +313,13 @@ async fn a_timed_out_round_reveals_a_checked_solution_and_the_count() {
 
 #[tokio::test]
 async fn hostile_formulas_get_typed_verdicts_and_the_round_goes_on() {
-    let server = TestServer::with_config(dealing(vec![deal(15, &[1, 2, 3, 4, 5])])).await;
+    let clock = ManualClock::new();
+    let server = dealing(vec![deal(15, &[1, 2, 3, 4, 5])], &clock).await;
     let (mut ann, _) = server.player("Ann").await;
     let (mut ben, wb) = server.player("Ben").await;
     let (mut cat, _) = server.player("Cat").await;
     start_match(
+        &clock,
         &mut [&mut ann, &mut ben, &mut cat],
         json!({"rounds": 1, "round_seconds": 60, "lockout_seconds": 0}),
     )

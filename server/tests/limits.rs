@@ -126,13 +126,22 @@ async fn guessing_room_codes_is_rate_limited_then_closed() {
 }
 
 #[tokio::test]
-async fn graceful_shutdown_sends_going_away() {
+async fn graceful_shutdown_says_the_server_is_restarting() {
     let mut server = TestServer::start().await;
     let (mut a, _) = server.player("Stay").await;
     let mut b = server.connect().await;
     server.begin_shutdown();
-    assert_eq!(a.expect_close().await, 1001);
-    assert_eq!(b.expect_close().await, 1001);
+    for c in [&mut a, &mut b] {
+        let frame = loop {
+            match c.next_event().await {
+                Event::Json(_) => continue,
+                Event::Close(frame) => break frame.expect("a close frame"),
+                Event::Gone => panic!("closed without a close frame"),
+            }
+        };
+        assert_eq!(u16::from(frame.code), 1012, "service restart");
+        assert!(frame.reason.contains("restarting"), "{}", frame.reason);
+    }
     server.shutdown().await;
 }
 

@@ -6,16 +6,32 @@ mod common;
 
 use common::{Client, TestServer};
 use krypto_core::cards::Deal;
-use krypto_core::room::ScriptedDealer;
-use krypto_server::config::DealerFactory;
+use krypto_core::room::{ScriptedDealer, COUNTDOWN_MS};
+use krypto_server::{DealerFactory, ManualClock};
 use serde_json::{json, Value};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// A server whose rooms deal 1 2 3 4 5 → 15 every round and whose room
 /// clocks run 100× fast (a 3 s countdown takes 30 ms of the test's time).
 async fn fast_server() -> TestServer {
     TestServer::with_config(|c| {
         c.room_time_scale = 100;
+        c.dealer = DealerFactory(Arc::new(|| {
+            Box::new(ScriptedDealer::new(vec![Deal {
+                objective: 15,
+                hand: vec![1, 2, 3, 4, 5],
+            }]))
+        }));
+    })
+    .await
+}
+
+/// Like [`fast_server`], but room time moves only when `clock` is advanced.
+async fn on_clock(clock: &ManualClock) -> TestServer {
+    let clock = clock.clone();
+    TestServer::with_config(move |c| {
+        c.manual_clock = Some(clock);
         c.dealer = DealerFactory(Arc::new(|| {
             Box::new(ScriptedDealer::new(vec![Deal {
                 objective: 15,
@@ -143,7 +159,10 @@ async fn when_the_host_leaves_the_longest_seated_player_hosts() {
 
 #[tokio::test]
 async fn a_round_wrong_answers_lockouts_and_refusals() {
-    let server = fast_server().await;
+    // Room time moves only when the test says: the lockout cannot run out
+    // before the "still locked out" request arrives, however slow the machine.
+    let clock = ManualClock::new();
+    let server = on_clock(&clock).await;
     let (mut a, _) = server.player("Ann").await;
     let (mut b, wb) = server.player("Ben").await;
     let (mut s, _) = server.player("Sam").await;
@@ -156,6 +175,7 @@ async fn a_round_wrong_answers_lockouts_and_refusals() {
     a.request(json!({"type": "start"})).await;
     let started = b.recv_type("match_started").await;
     assert_eq!(started["rounds_total"], 10);
+    clock.advance(Duration::from_millis(COUNTDOWN_MS));
     let round = b.recv_type("round_started").await;
     assert_eq!(round["round"], 1);
     assert_eq!(round["objective"], 15);
@@ -191,6 +211,14 @@ async fn a_round_wrong_answers_lockouts_and_refusals() {
         .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4+5"}))
         .await;
     assert_eq!(locked["error"]["kind"], "locked_out", "{locked}");
+    // Once the lockout has passed, Ben's answer is judged again.
+    clock.advance(Duration::from_millis(
+        verdict["locked_out_ms"].as_u64().unwrap(),
+    ));
+    let judged = b
+        .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4+5"}))
+        .await;
+    assert_eq!(judged["accepted"], true, "{judged}");
     server.shutdown().await;
 }
 

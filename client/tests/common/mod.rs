@@ -57,6 +57,10 @@ impl TestServer {
             close_drain: Duration::from_millis(50),
             shutdown_timeout: Duration::from_secs(5),
             room_time_scale: TIME_SCALE,
+            // Every test client comes from 127.0.0.1: the per-address caps
+            // would stop the soak test's 200 players.
+            max_connections_per_ip: 0,
+            max_new_accounts: 0,
             ..Config::default()
         }
     }

@@ -1,4 +1,5 @@
-//! The handle through which rooms and the lobby talk to one connection.
+//! A connection's outbox: the handle through which the session, the lobby
+//! and rooms send to one connection.
 //!
 //! Everything sent to a client goes through a bounded queue with `try_send`:
 //! a room never waits for a socket. A client that lets its queue fill up is
@@ -8,33 +9,34 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::extract::ws::Utf8Bytes;
-use krypto_core::protocol::{ServerEnvelope, ServerMessage};
+use krypto_core::protocol::ServerEnvelope;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// WebSocket close codes the server uses, in one place.
-pub mod close {
-    /// The server is shutting down.
-    pub const GOING_AWAY: u16 = 1001;
-    /// A binary frame: the protocol is text only.
-    pub const UNSUPPORTED_DATA: u16 = 1003;
+pub(crate) mod close {
+    /// A newer connection of the same player took over.
+    pub(crate) const NORMAL: u16 = 1000;
+    /// A text frame that is not UTF-8 (RFC 6455 §8.1).
+    pub(crate) const INVALID_DATA: u16 = 1007;
     /// Abuse or a broken rule: no hello in time, flooding, code guessing,
     /// a peer that stopped answering pings or reading its messages.
-    pub const POLICY: u16 = 1008;
+    pub(crate) const POLICY: u16 = 1008;
     /// A frame or message over the size limit.
-    pub const TOO_BIG: u16 = 1009;
-    /// A newer connection of the same player took over.
-    pub const NORMAL: u16 = 1000;
+    pub(crate) const TOO_BIG: u16 = 1009;
+    /// The server is shutting down and will be back: clients can say "the
+    /// server is restarting" and reconnect, rather than give up (1001).
+    pub(crate) const SERVICE_RESTART: u16 = 1012;
 }
 
 /// Identifies one connection, so a late "disconnected" from a replaced
 /// connection is not mistaken for the player's current one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ConnId(pub u64);
+pub(crate) struct ConnId(pub(crate) u64);
 
 impl ConnId {
     /// A process-unique id.
-    pub fn next() -> ConnId {
+    pub(crate) fn next() -> ConnId {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         ConnId(NEXT.fetch_add(1, Ordering::Relaxed))
     }
@@ -42,7 +44,7 @@ impl ConnId {
 
 /// What the writer half of a connection sends.
 #[derive(Debug, Clone)]
-pub enum Outbound {
+pub(crate) enum Outbound {
     /// One JSON message (already serialized, so a room serializes a
     /// broadcast once).
     Text(Utf8Bytes),
@@ -63,20 +65,20 @@ struct Kill {
 
 /// A cloneable handle on one connection's outgoing side.
 #[derive(Debug, Clone)]
-pub struct ClientHandle {
+pub(crate) struct Outbox {
     /// Which connection this is.
-    pub conn: ConnId,
+    pub(crate) conn: ConnId,
     /// The bounded queue the writer drains.
     tx: mpsc::Sender<Outbound>,
     /// Shared with the connection's tasks.
     kill: Arc<Kill>,
 }
 
-impl ClientHandle {
+impl Outbox {
     /// A handle and the receiving end of its queue of `capacity` messages.
-    pub fn new(capacity: usize) -> (ClientHandle, mpsc::Receiver<Outbound>) {
+    pub(crate) fn new(capacity: usize) -> (Outbox, mpsc::Receiver<Outbound>) {
         let (tx, rx) = mpsc::channel(capacity.max(1));
-        let handle = ClientHandle {
+        let handle = Outbox {
             conn: ConnId::next(),
             tx,
             kill: Arc::new(Kill::default()),
@@ -86,22 +88,17 @@ impl ClientHandle {
 
     /// Queues a message; false if the client is gone or was just
     /// disconnected for being too slow.
-    pub fn send(&self, envelope: &ServerEnvelope) -> bool {
+    pub(crate) fn send(&self, envelope: &ServerEnvelope) -> bool {
         self.send_text(Utf8Bytes::from(envelope.to_json()))
     }
 
-    /// Queues a message that answers no request.
-    pub fn send_message(&self, message: ServerMessage) -> bool {
-        self.send(&ServerEnvelope::new(message))
-    }
-
     /// Queues an already serialized message.
-    pub fn send_text(&self, text: Utf8Bytes) -> bool {
+    pub(crate) fn send_text(&self, text: Utf8Bytes) -> bool {
         self.push(Outbound::Text(text))
     }
 
     /// Queues a ping.
-    pub fn ping(&self) -> bool {
+    pub(crate) fn ping(&self) -> bool {
         self.push(Outbound::Ping)
     }
 
@@ -118,7 +115,7 @@ impl ClientHandle {
 
     /// Closes after the messages already queued (a goodbye that should be
     /// read after the error that explains it).
-    pub fn close(&self, code: u16, reason: &str) {
+    pub(crate) fn close(&self, code: u16, reason: &str) {
         if self
             .tx
             .try_send(Outbound::Close(code, reason.to_owned()))
@@ -129,7 +126,7 @@ impl ClientHandle {
     }
 
     /// Ends the connection now, dropping whatever is queued.
-    pub fn kill(&self, code: u16, reason: &str) {
+    pub(crate) fn kill(&self, code: u16, reason: &str) {
         if let Ok(mut frame) = self.kill.frame.lock() {
             if frame.is_none() {
                 *frame = Some((code, reason.to_owned()));
@@ -139,17 +136,12 @@ impl ClientHandle {
     }
 
     /// Resolves when the connection has been killed.
-    pub async fn killed(&self) {
+    pub(crate) async fn killed(&self) {
         self.kill.token.cancelled().await;
     }
 
-    /// Whether the connection has been killed.
-    pub fn is_killed(&self) -> bool {
-        self.kill.token.is_cancelled()
-    }
-
     /// The close frame a kill asked for.
-    pub fn kill_frame(&self) -> Option<(u16, String)> {
+    pub(crate) fn kill_frame(&self) -> Option<(u16, String)> {
         self.kill.frame.lock().ok().and_then(|f| f.clone())
     }
 }
