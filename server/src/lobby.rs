@@ -121,7 +121,7 @@ impl Lobby {
         if inner.rooms.len() >= self.max_rooms {
             return Err(RegisterError::Full);
         }
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         let code = loop {
             let code = codes::generate(&mut rng);
             if !inner.rooms.contains_key(&code) {
