@@ -198,15 +198,11 @@ impl Lobby {
     }
 }
 
-/// Settings a new room starts with: the defaults, the patch, and the
-/// `public` shorthand.
+/// Settings a new room starts with (the rule is krypto-core's
+/// [`RoomSettings::for_new_room`]).
 pub fn initial_settings(
     patch: Option<&krypto_core::protocol::SettingsPatch>,
     public: Option<bool>,
 ) -> Result<RoomSettings, krypto_core::protocol::SettingsError> {
-    let mut patch = patch.cloned().unwrap_or_default();
-    if let Some(public) = public {
-        patch.public = Some(public);
-    }
-    RoomSettings::default().patched(&patch)
+    RoomSettings::for_new_room(patch, public)
 }

@@ -17,10 +17,24 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use strum::{EnumDiscriminants, EnumIter, EnumString, IntoStaticStr, VariantNames};
 
-use crate::rules::Rules;
+use crate::formula::ErrorKind;
+
+pub use crate::settings::{
+    DealMode, Difficulty, RoomSettings, SettingsError, SettingsPatch, Variant,
+};
+
+wire_names!(
+    Metric,
+    Period,
+    RoomPhase,
+    LeaveReason,
+    VerdictKind,
+    ErrorCode
+);
 
 /// The protocol version this crate speaks; `hello` must carry it.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -45,254 +59,26 @@ impl fmt::Display for PlayerId {
 }
 
 // ---------------------------------------------------------------------------
-// Room settings
-// ---------------------------------------------------------------------------
-
-/// Which game a room plays.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-pub enum Variant {
-    /// Krypto: five cards from the 56-card deck, the objective is a sixth card.
-    #[default]
-    #[serde(rename = "krypto")]
-    Krypto,
-    /// The 24 game: four cards from a 52-card deck (four each of 1–13), target 24.
-    #[serde(rename = "24")]
-    TwentyFour,
-}
-
-/// Whether the server only deals hands that have a solution.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DealMode {
-    /// Re-deal until the hand has a solution under the room's rules.
-    #[default]
-    Solvable,
-    /// Deal whatever comes; players may claim "no solution".
-    Any,
-}
-
-/// How hard the dealt hands should be, by their number of distinct solutions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Difficulty {
-    /// No preference.
-    #[default]
-    Any,
-    /// Many distinct solutions.
-    Easy,
-    /// A moderate number of distinct solutions.
-    Medium,
-    /// Few distinct solutions.
-    Hard,
-}
-
-/// Everything the host can configure about a room; sent in full in every
-/// `room_state`, `rooms` and `match_started`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct RoomSettings {
-    /// Which game: `krypto` or `24`.
-    pub variant: Variant,
-    /// Which intermediate results are allowed: free, integer or international.
-    pub rules: Rules,
-    /// Rounds in a match (1–50).
-    pub rounds: u32,
-    /// The match ends early when someone reaches this score; `null` plays all rounds.
-    pub target_score: Option<i64>,
-    /// Length of a round (10–600 s).
-    pub round_seconds: u32,
-    /// How long a wrong answer locks its sender out (0–60 s).
-    pub lockout_seconds: u32,
-    /// Points a wrong answer costs (0–10).
-    pub wrong_penalty: u32,
-    /// Whether only solvable hands are dealt.
-    pub deal: DealMode,
-    /// Preferred difficulty of the hands.
-    pub difficulty: Difficulty,
-    /// Seats for players (2–32); spectators do not count.
-    pub max_players: u32,
-    /// Whether the room is listed in the lobby (otherwise: code only).
-    pub public: bool,
-}
-
-impl Default for RoomSettings {
-    fn default() -> Self {
-        RoomSettings {
-            variant: Variant::Krypto,
-            rules: Rules::Free,
-            rounds: 10,
-            target_score: None,
-            round_seconds: 90,
-            lockout_seconds: 5,
-            wrong_penalty: 0,
-            deal: DealMode::Solvable,
-            difficulty: Difficulty::Any,
-            max_players: 8,
-            public: false,
-        }
-    }
-}
-
-/// A setting outside its allowed range, named so the host can fix it.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid setting {field}: {reason}")]
-pub struct SettingsError {
-    /// The setting's wire name.
-    pub field: &'static str,
-    /// What is allowed.
-    pub reason: String,
-}
-
-fn check_range(field: &'static str, value: u32, lo: u32, hi: u32) -> Result<(), SettingsError> {
-    if (lo..=hi).contains(&value) {
-        Ok(())
-    } else {
-        Err(SettingsError {
-            field,
-            reason: format!("{value} is not between {lo} and {hi}"),
-        })
-    }
-}
-
-impl RoomSettings {
-    /// Highest `target_score` accepted; more than any match can score.
-    pub const MAX_TARGET_SCORE: i64 = 1000;
-
-    /// Checks every setting against its allowed range.
-    pub fn validate(&self) -> Result<(), SettingsError> {
-        check_range("rounds", self.rounds, 1, 50)?;
-        check_range("round_seconds", self.round_seconds, 10, 600)?;
-        check_range("lockout_seconds", self.lockout_seconds, 0, 60)?;
-        check_range("wrong_penalty", self.wrong_penalty, 0, 10)?;
-        check_range("max_players", self.max_players, 2, 32)?;
-        if let Some(t) = self.target_score {
-            if !(1..=Self::MAX_TARGET_SCORE).contains(&t) {
-                return Err(SettingsError {
-                    field: "target_score",
-                    reason: format!(
-                        "{t} is not between 1 and {} (or null for none)",
-                        Self::MAX_TARGET_SCORE
-                    ),
-                });
-            }
-        }
-        if !matches!(
-            self.rules,
-            Rules::Free | Rules::Integer | Rules::International
-        ) {
-            return Err(SettingsError {
-                field: "rules",
-                reason: format!(
-                    "{} is not a room rule set (free, integer or international)",
-                    self.rules
-                ),
-            });
-        }
-        Ok(())
-    }
-
-    /// The settings with `patch` applied, if the result is valid; `self` is
-    /// left unchanged either way.
-    pub fn patched(&self, patch: &SettingsPatch) -> Result<RoomSettings, SettingsError> {
-        let mut s = self.clone();
-        if let Some(v) = patch.variant {
-            s.variant = v;
-        }
-        if let Some(v) = patch.rules {
-            s.rules = v;
-        }
-        if let Some(v) = patch.rounds {
-            s.rounds = v;
-        }
-        if let Some(v) = patch.target_score {
-            s.target_score = v;
-        }
-        if let Some(v) = patch.round_seconds {
-            s.round_seconds = v;
-        }
-        if let Some(v) = patch.lockout_seconds {
-            s.lockout_seconds = v;
-        }
-        if let Some(v) = patch.wrong_penalty {
-            s.wrong_penalty = v;
-        }
-        if let Some(v) = patch.deal {
-            s.deal = v;
-        }
-        if let Some(v) = patch.difficulty {
-            s.difficulty = v;
-        }
-        if let Some(v) = patch.max_players {
-            s.max_players = v;
-        }
-        if let Some(v) = patch.public {
-            s.public = v;
-        }
-        s.validate()?;
-        Ok(s)
-    }
-}
-
-/// Any subset of the room settings, as `create_room` and `update_settings`
-/// carry them; absent fields keep their current value.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct SettingsPatch {
-    /// New variant.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub variant: Option<Variant>,
-    /// New rule set.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rules: Option<Rules>,
-    /// New number of rounds.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rounds: Option<u32>,
-    /// Absent: unchanged; `null`: no target; a number: the new target.
-    #[serde(
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "present_or_null"
-    )]
-    pub target_score: Option<Option<i64>>,
-    /// New round length in seconds.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub round_seconds: Option<u32>,
-    /// New lockout after a wrong answer, in seconds.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lockout_seconds: Option<u32>,
-    /// New penalty for a wrong answer.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub wrong_penalty: Option<u32>,
-    /// New deal mode.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub deal: Option<DealMode>,
-    /// New difficulty.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub difficulty: Option<Difficulty>,
-    /// New number of seats.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_players: Option<u32>,
-    /// New visibility.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub public: Option<bool>,
-}
-
-/// Tells a present `null` (`Some(None)`) from an absent field (`None`, via
-/// `#[serde(default)]`), so a patch can clear `target_score`.
-fn present_or_null<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    Option::<T>::deserialize(d).map(Some)
-}
-
-// ---------------------------------------------------------------------------
 // Client → server
 // ---------------------------------------------------------------------------
 
 /// Which leaderboard to show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Default,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    EnumString,
+    EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case", ascii_case_insensitive)]
 pub enum Metric {
     /// Conservative rating (mu − 3·sigma).
     #[default]
@@ -306,8 +92,22 @@ pub enum Metric {
 }
 
 /// Which period a leaderboard covers (UTC calendar periods).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Default,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    EnumString,
+    EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case", ascii_case_insensitive)]
 pub enum Period {
     /// Since the beginning.
     #[default]
@@ -321,8 +121,13 @@ pub enum Period {
 }
 
 /// A request from a client. The doc of each variant says when it is allowed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, EnumDiscriminants)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[strum_discriminants(
+    name(ClientMessageType),
+    derive(IntoStaticStr, EnumString, EnumIter, VariantNames),
+    strum(serialize_all = "snake_case")
+)]
 pub enum ClientMessage {
     /// First message of a connection; again with the token to resume.
     Hello {
@@ -420,23 +225,12 @@ pub enum ClientMessage {
 
 impl ClientMessage {
     /// Every client message `type`, for telling an unknown type from bad fields.
-    pub const TYPES: &'static [&'static str] = &[
-        "hello",
-        "list_rooms",
-        "create_room",
-        "join_room",
-        "leave_room",
-        "update_settings",
-        "start",
-        "submit",
-        "claim_no_solution",
-        "chat",
-        "kick",
-        "lock",
-        "transfer_host",
-        "leaderboard",
-        "ping",
-    ];
+    pub const TYPES: &'static [&'static str] = <ClientMessageType as VariantNames>::VARIANTS;
+
+    /// This message's `type` on the wire.
+    pub fn message_type(&self) -> &'static str {
+        ClientMessageType::from(self).into()
+    }
 }
 
 /// A client message with its optional request id.
@@ -468,8 +262,21 @@ impl ClientEnvelope {
 // ---------------------------------------------------------------------------
 
 /// What a room is doing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    EnumString,
+    EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case", ascii_case_insensitive)]
 pub enum RoomPhase {
     /// Waiting for the host to start a match.
     Lobby,
@@ -613,8 +420,22 @@ pub struct LeaderboardRow {
 }
 
 /// Why someone left a room.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Default,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    EnumString,
+    EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case", ascii_case_insensitive)]
 pub enum LeaveReason {
     /// They left.
     #[default]
@@ -626,8 +447,21 @@ pub enum LeaveReason {
 }
 
 /// Why a formula or claim was refused: the checker's kinds plus the room's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    EnumString,
+    EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case", ascii_case_insensitive)]
 pub enum VerdictKind {
     /// Unexpected character, unbalanced parenthesis, missing operand or operator.
     Syntax,
@@ -661,9 +495,28 @@ pub enum VerdictKind {
 }
 
 impl VerdictKind {
-    /// Maps a checker error kind by its wire name (`syntax`, `too_long`, …).
+    /// A kind read back by its wire name (from a log or the database);
+    /// `Unknown` for a name this version does not know.
     pub fn from_name(name: &str) -> VerdictKind {
-        serde_json::from_value(Value::String(name.to_owned())).unwrap_or(VerdictKind::Unknown)
+        name.parse().unwrap_or(VerdictKind::Unknown)
+    }
+}
+
+impl From<ErrorKind> for VerdictKind {
+    /// The checker's refusals are verdict kinds of the same name.
+    fn from(kind: ErrorKind) -> VerdictKind {
+        match kind {
+            ErrorKind::Syntax => VerdictKind::Syntax,
+            ErrorKind::TooLong => VerdictKind::TooLong,
+            ErrorKind::TooDeep => VerdictKind::TooDeep,
+            ErrorKind::UnknownCard => VerdictKind::UnknownCard,
+            ErrorKind::CardReused => VerdictKind::CardReused,
+            ErrorKind::CardUnused => VerdictKind::CardUnused,
+            ErrorKind::DivisionByZero => VerdictKind::DivisionByZero,
+            ErrorKind::RuleViolation => VerdictKind::RuleViolation,
+            ErrorKind::WrongValue => VerdictKind::WrongValue,
+            ErrorKind::Overflow => VerdictKind::Overflow,
+        }
     }
 }
 
@@ -680,8 +533,21 @@ pub struct VerdictError {
 }
 
 /// Every error code an `error` message may carry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    EnumString,
+    EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case", ascii_case_insensitive)]
 pub enum ErrorCode {
     /// Not JSON, no or unknown `type`, or missing or bad fields.
     BadMessage,
@@ -733,8 +599,13 @@ pub enum ErrorCode {
 }
 
 /// A message from the server. Replies to a request carry its id in the envelope.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, EnumDiscriminants)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[strum_discriminants(
+    name(ServerMessageType),
+    derive(IntoStaticStr, EnumString, EnumIter, VariantNames),
+    strum(serialize_all = "snake_case")
+)]
 pub enum ServerMessage {
     /// Reply to `hello`: who the client is from now on.
     Welcome {
@@ -894,24 +765,12 @@ pub enum ServerMessage {
 
 impl ServerMessage {
     /// Every server message `type`.
-    pub const TYPES: &'static [&'static str] = &[
-        "welcome",
-        "rooms",
-        "room_state",
-        "match_started",
-        "round_started",
-        "verdict",
-        "attempt_failed",
-        "round_won",
-        "round_timed_out",
-        "match_over",
-        "chat",
-        "player_joined",
-        "player_left",
-        "leaderboard",
-        "pong",
-        "error",
-    ];
+    pub const TYPES: &'static [&'static str] = <ServerMessageType as VariantNames>::VARIANTS;
+
+    /// This message's `type` on the wire.
+    pub fn message_type(&self) -> &'static str {
+        ServerMessageType::from(self).into()
+    }
 
     /// An `error` message.
     pub fn error(code: ErrorCode, message: impl Into<String>) -> ServerMessage {

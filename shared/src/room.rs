@@ -458,7 +458,7 @@ mod referee {
         rules: Rules,
     ) -> Result<Rational, VerdictError> {
         formula::check(formula, cards, target, rules).map_err(|e| VerdictError {
-            kind: VerdictKind::from_name(e.kind.as_str()),
+            kind: e.kind.into(),
             message: e.message,
             column: e.column,
         })

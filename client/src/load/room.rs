@@ -291,11 +291,8 @@ async fn create_and_join(
 }
 
 /// A value's snake_case wire name (error codes, verdict kinds).
-pub fn wire_name<T: serde::Serialize>(value: &T) -> String {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::String(s)) => s,
-        _ => "unknown".to_owned(),
-    }
+pub fn wire_name<T: Copy + Into<&'static str>>(value: &T) -> String {
+    (*value).into().to_owned()
 }
 
 /// One simulated player during play.

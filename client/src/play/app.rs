@@ -1463,19 +1463,16 @@ pub fn setting_value(s: &RoomSettings, field: usize) -> String {
 }
 
 fn parse_metric(word: &str) -> Option<Metric> {
-    serde_json::from_value(serde_json::Value::String(word.to_ascii_lowercase())).ok()
+    word.parse().ok()
 }
 
 fn parse_period(word: &str) -> Option<Period> {
-    serde_json::from_value(serde_json::Value::String(word.to_ascii_lowercase())).ok()
+    word.parse().ok()
 }
 
 /// A wire enum's snake_case name.
-fn wire_name<T: serde::Serialize>(v: &T) -> String {
-    match serde_json::to_value(v) {
-        Ok(serde_json::Value::String(s)) => s,
-        _ => "?".to_owned(),
-    }
+fn wire_name<T: Copy + Into<&'static str>>(v: &T) -> String {
+    (*v).into().to_owned()
 }
 
 /// The wire name of a room phase ("between_rounds" → "between rounds").
