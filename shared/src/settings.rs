@@ -281,9 +281,10 @@ impl RoomSettings {
         Ok(s)
     }
 
-    /// The patch that moves `field` one preset in `direction` (see
-    /// [`Field::presets`]); at either end a setting stays put, except the
-    /// choices, which wrap around, and `public`, which toggles.
+    /// The patch that moves `field` one step in `direction`: to the next
+    /// preset for rounds, target score and times (a value set between
+    /// presets steps to its neighbour), by one for the penalty and seats. At
+    /// either end a number stays put; choices wrap around; `public` toggles.
     pub fn step(&self, field: Field, direction: Step) -> SettingsPatch {
         let forward = direction == Step::Forward;
         let mut p = SettingsPatch::default();
