@@ -152,8 +152,10 @@ pub fn key(name: &str) -> String {
             key.extend(skeleton(c.encode_utf8(&mut buf)));
         }
     }
-    // A prototype may be upper-case, and marks may land out of order.
-    key.to_lowercase().nfd().collect()
+    // A prototype may be upper-case. Composed (NFC) rather than decomposed
+    // as UTS #39 writes skeletons: equally canonical for comparing, and a
+    // letter with no look-alike (`é`, `ß`, `東`) keeps the key it had before.
+    key.to_lowercase().nfc().collect()
 }
 
 #[cfg(test)]
@@ -278,6 +280,15 @@ mod tests {
         assert_eq!(refused("a;b"), NameError::Character(';'));
         assert_eq!(refused("smile😀"), NameError::Character('😀'));
         assert_eq!(refused("٣ab"), NameError::Character('٣'));
+    }
+
+    #[test]
+    fn names_without_look_alikes_keep_their_lower_case_key() {
+        for name in ["José", "Straße", "東京", "Ñandú"] {
+            assert_eq!(accepted(name).key, name.to_lowercase(), "{name:?}");
+        }
+        // Letters with a look-alike are keyed as their prototype: а as a, ш as w.
+        assert_eq!(accepted("Даша").key, "дawa");
     }
 
     #[test]

@@ -235,12 +235,8 @@ pub fn fallback_name() -> String {
         .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
         .take(20)
         .collect();
-    let clean = clean.trim().to_owned();
-    if clean.is_empty() {
-        "Player".to_owned()
-    } else {
-        clean
-    }
+    // The server's rule decides (a login of digits only has no letter).
+    krypto_core::names::validate(&clean).map_or_else(|_| "Player".to_owned(), |n| n.display)
 }
 
 #[cfg(test)]
