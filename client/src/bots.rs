@@ -158,7 +158,7 @@ struct Plan {
 }
 
 async fn bot(config: BotConfig) -> anyhow::Result<()> {
-    let mut rng = StdRng::from_entropy();
+    let mut rng = StdRng::from_os_rng();
     for attempt in 0..8 {
         let name = bot_name(config.first_name + attempt * config.stride);
         let mut target = target(config.server.as_deref(), Some(&name))?;
@@ -346,7 +346,7 @@ async fn think(
         .ok()?
         .ok()?;
     let pause = think_time(config.skill, settings.variant, solutions.len());
-    let jitter = rng.gen_range(70..=130u32);
+    let jitter = rng.random_range(70..=130u32);
     let at = Instant::now() + scaled(pause * jitter / 100, config.pace);
     if solutions.is_empty() {
         // Only claim when the room allows unsolvable hands.
@@ -357,8 +357,8 @@ async fn think(
             then: None,
         });
     }
-    let pick = solutions[rng.gen_range(0..solutions.len())].to_string();
-    let blunder = (rng.gen_range(0..100u32) < blunder_percent(config.skill))
+    let pick = solutions[rng.random_range(0..solutions.len())].to_string();
+    let blunder = (rng.random_range(0..100u32) < blunder_percent(config.skill))
         .then(|| wrong_formula(cards, objective, rules))
         .flatten();
     Some(match blunder {

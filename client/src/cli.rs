@@ -142,8 +142,9 @@ pub struct BotsArgs {
 }
 
 /// Parses a protocol enum by its wire name (`rating`, `week`, ...).
-fn wire_enum<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
-    serde_json::from_value(serde_json::Value::String(text.trim().to_ascii_lowercase()))
+fn wire_enum<T: std::str::FromStr>(text: &str) -> Result<T, String> {
+    text.trim()
+        .parse()
         .map_err(|_| format!("{text:?} is not one of the allowed values"))
 }
 

@@ -14,7 +14,7 @@ pub const CODE_LEN: usize = 5;
 /// A fresh random code (the caller retries on a collision).
 pub fn generate(rng: &mut impl Rng) -> String {
     (0..CODE_LEN)
-        .map(|_| char::from(ALPHABET[rng.gen_range(0..ALPHABET.len())]))
+        .map(|_| char::from(ALPHABET[rng.random_range(0..ALPHABET.len())]))
         .collect()
 }
 
@@ -32,7 +32,7 @@ mod tests {
 
     #[test]
     fn generated_codes_use_only_the_alphabet() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         for _ in 0..1000 {
             let code = generate(&mut rng);
             assert_eq!(code.len(), CODE_LEN);

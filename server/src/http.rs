@@ -14,7 +14,6 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use krypto_core::protocol::{Metric, Period};
 use serde::Serialize;
 
 use crate::identity::MAX_NAME_CHARS;
@@ -123,30 +122,18 @@ pub(crate) fn parse_board_query(params: &HashMap<String, String>) -> Result<Boar
     let given = |name: &str| params.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
     let mut query = BoardQuery::default();
     if let Some(metric) = given("metric") {
-        query.metric = match metric {
-            "rating" => Metric::Rating,
-            "wins" => Metric::Wins,
-            "rounds" => Metric::Rounds,
-            "fastest" => Metric::Fastest,
-            other => {
-                return Err(ApiError::bad_request(format!(
-                    "metric must be rating, wins, rounds or fastest, not {other:?}"
-                )))
-            }
-        };
+        query.metric = metric.parse().map_err(|_| {
+            ApiError::bad_request(format!(
+                "metric must be rating, wins, rounds or fastest, not {metric:?}"
+            ))
+        })?;
     }
     if let Some(period) = given("period") {
-        query.period = match period {
-            "all" => Period::All,
-            "month" => Period::Month,
-            "week" => Period::Week,
-            "day" => Period::Day,
-            other => {
-                return Err(ApiError::bad_request(format!(
-                    "period must be all, month, week or day, not {other:?}"
-                )))
-            }
-        };
+        query.period = period.parse().map_err(|_| {
+            ApiError::bad_request(format!(
+                "period must be all, month, week or day, not {period:?}"
+            ))
+        })?;
     }
     if let Some(limit) = given("limit") {
         query.limit = match limit.parse::<u32>() {

@@ -7,7 +7,7 @@
 
 use krypto_core::protocol::{ErrorCode, PlayerId, PROTOCOL_VERSION};
 use rand::rngs::OsRng;
-use rand::RngCore;
+use rand::TryRngCore;
 use sha2::{Digest, Sha256};
 
 use crate::db::{Created, Db, DbError, PlayerRow};
@@ -48,7 +48,7 @@ pub(crate) fn validate_name(raw: &str) -> Result<Name, HelloError> {
 }
 
 /// A fresh secret token: 128 bits from the operating system, as hex.
-pub(crate) fn new_token() -> Result<String, rand::Error> {
+pub(crate) fn new_token() -> Result<String, rand::rand_core::OsError> {
     let mut bytes = [0u8; TOKEN_BYTES];
     OsRng.try_fill_bytes(&mut bytes)?;
     Ok(hex::encode(bytes))

@@ -129,7 +129,7 @@ impl Lobby {
         if inner.rooms.len() >= self.max_rooms {
             return Err(RegisterError::Full);
         }
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         let code = loop {
             let code = codes::generate(&mut rng);
             if !inner.rooms.contains_key(&code) {
@@ -225,15 +225,11 @@ impl Lobby {
     }
 }
 
-/// Settings a new room starts with: the defaults, the patch, and the
-/// `public` shorthand.
+/// Settings a new room starts with (the rule is krypto-core's
+/// [`RoomSettings::for_new_room`]).
 pub(crate) fn initial_settings(
     patch: Option<&krypto_core::protocol::SettingsPatch>,
     public: Option<bool>,
 ) -> Result<RoomSettings, krypto_core::protocol::SettingsError> {
-    let mut patch = patch.cloned().unwrap_or_default();
-    if let Some(public) = public {
-        patch.public = Some(public);
-    }
-    RoomSettings::default().patched(&patch)
+    RoomSettings::for_new_room(patch, public)
 }

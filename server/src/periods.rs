@@ -18,12 +18,7 @@ pub fn now_ms() -> i64 {
 
 /// The name stored in `player_stats.period`.
 pub fn name(period: Period) -> &'static str {
-    match period {
-        Period::All => "all",
-        Period::Month => "month",
-        Period::Week => "week",
-        Period::Day => "day",
-    }
+    period.as_str()
 }
 
 /// The first millisecond of the period containing `at_ms` (0 for `all`).

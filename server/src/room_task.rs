@@ -280,11 +280,7 @@ impl RoomTask {
                             player: *player,
                             formula: formula.clone(),
                             accepted: *accepted,
-                            verdict: error.and_then(|kind| {
-                                serde_json::to_value(kind)
-                                    .ok()
-                                    .and_then(|v| v.as_str().map(str::to_owned))
-                            }),
+                            verdict: error.map(|kind| kind.as_str().to_owned()),
                             elapsed_ms: *elapsed_ms,
                             at_ms,
                         }));

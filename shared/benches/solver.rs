@@ -19,7 +19,7 @@ fn countdown_games() -> Vec<(Vec<i64>, i64)> {
         .map(|seed| {
             let mut rng = seeded_rng(seed);
             let tiles = Deck::countdown().draw(6, &mut rng);
-            (tiles, rng.gen_range(101..=999))
+            (tiles, rng.random_range(101..=999))
         })
         .collect()
 }

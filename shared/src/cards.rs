@@ -130,7 +130,7 @@ pub fn seeded_rng(seed: u64) -> ChaCha20Rng {
 
 /// A cryptographically secure generator seeded from the OS, for live games.
 pub fn secure_rng() -> ChaCha20Rng {
-    ChaCha20Rng::from_entropy()
+    ChaCha20Rng::from_os_rng()
 }
 
 #[cfg(test)]

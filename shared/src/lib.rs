@@ -8,9 +8,32 @@
 //!   that judges a player's formula against a hand.
 //! - [`solver`]: reachable values, "is it solvable", every distinct solution,
 //!   APL-style chains and whole-variant censuses.
+//! - [`settings`]: room settings, their defaults, ranges and editor presets.
+//! - [`names`]: player names: allowed characters and the key that makes them unique.
+//! - [`text`]: what text may be relayed to other players' screens.
 //! - [`protocol`]: the wire messages between server and clients (serde).
 //! - [`room`]: a room's game logic (roster, rounds, arbitration, timers) with
 //!   no I/O and no clock: time is an argument.
+
+/// `as_str` and `Display` for enums whose wire names strum derives
+/// (`IntoStaticStr`, with the same spelling as their serde names, which
+/// tests check): one definition of each name, no serde round trip.
+macro_rules! wire_names {
+    ($($t:ty),* $(,)?) => {$(
+        impl $t {
+            /// The name used on the wire and on command lines.
+            pub fn as_str(self) -> &'static str {
+                self.into()
+            }
+        }
+
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    )*};
+}
 
 pub mod cards;
 pub mod formula;
@@ -19,6 +42,7 @@ pub mod protocol;
 pub mod rational;
 pub mod room;
 pub mod rules;
+pub mod settings;
 pub mod solver;
 pub mod text;
 

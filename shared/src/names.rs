@@ -1,15 +1,34 @@
 //! Player names: one rule for the server that stores them and the clients
-//! that ask for them.
+//! that ask for them, made so that one player cannot pass for another.
+//!
+//! A name is normalized (NFKC, so `Ａda` and `𝐀da` are written `Ada`), must
+//! show at least one letter, and may not mix scripts the way a spoof does
+//! (Latin `A` with Cyrillic `а`). Two names are the same name when their
+//! keys are equal: the Unicode confusable skeleton (UTS #39) of the
+//! lower-cased name, so a look-alike in a single other script (`Аdа`, all
+//! Cyrillic) is still taken.
+
+use unicode_normalization::char::is_combining_mark;
+use unicode_normalization::UnicodeNormalization;
+use unicode_security::confusable_detection::skeleton;
+use unicode_security::general_security_profile::IdentifierType;
+use unicode_security::{GeneralSecurityProfile, RestrictionLevel, RestrictionLevelDetection};
+
+use crate::text::is_hidden;
 
 /// Longest name, in characters.
 pub const MAX_NAME_CHARS: usize = 20;
 
+/// Longest input looked at, in bytes: far more than any name normalizes
+/// from, small enough that hostile input costs nothing.
+const MAX_INPUT_BYTES: usize = 1024;
+
 /// A checked name: what to show and the key that makes it unique.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Name {
-    /// Trimmed, inner runs of spaces collapsed to one.
+    /// NFKC-normalized, trimmed, inner runs of spaces collapsed to one.
     pub display: String,
-    /// The comparison key; two names with the same key are the same name.
+    /// The comparison key ([`key`]); two names with the same key are the same name.
     pub key: String,
 }
 
@@ -22,12 +41,46 @@ pub enum NameError {
     /// A character outside letters, digits, space, `-` and `_`.
     #[error("a name may hold letters, digits, space, - and _, not {0:?}")]
     Character(char),
+    /// A control, formatting, zero-width or filler character: it shows as
+    /// nothing, so two different names would look the same.
+    #[error("a name may not hold invisible characters ({code})", code = code(*.0))]
+    Invisible(char),
+    /// A letter Unicode restricts in identifiers (obsolete, technical or
+    /// rarely used), where look-alikes hide.
+    #[error("{0:?} ({code}) is a rarely used letter, not allowed in names", code = code(*.0))]
+    Restricted(char),
+    /// A combining mark that does not sit on a letter, or one that does not
+    /// belong to any letter (strike-throughs, stacked accents).
+    #[error("a name may not hold the separate accent or mark {code}; type the accented letter itself", code = code(*.0))]
+    Mark(char),
+    /// Only digits, spaces, `-` and `_`.
+    #[error("a name needs at least one letter")]
+    NoLetter,
+    /// Letters of scripts that spoofs mix, such as Latin with Cyrillic or
+    /// Greek.
+    #[error("a name may not mix alphabets (such as Latin with Cyrillic or Greek): letters that look alike would let one player pass for another")]
+    MixedScripts,
+}
+
+fn code(c: char) -> String {
+    format!("U+{:04X}", u32::from(c))
 }
 
 /// Checks a name: 1–20 characters of letters, digits, space, `-` and `_`
-/// once trimmed. Runs of spaces become one so "Ann  B" cannot pose as "Ann B".
+/// once normalized (NFKC) and trimmed, with at least one letter, nothing
+/// invisible, and no mix of scripts a spoof would use. Runs of spaces become
+/// one so "Ann  B" cannot pose as "Ann B".
 pub fn validate(raw: &str) -> Result<Name, NameError> {
-    let display = raw
+    if raw.len() > MAX_INPUT_BYTES {
+        return Err(NameError::Length);
+    }
+    // Before normalizing, which turns some fillers into others: name the
+    // character that was typed.
+    if let Some(c) = raw.chars().find(|&c| is_invisible(c)) {
+        return Err(NameError::Invisible(c));
+    }
+    let normalized: String = raw.nfkc().collect();
+    let display = normalized
         .split(' ')
         .filter(|w| !w.is_empty())
         .collect::<Vec<_>>()
@@ -36,12 +89,223 @@ pub fn validate(raw: &str) -> Result<Name, NameError> {
     if len == 0 || len > MAX_NAME_CHARS {
         return Err(NameError::Length);
     }
-    if let Some(bad) = display
-        .chars()
-        .find(|&c| !(c.is_alphabetic() || c.is_ascii_digit() || matches!(c, ' ' | '-' | '_')))
-    {
-        return Err(NameError::Character(bad));
+    if let Some(c) = display.chars().find(|&c| is_invisible(c)) {
+        return Err(NameError::Invisible(c));
     }
-    let key = display.to_lowercase();
+    let mut after_letter = false;
+    for c in display.chars() {
+        if is_combining_mark(c) {
+            // Marks Unicode counts as part of a letter (vowel signs, Hebrew
+            // points) may follow one; others only stack or strike through.
+            if !(after_letter && c.is_alphabetic() && c.identifier_allowed()) {
+                return Err(NameError::Mark(c));
+            }
+        } else if c.is_alphabetic() {
+            if !c.identifier_allowed() {
+                return Err(NameError::Restricted(c));
+            }
+            after_letter = true;
+        } else if c.is_ascii_digit() || matches!(c, ' ' | '-' | '_') {
+            after_letter = false;
+        } else {
+            return Err(NameError::Character(c));
+        }
+    }
+    if !display
+        .chars()
+        .any(|c| c.is_alphabetic() && !is_combining_mark(c))
+    {
+        return Err(NameError::NoLetter);
+    }
+    // Spaces are no identifier character; the scripts of the whole name count.
+    let letters: String = display.chars().filter(|&c| c != ' ').collect();
+    if letters.as_str().detect_restriction_level() > RestrictionLevel::ModeratelyRestrictive {
+        return Err(NameError::MixedScripts);
+    }
+    let key = key(&display);
     Ok(Name { display, key })
+}
+
+/// Shows as nothing: controls and format characters ([`is_hidden`]) and
+/// Unicode's default-ignorable fillers (Hangul fillers U+115F, U+1160,
+/// U+3164, U+FFA0; variation selectors; the combining grapheme joiner).
+fn is_invisible(c: char) -> bool {
+    is_hidden(c) || c.identifier_type() == Some(IdentifierType::Default_Ignorable)
+}
+
+/// The comparison key of a name: its confusable skeleton (UTS #39) after
+/// NFKC and lower-casing, so `Ada`, `ada`, `Ａda`, `𝐀da` and `Аda` (Cyrillic
+/// А) share one key.
+///
+/// ASCII characters are kept as they are rather than mapped (UTS #39 maps
+/// `0` to `O` and `1` to `l`): they are what spoofs imitate, and keeping
+/// them makes the key of a plain ASCII name its lower-case form, the key
+/// names were stored with before.
+pub fn key(name: &str) -> String {
+    let folded: String = name.nfkc().collect::<String>().to_lowercase();
+    let mut key = String::with_capacity(folded.len());
+    let mut buf = [0u8; 4];
+    for c in folded.chars() {
+        if c.is_ascii() {
+            key.push(c);
+        } else {
+            key.extend(skeleton(c.encode_utf8(&mut buf)));
+        }
+    }
+    // A prototype may be upper-case. Composed (NFC) rather than decomposed
+    // as UTS #39 writes skeletons: equally canonical for comparing, and a
+    // letter with no look-alike (`é`, `ß`, `東`) keeps the key it had before.
+    key.to_lowercase().nfc().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(name: &str) -> NameError {
+        match validate(name) {
+            Ok(n) => panic!("{name:?} was accepted as {n:?}"),
+            Err(e) => e,
+        }
+    }
+
+    fn accepted(name: &str) -> Name {
+        match validate(name) {
+            Ok(n) => n,
+            Err(e) => panic!("{name:?} was refused: {e}"),
+        }
+    }
+
+    #[test]
+    fn look_alikes_share_a_key() {
+        let ada = key("Ada");
+        assert_eq!(ada, "ada");
+        for spoof in ["ada", "ADA", "Аda", "Ａda", "𝐀da", "Ａｄａ", "Αda", "аdа"] {
+            assert_eq!(key(spoof), ada, "{spoof:?}");
+        }
+        assert_ne!(key("Adam"), ada);
+        assert_ne!(key("Ádá"), ada);
+    }
+
+    #[test]
+    fn compatibility_forms_are_normalized_and_then_taken() {
+        for (typed, shown) in [
+            ("Ａda", "Ada"),
+            ("𝐀da", "Ada"),
+            ("Ann\u{00A0}Lee", "Ann Lee"),
+        ] {
+            let n = accepted(typed);
+            assert_eq!(n.display, shown, "{typed:?}");
+            assert_eq!(n.key, key(shown), "{typed:?}");
+        }
+        // A decomposed accent is the same name as the composed letter.
+        assert_eq!(accepted("Jose\u{301}"), accepted("José"));
+    }
+
+    #[test]
+    fn a_single_script_look_alike_is_allowed_but_keyed_as_the_original() {
+        // All Cyrillic: not a mix, so allowed; but it is Ada's name.
+        let n = accepted("Аса");
+        assert_eq!(n.key, key("Aca"));
+        assert_eq!(n.key, "aca");
+    }
+
+    #[test]
+    fn mixed_script_spoofs_are_refused() {
+        for spoof in ["Аda", "Adа", "Ada Аda", "pаypal", "Αda"] {
+            assert_eq!(refused(spoof), NameError::MixedScripts, "{spoof:?}");
+        }
+    }
+
+    #[test]
+    fn invisible_characters_are_refused() {
+        for (name, c) in [
+            ("\u{3164}", '\u{3164}'),
+            ("Ada\u{3164}", '\u{3164}'),
+            ("\u{115F}\u{1160}", '\u{115F}'),
+            ("\u{FFA0}", '\u{FFA0}'),
+            ("A\u{200B}da", '\u{200B}'),
+            ("Ada\u{200D}", '\u{200D}'),
+            ("Ada\u{FE0F}", '\u{FE0F}'),
+            ("A\u{034F}da", '\u{034F}'),
+            ("\u{202E}adA", '\u{202E}'),
+            ("tab\there", '\t'),
+        ] {
+            assert_eq!(refused(name), NameError::Invisible(c), "{name:?}");
+        }
+    }
+
+    #[test]
+    fn marks_must_belong_to_a_letter() {
+        for (name, c) in [
+            ("\u{301}\u{301}", '\u{301}'),
+            ("A\u{336}d\u{336}a\u{336}", '\u{336}'),
+            ("Ada\u{301}\u{301}", '\u{301}'),
+            ("\u{5B4}\u{5B4}", '\u{5B4}'),
+            ("- \u{93F}", '\u{93F}'),
+        ] {
+            assert_eq!(refused(name), NameError::Mark(c), "{name:?}");
+        }
+        // Marks that are part of a letter are fine.
+        accepted("देवी");
+        accepted("ค\u{E31}น");
+        // Unicode restricts Hebrew points in identifiers; the plain letters pass.
+        assert_eq!(refused("שָׁלוֹם"), NameError::Mark('\u{5B8}'));
+        accepted("שלום");
+    }
+
+    #[test]
+    fn a_name_needs_a_letter() {
+        for name in ["007", "- _ -", "42_"] {
+            assert_eq!(refused(name), NameError::NoLetter, "{name:?}");
+        }
+    }
+
+    #[test]
+    fn the_old_rules_still_hold() {
+        let n = accepted("  Ann   Lee ");
+        assert_eq!((n.display.as_str(), n.key.as_str()), ("Ann Lee", "ann lee"));
+        accepted("José_9-x");
+        accepted(&"x".repeat(MAX_NAME_CHARS));
+        accepted("東京太郎");
+        accepted("Αθηνά");
+        // Polytonic Greek is restricted in identifiers (UTS #39).
+        assert_eq!(refused("Ἀθηνᾶ"), NameError::Restricted('Ἀ'));
+        accepted("Иван");
+        accepted("Tanaka たなか");
+        assert_eq!(refused(""), NameError::Length);
+        assert_eq!(refused("   "), NameError::Length);
+        assert_eq!(refused(&"x".repeat(MAX_NAME_CHARS + 1)), NameError::Length);
+        assert_eq!(refused(&"x".repeat(5000)), NameError::Length);
+        assert_eq!(refused("a;b"), NameError::Character(';'));
+        assert_eq!(refused("smile😀"), NameError::Character('😀'));
+        assert_eq!(refused("٣ab"), NameError::Character('٣'));
+    }
+
+    #[test]
+    fn names_without_look_alikes_keep_their_lower_case_key() {
+        for name in ["José", "Straße", "東京", "Ñandú"] {
+            assert_eq!(accepted(name).key, name.to_lowercase(), "{name:?}");
+        }
+        // Letters with a look-alike are keyed as their prototype: а as a, ш as w.
+        assert_eq!(accepted("Даша").key, "дawa");
+    }
+
+    #[test]
+    fn plain_ascii_names_keep_their_lower_case_key() {
+        for name in ["Bob1", "x0x", "Il1l", "Ann-Lee_2", "ZZ Top"] {
+            assert_eq!(accepted(name).key, name.to_lowercase(), "{name:?}");
+        }
+    }
+
+    #[test]
+    fn refusals_read_as_sentences() {
+        assert_eq!(
+            NameError::Invisible('\u{3164}').to_string(),
+            "a name may not hold invisible characters (U+3164)"
+        );
+        assert!(NameError::MixedScripts
+            .to_string()
+            .contains("Latin with Cyrillic"));
+    }
 }

@@ -6,6 +6,33 @@
 use krypto_core::protocol::*;
 use krypto_core::Rules;
 use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use strum::IntoEnumIterator;
+
+thread_local! {
+    /// The message types the round trips of the current test went through.
+    static SEEN: RefCell<BTreeSet<&'static str>> = const { RefCell::new(BTreeSet::new()) };
+}
+
+/// Notes that `serde_type` (the `"type"` serde wrote) was seen, after
+/// checking it is the name the protocol derives for the message.
+fn saw(serde_type: &Value, derived: &'static str) {
+    assert_eq!(
+        serde_type,
+        &json!(derived),
+        "serde and strum name a message differently"
+    );
+    SEEN.with(|seen| seen.borrow_mut().insert(derived));
+}
+
+/// Fails unless this test's round trips went through every type in `all`: a
+/// new message must come with its documented shape.
+fn assert_every_type_seen(all: &[&'static str]) {
+    let seen = SEEN.with(|seen| seen.take());
+    let missing: Vec<_> = all.iter().filter(|t| !seen.contains(*t)).collect();
+    assert!(missing.is_empty(), "no round trip for {missing:?}");
+}
 
 /// Asserts that `msg` (with `id`) serializes to exactly `expected` and that
 /// parsing `expected` gives `msg` back.
@@ -17,6 +44,7 @@ fn client_round_trip(id: Option<&str>, msg: ClientMessage, expected: Value) {
     let text = env.to_json();
     let got: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(got, expected, "serialized {env:?}");
+    saw(&got["type"], env.message.message_type());
     assert_eq!(parse_client_message(&expected.to_string()).unwrap(), env);
     // The derived Deserialize (through flatten) agrees with the parser.
     assert_eq!(
@@ -32,6 +60,7 @@ fn server_round_trip(id: Option<&str>, msg: ServerMessage, expected: Value) {
     };
     let got: Value = serde_json::from_str(&env.to_json()).unwrap();
     assert_eq!(got, expected, "serialized {env:?}");
+    saw(&got["type"], env.message.message_type());
     assert_eq!(parse_server_message(&expected.to_string()).unwrap(), env);
     assert_eq!(
         serde_json::from_value::<ServerEnvelope>(expected).unwrap(),
@@ -187,6 +216,15 @@ fn client_messages_have_the_documented_shapes() {
         ClientMessage::Ping,
         json!({"id": "p", "type": "ping"}),
     );
+    assert_every_type_seen(ClientMessage::TYPES);
+}
+
+#[test]
+fn message_type_lists_are_derived_from_the_enums() {
+    let client: Vec<&str> = ClientMessageType::iter().map(<&str>::from).collect();
+    assert_eq!(ClientMessage::TYPES, client.as_slice());
+    let server: Vec<&str> = ServerMessageType::iter().map(<&str>::from).collect();
+    assert_eq!(ServerMessage::TYPES, server.as_slice());
 }
 
 #[test]
@@ -473,6 +511,7 @@ fn server_messages_have_the_documented_shapes() {
         ServerMessage::error(ErrorCode::RoomNotFound, "no room KXR7P"),
         json!({"id": "j", "type": "error", "code": "room_not_found", "message": "no room KXR7P"}),
     );
+    assert_every_type_seen(ServerMessage::TYPES);
 }
 
 #[test]
@@ -510,6 +549,58 @@ fn every_error_code_is_snake_case() {
         serde_json::from_value::<ErrorCode>(json!("brand_new")).unwrap(),
         ErrorCode::Unknown
     );
+}
+
+/// Every value of a wire enum: strum's name is serde's, and parses back.
+fn assert_names_agree<T>()
+where
+    T: IntoEnumIterator + serde::Serialize + std::str::FromStr + PartialEq + std::fmt::Debug + Copy,
+    &'static str: From<T>,
+{
+    for v in T::iter() {
+        let name: &'static str = v.into();
+        assert_eq!(serde_json::to_value(v).unwrap(), json!(name), "{v:?}");
+        assert!(
+            name.parse::<T>().ok() == Some(v),
+            "{name} does not parse back"
+        );
+    }
+}
+
+#[test]
+fn wire_names_are_serdes_names() {
+    assert_names_agree::<Metric>();
+    assert_names_agree::<Period>();
+    assert_names_agree::<RoomPhase>();
+    assert_names_agree::<LeaveReason>();
+    assert_names_agree::<VerdictKind>();
+    assert_names_agree::<ErrorCode>();
+    assert_names_agree::<Variant>();
+    assert_names_agree::<DealMode>();
+    assert_names_agree::<Difficulty>();
+    assert_eq!(Variant::TwentyFour.as_str(), "24");
+    assert_eq!(ErrorCode::NotAPlayer.to_string(), "not_a_player");
+    assert_eq!("WEEK".parse::<Period>(), Ok(Period::Week));
+}
+
+#[test]
+fn checker_kinds_map_to_verdict_kinds_of_the_same_name() {
+    use krypto_core::formula::{check, ErrorKind};
+    for (formula, kind) in [
+        ("8 +", ErrorKind::Syntax),
+        ("9 + 19 + 14 + 2 + 21", ErrorKind::UnknownCard),
+        ("8 + 8 + 19 + 14 + 2 + 21", ErrorKind::CardReused),
+        ("8 + 19", ErrorKind::CardUnused),
+        ("8 + 19 + 14 + 2 + 21", ErrorKind::WrongValue),
+    ] {
+        let e = check(formula, &[8, 19, 14, 2, 21], 17, Rules::Free).unwrap_err();
+        assert_eq!(e.kind, kind, "{formula}");
+    }
+    for kind in ErrorKind::iter() {
+        let verdict = VerdictKind::from(kind);
+        assert_eq!(verdict.as_str(), kind.as_str(), "{kind:?}");
+        assert_eq!(serde_json::to_value(kind).unwrap(), json!(kind.as_str()));
+    }
 }
 
 #[test]

@@ -165,9 +165,9 @@ impl LoadConfig {
 /// belongs to another token.
 pub fn random_prefix() -> String {
     use rand::Rng;
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let letters: String = (0..4)
-        .map(|_| char::from(rng.gen_range(b'a'..=b'z')))
+        .map(|_| char::from(rng.random_range(b'a'..=b'z')))
         .collect();
     format!("ld{letters}")
 }

@@ -291,11 +291,8 @@ async fn create_and_join(
 }
 
 /// A value's snake_case wire name (error codes, verdict kinds).
-pub fn wire_name<T: serde::Serialize>(value: &T) -> String {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::String(s)) => s,
-        _ => "unknown".to_owned(),
-    }
+pub fn wire_name<T: Copy + Into<&'static str>>(value: &T) -> String {
+    (*value).into().to_owned()
 }
 
 /// One simulated player during play.
@@ -355,7 +352,7 @@ impl Room {
         code: String,
         stats: Stats,
     ) -> Room {
-        let mut rng = StdRng::from_entropy();
+        let mut rng = StdRng::from_os_rng();
         let every = plan.submit_every;
         let now = Instant::now();
         let mut bots = Vec::with_capacity(conns.len());
@@ -370,7 +367,7 @@ impl Room {
                 .boxed();
             incoming.push(tagged);
             // A random phase so players do not all submit at the same instant.
-            let phase = every.mul_f64(rng.gen_range(0.0..1.0));
+            let phase = every.mul_f64(rng.random_range(0.0..1.0));
             bots.push(Bot {
                 sink,
                 round: None,
@@ -483,7 +480,7 @@ impl Room {
             let answers = hand
                 .answers
                 .get_or_insert_with(|| answers::for_hand(&hand.cards, hand.objective, rules));
-            let message = if self.rng.gen_bool(self.plan.wrong_ratio) {
+            let message = if self.rng.random_bool(self.plan.wrong_ratio) {
                 ClientMessage::Submit {
                     round,
                     formula: answers.wrong.clone(),

@@ -82,7 +82,7 @@ async fn main() -> anyhow::Result<()> {
             // Players to centre on: drawn from the whole board.
             let mut names = Vec::new();
             for _ in 0..64.min(total) {
-                let offset = rng.gen_range(0..total);
+                let offset = rng.random_range(0..total);
                 if let Some(row) = db.board_page(key, 1, offset, None).await?.pop() {
                     names.push(row.name);
                 }

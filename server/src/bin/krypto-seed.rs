@@ -92,7 +92,7 @@ async fn main() -> anyhow::Result<()> {
             },
         };
         // Skill 0.2 .. 5: a few strong players, many average ones.
-        let skill: f64 = 0.2 + 4.8 * rng.gen::<f64>().powi(3);
+        let skill: f64 = 0.2 + 4.8 * rng.random::<f64>().powi(3);
         players.push((id, skill));
     }
     println!(
@@ -159,10 +159,10 @@ async fn play_room(plan: Arc<Plan>, recorder: Recorder, mut rng: StdRng) -> anyh
             |round: u64| plan.first_ms + ((first_round + round) as f64 * plan.ms_per_round) as i64;
 
         // 2 to 6 distinct players.
-        let size = rng.gen_range(2..=6usize);
+        let size = rng.random_range(2..=6usize);
         let mut seated: Vec<(PlayerId, f64)> = Vec::with_capacity(size);
         while seated.len() < size {
-            let p = plan.players[rng.gen_range(0..plan.players.len())];
+            let p = plan.players[rng.random_range(0..plan.players.len())];
             if !seated.iter().any(|s| s.0 == p.0) {
                 seated.push(p);
             }
@@ -186,14 +186,14 @@ async fn play_room(plan: Arc<Plan>, recorder: Recorder, mut rng: StdRng) -> anyh
             let start = RoundStart {
                 match_id,
                 round,
-                objective: rng.gen_range(1..=25),
-                cards: (0..5).map(|_| rng.gen_range(1..=25)).collect(),
+                objective: rng.random_range(1..=25),
+                cards: (0..5).map(|_| rng.random_range(1..=25)).collect(),
                 at_ms: dealt,
             };
             let mut queued = vec![Write::StartRound(start.clone())];
             // Someone tries and fails now and then.
-            if rng.gen_bool(0.5) {
-                let who = seated[rng.gen_range(0..seated.len())].0;
+            if rng.random_bool(0.5) {
+                let who = seated[rng.random_range(0..seated.len())].0;
                 queued.push(Write::Attempt(AttemptRecord {
                     match_id,
                     round,
@@ -201,15 +201,15 @@ async fn play_room(plan: Arc<Plan>, recorder: Recorder, mut rng: StdRng) -> anyh
                     formula: Some("1+2+3+4+5".into()),
                     accepted: false,
                     verdict: Some("wrong_value".into()),
-                    elapsed_ms: rng.gen_range(2_000..60_000),
+                    elapsed_ms: rng.random_range(2_000..60_000),
                     at_ms: dealt,
                 }));
                 plan.attempts.fetch_add(1, Ordering::Relaxed);
             }
             recorder.submit(queued).await?;
-            let outcome = if rng.gen_bool(0.85) {
+            let outcome = if rng.random_bool(0.85) {
                 let total: f64 = seated.iter().map(|p| p.1).sum();
-                let mut pick = rng.gen::<f64>() * total;
+                let mut pick = rng.random::<f64>() * total;
                 let mut winner = seated.len() - 1;
                 for (i, p) in seated.iter().enumerate() {
                     if pick < p.1 {
@@ -220,7 +220,7 @@ async fn play_room(plan: Arc<Plan>, recorder: Recorder, mut rng: StdRng) -> anyh
                 }
                 scores[winner] += 1;
                 let skill = seated[winner].1;
-                let elapsed_ms = (rng.gen_range(4_000.0..80_000.0) / skill.sqrt()) as u64;
+                let elapsed_ms = (rng.random_range(4_000.0..80_000.0) / skill.sqrt()) as u64;
                 RoundOutcome::Won {
                     winner: seated[winner].0,
                     formula: Some("(1+2)×5".into()),
@@ -230,7 +230,7 @@ async fn play_room(plan: Arc<Plan>, recorder: Recorder, mut rng: StdRng) -> anyh
             } else {
                 RoundOutcome::TimedOut {
                     solution: Some("(1+2)×5".into()),
-                    solutions: rng.gen_range(1..40),
+                    solutions: rng.random_range(1..40),
                 }
             };
             let ended = dealt + (plan.ms_per_round * 0.9) as i64;

@@ -122,8 +122,10 @@ impl fmt::Display for Expr {
     /// right within a level) allows. `a + (b - c)` prints as `a + b - c` and
     /// `a × (b ÷ c)` as `a × b ÷ c`: the re-parsed tree differs but has the
     /// same value, and its intermediates obey every rule set the original
-    /// obeyed (sums and products of allowed values are allowed, and
-    /// `a × b ÷ c` divides evenly when `b ÷ c` did).
+    /// obeyed, provided its numbers are values the rule set allows (sums and
+    /// products of allowed values are allowed, and `a × b ÷ c` divides evenly
+    /// when `b ÷ c` did). Not so for a 0 under positive rules, which no deck
+    /// of that rule set holds: `0 + (0 + 6)` prints as `0 + 0 + 6`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Expr::Card(v) => write!(f, "{v}"),

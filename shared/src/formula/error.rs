@@ -7,7 +7,7 @@ use thiserror::Error;
 
 /// The category of a refusal. Clients switch on it (and the wire carries it
 /// as a snake_case string), so the set is part of the protocol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::EnumIter)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     /// The text is not a formula: an unexpected character, an unbalanced

@@ -1,0 +1,203 @@
+//! Client → server: every request, and the envelope that carries its id.
+
+use serde::{Deserialize, Serialize};
+use strum::{EnumDiscriminants, EnumIter, EnumString, IntoStaticStr, VariantNames};
+
+use super::{PlayerId, SettingsPatch};
+
+wire_names!(Metric, Period);
+
+/// Which leaderboard to show.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Default,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    EnumString,
+    EnumIter,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case", ascii_case_insensitive)]
+pub enum Metric {
+    /// Conservative rating (mu − 3·sigma).
+    #[default]
+    Rating,
+    /// Matches won.
+    Wins,
+    /// Rounds won.
+    Rounds,
+    /// Best solve time.
+    Fastest,
+}
+
+/// Which period a leaderboard covers (UTC calendar periods).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Default,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    EnumString,
+    EnumIter,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case", ascii_case_insensitive)]
+pub enum Period {
+    /// Since the beginning.
+    #[default]
+    All,
+    /// This calendar month.
+    Month,
+    /// This ISO week.
+    Week,
+    /// Today.
+    Day,
+}
+
+/// A request from a client. The doc of each variant says when it is allowed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, EnumDiscriminants)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[strum_discriminants(
+    name(ClientMessageType),
+    derive(IntoStaticStr, EnumString, EnumIter, VariantNames),
+    strum(serialize_all = "snake_case")
+)]
+pub enum ClientMessage {
+    /// First message of a connection; again with the token to resume.
+    Hello {
+        /// Must be [`PROTOCOL_VERSION`](super::PROTOCOL_VERSION).
+        protocol: u32,
+        /// The player's name; required when there is no token.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        /// The secret from an earlier `welcome`, proving who the player is.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
+        /// Set by programs that play (bots): they are marked as bots in every
+        /// roster and never rated. Absent means a person.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        bot: bool,
+    },
+    /// Lists the public rooms.
+    ListRooms,
+    /// Creates a room with the sender as host; only when not in a room.
+    CreateRoom {
+        /// Settings differing from the defaults.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        settings: Option<SettingsPatch>,
+        /// Shorthand for `settings.public`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        public: Option<bool>,
+    },
+    /// Joins a room by its code; only when not in a room.
+    JoinRoom {
+        /// The room's code (case-insensitive).
+        code: String,
+        /// Watch without playing.
+        #[serde(default)]
+        spectator: bool,
+    },
+    /// Leaves the current room.
+    LeaveRoom,
+    /// Changes settings; host only, between matches.
+    UpdateSettings {
+        /// The settings to change.
+        settings: SettingsPatch,
+    },
+    /// Starts a match; host only, between matches.
+    Start,
+    /// A formula for the current round; players only.
+    Submit {
+        /// The round it answers, so a late answer cannot hit the next hand.
+        round: u32,
+        /// The formula as typed.
+        formula: String,
+    },
+    /// Claims that the hand has no solution; only with `deal: any`.
+    ClaimNoSolution {
+        /// The round it answers.
+        round: u32,
+    },
+    /// Says something to the room.
+    Chat {
+        /// At most [`MAX_CHAT_LEN`](super::MAX_CHAT_LEN) characters.
+        text: String,
+    },
+    /// Removes a player from the room; host only.
+    Kick {
+        /// Who to remove.
+        player: PlayerId,
+    },
+    /// Closes or opens the room to new joiners; host only.
+    Lock {
+        /// Whether new joiners are refused.
+        locked: bool,
+    },
+    /// Hands the host role to another seated player; host only.
+    TransferHost {
+        /// The new host.
+        player: PlayerId,
+    },
+    /// Asks for a leaderboard.
+    Leaderboard {
+        /// Defaults to `rating`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        metric: Option<Metric>,
+        /// Defaults to `all`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        period: Option<Period>,
+        /// How many rows (the server caps it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<u32>,
+        /// Centre the rows on this player's name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        around: Option<String>,
+    },
+    /// Keep-alive; answered by `pong`.
+    Ping,
+}
+
+impl ClientMessage {
+    /// Every client message `type`, for telling an unknown type from bad fields.
+    pub const TYPES: &'static [&'static str] = <ClientMessageType as VariantNames>::VARIANTS;
+
+    /// This message's `type` on the wire.
+    pub fn message_type(&self) -> &'static str {
+        ClientMessageType::from(self).into()
+    }
+}
+
+/// A client message with its optional request id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientEnvelope {
+    /// Echoed on every reply and error this request causes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The request itself.
+    #[serde(flatten)]
+    pub message: ClientMessage,
+}
+
+impl ClientEnvelope {
+    /// A request without an id.
+    pub fn new(message: ClientMessage) -> Self {
+        ClientEnvelope { id: None, message }
+    }
+
+    /// The JSON text to send.
+    pub fn to_json(&self) -> String {
+        // Serializing these types cannot fail: every map key is a string.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}

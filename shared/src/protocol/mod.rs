@@ -1,0 +1,67 @@
+//! The wire protocol, version 1: every message between `krypto-server` and
+//! its clients, as serde types shared by both sides so they cannot drift.
+//!
+//! One JSON object per WebSocket text frame, tagged by `"type"` (snake_case).
+//! A client may add `"id"` (a string of at most [`MAX_ID_LEN`] characters) to
+//! a request; the server's replies and errors caused by it carry the same id.
+//! That id lives in the envelope ([`ClientEnvelope`], [`ServerEnvelope`]), not
+//! in the messages, so the game logic never sees transport details.
+//!
+//! Unknown fields are ignored everywhere, so later versions may add fields.
+//! Incoming text goes through [`parse_client_message`], which tells invalid
+//! JSON, a missing or unknown `type`, a bad `id` and bad fields apart, each
+//! with a message precise enough to send back in a `bad_message` error.
+//!
+//! Durations are milliseconds (`*_ms`) and never the server's wall clock, so
+//! clock skew between machines does not matter.
+//!
+//! Its files: `client` (requests and their envelope), `server` (replies and
+//! events and theirs), `snapshot` (rooms, standings and leaderboard rows as
+//! the server shows them), `codes` (why a request or a formula is refused)
+//! and `parse` (text frames into typed messages or typed errors). Room
+//! settings are [`crate::settings`]'s, re-exported here.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+mod client;
+mod codes;
+mod parse;
+mod server;
+mod snapshot;
+
+pub use client::{ClientEnvelope, ClientMessage, ClientMessageType, Metric, Period};
+pub use codes::{ErrorCode, VerdictError, VerdictKind};
+pub use parse::{parse_client_message, parse_server_message, ProtocolError, ProtocolErrorKind};
+pub use server::{ServerEnvelope, ServerMessage, ServerMessageType};
+pub use snapshot::{
+    LeaderboardRow, LeaveReason, PlayerInfo, RoomPhase, RoomSnapshot, RoomSummary, RoundInfo,
+    ScoreEntry, Standing,
+};
+// Room settings live in their own module; the wire carries them unchanged.
+pub use crate::settings::{
+    DealMode, Difficulty, RoomSettings, SettingsError, SettingsPatch, Variant,
+};
+
+/// The protocol version this crate speaks; `hello` must carry it.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Longest request `id` a client may send, in characters.
+pub const MAX_ID_LEN: usize = 64;
+
+/// Longest chat message, in characters.
+pub const MAX_CHAT_LEN: usize = 200;
+
+/// A player's permanent identity: the database id of their row.
+///
+/// A newtype so a player id is never mistaken for a score or a round number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PlayerId(pub i64);
+
+impl fmt::Display for PlayerId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}

@@ -1,0 +1,223 @@
+//! Server → client: every reply and event, and the envelope that carries
+//! the id of the request it answers.
+
+use serde::{Deserialize, Serialize};
+use strum::{EnumDiscriminants, EnumIter, EnumString, IntoStaticStr, VariantNames};
+
+use super::{
+    ErrorCode, LeaderboardRow, LeaveReason, Metric, Period, PlayerId, RoomSettings, RoomSnapshot,
+    RoomSummary, ScoreEntry, Standing, VerdictError,
+};
+
+/// A message from the server. Replies to a request carry its id in the envelope.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, EnumDiscriminants)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[strum_discriminants(
+    name(ServerMessageType),
+    derive(IntoStaticStr, EnumString, EnumIter, VariantNames),
+    strum(serialize_all = "snake_case")
+)]
+pub enum ServerMessage {
+    /// Reply to `hello`: who the client is from now on.
+    Welcome {
+        /// The protocol version the server speaks.
+        protocol: u32,
+        /// The player's id.
+        player_id: PlayerId,
+        /// The player's name as stored.
+        name: String,
+        /// The secret to keep and send in later `hello`s.
+        token: String,
+        /// The server's program version.
+        server_version: String,
+        /// Whether this connection took over a seat the player still held.
+        resumed: bool,
+        /// Base addresses (`http://192.168.1.20:7878`) a friend on the same
+        /// network can use to reach this server: add `/ws` for the protocol,
+        /// `/r/CODE` for a room in the browser. Empty when unknown.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        join_urls: Vec<String>,
+    },
+    /// Reply to `list_rooms`.
+    Rooms {
+        /// The public rooms.
+        rooms: Vec<RoomSummary>,
+    },
+    /// A full snapshot of the room.
+    RoomState(RoomSnapshot),
+    /// A match begins (after a short countdown the first round starts).
+    MatchStarted {
+        /// Rounds in the match.
+        rounds_total: u32,
+        /// The settings it is played with.
+        settings: RoomSettings,
+        /// How long until the first round is dealt.
+        countdown_ms: u64,
+    },
+    /// A hand is dealt; the race is on.
+    RoundStarted {
+        /// 1-based round number.
+        round: u32,
+        /// The value to make.
+        objective: i64,
+        /// The cards to combine.
+        cards: Vec<i64>,
+        /// How long the round lasts.
+        duration_ms: u64,
+    },
+    /// The judgement of the sender's formula or claim (to the sender only).
+    Verdict {
+        /// The round it answered.
+        round: u32,
+        /// True: it won the round.
+        accepted: bool,
+        /// The formula's exact value ("17" or "17/3"), when it had one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        value: Option<String>,
+        /// Why it was refused.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<VerdictError>,
+        /// How long the sender is now locked out.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        locked_out_ms: Option<u64>,
+    },
+    /// Someone's attempt failed (the formula stays secret).
+    AttemptFailed {
+        /// The round.
+        round: u32,
+        /// Who failed.
+        player: PlayerId,
+        /// Their score after any `wrong_penalty`.
+        #[serde(default)]
+        score: i64,
+    },
+    /// Someone won the round.
+    RoundWon {
+        /// The round.
+        round: u32,
+        /// The winner.
+        winner: PlayerId,
+        /// The winning formula; `null` for a right "no solution" claim.
+        formula: Option<String>,
+        /// Whether the round was won by a right "no solution" claim.
+        no_solution: bool,
+        /// Time from the deal to the winning answer.
+        elapsed_ms: u64,
+        /// Points the winner got.
+        points: i64,
+        /// Every player's score after the round.
+        scores: Vec<ScoreEntry>,
+    },
+    /// Time ran out without a winner.
+    RoundTimedOut {
+        /// The round.
+        round: u32,
+        /// One solution, or `null` when the hand had none.
+        solution: Option<String>,
+        /// How many distinct solutions the hand had.
+        solutions: u64,
+    },
+    /// The match is over.
+    MatchOver {
+        /// Final standings, best first.
+        standings: Vec<Standing>,
+    },
+    /// A chat message.
+    Chat {
+        /// The speaker's id.
+        from: PlayerId,
+        /// The speaker's name.
+        name: String,
+        /// What they said.
+        text: String,
+    },
+    /// Someone joined the room.
+    PlayerJoined {
+        /// Who.
+        player: PlayerId,
+        /// Their name.
+        name: String,
+        /// Whether they joined as a spectator.
+        #[serde(default)]
+        spectator: bool,
+        /// Whether they are a bot.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        bot: bool,
+    },
+    /// Someone left the room (sent to them too when they were kicked).
+    PlayerLeft {
+        /// Who.
+        player: PlayerId,
+        /// Their name.
+        name: String,
+        /// Why.
+        #[serde(default)]
+        reason: LeaveReason,
+    },
+    /// Reply to `leaderboard`.
+    Leaderboard {
+        /// Which metric.
+        metric: Metric,
+        /// Which period.
+        period: Period,
+        /// The rows, best first.
+        rows: Vec<LeaderboardRow>,
+    },
+    /// Reply to `ping`.
+    Pong,
+    /// A request failed, or the server has bad news.
+    Error {
+        /// Machine-readable reason.
+        code: ErrorCode,
+        /// A sentence for a person.
+        message: String,
+    },
+}
+
+impl ServerMessage {
+    /// Every server message `type`.
+    pub const TYPES: &'static [&'static str] = <ServerMessageType as VariantNames>::VARIANTS;
+
+    /// This message's `type` on the wire.
+    pub fn message_type(&self) -> &'static str {
+        ServerMessageType::from(self).into()
+    }
+
+    /// An `error` message.
+    pub fn error(code: ErrorCode, message: impl Into<String>) -> ServerMessage {
+        ServerMessage::Error {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// A server message with the id of the request it answers, if any.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerEnvelope {
+    /// The id of the request this replies to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The message itself.
+    #[serde(flatten)]
+    pub message: ServerMessage,
+}
+
+impl ServerEnvelope {
+    /// A message that answers no request.
+    pub fn new(message: ServerMessage) -> Self {
+        ServerEnvelope { id: None, message }
+    }
+
+    /// A reply to the request with `id`.
+    pub fn reply(id: Option<String>, message: ServerMessage) -> Self {
+        ServerEnvelope { id, message }
+    }
+
+    /// The JSON text to send.
+    pub fn to_json(&self) -> String {
+        // Serializing these types cannot fail: every map key is a string and
+        // ratings are finite.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
