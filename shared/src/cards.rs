@@ -73,7 +73,7 @@ impl Deck {
     pub fn cards(&self) -> Vec<i64> {
         self.counts
             .iter()
-            .flat_map(|&(v, c)| std::iter::repeat(v).take(c as usize))
+            .flat_map(|&(v, c)| std::iter::repeat_n(v, c as usize))
             .collect()
     }
 

@@ -209,7 +209,7 @@ pub fn normalize_server(raw: &str) -> Result<String, ConfigError> {
         _ => return Err(bad()),
     };
     url.set_scheme(scheme).map_err(|()| bad())?;
-    if url.host_str().map_or(true, str::is_empty) {
+    if url.host_str().is_none_or(str::is_empty) {
         return Err(bad());
     }
     if url.path().is_empty() || url.path() == "/" {

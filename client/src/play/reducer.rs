@@ -519,7 +519,7 @@ impl App {
         let fresh = self
             .room
             .as_ref()
-            .map_or(true, |r| r.snapshot.code != snapshot.code);
+            .is_none_or(|r| r.snapshot.code != snapshot.code);
         let previous = if fresh { None } else { self.room.take() };
         if fresh {
             self.editor = Default::default();

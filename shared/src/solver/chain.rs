@@ -188,7 +188,7 @@ impl<'a> Forward<'a> {
     fn go(&mut self, value: Option<Rational>, code: Code) {
         if self.placed == self.cards.len() {
             if let Some(v) = value {
-                if self.want.map_or(true, |w| w == v) {
+                if self.want.is_none_or(|w| w == v) {
                     self.found.push((v, code));
                 }
             }

@@ -229,7 +229,7 @@ impl Spec {
             ));
         }
         let width = cfg.targets.end().checked_sub(*cfg.targets.start());
-        if width.map_or(true, |w| w >= MAX_TARGETS) {
+        if width.is_none_or(|w| w >= MAX_TARGETS) {
             return Err(SolveError::InvalidCensus(format!(
                 "at most {MAX_TARGETS} targets"
             )));
