@@ -12,6 +12,11 @@ use super::{random_prefix, LoadConfig};
 /// schedule. Reports connections, message rates, verdict latency, the
 /// spread of each round's deal across a room, errors, disconnects and the
 /// server's memory.
+///
+/// Every player connects from this machine's one address, so the server's
+/// per-address limits must be lifted for a run: start it with
+/// `--max-connections-per-ip 0 --max-new-accounts 0` and `--max-connections`
+/// above rooms × players (and raise `ulimit -n` to match).
 #[derive(Debug, Parser)]
 #[command(name = "krypto-load", version)]
 pub struct Args {
