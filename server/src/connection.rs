@@ -290,8 +290,9 @@ impl Connection {
                 protocol,
                 name,
                 token,
+                bot,
                 ..
-            } => self.hello(id, protocol, name, token).await,
+            } => self.hello(id, protocol, name, token, bot).await,
             message => match self.session.clone() {
                 None => self.error(id, ErrorCode::NotWelcomed, "say hello first"),
                 Some(session) => self.dispatch(session, id, message).await,
@@ -305,25 +306,32 @@ impl Connection {
         protocol: u32,
         name: Option<String>,
         token: Option<String>,
+        bot: bool,
     ) {
         if self.session.is_some() {
             return self.error(id, ErrorCode::WrongState, "already welcomed");
         }
-        let identity =
-            match identity::hello(&self.shared.db, protocol, name.as_deref(), token.as_deref())
-                .await
-            {
-                Ok(identity) => identity,
-                Err(HelloError::Refused { code, message }) => return self.error(id, code, message),
-                Err(HelloError::Db(e)) => {
-                    tracing::error!(error = %e, "hello failed");
-                    return self.error(
-                        id,
-                        ErrorCode::Internal,
-                        "the server could not check the name; try again",
-                    );
-                }
-            };
+        let identity = match identity::hello(
+            &self.shared.db,
+            &self.shared.recorder,
+            protocol,
+            name.as_deref(),
+            token.as_deref(),
+            bot,
+        )
+        .await
+        {
+            Ok(identity) => identity,
+            Err(HelloError::Refused { code, message }) => return self.error(id, code, message),
+            Err(HelloError::Db(e)) => {
+                tracing::error!(error = %e, "hello failed");
+                return self.error(
+                    id,
+                    ErrorCode::Internal,
+                    "the server could not check the name; try again",
+                );
+            }
+        };
         let player = identity.player.player_id();
         let lobby = &self.shared.lobby;
         if let Some(old) = lobby.attach(player, self.client.clone()) {
@@ -379,7 +387,7 @@ impl Connection {
         let answer = leaderboard::board(
             &self.shared.db,
             &query,
-            self.shared.config.min_rated_matches,
+            self.shared.config.ranking(),
             crate::periods::now_ms(),
         )
         .await;

@@ -155,7 +155,7 @@ async fn get_leaderboard(
     let board = leaderboard::board(
         &shared.db,
         &query,
-        shared.config.min_rated_matches,
+        shared.config.ranking(),
         periods::now_ms(),
     )
     .await?;
@@ -167,7 +167,7 @@ async fn get_player(
     name: Result<Path<String>, PathRejection>,
 ) -> Result<Json<leaderboard::Profile>, ApiError> {
     let Path(name) = name.map_err(|e| ApiError::bad_request(e.body_text()))?;
-    let profile = leaderboard::profile(&shared.db, &name, shared.config.min_rated_matches).await?;
+    let profile = leaderboard::profile(&shared.db, &name, shared.config.ranking()).await?;
     Ok(Json(profile))
 }
 

@@ -10,7 +10,9 @@ use rand::rngs::OsRng;
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 
+use crate::db::scores::NewPlayer;
 use crate::db::{Created, Db, DbError, PlayerRow};
+use crate::recorder::Recorder;
 
 pub use krypto_core::names::{Name, MAX_NAME_CHARS};
 
@@ -81,11 +83,16 @@ pub struct Identity {
 /// - a name that exists, without its token → `name_taken` (no token) or
 ///   `bad_token` (a wrong one);
 /// - neither name nor known token → `invalid_name` / `bad_token`.
+///
+/// A new player is created through the recorder's group commit, marked a
+/// bot if the hello said `bot`.
 pub async fn hello(
     db: &Db,
+    recorder: &Recorder,
     protocol: u32,
     name: Option<&str>,
     token: Option<&str>,
+    bot: bool,
 ) -> Result<Identity, HelloError> {
     if protocol != PROTOCOL_VERSION {
         return Err(refuse(
@@ -138,9 +145,22 @@ pub async fn hello(
             "could not make a token; try again",
         ));
     };
-    match db.create_player(&name.display, &name.key, &hash).await? {
-        Created::Player(player) => Ok(Identity { player, token }),
-        Created::NameTaken => Err(name_taken(&name)),
+    let new = NewPlayer {
+        name: name.display.clone(),
+        name_key: name.key.clone(),
+        token_hash: hash,
+        bot,
+    };
+    match recorder.create_player(new).await {
+        Ok(Created::Player(player)) => Ok(Identity { player, token }),
+        Ok(Created::NameTaken) => Err(name_taken(&name)),
+        Err(e) => {
+            tracing::error!(error = %e, "creating a player failed");
+            Err(refuse(
+                ErrorCode::Internal,
+                "the server could not create the player; try again",
+            ))
+        }
     }
 }
 

@@ -16,7 +16,8 @@ struct Args {
     /// Address and port to listen on (HTTP and WebSocket at /ws).
     #[arg(long, env = "KRYPTO_LISTEN", default_value = "0.0.0.0:7878")]
     listen: SocketAddr,
-    /// SQLite database URL; the file is created if missing.
+    /// Database URL: sqlite://path (the file is created if missing) or
+    /// postgres://user:password@host/database.
     #[arg(
         long,
         env = "KRYPTO_DATABASE_URL",
@@ -47,6 +48,10 @@ struct Args {
     /// Rated matches a player needs to appear on the rating leaderboard.
     #[arg(long, env = "KRYPTO_MIN_RATED_MATCHES", default_value_t = 3)]
     min_rated_matches: u32,
+    /// Different opponents (met in rated matches) a player needs to appear
+    /// on the rating leaderboard.
+    #[arg(long, env = "KRYPTO_MIN_RATED_OPPONENTS", default_value_t = krypto_server::ratings::MIN_OPPONENTS)]
+    min_rated_opponents: u32,
     /// Runs room clocks this many times faster than the wall clock, so
     /// tests of the real binary can play whole matches in moments.
     #[arg(long, env = "KRYPTO_ROOM_TIME_SCALE", default_value_t = 1, hide = true)]
@@ -97,6 +102,7 @@ async fn main() -> anyhow::Result<()> {
         outgoing_queue: args.outgoing_queue.max(1),
         max_rooms: args.max_rooms,
         min_rated_matches: args.min_rated_matches,
+        min_rated_opponents: args.min_rated_opponents,
         room_time_scale: args.room_time_scale.max(1),
         ..Config::default()
     };

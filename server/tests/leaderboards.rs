@@ -10,11 +10,12 @@ mod common;
 use common::TestServer;
 use krypto_core::protocol::{Metric, Period, PlayerId};
 use krypto_server::db::scores::{
-    Applied, FinalPlace, MatchEnd, NewMatch, RoundOutcome, RoundResult, RoundStart, Write,
+    FinalPlace, MatchEnd, NewMatch, NewPlayer, RoundOutcome, RoundResult, RoundStart, Write,
 };
 use krypto_server::db::{Created, Db};
-use krypto_server::leaderboard::{self, Board, BoardError, BoardQuery};
+use krypto_server::leaderboard::{self, Board, BoardError, BoardQuery, Ranking};
 use serde_json::Value;
+use uuid::Uuid;
 
 /// Milliseconds of an RFC 3339 time.
 fn ms(s: &str) -> i64 {
@@ -27,6 +28,12 @@ fn ms(s: &str) -> i64 {
 fn now() -> i64 {
     ms("2025-03-12T12:00:00Z")
 }
+
+/// Three rated matches, against anyone.
+const RANK3: Ranking = Ranking {
+    min_matches: 3,
+    min_opponents: 1,
+};
 
 struct Seed {
     _dir: tempfile::TempDir,
@@ -51,7 +58,12 @@ impl Seed {
     async fn player(&self, name: &str) -> PlayerId {
         let created = self
             .db
-            .create_player(name, &name.to_lowercase(), &format!("hash-{name}"))
+            .create_player(NewPlayer {
+                name: name.to_owned(),
+                name_key: name.to_lowercase(),
+                token_hash: format!("hash-{name}"),
+                bot: false,
+            })
             .await
             .unwrap();
         match created {
@@ -60,21 +72,19 @@ impl Seed {
         }
     }
 
-    async fn start_match(&self, players: &[PlayerId], at_ms: i64) -> i64 {
-        let applied = self
-            .db
+    async fn start_match(&self, players: &[PlayerId], at_ms: i64) -> Uuid {
+        let id = Uuid::now_v7();
+        self.db
             .apply(&[Write::StartMatch(NewMatch {
+                id,
                 room_code: "SEED1".into(),
-                settings: "{}".into(),
+                settings: serde_json::json!({}),
                 players: players.to_vec(),
                 at_ms,
             })])
             .await
             .unwrap();
-        match applied[0] {
-            Applied::Match(id) => id,
-            ref other => panic!("{other:?}"),
-        }
+        id
     }
 
     /// Round wins `(winner, elapsed_ms, at_ms)`, each in a match of its own.
@@ -117,6 +127,7 @@ impl Seed {
                         player,
                         score: 10 - i64::from(rank),
                         rank,
+                        attempted: true,
                     })
                     .collect(),
                 at_ms,
@@ -151,7 +162,11 @@ impl Seed {
             limit,
             around: around.map(str::to_owned),
         };
-        leaderboard::board(&self.db, &query, min_rated, now()).await
+        let ranking = Ranking {
+            min_matches: min_rated,
+            min_opponents: 1,
+        };
+        leaderboard::board(&self.db, &query, ranking, now()).await
     }
 }
 
@@ -251,7 +266,10 @@ async fn periods_are_utc_calendar_day_iso_week_and_month() {
             period: Period::Month,
             ..BoardQuery::default()
         },
-        1,
+        Ranking {
+            min_matches: 1,
+            min_opponents: 1,
+        },
         ms("2025-02-20T00:00:00Z"),
     )
     .await
@@ -376,11 +394,11 @@ async fn the_rating_board_needs_the_minimum_of_rated_matches() {
     assert_eq!(min2.rows.len(), 3);
     assert!(min2.rows.windows(2).all(|w| w[0].value >= w[1].value));
     // The board shows the conservative rating the profile shows.
-    let profile = leaderboard::profile(&seed.db, "xia", 3).await.unwrap();
+    let profile = leaderboard::profile(&seed.db, "xia", RANK3).await.unwrap();
     assert_eq!(Some(min3.rows[0].value), profile.rating);
     assert!(profile.ranked);
     assert_eq!((profile.wins, profile.rated_matches), (3, 3));
-    let zoe = leaderboard::profile(&seed.db, "Zoe", 3).await.unwrap();
+    let zoe = leaderboard::profile(&seed.db, "Zoe", RANK3).await.unwrap();
     assert!(!zoe.ranked);
     // Wins have no minimum.
     let wins = seed.board(Metric::Wins, Period::All, 10, None).await;
@@ -398,7 +416,11 @@ async fn the_http_api_answers_json_and_refuses_bad_queries() {
     seed.finished(&[(ann, 1), (ben, 2)], t).await;
     seed.db.close().await;
     let Seed { _dir, path, .. } = seed;
-    let server = TestServer::on_existing(_dir, path, |c| c.min_rated_matches = 1).await;
+    let server = TestServer::on_existing(_dir, path, |c| {
+        c.min_rated_matches = 1;
+        c.min_rated_opponents = 1;
+    })
+    .await;
 
     for metric in ["rating", "wins", "rounds", "fastest"] {
         for period in ["all", "month", "week", "day"] {

@@ -5,7 +5,7 @@
 
 use krypto_core::protocol::PlayerId;
 use krypto_server::db::scores::{
-    Applied, AttemptRecord, NewMatch, RoundOutcome, RoundResult, RoundStart, Write,
+    Applied, AttemptRecord, NewMatch, NewPlayer, RoundOutcome, RoundResult, RoundStart, Write,
 };
 use krypto_server::db::{Created, Db};
 use krypto_server::recorder::{RecordError, Recorder};
@@ -16,23 +16,29 @@ async fn a_failing_write_does_not_lose_the_rest_of_its_batch() {
     let db = Db::open(&format!("sqlite://{}", dir.path().join("r.db").display()))
         .await
         .unwrap();
-    let Created::Player(ann) = db.create_player("Ann", "ann", "h").await.unwrap() else {
+    let new = NewPlayer {
+        name: "Ann".into(),
+        name_key: "ann".into(),
+        token_hash: "h".into(),
+        bot: false,
+    };
+    let Created::Player(ann) = db.create_player(new).await.unwrap() else {
         panic!()
     };
     let ann = ann.player_id();
     let (recorder, task) = Recorder::start(&db).await.unwrap();
+    let match_id = uuid::Uuid::now_v7();
     let applied = recorder
         .commit(vec![Write::StartMatch(NewMatch {
+            id: match_id,
             room_code: "ABCDE".into(),
-            settings: "{}".into(),
+            settings: serde_json::json!({}),
             players: vec![ann],
             at_ms: 1_000,
         })])
         .await
         .unwrap();
-    let Applied::Match(match_id) = applied[0] else {
-        panic!("{applied:?}")
-    };
+    assert_eq!(applied, vec![Applied::Done]);
     let start = RoundStart {
         match_id,
         round: 1,

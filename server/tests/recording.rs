@@ -16,10 +16,11 @@ use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{ConnectOptions, SqliteConnection};
 
 /// Rooms deal 1 2 3 4 5 → 15 every round, with clocks 100× fast, and one
-/// rated match is enough to be on the rating board.
+/// rated match against one opponent is enough to be on the rating board.
 fn scripted(c: &mut krypto_server::Config) {
     c.room_time_scale = 100;
     c.min_rated_matches = 1;
+    c.min_rated_opponents = 1;
     c.dealer = DealerFactory(Arc::new(|| {
         Box::new(ScriptedDealer::new(vec![Deal {
             objective: 15,
