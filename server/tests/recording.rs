@@ -265,3 +265,168 @@ async fn timed_out_rounds_and_a_solo_match_are_recorded_unrated() {
     assert_eq!(profile["rated_matches"], 0);
     server.shutdown().await;
 }
+
+/// One one-round match in a room of `players` (the first is the host):
+/// everyone but `winner` sends a wrong formula (a real attempt), then
+/// `winner` answers right. Every queue is read up to the `match_over`,
+/// which is returned.
+async fn one_round_match(players: &mut [&mut Client], winner: usize) -> Value {
+    players[0].request(json!({"type": "start"})).await;
+    for p in players.iter_mut() {
+        round_started(p, 1).await;
+    }
+    for (i, p) in players.iter_mut().enumerate() {
+        if i != winner {
+            let v = p
+                .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4*5"}))
+                .await;
+            assert_eq!(v["accepted"], false, "{v}");
+        }
+    }
+    let v = players[winner]
+        .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4+5"}))
+        .await;
+    assert_eq!(v["accepted"], true, "{v}");
+    let mut over = Value::Null;
+    for p in players.iter_mut() {
+        over = p.recv_type("match_over").await;
+    }
+    over
+}
+
+/// A room of one round a match, hosted by `host`, joined by `guests`.
+async fn room(host: &mut Client, guests: &mut [&mut Client]) {
+    let state = host
+        .request(json!({"type": "create_room", "settings": {"rounds": 1, "round_seconds": 10}}))
+        .await;
+    let code = state["code"].as_str().unwrap().to_owned();
+    for g in guests.iter_mut() {
+        g.request(json!({"type": "join_room", "code": code})).await;
+    }
+}
+
+/// The names on a board.
+async fn board(server: &TestServer, metric: &str) -> Vec<String> {
+    let (status, body) = server
+        .get_json(&format!("/api/leaderboard?metric={metric}&limit=100"))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    body["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_puppet_that_never_answers_lifts_nobody() {
+    // Even with the loosest board (one rated match against one opponent).
+    let server = TestServer::with_config(scripted).await;
+    let (mut farmer, _) = server.player("Farmer").await;
+    let (mut puppet, _) = server.player("Puppet").await;
+    room(&mut farmer, &mut [&mut puppet]).await;
+    // Four one-round matches; the puppet sits through them silently.
+    for _ in 0..4 {
+        farmer.request(json!({"type": "start"})).await;
+        round_started(&mut farmer, 1).await;
+        let v = farmer
+            .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4+5"}))
+            .await;
+        assert_eq!(v["accepted"], true, "{v}");
+        let over = puppet.recv_type("match_over").await;
+        assert!(
+            over["standings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|s| s.get("rating_after").is_none()),
+            "an unrated match shows no rating change: {over}"
+        );
+        farmer.recv_type("match_over").await;
+    }
+    assert!(board(&server, "rating").await.is_empty());
+    assert!(board(&server, "wins").await.is_empty());
+    // The rounds were really won.
+    assert_eq!(board(&server, "rounds").await, ["Farmer"]);
+    let (_, profile) = server.get_json("/api/players/Farmer").await;
+    assert_eq!(profile["rating"], Value::Null, "{profile}");
+    assert_eq!(profile["matches"], 4);
+    assert_eq!(profile["rated_matches"], 0);
+    assert_eq!(profile["wins"], 0);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_farm_of_two_answering_puppets_never_ranks_its_farmer() {
+    // One rated match is enough, but it takes three different opponents.
+    let server = TestServer::with_config(|c| {
+        scripted(c);
+        c.min_rated_opponents = 3;
+    })
+    .await;
+    let (mut farmer, _) = server.player("Farmer").await;
+    let (mut one, _) = server.player("PuppetOne").await;
+    let (mut two, _) = server.player("PuppetTwo").await;
+    room(&mut farmer, &mut [&mut one, &mut two]).await;
+    for _ in 0..4 {
+        // The puppets answer wrong, then the farmer wins.
+        let over = one_round_match(&mut [&mut farmer, &mut one, &mut two], 0).await;
+        assert!(over["standings"][0].get("rating_after").is_some(), "{over}");
+    }
+    // Rated, and winning, but against two opponents only.
+    let (_, profile) = server.get_json("/api/players/Farmer").await;
+    assert_eq!(profile["rated_matches"], 4, "{profile}");
+    assert_eq!(profile["ranked"], false);
+    assert!(board(&server, "rating").await.is_empty());
+
+    // A third, real opponent: now the farmer has earned a place.
+    farmer.request(json!({"type": "leave_room"})).await;
+    let (mut cat, _) = server.player("Cat").await;
+    room(&mut cat, &mut [&mut farmer]).await;
+    one_round_match(&mut [&mut cat, &mut farmer], 1).await;
+    let (_, profile) = server.get_json("/api/players/Farmer").await;
+    assert_eq!(profile["ranked"], true, "{profile}");
+    assert_eq!(board(&server, "rating").await, ["Farmer"]);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn bots_are_stored_as_bots_never_rated_and_on_no_board() {
+    let server = TestServer::with_config(scripted).await;
+    let (mut ann, _) = server.player("Ann").await;
+    let (mut ben, _) = server.player("Ben").await;
+    let mut robo = server.connect().await;
+    robo.send(json!({"type": "hello", "protocol": 1, "name": "Robo", "bot": true}))
+        .await;
+    let welcome = robo.recv().await;
+    assert_eq!(welcome["type"], "welcome", "{welcome}");
+    let robo_id = welcome["player_id"].clone();
+    room(&mut ann, &mut [&mut ben, &mut robo]).await;
+    // The bot wins; the two people each made an attempt: rated for them.
+    let over = one_round_match(&mut [&mut ann, &mut ben, &mut robo], 2).await;
+    let standings = over["standings"].as_array().unwrap();
+    let bot_row = standings.iter().find(|s| s["player"] == robo_id).unwrap();
+    assert_eq!(bot_row["rank"], 1, "{over}");
+    assert!(bot_row.get("rating_after").is_none(), "{over}");
+    assert!(standings
+        .iter()
+        .filter(|s| s["player"] != robo_id)
+        .all(|s| s.get("rating_after").is_some()));
+    for metric in ["rating", "wins", "rounds", "fastest"] {
+        assert!(
+            !board(&server, metric).await.contains(&"Robo".to_owned()),
+            "{metric}"
+        );
+    }
+    let (_, profile) = server.get_json("/api/players/Robo").await;
+    assert_eq!(profile["rating"], Value::Null, "{profile}");
+    assert_eq!(profile["rounds_won"], 0);
+    let mut db = open_db(&server).await;
+    let bots: Vec<(String,)> = sqlx::query_as("SELECT name FROM players WHERE bot")
+        .fetch_all(&mut db)
+        .await
+        .unwrap();
+    assert_eq!(bots, vec![("Robo".to_owned(),)]);
+    server.shutdown().await;
+}
