@@ -1,5 +1,5 @@
 //! The krypto game server: one tokio process serving HTTP and the game's
-//! WebSocket on one port, with players and scores in SQLite.
+//! WebSocket on one port, with players and scores in SQLite or PostgreSQL.
 //!
 //! A map of the modules, from the socket inwards:
 //!
@@ -20,7 +20,8 @@
 //!   groups. [`ratings`]: Weng-Lin. [`periods`]: UTC calendar periods.
 //! - [`leaderboard`]: leaderboards and profiles for the WebSocket and HTTP.
 //! - [`codes`]: room codes. [`limits`]: message credits, code-guess limits.
-//! - [`db`]: SQLite through sqlx, one method per query.
+//! - [`db`]: one store, SQLite or PostgreSQL (chosen by the URL), through
+//!   sqlx; batches written in each backend's idiom.
 //! - [`config`]: every limit and timing. [`net`]: the join URLs to print.
 
 pub mod client;

@@ -12,13 +12,16 @@
 //!   write fails, for either backend;
 //! - [`boards`]: leaderboard and profile reads (SQL both backends share);
 //! - `sqlite/`: SQLite through sqlx (`json_each` batches), migrations in
-//!   `migrations/sqlite/`.
+//!   `migrations/sqlite/`;
+//! - `postgres/`: PostgreSQL through sqlx (arrays and `UNNEST`), migrations
+//!   in `migrations/postgres/`.
 //!
 //! Schema changes are numbered files under `migrations/<backend>/`, applied
 //! at start and never edited once released.
 
 pub(crate) mod batch;
 pub mod boards;
+mod postgres;
 pub mod scores;
 mod sqlite;
 pub(crate) mod summary;
@@ -79,6 +82,8 @@ pub enum Created {
 pub enum Backend {
     /// `sqlite://path` (or `sqlite::memory:`).
     Sqlite,
+    /// `postgres://…` or `postgresql://…`.
+    Postgres,
 }
 
 impl Backend {
@@ -86,6 +91,8 @@ impl Backend {
     pub fn of_url(url: &str) -> Result<Backend, DbError> {
         if url.starts_with("sqlite:") {
             Ok(Backend::Sqlite)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Ok(Backend::Postgres)
         } else {
             Err(DbError::UnsupportedUrl(url.to_owned()))
         }
@@ -97,6 +104,8 @@ impl Backend {
 pub enum Db {
     /// A SQLite file.
     Sqlite(sqlite::Store),
+    /// A PostgreSQL database.
+    Postgres(postgres::Store),
 }
 
 /// Runs the same expression on whichever store `$db` is.
@@ -104,6 +113,7 @@ macro_rules! on_store {
     ($db:expr, $store:ident => $body:expr) => {
         match $db {
             Db::Sqlite($store) => $body,
+            Db::Postgres($store) => $body,
         }
     };
 }
@@ -115,6 +125,7 @@ impl Db {
     pub async fn open(url: &str) -> Result<Db, DbError> {
         match Backend::of_url(url)? {
             Backend::Sqlite => Ok(Db::Sqlite(sqlite::Store::open(url).await?)),
+            Backend::Postgres => Ok(Db::Postgres(postgres::Store::open(url).await?)),
         }
     }
 
@@ -122,6 +133,7 @@ impl Db {
     pub fn backend(&self) -> Backend {
         match self {
             Db::Sqlite(_) => Backend::Sqlite,
+            Db::Postgres(_) => Backend::Postgres,
         }
     }
 
@@ -130,6 +142,7 @@ impl Db {
     pub async fn writer(&self) -> Result<Writer, DbError> {
         Ok(match self {
             Db::Sqlite(s) => Writer::Sqlite(s.connect().await?),
+            Db::Postgres(s) => Writer::Postgres(s.connect().await?),
         })
     }
 
@@ -151,7 +164,8 @@ impl Db {
     }
 
     /// Whether the stored data is sound: SQLite's `PRAGMA integrity_check`
-    /// answer ("ok" when the file is sound).
+    /// answer ("ok" when the file is sound); PostgreSQL checks its own
+    /// pages, and answers "ok" once every table can be read.
     pub async fn integrity_check(&self) -> Result<String, DbError> {
         on_store!(self, s => s.integrity_check().await)
     }
@@ -206,6 +220,8 @@ impl Db {
 pub enum Writer {
     /// To a SQLite file.
     Sqlite(sqlx::SqliteConnection),
+    /// To a PostgreSQL database.
+    Postgres(sqlx::PgConnection),
 }
 
 impl Writer {
@@ -214,6 +230,7 @@ impl Writer {
     pub async fn apply_batch(&mut self, batch: &[&[Write]]) -> Result<batch::Results, DbError> {
         match self {
             Writer::Sqlite(c) => batch::apply_batch::<sqlx::Sqlite>(c, batch).await,
+            Writer::Postgres(c) => batch::apply_batch::<sqlx::Postgres>(c, batch).await,
         }
     }
 
@@ -222,6 +239,7 @@ impl Writer {
         use sqlx::Connection;
         match self {
             Writer::Sqlite(c) => c.close().await?,
+            Writer::Postgres(c) => c.close().await?,
         }
         Ok(())
     }

@@ -15,7 +15,7 @@ use crate::periods::{self, ALL_PERIODS};
 use crate::ratings::{self, Entrant, Skill};
 
 /// A player's stored rating state; a player without one is new.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct RatingState {
     /// Their skill.
     pub skill: Skill,
@@ -23,16 +23,6 @@ pub(crate) struct RatingState {
     pub matches: i64,
     /// Different opponents met in rated matches.
     pub opponents: i64,
-}
-
-impl Default for RatingState {
-    fn default() -> Self {
-        RatingState {
-            skill: Skill::default(),
-            matches: 0,
-            opponents: 0,
-        }
-    }
 }
 
 /// A player's row in a finished match.

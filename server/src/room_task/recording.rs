@@ -352,7 +352,7 @@ mod tests {
             solution: Some("1+2+3+4+5".into()),
             solutions: 3,
         };
-        let timed = log.translate("ABCDE", &[out.clone()], 10_000, &mut mint);
+        let timed = log.translate("ABCDE", std::slice::from_ref(&out), 10_000, &mut mint);
         assert!(timed.must_commit);
         assert!(matches!(
             timed.writes.as_slice(),
