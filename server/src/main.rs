@@ -13,6 +13,9 @@ use tokio::net::TcpListener;
 #[derive(Debug, Parser)]
 #[command(version, about)]
 struct Args {
+    /// Instead of serving, run a maintenance command.
+    #[command(subcommand)]
+    command: Option<Command>,
     /// Address and port to listen on (HTTP and WebSocket at /ws).
     #[arg(long, env = "KRYPTO_LISTEN", default_value = "0.0.0.0:7878")]
     listen: SocketAddr,
@@ -58,6 +61,21 @@ struct Args {
     room_time_scale: u32,
 }
 
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Copies every player, match, rating and leaderboard row from one
+    /// database into an empty PostgreSQL database (ids and tokens kept),
+    /// then exits. Stop the server first.
+    MigrateDb {
+        /// The database to copy from (sqlite://… or postgres://…).
+        #[arg(long)]
+        from: String,
+        /// The empty PostgreSQL database to copy into (postgres://…).
+        #[arg(long)]
+        to: String,
+    },
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum LogFormat {
     /// Human-readable lines.
@@ -77,6 +95,14 @@ async fn main() -> anyhow::Result<()> {
             .json()
             .with_env_filter(filter)
             .init(),
+    }
+    if let Some(Command::MigrateDb { from, to }) = &args.command {
+        let copied = krypto_server::db::copy::migrate(from, to).await?;
+        for (table, rows) in copied.tables {
+            println!("{table}: {rows} rows");
+        }
+        println!("copied into {to}");
+        return Ok(());
     }
     // Every connection is a file descriptor; the usual soft limit (1024) would
     // cap the server far below --max-connections.

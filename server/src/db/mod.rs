@@ -11,6 +11,7 @@
 //! - [`batch`]: one transaction per batch, with a savepoint replay when a
 //!   write fails, for either backend;
 //! - [`boards`]: leaderboard and profile reads (SQL both backends share);
+//! - [`copy`]: `migrate-db`, copying a database into PostgreSQL;
 //! - `sqlite/`: SQLite through sqlx (`json_each` batches), migrations in
 //!   `migrations/sqlite/`;
 //! - `postgres/`: PostgreSQL through sqlx (arrays and `UNNEST`), migrations
@@ -21,6 +22,7 @@
 
 pub(crate) mod batch;
 pub mod boards;
+pub mod copy;
 mod postgres;
 pub mod scores;
 mod sqlite;

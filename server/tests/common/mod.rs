@@ -89,6 +89,13 @@ pub struct TestDatabase {
     _dir: Option<tempfile::TempDir>,
 }
 
+impl TestDatabase {
+    /// A database made elsewhere (not removed by this handle).
+    pub fn existing(url: String) -> TestDatabase {
+        TestDatabase { url, _dir: None }
+    }
+}
+
 /// A new database for the running test.
 pub async fn fresh_database() -> TestDatabase {
     match backend() {
