@@ -187,12 +187,19 @@ pub enum Applied {
 /// order), and nothing about a match follows its end.
 #[derive(Debug, Default)]
 pub(crate) struct Grouped<'a> {
+    /// New players.
     pub players: Vec<&'a NewPlayer>,
+    /// Match starts.
     pub starts: Vec<&'a NewMatch>,
+    /// Dealt hands.
     pub rounds: Vec<&'a RoundStart>,
+    /// Judged attempts.
     pub attempts: Vec<&'a AttemptRecord>,
+    /// Round results.
     pub results: Vec<&'a RoundResult>,
+    /// Match ends.
     pub ends: Vec<&'a MatchEnd>,
+    /// Abandoned matches and when.
     pub abandons: Vec<(Uuid, i64)>,
 }
 
