@@ -1,6 +1,7 @@
 //! Rebuilds the server when a migration changes: `sqlx::migrate!` embeds
-//! the `migrations/` folder at compile time.
+//! the `migrations/<backend>/` folders at compile time.
 
 fn main() {
-    println!("cargo:rerun-if-changed=../migrations");
+    println!("cargo:rerun-if-changed=../migrations/sqlite");
+    println!("cargo:rerun-if-changed=../migrations/postgres");
 }

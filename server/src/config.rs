@@ -37,7 +37,8 @@ impl fmt::Debug for DealerFactory {
 /// Everything [`crate::run`] needs besides the listener and the shutdown signal.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// sqlx SQLite URL; the file is created if missing and opened in WAL mode.
+    /// The database: `sqlite://path` (the file is created if missing and
+    /// opened in WAL mode) or `postgres://user:password@host/database`.
     pub database_url: String,
     /// Open connections (HTTP and WebSocket) beyond which the server stops
     /// accepting: a semaphore permit is taken before `accept`.
@@ -103,6 +104,20 @@ pub struct Config {
     /// Rated matches a player needs before appearing on the rating
     /// leaderboard: a new player's rating is too uncertain to rank.
     pub min_rated_matches: u32,
+    /// Different opponents, met in rated matches, a player needs before
+    /// appearing on the rating leaderboard: a farmer feeding on a few
+    /// puppets of their own stays off it.
+    pub min_rated_opponents: u32,
+}
+
+impl Config {
+    /// Who may be ranked on the rating board.
+    pub fn ranking(&self) -> crate::leaderboard::Ranking {
+        crate::leaderboard::Ranking {
+            min_matches: self.min_rated_matches,
+            min_opponents: self.min_rated_opponents,
+        }
+    }
 }
 
 impl Default for Config {
@@ -132,6 +147,7 @@ impl Default for Config {
             close_drain: Duration::from_secs(2),
             shutdown_timeout: Duration::from_secs(5),
             min_rated_matches: 3,
+            min_rated_opponents: crate::ratings::MIN_OPPONENTS,
         }
     }
 }

@@ -168,7 +168,7 @@ async fn get_leaderboard(
     let board = leaderboard::board(
         &shared.db,
         &query,
-        shared.config.min_rated_matches,
+        shared.config.ranking(),
         periods::now_ms(),
     )
     .await?;
@@ -187,7 +187,7 @@ async fn get_player(
             "a player's name has at most {MAX_NAME_CHARS} characters"
         )));
     }
-    let profile = leaderboard::profile(&shared.db, &name, shared.config.min_rated_matches).await?;
+    let profile = leaderboard::profile(&shared.db, &name, shared.config.ranking()).await?;
     Ok(Json(profile))
 }
 

@@ -10,7 +10,9 @@ use rand::rngs::OsRng;
 use rand::TryRngCore;
 use sha2::{Digest, Sha256};
 
+use crate::db::scores::NewPlayer;
 use crate::db::{Created, Db, DbError, PlayerRow};
+use crate::recorder::Recorder;
 
 pub(crate) use krypto_core::names::{Name, MAX_NAME_CHARS};
 
@@ -48,7 +50,7 @@ pub(crate) fn validate_name(raw: &str) -> Result<Name, HelloError> {
 }
 
 /// A fresh secret token: 128 bits from the operating system, as hex.
-pub(crate) fn new_token() -> Result<String, rand::rand_core::OsError> {
+pub fn new_token() -> Result<String, rand::rand_core::OsError> {
     let mut bytes = [0u8; TOKEN_BYTES];
     OsRng.try_fill_bytes(&mut bytes)?;
     Ok(hex::encode(bytes))
@@ -56,7 +58,7 @@ pub(crate) fn new_token() -> Result<String, rand::rand_core::OsError> {
 
 /// The stored form of a token: SHA-256 of its 16 bytes, as hex. `None` when
 /// the text is not a token at all (then no player can match it).
-pub(crate) fn token_hash(token: &str) -> Option<String> {
+pub fn token_hash(token: &str) -> Option<String> {
     let bytes = hex::decode(token.trim()).ok()?;
     if bytes.len() != TOKEN_BYTES {
         return None;
@@ -96,12 +98,17 @@ pub(crate) struct HelloRules<'a> {
 ///   `bad_token` (a wrong one);
 /// - neither name nor known token → `invalid_name` / `bad_token`;
 /// - a new player when this address created too many lately → `rate_limited`.
+///
+/// A new player is created through the recorder's group commit, marked a
+/// bot if the hello said `bot`.
 pub(crate) async fn hello(
     db: &Db,
+    recorder: &Recorder,
     protocol: u32,
     name: Option<&str>,
     token: Option<&str>,
     rules: &HelloRules<'_>,
+    bot: bool,
 ) -> Result<Identity, HelloError> {
     if protocol != PROTOCOL_VERSION {
         return Err(refuse(
@@ -169,9 +176,22 @@ pub(crate) async fn hello(
             "could not make a token; try again",
         ));
     };
-    match db.create_player(&name.display, &name.key, &hash).await? {
-        Created::Player(player) => Ok(Identity { player, token }),
-        Created::NameTaken => Err(name_taken(&name)),
+    let new = NewPlayer {
+        name: name.display.clone(),
+        name_key: name.key.clone(),
+        token_hash: hash,
+        bot,
+    };
+    match recorder.create_player(new).await {
+        Ok(Created::Player(player)) => Ok(Identity { player, token }),
+        Ok(Created::NameTaken) => Err(name_taken(&name)),
+        Err(e) => {
+            tracing::error!(error = %e, "creating a player failed");
+            Err(refuse(
+                ErrorCode::Internal,
+                "the server could not create the player; try again",
+            ))
+        }
     }
 }
 

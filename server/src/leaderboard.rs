@@ -2,7 +2,8 @@
 //! and the HTTP API.
 //!
 //! - Metrics: `rating` (conservative rating mu − 3·sigma, players with at
-//!   least [`crate::Config::min_rated_matches`] rated matches), `wins`
+//!   least [`Ranking::min_matches`] rated matches against at least
+//!   [`Ranking::min_opponents`] different opponents), `wins`
 //!   (rated matches won), `rounds` (rounds won), `fastest` (best winning
 //!   time with a formula, in ms, lowest first).
 //! - Periods: `all`, and the current UTC calendar `month`, ISO `week`
@@ -29,6 +30,24 @@ pub const DEFAULT_LIMIT: u32 = 10;
 pub const MAX_LIMIT: u32 = 100;
 /// Matches listed on a profile.
 pub const RECENT_MATCHES: u32 = 10;
+
+/// Who may be ranked on the rating board: a new player's rating is too
+/// uncertain to rank, and a rating earned against a few puppets is not
+/// earned at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ranking {
+    /// Fewest rated matches.
+    pub min_matches: u32,
+    /// Fewest different opponents met in them.
+    pub min_opponents: u32,
+}
+
+impl Ranking {
+    /// Whether a player with this record is ranked.
+    pub fn admits(&self, rated_matches: i64, opponents: i64) -> bool {
+        rated_matches >= i64::from(self.min_matches) && opponents >= i64::from(self.min_opponents)
+    }
+}
 
 /// What a client asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,7 +112,7 @@ async fn player_named(db: &Db, name: &str) -> Result<PlayerRow, BoardError> {
 pub async fn board(
     db: &Db,
     query: &BoardQuery,
-    min_rated: u32,
+    ranking: Ranking,
     now_ms: i64,
 ) -> Result<Board, BoardError> {
     let start = periods::start(query.period, now_ms);
@@ -101,7 +120,8 @@ pub async fn board(
         metric: query.metric,
         period: periods::name(query.period),
         start,
-        min_rated,
+        min_rated: ranking.min_matches,
+        min_opponents: ranking.min_opponents,
     };
     let limit = query.limit.clamp(1, MAX_LIMIT);
     let count = |n: i64| u64::try_from(n).unwrap_or(0);
@@ -165,7 +185,8 @@ pub struct Profile {
     pub mu: Option<f64>,
     /// Uncertainty.
     pub sigma: Option<f64>,
-    /// Whether they have enough rated matches to be on the rating board.
+    /// Whether they have enough rated matches and opponents to be on the
+    /// rating board.
     pub ranked: bool,
     /// Rated matches (two or more players) finished.
     pub rated_matches: i64,
@@ -184,9 +205,9 @@ pub struct Profile {
 /// A match on a profile.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProfileMatch {
-    /// The match's id.
+    /// The match's id (a UUID).
     #[serde(rename = "match")]
-    pub match_id: i64,
+    pub match_id: String,
     /// When it finished (RFC 3339, UTC).
     pub finished_at: String,
     /// Players in it.
@@ -219,7 +240,7 @@ impl From<RecentMatch> for ProfileMatch {
 }
 
 /// The profile of the player called `name`.
-pub async fn profile(db: &Db, name: &str, min_rated: u32) -> Result<Profile, BoardError> {
+pub async fn profile(db: &Db, name: &str, ranking: Ranking) -> Result<Profile, BoardError> {
     let player = player_named(db, name).await?;
     let id = player.player_id();
     let totals = db.player_totals(id).await?;
@@ -236,7 +257,7 @@ pub async fn profile(db: &Db, name: &str, min_rated: u32) -> Result<Profile, Boa
         rating: skill.map(|s| s.shown()),
         mu: skill.map(|s| s.mu),
         sigma: skill.map(|s| s.sigma),
-        ranked: rating.is_some() && rated_matches >= i64::from(min_rated),
+        ranked: rating.is_some_and(|r| ranking.admits(r.matches, r.opponents)),
         rated_matches,
         matches: totals.played,
         wins: totals.wins,

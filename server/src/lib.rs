@@ -1,5 +1,5 @@
 //! The krypto game server: one tokio process serving HTTP and the game's
-//! WebSocket on one port, with players and scores in SQLite.
+//! WebSocket on one port, with players and scores in SQLite or PostgreSQL.
 //!
 //! A map of the modules, from the socket inwards:
 //!
@@ -27,7 +27,8 @@
 //! - [`leaderboard`]: leaderboards and profiles for the WebSocket and HTTP.
 //! - [`codes`]: room codes. [`limits`]: message credits, per-address and
 //!   per-player limits.
-//! - [`db`]: SQLite through sqlx, one method per query.
+//! - [`db`]: one store, SQLite or PostgreSQL (chosen by the URL), through
+//!   sqlx; batches written in each backend's idiom.
 //! - [`config`]: every limit and timing. [`join_urls`]: the addresses
 //!   friends can use, for the banner and `welcome`.
 //! - [`web`]: the browser client's pages and assets, embedded in the binary.
@@ -45,7 +46,7 @@ mod listener;
 mod lobby;
 mod outbox;
 pub mod periods;
-mod ratings;
+pub mod ratings;
 pub mod recorder;
 mod room_clock;
 mod room_task;
@@ -65,6 +66,9 @@ use tokio_util::task::TaskTracker;
 pub use config::{Config, DealerFactory};
 pub use db::{Db, DbError};
 pub use join_urls::banner_lines;
+/// Tokens as `hello` hands them out and the database keeps them (for
+/// `migrate-db` tests and tools that seed players).
+pub use identity::{new_token, token_hash};
 pub use room_clock::ManualClock;
 
 /// What every connection and room task shares.

@@ -15,10 +15,14 @@ use tokio::net::TcpListener;
 #[derive(Debug, Parser)]
 #[command(version, about)]
 struct Args {
+    /// Instead of serving, run a maintenance command.
+    #[command(subcommand)]
+    command: Option<Command>,
     /// Address and port to listen on (HTTP and WebSocket at /ws).
     #[arg(long, env = "KRYPTO_LISTEN", default_value = "0.0.0.0:7878")]
     listen: SocketAddr,
-    /// SQLite database URL; the file is created if missing.
+    /// Database URL: sqlite://path (the file is created if missing) or
+    /// postgres://user:password@host/database.
     #[arg(
         long,
         env = "KRYPTO_DATABASE_URL",
@@ -66,6 +70,10 @@ struct Args {
     /// Rated matches a player needs to appear on the rating leaderboard.
     #[arg(long, env = "KRYPTO_MIN_RATED_MATCHES", default_value_t = 3)]
     min_rated_matches: u32,
+    /// Different opponents (met in rated matches) a player needs to appear
+    /// on the rating leaderboard.
+    #[arg(long, env = "KRYPTO_MIN_RATED_OPPONENTS", default_value_t = krypto_server::ratings::MIN_OPPONENTS)]
+    min_rated_opponents: u32,
     /// Runs room clocks this many times faster than the wall clock, so
     /// tests of the real binary can play whole matches in moments.
     #[arg(long, env = "KRYPTO_ROOM_TIME_SCALE", default_value_t = 1, hide = true)]
@@ -78,6 +86,21 @@ fn parse_network(text: &str) -> Result<IpNet, String> {
     text.parse::<IpNet>()
         .or_else(|_| text.parse::<std::net::IpAddr>().map(IpNet::from))
         .map_err(|_| format!("{text:?} is not an address or a CIDR network (like 10.0.0.0/8)"))
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Copies every player, match, rating and leaderboard row from one
+    /// database into an empty PostgreSQL database (ids and tokens kept),
+    /// then exits. Stop the server first.
+    MigrateDb {
+        /// The database to copy from (sqlite://… or postgres://…).
+        #[arg(long)]
+        from: String,
+        /// The empty PostgreSQL database to copy into (postgres://…).
+        #[arg(long)]
+        to: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -106,6 +129,14 @@ async fn main() -> anyhow::Result<()> {
             .with_ansi(false)
             .with_env_filter(filter)
             .init(),
+    }
+    if let Some(Command::MigrateDb { from, to }) = &args.command {
+        let copied = krypto_server::db::copy::migrate(from, to).await?;
+        for (table, rows) in copied.tables {
+            println!("{table}: {rows} rows");
+        }
+        println!("copied into {to}");
+        return Ok(());
     }
     // Every connection is a file descriptor; the usual soft limit (1024) would
     // cap the server far below --max-connections.
@@ -136,6 +167,7 @@ async fn main() -> anyhow::Result<()> {
         max_new_accounts: args.max_new_accounts,
         max_spectators: args.max_spectators,
         min_rated_matches: args.min_rated_matches,
+        min_rated_opponents: args.min_rated_opponents,
         room_time_scale: args.room_time_scale.max(1),
         ..Config::default()
     };

@@ -1,5 +1,9 @@
-//! Ratings: Weng-Lin (the model behind OpenSkill) for free-for-all
-//! matches, through the `skillratings` crate.
+//! Ratings: who a match rates, and Weng-Lin (the model behind OpenSkill)
+//! for free-for-all matches, through the `skillratings` crate.
+//!
+//! Who is rated, and who may be ranked by rating, is decided here and only
+//! here ([`rated_entrants`], [`MIN_OPPONENTS`]); the database stores what
+//! these functions decide.
 //!
 //! Each player is a one-player team ranked by the match's standings; equal
 //! ranks are ties. Ratings are floats: they order leaderboards but never
@@ -9,6 +13,42 @@
 
 use skillratings::weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating};
 use skillratings::MultiTeamOutcome;
+
+/// Fewest players a match must rate: a match against nobody rates nothing.
+pub const MIN_RATED_PLAYERS: usize = 2;
+
+/// Fewest different opponents, met in rated matches, a player needs to be
+/// on the rating board (the default of `--min-rated-opponents`). A farmer
+/// feeding on a few puppets of their own stays off it.
+pub const MIN_OPPONENTS: u32 = 3;
+
+/// A player's part in a finished match, as the rating rule sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entrant {
+    /// They made at least one attempt (a formula or a claim) in the match.
+    pub attempted: bool,
+    /// A program that said `bot` in its hello.
+    pub bot: bool,
+}
+
+/// Who a finished match rates, as indices into `entrants`: the people (not
+/// bots) who made at least one attempt, and only when there are at least
+/// [`MIN_RATED_PLAYERS`] of them; otherwise nobody (the match is unrated).
+///
+/// A seat-warmer who never answers cannot be beaten for rating: a puppet
+/// account that idles through a match lifts no one.
+pub fn rated_entrants(entrants: &[Entrant]) -> Vec<usize> {
+    let rated: Vec<usize> = entrants
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.attempted && !e.bot)
+        .map(|(i, _)| i)
+        .collect();
+    if rated.len() < MIN_RATED_PLAYERS {
+        return Vec::new();
+    }
+    rated
+}
 
 /// A player's rating as stored.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -100,5 +140,28 @@ mod tests {
         let tied = free_for_all(&[(new, 1), (new, 1)]);
         assert!((tied[0].mu - tied[1].mu).abs() < 1e-9);
         assert_eq!(free_for_all(&[(new, 1)]), vec![new]);
+    }
+
+    #[test]
+    fn only_people_who_tried_are_rated_and_only_two_or_more() {
+        let person = Entrant {
+            attempted: true,
+            bot: false,
+        };
+        let idle = Entrant {
+            attempted: false,
+            bot: false,
+        };
+        let bot = Entrant {
+            attempted: true,
+            bot: true,
+        };
+        assert_eq!(rated_entrants(&[person, person, idle]), vec![0, 1]);
+        assert_eq!(rated_entrants(&[idle, person, bot, person]), vec![1, 3]);
+        // A farmer and a puppet that never answers: nobody is rated.
+        assert!(rated_entrants(&[person, idle]).is_empty());
+        assert!(rated_entrants(&[person, bot, bot]).is_empty());
+        assert!(rated_entrants(&[person]).is_empty());
+        assert!(rated_entrants(&[]).is_empty());
     }
 }

@@ -9,16 +9,19 @@
 //! answer, and never for another room's: it simply rides in the same
 //! commit.
 //!
-//! Attempts and dealt hands are sent without waiting (they announce
-//! nothing); they still commit in order with the rest of their room's
-//! writes, because one channel and one connection keep the order.
+//! Match starts, dealt hands and attempts are sent without waiting (they
+//! announce nothing); they still commit in order with the rest of their
+//! room's writes, because one channel and one connection keep the order.
+//! New players go through the same group commit: a crowd of `hello`s
+//! arriving together costs one transaction per batch, not one each.
 
-use sqlx::{Connection, SqliteConnection};
+use std::sync::Arc;
+
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use crate::db::scores::{self, Applied, MatchEnd, NewMatch, Write};
-use crate::db::{begin_write, Db, DbError};
+use crate::db::scores::{Applied, NewPlayer, Write};
+use crate::db::{Created, Db, DbError, Writer};
 
 /// Requests waiting for the recorder; a room sending to a full queue waits
 /// (back-pressure when the disk cannot keep up).
@@ -28,14 +31,18 @@ const QUEUE: usize = 8192;
 const MAX_BATCH: usize = 2048;
 
 /// Why something was not recorded.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum RecordError {
-    /// The database refused the write or the commit.
+    /// The database refused the write or the commit (shared by every
+    /// request of a batch whose commit failed).
     #[error("recording failed: {0}")]
-    Failed(String),
+    Failed(#[source] Arc<DbError>),
     /// The recorder has shut down.
     #[error("the recorder has stopped")]
     Stopped,
+    /// The recorder answered something else than the request asked for.
+    #[error("the recorder answered {0:?} to a new player")]
+    Unexpected(Vec<Applied>),
 }
 
 type Reply = oneshot::Sender<Result<Vec<Applied>, RecordError>>;
@@ -60,9 +67,9 @@ pub struct Recorder {
 impl Recorder {
     /// Opens the recorder's own connection and starts its task.
     pub async fn start(db: &Db) -> Result<(Recorder, JoinHandle<()>), DbError> {
-        let conn = db.connect().await?;
+        let writer = db.writer().await?;
         let (tx, rx) = mpsc::channel(QUEUE);
-        let task = tokio::spawn(run(conn, rx));
+        let task = tokio::spawn(run(writer, rx));
         Ok((Recorder { tx }, task))
     }
 
@@ -78,6 +85,19 @@ impl Recorder {
             .await
             .map_err(|_| RecordError::Stopped)?;
         answer.await.map_err(|_| RecordError::Stopped)?
+    }
+
+    /// Creates a player, riding in the next group commit; returns once the
+    /// player is committed.
+    pub async fn create_player(&self, player: NewPlayer) -> Result<Created, RecordError> {
+        let mut applied = self.commit(vec![Write::CreatePlayer(player)]).await?;
+        match applied.pop() {
+            Some(Applied::Player(created)) if applied.is_empty() => Ok(created),
+            other => {
+                applied.extend(other);
+                Err(RecordError::Unexpected(applied))
+            }
+        }
     }
 
     /// Queues `writes` without waiting for their commit (failures are
@@ -101,7 +121,7 @@ impl Recorder {
     }
 }
 
-async fn run(mut conn: SqliteConnection, mut rx: mpsc::Receiver<Request>) {
+async fn run(mut writer: Writer, mut rx: mpsc::Receiver<Request>) {
     let mut closers = Vec::new();
     while let Some(first) = rx.recv().await {
         let mut batch = Vec::new();
@@ -123,10 +143,10 @@ async fn run(mut conn: SqliteConnection, mut rx: mpsc::Receiver<Request>) {
             };
         }
         if !batch.is_empty() {
-            commit_batch(&mut conn, batch).await;
+            commit_batch(&mut writer, batch).await;
         }
     }
-    if let Err(e) = conn.close().await {
+    if let Err(e) = writer.close().await {
         tracing::warn!(error = %e, "closing the recorder's connection");
     }
     for done in closers {
@@ -135,13 +155,18 @@ async fn run(mut conn: SqliteConnection, mut rx: mpsc::Receiver<Request>) {
 }
 
 /// Applies a batch in one transaction and answers its requests.
-async fn commit_batch(conn: &mut SqliteConnection, batch: Vec<(Vec<Write>, Option<Reply>)>) {
-    let results = match apply_batch(conn, &batch).await {
-        Ok(results) => results,
+async fn commit_batch(writer: &mut Writer, batch: Vec<(Vec<Write>, Option<Reply>)>) {
+    let requests: Vec<&[Write]> = batch.iter().map(|(writes, _)| writes.as_slice()).collect();
+    let results: Vec<Result<Vec<Applied>, RecordError>> = match writer.apply_batch(&requests).await
+    {
+        Ok(results) => results
+            .into_iter()
+            .map(|r| r.map_err(|e| RecordError::Failed(Arc::new(e))))
+            .collect(),
         Err(e) => {
             tracing::error!(error = %e, requests = batch.len(), "a group commit failed");
-            let failed = Err(RecordError::Failed(e.to_string()));
-            batch.iter().map(|_| failed.clone()).collect()
+            let failed = RecordError::Failed(Arc::new(e));
+            batch.iter().map(|_| Err(failed.clone())).collect()
         }
     };
     for ((writes, reply), result) in batch.into_iter().zip(results) {
@@ -156,125 +181,4 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: Vec<(Vec<Write>, Optio
             }
         }
     }
-}
-
-type Results = Vec<Result<Vec<Applied>, RecordError>>;
-
-/// Applies a batch in one transaction. The usual case, where every write
-/// succeeds, runs without savepoints and writes the dealt hands, attempts
-/// and round results of the whole batch with one statement each, then the
-/// match starts and the match ends with a few statements for all of them,
-/// then any abandonments. That reordering is safe
-/// because those writes commute within a batch: a room waits for its
-/// match's start to commit before it sends anything else about the match,
-/// and a match's end touches no round rows. If any write fails, the
-/// transaction is rolled back and the batch replayed in order with a
-/// savepoint per request, so only the failing request is lost.
-async fn apply_batch(
-    conn: &mut SqliteConnection,
-    batch: &[(Vec<Write>, Option<Reply>)],
-) -> Result<Results, DbError> {
-    let mut tx = begin_write(conn).await?;
-    match apply_grouped(&mut tx, batch).await {
-        Ok(results) => {
-            tx.commit().await?;
-            Ok(results)
-        }
-        Err(e) => {
-            tracing::warn!(error = %e, "a write failed; replaying its batch with savepoints");
-            tx.rollback().await?;
-            apply_batch_isolated(conn, batch).await
-        }
-    }
-}
-
-/// Every write of a batch, in order.
-fn all_writes(batch: &[(Vec<Write>, Option<Reply>)]) -> impl Iterator<Item = &Write> {
-    batch.iter().flat_map(|(writes, _)| writes.iter())
-}
-
-/// The fast path of [`apply_batch`], inside its transaction.
-async fn apply_grouped(
-    conn: &mut SqliteConnection,
-    batch: &[(Vec<Write>, Option<Reply>)],
-) -> Result<Results, DbError> {
-    let mut rounds = Vec::new();
-    let mut tries = Vec::new();
-    let mut results_of_rounds = Vec::new();
-    for write in all_writes(batch) {
-        match write {
-            Write::StartRound(r) => rounds.push(r),
-            Write::Attempt(a) => tries.push(a),
-            Write::RoundResult(r) => results_of_rounds.push(r),
-            _ => {}
-        }
-    }
-    scores::start_rounds(conn, &rounds).await?;
-    scores::attempts(conn, &tries).await?;
-    scores::round_results(conn, &results_of_rounds).await?;
-    // Match starts, then ends (a match never starts and ends in one batch:
-    // its room waits for the start to commit), then the rest.
-    let starts: Vec<&NewMatch> = all_writes(batch)
-        .filter_map(|w| match w {
-            Write::StartMatch(m) => Some(m),
-            _ => None,
-        })
-        .collect();
-    let mut ids = scores::start_matches(conn, &starts).await?.into_iter();
-    let ends: Vec<&MatchEnd> = all_writes(batch)
-        .filter_map(|w| match w {
-            Write::FinishMatch(m) => Some(m),
-            _ => None,
-        })
-        .collect();
-    let mut changes = scores::finish_matches(conn, &ends).await?.into_iter();
-    let mut results = Vec::with_capacity(batch.len());
-    for (writes, _) in batch {
-        let mut applied = Vec::with_capacity(writes.len());
-        for write in writes {
-            applied.push(match write {
-                Write::StartRound(_) | Write::Attempt(_) | Write::RoundResult(_) => Applied::Done,
-                Write::StartMatch(_) => Applied::Match(ids.next().unwrap_or_default()),
-                Write::FinishMatch(_) => Applied::Ratings(changes.next().unwrap_or_default()),
-                other => scores::apply(conn, other).await?,
-            });
-        }
-        results.push(Ok(applied));
-    }
-    Ok(results)
-}
-
-/// Applies a batch with each request in its own savepoint.
-async fn apply_batch_isolated(
-    conn: &mut SqliteConnection,
-    batch: &[(Vec<Write>, Option<Reply>)],
-) -> Result<Results, DbError> {
-    let mut tx = begin_write(conn).await?;
-    let mut results = Vec::with_capacity(batch.len());
-    for (writes, _) in batch {
-        let mut savepoint = Connection::begin(&mut *tx).await?;
-        let mut applied = Vec::with_capacity(writes.len());
-        let mut failed = None;
-        for write in writes {
-            match scores::apply(&mut savepoint, write).await {
-                Ok(a) => applied.push(a),
-                Err(e) => {
-                    failed = Some(e);
-                    break;
-                }
-            }
-        }
-        match failed {
-            None => {
-                savepoint.commit().await?;
-                results.push(Ok(applied));
-            }
-            Some(e) => {
-                savepoint.rollback().await?;
-                results.push(Err(RecordError::Failed(e.to_string())));
-            }
-        }
-    }
-    tx.commit().await?;
-    Ok(results)
 }

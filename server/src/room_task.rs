@@ -7,27 +7,28 @@
 //! Before fanning out, the room records what happened through the
 //! [`crate::recorder::Recorder`]: a round's result and a match's end are
 //! committed (and the ratings computed) *before* anyone is told, so an
-//! announced result survives a crash; dealt hands and attempts are queued
-//! without waiting.
+//! announced result survives a crash; a match's start (under a UUIDv7 the
+//! room mints itself), dealt hands and attempts are queued without waiting.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::extract::ws::Utf8Bytes;
 use krypto_core::protocol::{ErrorCode, PlayerId, RoomSettings, ServerEnvelope};
-use krypto_core::room::{Effects, Joiner, Recipient, Room, RoomError, RoomEvent, RoomLimits};
+use krypto_core::room::{Effects, Joiner, Recipient, Room, RoomError, RoomLimits};
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
+use uuid::Uuid;
 
-use crate::db::scores::{
-    Applied, AttemptRecord, FinalPlace, MatchEnd, NewMatch, RoundOutcome, RoundResult, RoundStart,
-    Write,
-};
+use self::recording::MatchLog;
+use crate::db::scores::Applied;
 use crate::lobby::{RegisterError, RoomCommand, RoomHandle};
 use crate::outbox::Outbox;
 use crate::periods::now_ms;
 use crate::room_clock::RoomClock;
 use crate::Shared;
+
+mod recording;
 
 /// Commands that may wait in a room's inbox; a connection sending to a
 /// full inbox waits (back-pressure on that one client).
@@ -72,7 +73,7 @@ pub fn create(
         clients: HashMap::from([(host, client)]),
         summary: summary_tx,
         empty_since: None,
-        recording: None,
+        log: MatchLog::default(),
     };
     // A new room has nothing to record: deliver its first snapshot now.
     task.send_out(fx, id.as_deref());
@@ -91,17 +92,8 @@ struct RoomTask {
     summary: watch::Sender<krypto_core::protocol::RoomSummary>,
     /// Since when nobody is connected; the room closes after the grace.
     empty_since: Option<Instant>,
-    /// The match being recorded, if the database accepted its start.
-    recording: Option<Recording>,
-}
-
-/// What the room remembers of the match it is recording.
-#[derive(Debug)]
-struct Recording {
-    /// The match's id in the database.
-    match_id: i64,
-    /// The hand being played, for its result's row.
-    round: Option<RoundStart>,
+    /// The match being recorded.
+    log: MatchLog,
 }
 
 async fn sleep_until_opt(at: Option<Instant>) {
@@ -161,11 +153,11 @@ impl RoomTask {
                 player,
                 name,
                 spectator,
-                bot: _, // TODO(room): `Room::join` takes it once it marks bots.
+                bot,
                 client,
                 id,
                 reply,
-            } => match self.room.join(Joiner::new(player, name), spectator, now) {
+            } => match self.room.join(Joiner::new(player, name).bot(bot), spectator, now) {
                 Ok(fx) => {
                     self.clients.insert(player, client);
                     self.shared.lobby.seat(player, self.room.code());
@@ -212,164 +204,30 @@ impl RoomTask {
         self.send_out(fx, id);
     }
 
-    /// Turns the room's events into writes. A round's result or a match's
-    /// end is committed before this returns (and the match's rating changes
-    /// are put into its `match_over`); everything else is queued.
+    /// Records the room's events (see [`recording`]). A round's result or
+    /// a match's end is committed before this returns (and the match's
+    /// rating changes are put into its `match_over`); everything else is
+    /// queued.
     async fn record(&mut self, fx: &mut Effects) {
-        let mut writes = Vec::new();
-        let mut must_commit = false;
-        let at_ms = now_ms();
         let events = std::mem::take(&mut fx.events);
         for event in &events {
             tracing::debug!(room = %self.room.code(), ?event, "room event");
-            match event {
-                RoomEvent::MatchStarted { settings, players } => {
-                    // Whatever belongs to the previous match goes first.
-                    self.flush(std::mem::take(&mut writes), must_commit, fx)
-                        .await;
-                    must_commit = false;
-                    let start = Write::StartMatch(NewMatch {
-                        room_code: self.room.code().to_owned(),
-                        settings: serde_json::to_string(settings).unwrap_or_default(),
-                        players: players.clone(),
-                        at_ms,
-                    });
-                    self.recording = match self.shared.recorder.commit(vec![start]).await {
-                        Ok(applied) => match applied.first() {
-                            Some(Applied::Match(match_id)) => Some(Recording {
-                                match_id: *match_id,
-                                round: None,
-                            }),
-                            _ => None,
-                        },
-                        Err(e) => {
-                            tracing::error!(room = %self.room.code(), error = %e, "match not recorded");
-                            None
-                        }
-                    };
-                }
-                RoomEvent::RoundStarted {
-                    round,
-                    objective,
-                    cards,
-                } => {
-                    if let Some(rec) = &mut self.recording {
-                        let start = RoundStart {
-                            match_id: rec.match_id,
-                            round: *round,
-                            objective: *objective,
-                            cards: cards.clone(),
-                            at_ms,
-                        };
-                        rec.round = Some(start.clone());
-                        writes.push(Write::StartRound(start));
-                    }
-                }
-                RoomEvent::Attempt {
-                    round,
-                    player,
-                    formula,
-                    accepted,
-                    error,
-                    elapsed_ms,
-                } => {
-                    if let Some(rec) = &self.recording {
-                        writes.push(Write::Attempt(AttemptRecord {
-                            match_id: rec.match_id,
-                            round: *round,
-                            player: *player,
-                            formula: formula.clone(),
-                            accepted: *accepted,
-                            verdict: error.map(|kind| kind.as_str().to_owned()),
-                            elapsed_ms: *elapsed_ms,
-                            at_ms,
-                        }));
-                    }
-                }
-                RoomEvent::RoundWon {
-                    winner,
-                    formula,
-                    elapsed_ms,
-                    points,
-                    ..
-                } => {
-                    if let Some(start) = self.recording.as_ref().and_then(|r| r.round.clone()) {
-                        writes.push(Write::RoundResult(RoundResult {
-                            start,
-                            outcome: RoundOutcome::Won {
-                                winner: *winner,
-                                formula: formula.clone(),
-                                elapsed_ms: *elapsed_ms,
-                                points: *points,
-                            },
-                            at_ms,
-                        }));
-                        must_commit = true;
-                    }
-                }
-                RoomEvent::RoundTimedOut {
-                    solution,
-                    solutions,
-                    ..
-                } => {
-                    if let Some(start) = self.recording.as_ref().and_then(|r| r.round.clone()) {
-                        writes.push(Write::RoundResult(RoundResult {
-                            start,
-                            outcome: RoundOutcome::TimedOut {
-                                solution: solution.clone(),
-                                solutions: *solutions,
-                            },
-                            at_ms,
-                        }));
-                        must_commit = true;
-                    }
-                }
-                RoomEvent::MatchFinished(result) => {
-                    if let Some(rec) = self.recording.take() {
-                        writes.push(Write::FinishMatch(MatchEnd {
-                            match_id: rec.match_id,
-                            rounds_played: result.rounds_played,
-                            standings: result
-                                .standings
-                                .iter()
-                                .map(|s| FinalPlace {
-                                    player: s.player,
-                                    score: s.score,
-                                    rank: s.rank,
-                                })
-                                .collect(),
-                            at_ms,
-                        }));
-                        must_commit = true;
-                    }
-                }
-                RoomEvent::MatchAbandoned => {
-                    if let Some(rec) = self.recording.take() {
-                        writes.push(Write::AbandonMatch {
-                            match_id: rec.match_id,
-                            at_ms,
-                        });
-                    }
-                }
-            }
         }
-        self.flush(writes, must_commit, fx).await;
-    }
-
-    /// Sends `writes` to the recorder: waits for their commit if
-    /// `must_commit`, and puts rating changes into the `match_over`.
-    async fn flush(&mut self, writes: Vec<Write>, must_commit: bool, fx: &mut Effects) {
-        if writes.is_empty() {
+        let code = self.room.code().to_owned();
+        let batch = self
+            .log
+            .translate(&code, &events, now_ms(), &mut Uuid::now_v7);
+        if batch.writes.is_empty() {
             return;
         }
         let recorder = &self.shared.recorder;
-        if !must_commit {
-            if let Err(e) = recorder.submit(writes).await {
-                tracing::error!(room = %self.room.code(), error = %e, "not recorded");
+        if !batch.must_commit {
+            if let Err(e) = recorder.submit(batch.writes).await {
+                tracing::error!(room = %code, error = %e, "not recorded");
             }
             return;
         }
-        match recorder.commit(writes).await {
+        match recorder.commit(batch.writes).await {
             Ok(applied) => {
                 let changes = applied.iter().find_map(|a| match a {
                     Applied::Ratings(changes) => Some(changes),
@@ -386,9 +244,7 @@ impl RoomTask {
             }
             // The game goes on (a room must not stall on a broken disk), but
             // loudly: this result may not survive a crash.
-            Err(e) => {
-                tracing::error!(room = %self.room.code(), error = %e, "result not recorded")
-            }
+            Err(e) => tracing::error!(room = %code, error = %e, "result not recorded"),
         }
     }
 

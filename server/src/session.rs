@@ -153,10 +153,12 @@ impl Session {
         };
         let hello = identity::hello(
             &self.shared.db,
+            &self.shared.recorder,
             protocol,
             name.as_deref(),
             token.as_deref(),
             &rules,
+            bot,
         )
         .await;
         let identity = match hello {
@@ -290,7 +292,7 @@ impl Session {
         let answer = leaderboard::board(
             &self.shared.db,
             &query,
-            self.shared.config.min_rated_matches,
+            self.shared.config.ranking(),
             crate::periods::now_ms(),
         )
         .await;

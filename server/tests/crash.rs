@@ -1,22 +1,20 @@
 //! Crash safety with the real binary: results announced before a `kill -9`
-//! are in the database after it, the file is sound, and the server starts
-//! again on it.
+//! are in the database after it, a SQLite file is sound, and the server
+//! starts again on it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[macro_use]
 mod common;
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 
 use common::{Client, PATIENCE};
 use krypto_core::rules::Rules;
 use serde_json::{json, Value};
-use sqlx::sqlite::SqliteConnectOptions;
-use sqlx::ConnectOptions;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// The real `krypto-server`, killed with SIGKILL when dropped.
@@ -26,9 +24,9 @@ struct Process {
 }
 
 impl Process {
-    /// Starts the binary on `db` and a free port, and waits until it says
-    /// it is listening.
-    fn start(db: &Path) -> Process {
+    /// Starts the binary on the database at `url` and a free port, and
+    /// waits until it says it is listening.
+    fn start(url: &str) -> Process {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -39,7 +37,7 @@ impl Process {
             .arg("--listen")
             .arg(addr.to_string())
             .arg("--database")
-            .arg(format!("sqlite://{}", db.display()))
+            .arg(url)
             .env("KRYPTO_ROOM_TIME_SCALE", "100")
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
@@ -124,83 +122,71 @@ fn solve(started: &Value) -> String {
         .to_string()
 }
 
-#[tokio::test]
-async fn announced_results_survive_kill_9() {
-    let dir = tempfile::tempdir().unwrap();
-    let db_path = dir.path().join("crash.db");
-    let mut server = Process::start(&db_path);
-    let (mut ann, wa) = server
-        .player(json!({"type": "hello", "protocol": 1, "name": "Ann"}))
-        .await;
-    let (mut ben, _) = server
-        .player(json!({"type": "hello", "protocol": 1, "name": "Ben"}))
-        .await;
-    let state = ann
-        .request(json!({"type": "create_room", "settings": {"rounds": 10, "round_seconds": 60}}))
-        .await;
-    let code = state["code"].as_str().unwrap().to_owned();
-    ben.request(json!({"type": "join_room", "code": code}))
-        .await;
-    ann.request(json!({"type": "start"})).await;
-
-    // Three rounds are won and announced; the match has seven to go.
-    let mut announced = Vec::new();
-    for round in 1..=3u64 {
-        let started = ann.recv_type("round_started").await;
-        assert_eq!(started["round"], round);
-        let formula = solve(&started);
-        let (winner, other) = if round % 2 == 1 {
-            (&mut ann, &mut ben)
-        } else {
-            (&mut ben, &mut ann)
-        };
-        let verdict = winner
-            .request(json!({"type": "submit", "round": round, "formula": formula}))
+on_both! {
+    #[tokio::test]
+    async fn announced_results_survive_kill_9() {
+        let database = common::fresh_database().await;
+        let mut server = Process::start(&database.url);
+        let (mut ann, wa) = server
+            .player(json!({"type": "hello", "protocol": 1, "name": "Ann"}))
             .await;
-        assert_eq!(verdict["accepted"], true, "{verdict}");
-        let won = other.recv_type("round_won").await;
-        winner.recv_type("round_won").await;
-        announced.push((
-            round as i64,
-            won["winner"].as_i64().unwrap(),
-            won["formula"].as_str().unwrap().to_owned(),
-            won["elapsed_ms"].as_i64().unwrap(),
-        ));
+        let (mut ben, _) = server
+            .player(json!({"type": "hello", "protocol": 1, "name": "Ben"}))
+            .await;
+        let state = ann
+            .request(json!({"type": "create_room", "settings": {"rounds": 10, "round_seconds": 60}}))
+            .await;
+        let code = state["code"].as_str().unwrap().to_owned();
+        ben.request(json!({"type": "join_room", "code": code}))
+            .await;
+        ann.request(json!({"type": "start"})).await;
+
+        // Three rounds are won and announced; the match has seven to go.
+        let mut announced = Vec::new();
+        for round in 1..=3u64 {
+            let started = ann.recv_type("round_started").await;
+            assert_eq!(started["round"], round);
+            let formula = solve(&started);
+            let (winner, other) = if round % 2 == 1 {
+                (&mut ann, &mut ben)
+            } else {
+                (&mut ben, &mut ann)
+            };
+            let verdict = winner
+                .request(json!({"type": "submit", "round": round, "formula": formula}))
+                .await;
+            assert_eq!(verdict["accepted"], true, "{verdict}");
+            let won = other.recv_type("round_won").await;
+            winner.recv_type("round_won").await;
+            announced.push((
+                round as i64,
+                won["winner"].as_i64().unwrap(),
+                won["formula"].as_str().unwrap().to_owned(),
+                won["elapsed_ms"].as_i64().unwrap(),
+            ));
+        }
+        server.kill9();
+
+        // Every announced round is there, and the file is sound.
+        let mut db = common::Raw::connect(&database.url).await;
+        if let common::Raw::Sqlite(_) = db {
+            let (check,): (String,) = db.one("PRAGMA integrity_check").await;
+            assert_eq!(check, "ok");
+        }
+        let recorded: Vec<(i64, i64, String, i64)> = db.rows("SELECT number, winner_id, formula, elapsed_ms FROM rounds
+             WHERE outcome = 'won' ORDER BY number").await;
+        assert_eq!(recorded, announced);
+        let (status,): (String,) = db.one("SELECT status FROM matches").await;
+        assert_eq!(status, "playing", "killed mid-match");
+        drop(db);
+
+        // The server starts again on the same file and knows its players.
+        let server = Process::start(&database.url);
+        assert!(server.healthz().await.contains(" 200 "));
+        let (_, again) = server
+            .player(json!({"type": "hello", "protocol": 1, "name": "Ann", "token": wa["token"]}))
+            .await;
+        assert_eq!(again["player_id"], wa["player_id"]);
+        drop(server);
     }
-    server.kill9();
-
-    // Every announced round is there, and the file is sound.
-    let mut db = SqliteConnectOptions::new()
-        .filename(&db_path)
-        .connect()
-        .await
-        .unwrap();
-    let (check,): (String,) = sqlx::query_as("PRAGMA integrity_check")
-        .fetch_one(&mut db)
-        .await
-        .unwrap();
-    assert_eq!(check, "ok");
-    let recorded: Vec<(i64, i64, String, i64)> = sqlx::query_as(
-        "SELECT number, winner_id, formula, elapsed_ms FROM rounds
-         WHERE outcome = 'won' ORDER BY number",
-    )
-    .fetch_all(&mut db)
-    .await
-    .unwrap();
-    assert_eq!(recorded, announced);
-    let (status,): (String,) = sqlx::query_as("SELECT status FROM matches")
-        .fetch_one(&mut db)
-        .await
-        .unwrap();
-    assert_eq!(status, "playing", "killed mid-match");
-    drop(db);
-
-    // The server starts again on the same file and knows its players.
-    let server = Process::start(&db_path);
-    assert!(server.healthz().await.contains(" 200 "));
-    let (_, again) = server
-        .player(json!({"type": "hello", "protocol": 1, "name": "Ann", "token": wa["token"]}))
-        .await;
-    assert_eq!(again["player_id"], wa["player_id"]);
-    drop(server);
 }

@@ -5,16 +5,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[macro_use]
 mod common;
 
 use common::TestServer;
 use krypto_core::protocol::{Metric, Period, PlayerId};
 use krypto_server::db::scores::{
-    Applied, FinalPlace, MatchEnd, NewMatch, RoundOutcome, RoundResult, RoundStart, Write,
+    FinalPlace, MatchEnd, NewMatch, NewPlayer, RoundOutcome, RoundResult, RoundStart, Write,
 };
 use krypto_server::db::{Created, Db};
-use krypto_server::leaderboard::{self, Board, BoardError, BoardQuery};
+use krypto_server::leaderboard::{self, Board, BoardError, BoardQuery, Ranking};
 use serde_json::Value;
+use uuid::Uuid;
 
 /// Milliseconds of an RFC 3339 time.
 fn ms(s: &str) -> i64 {
@@ -28,30 +30,33 @@ fn now() -> i64 {
     ms("2025-03-12T12:00:00Z")
 }
 
+/// Three rated matches, against anyone.
+const RANK3: Ranking = Ranking {
+    min_matches: 3,
+    min_opponents: 1,
+};
+
 struct Seed {
-    _dir: tempfile::TempDir,
-    path: std::path::PathBuf,
+    database: common::TestDatabase,
     db: Db,
 }
 
 impl Seed {
     async fn new() -> Seed {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("seed.db");
-        let db = Db::open(&format!("sqlite://{}", path.display()))
-            .await
-            .unwrap();
-        Seed {
-            _dir: dir,
-            path,
-            db,
-        }
+        let database = common::fresh_database().await;
+        let db = Db::open(&database.url).await.unwrap();
+        Seed { database, db }
     }
 
     async fn player(&self, name: &str) -> PlayerId {
         let created = self
             .db
-            .create_player(name, &name.to_lowercase(), &format!("hash-{name}"))
+            .create_player(NewPlayer {
+                name: name.to_owned(),
+                name_key: name.to_lowercase(),
+                token_hash: format!("hash-{name}"),
+                bot: false,
+            })
             .await
             .unwrap();
         match created {
@@ -60,21 +65,19 @@ impl Seed {
         }
     }
 
-    async fn start_match(&self, players: &[PlayerId], at_ms: i64) -> i64 {
-        let applied = self
-            .db
+    async fn start_match(&self, players: &[PlayerId], at_ms: i64) -> Uuid {
+        let id = Uuid::now_v7();
+        self.db
             .apply(&[Write::StartMatch(NewMatch {
+                id,
                 room_code: "SEED1".into(),
-                settings: "{}".into(),
+                settings: serde_json::json!({}),
                 players: players.to_vec(),
                 at_ms,
             })])
             .await
             .unwrap();
-        match applied[0] {
-            Applied::Match(id) => id,
-            ref other => panic!("{other:?}"),
-        }
+        id
     }
 
     /// Round wins `(winner, elapsed_ms, at_ms)`, each in a match of its own.
@@ -117,6 +120,7 @@ impl Seed {
                         player,
                         score: 10 - i64::from(rank),
                         rank,
+                        attempted: true,
                     })
                     .collect(),
                 at_ms,
@@ -151,7 +155,11 @@ impl Seed {
             limit,
             around: around.map(str::to_owned),
         };
-        leaderboard::board(&self.db, &query, min_rated, now()).await
+        let ranking = Ranking {
+            min_matches: min_rated,
+            min_opponents: 1,
+        };
+        leaderboard::board(&self.db, &query, ranking, now()).await
     }
 }
 
@@ -168,288 +176,289 @@ fn row(rank: u32, name: &str, value: f64) -> (u32, String, f64) {
     (rank, name.to_owned(), value)
 }
 
-#[tokio::test]
-async fn periods_are_utc_calendar_day_iso_week_and_month() {
-    let seed = Seed::new().await;
-    let ann = seed.player("Ann").await;
-    let ben = seed.player("Ben").await;
-    let cat = seed.player("Cat").await;
-    let dan = seed.player("Dan").await;
-    let eve = seed.player("Eve").await;
-    seed.wins(&[
-        // Today.
-        (ann, 5_000, ms("2025-03-12T08:00:00Z")),
-        // Monday 00:00: this week, not today.
-        (ben, 4_000, ms("2025-03-10T00:00:00Z")),
-        // The Sunday before, last instant: this month, last week.
-        (eve, 3_500, ms("2025-03-09T23:59:59.999Z")),
-        // Earlier this month.
-        (cat, 3_000, ms("2025-03-03T10:00:00Z")),
-        // Last month.
-        (dan, 2_000, ms("2025-02-28T23:59:59.999Z")),
-    ])
-    .await;
+on_both! {
+    #[tokio::test]
+    async fn periods_are_utc_calendar_day_iso_week_and_month() {
+        let seed = Seed::new().await;
+        let ann = seed.player("Ann").await;
+        let ben = seed.player("Ben").await;
+        let cat = seed.player("Cat").await;
+        let dan = seed.player("Dan").await;
+        let eve = seed.player("Eve").await;
+        seed.wins(&[
+            // Today.
+            (ann, 5_000, ms("2025-03-12T08:00:00Z")),
+            // Monday 00:00: this week, not today.
+            (ben, 4_000, ms("2025-03-10T00:00:00Z")),
+            // The Sunday before, last instant: this month, last week.
+            (eve, 3_500, ms("2025-03-09T23:59:59.999Z")),
+            // Earlier this month.
+            (cat, 3_000, ms("2025-03-03T10:00:00Z")),
+            // Last month.
+            (dan, 2_000, ms("2025-02-28T23:59:59.999Z")),
+        ])
+        .await;
 
-    let day = seed.board(Metric::Rounds, Period::Day, 10, None).await;
-    assert_eq!(rows(&day), vec![row(1, "Ann", 1.0)]);
-    assert_eq!(
-        day.period_start.as_deref(),
-        Some("2025-03-12T00:00:00.000Z")
-    );
-    let week = seed.board(Metric::Rounds, Period::Week, 10, None).await;
-    assert_eq!(rows(&week), vec![row(1, "Ann", 1.0), row(1, "Ben", 1.0)]);
-    assert_eq!(
-        week.period_start.as_deref(),
-        Some("2025-03-10T00:00:00.000Z")
-    );
-    let month = seed.board(Metric::Rounds, Period::Month, 10, None).await;
-    assert_eq!(month.total, 4);
-    assert_eq!(
-        month.period_start.as_deref(),
-        Some("2025-03-01T00:00:00.000Z")
-    );
-    let all = seed.board(Metric::Rounds, Period::All, 10, None).await;
-    assert_eq!(all.total, 5);
-    assert_eq!(all.period_start, None);
+        let day = seed.board(Metric::Rounds, Period::Day, 10, None).await;
+        assert_eq!(rows(&day), vec![row(1, "Ann", 1.0)]);
+        assert_eq!(
+            day.period_start.as_deref(),
+            Some("2025-03-12T00:00:00.000Z")
+        );
+        let week = seed.board(Metric::Rounds, Period::Week, 10, None).await;
+        assert_eq!(rows(&week), vec![row(1, "Ann", 1.0), row(1, "Ben", 1.0)]);
+        assert_eq!(
+            week.period_start.as_deref(),
+            Some("2025-03-10T00:00:00.000Z")
+        );
+        let month = seed.board(Metric::Rounds, Period::Month, 10, None).await;
+        assert_eq!(month.total, 4);
+        assert_eq!(
+            month.period_start.as_deref(),
+            Some("2025-03-01T00:00:00.000Z")
+        );
+        let all = seed.board(Metric::Rounds, Period::All, 10, None).await;
+        assert_eq!(all.total, 5);
+        assert_eq!(all.period_start, None);
 
-    // Fastest: lowest first.
-    let names = |b: &Board| b.rows.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
-    let fastest_week = seed.board(Metric::Fastest, Period::Week, 10, None).await;
-    assert_eq!(
-        rows(&fastest_week),
-        vec![row(1, "Ben", 4000.0), row(2, "Ann", 5000.0)]
-    );
-    let fastest_month = seed.board(Metric::Fastest, Period::Month, 10, None).await;
-    assert_eq!(names(&fastest_month), ["Cat", "Eve", "Ben", "Ann"]);
-    let fastest_all = seed.board(Metric::Fastest, Period::All, 10, None).await;
-    assert_eq!(names(&fastest_all), ["Dan", "Cat", "Eve", "Ben", "Ann"]);
+        // Fastest: lowest first.
+        let names = |b: &Board| b.rows.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
+        let fastest_week = seed.board(Metric::Fastest, Period::Week, 10, None).await;
+        assert_eq!(
+            rows(&fastest_week),
+            vec![row(1, "Ben", 4000.0), row(2, "Ann", 5000.0)]
+        );
+        let fastest_month = seed.board(Metric::Fastest, Period::Month, 10, None).await;
+        assert_eq!(names(&fastest_month), ["Cat", "Eve", "Ben", "Ann"]);
+        let fastest_all = seed.board(Metric::Fastest, Period::All, 10, None).await;
+        assert_eq!(names(&fastest_all), ["Dan", "Cat", "Eve", "Ben", "Ann"]);
 
-    // Wins and ratings come from finished rated matches, by the day they
-    // finished: Ann beat Ben last month, Ben beat Ann today.
-    seed.finished(&[(ann, 1), (ben, 2)], ms("2025-02-15T12:00:00Z"))
-        .await;
-    seed.finished(&[(ben, 1), (ann, 2)], ms("2025-03-12T09:00:00Z"))
-        .await;
-    let wins_day = seed.board(Metric::Wins, Period::Day, 10, None).await;
-    assert_eq!(rows(&wins_day), vec![row(1, "Ben", 1.0)]);
-    assert_eq!(wins_day.rows[0].matches, 1);
-    let wins_all = seed.board(Metric::Wins, Period::All, 10, None).await;
-    assert_eq!(
-        rows(&wins_all),
-        vec![row(1, "Ann", 1.0), row(1, "Ben", 1.0)]
-    );
-    assert_eq!(wins_all.rows[0].matches, 2);
-    let rating_day = seed
-        .board_min(Metric::Rating, Period::Day, 10, None, 1)
-        .await
-        .unwrap();
-    assert_eq!(rating_day.rows.len(), 2);
-    let rating_month_ago = leaderboard::board(
-        &seed.db,
-        &BoardQuery {
-            metric: Metric::Rating,
-            period: Period::Month,
-            ..BoardQuery::default()
-        },
-        1,
-        ms("2025-02-20T00:00:00Z"),
-    )
-    .await
-    .unwrap();
-    // In February Ann had just won: she led.
-    assert_eq!(rating_month_ago.rows[0].name, "Ann");
-}
-
-#[tokio::test]
-async fn ties_share_a_rank_and_around_centres_on_a_player() {
-    let seed = Seed::new().await;
-    let counts = [9, 7, 7, 5, 5, 5, 4, 3, 2, 2, 1, 1];
-    let mut ids = Vec::new();
-    for (i, &n) in counts.iter().enumerate() {
-        let id = seed.player(&format!("P{:02}", i + 1)).await;
-        ids.push(id);
-        let wins: Vec<(PlayerId, u64, i64)> =
-            (0..n).map(|k| (id, 1000 + k, now() - 1000)).collect();
-        seed.wins(&wins).await;
-    }
-    seed.player("Idle").await;
-
-    let top = seed.board(Metric::Rounds, Period::All, 5, None).await;
-    assert_eq!(top.total, 12);
-    assert_eq!(
-        rows(&top),
-        vec![
-            row(1, "P01", 9.0),
-            row(2, "P02", 7.0),
-            row(2, "P03", 7.0),
-            row(4, "P04", 5.0),
-            row(4, "P05", 5.0),
-        ]
-    );
-    // P06 is 6th in the list with rank 4; the page starts on a tie.
-    let around = seed
-        .board(Metric::Rounds, Period::All, 3, Some("p06"))
-        .await;
-    assert_eq!(
-        rows(&around),
-        vec![row(4, "P05", 5.0), row(4, "P06", 5.0), row(7, "P07", 4.0)]
-    );
-    // At the ends the window stays full.
-    let first = seed
-        .board(Metric::Rounds, Period::All, 5, Some("P01"))
-        .await;
-    assert_eq!(first.rows[0].name, "P01");
-    assert_eq!(first.rows.len(), 5);
-    let last = seed
-        .board(Metric::Rounds, Period::All, 5, Some("P12"))
-        .await;
-    assert_eq!(
-        rows(&last),
-        vec![
-            row(8, "P08", 3.0),
-            row(9, "P09", 2.0),
-            row(9, "P10", 2.0),
-            row(11, "P11", 1.0),
-            row(11, "P12", 1.0),
-        ]
-    );
-    // Someone known but not on this board gets no rows; nobody is an error.
-    let idle = seed
-        .board(Metric::Rounds, Period::All, 5, Some("Idle"))
-        .await;
-    assert!(idle.rows.is_empty());
-    assert_eq!(idle.total, 12);
-    let nobody = seed
-        .board_min(Metric::Rounds, Period::All, 5, Some("Nobody"), 3)
-        .await;
-    assert!(matches!(nobody, Err(BoardError::PlayerNotFound(_))));
-
-    // The summary the boards read agrees with the recorded rounds.
-    let raw: Vec<(i64, i64)> = {
-        use sqlx::ConnectOptions;
-        let mut conn = sqlx::sqlite::SqliteConnectOptions::new()
-            .filename(&seed.path)
-            .connect()
+        // Wins and ratings come from finished rated matches, by the day they
+        // finished: Ann beat Ben last month, Ben beat Ann today.
+        seed.finished(&[(ann, 1), (ben, 2)], ms("2025-02-15T12:00:00Z"))
+            .await;
+        seed.finished(&[(ben, 1), (ann, 2)], ms("2025-03-12T09:00:00Z"))
+            .await;
+        let wins_day = seed.board(Metric::Wins, Period::Day, 10, None).await;
+        assert_eq!(rows(&wins_day), vec![row(1, "Ben", 1.0)]);
+        assert_eq!(wins_day.rows[0].matches, 1);
+        let wins_all = seed.board(Metric::Wins, Period::All, 10, None).await;
+        assert_eq!(
+            rows(&wins_all),
+            vec![row(1, "Ann", 1.0), row(1, "Ben", 1.0)]
+        );
+        assert_eq!(wins_all.rows[0].matches, 2);
+        let rating_day = seed
+            .board_min(Metric::Rating, Period::Day, 10, None, 1)
             .await
             .unwrap();
-        sqlx::query_as(
-            "SELECT winner_id, count(*) FROM rounds WHERE outcome = 'won'
-             GROUP BY winner_id ORDER BY winner_id",
+        assert_eq!(rating_day.rows.len(), 2);
+        let rating_month_ago = leaderboard::board(
+            &seed.db,
+            &BoardQuery {
+                metric: Metric::Rating,
+                period: Period::Month,
+                ..BoardQuery::default()
+            },
+            Ranking {
+                min_matches: 1,
+                min_opponents: 1,
+            },
+            ms("2025-02-20T00:00:00Z"),
         )
-        .fetch_all(&mut conn)
-        .await
-        .unwrap()
-    };
-    let all = seed.board(Metric::Rounds, Period::All, 100, None).await;
-    let mut summary: Vec<(i64, i64)> = all
-        .rows
-        .iter()
-        .map(|r| (r.player.0, r.value as i64))
-        .collect();
-    summary.sort();
-    assert_eq!(raw, summary);
-}
-
-#[tokio::test]
-async fn the_rating_board_needs_the_minimum_of_rated_matches() {
-    let seed = Seed::new().await;
-    let (x, y, z) = (
-        seed.player("Xia").await,
-        seed.player("Yan").await,
-        seed.player("Zoe").await,
-    );
-    let t = now() - 60_000;
-    for _ in 0..3 {
-        seed.finished(&[(x, 1), (y, 2)], t).await;
-    }
-    for _ in 0..2 {
-        seed.finished(&[(z, 1), (y, 2)], t).await;
-    }
-    let names = |b: &Board| b.rows.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
-    let min3 = seed.board(Metric::Rating, Period::All, 10, None).await;
-    assert_eq!(names(&min3), ["Xia", "Yan"]);
-    assert_eq!(min3.rows[1].matches, 5);
-    let min2 = seed
-        .board_min(Metric::Rating, Period::All, 10, None, 2)
         .await
         .unwrap();
-    assert_eq!(min2.rows.len(), 3);
-    assert!(min2.rows.windows(2).all(|w| w[0].value >= w[1].value));
-    // The board shows the conservative rating the profile shows.
-    let profile = leaderboard::profile(&seed.db, "xia", 3).await.unwrap();
-    assert_eq!(Some(min3.rows[0].value), profile.rating);
-    assert!(profile.ranked);
-    assert_eq!((profile.wins, profile.rated_matches), (3, 3));
-    let zoe = leaderboard::profile(&seed.db, "Zoe", 3).await.unwrap();
-    assert!(!zoe.ranked);
-    // Wins have no minimum.
-    let wins = seed.board(Metric::Wins, Period::All, 10, None).await;
-    assert_eq!(rows(&wins), vec![row(1, "Xia", 3.0), row(2, "Zoe", 2.0)]);
-}
+        // In February Ann had just won: she led.
+        assert_eq!(rating_month_ago.rows[0].name, "Ann");
+    }
 
-#[tokio::test]
-async fn the_http_api_answers_json_and_refuses_bad_queries() {
-    let seed = Seed::new().await;
-    let ann = seed.player("Ann").await;
-    let ben = seed.player("Ben").await;
-    let t = krypto_server::periods::now_ms();
-    seed.wins(&[(ann, 3000, t), (ann, 2500, t), (ben, 4000, t)])
-        .await;
-    seed.finished(&[(ann, 1), (ben, 2)], t).await;
-    seed.db.close().await;
-    let Seed { _dir, path, .. } = seed;
-    let server = TestServer::on_existing(_dir, path, |c| c.min_rated_matches = 1).await;
-
-    for metric in ["rating", "wins", "rounds", "fastest"] {
-        for period in ["all", "month", "week", "day"] {
-            let (status, body) = server
-                .get_json(&format!("/api/leaderboard?metric={metric}&period={period}"))
-                .await;
-            assert_eq!(status, 200, "{metric} {period}: {body}");
-            assert_eq!(body["metric"], metric);
-            assert_eq!(body["period"], period);
-            assert_eq!(body["rows"][0]["name"], "Ann", "{metric} {period}: {body}");
+    #[tokio::test]
+    async fn ties_share_a_rank_and_around_centres_on_a_player() {
+        let seed = Seed::new().await;
+        let counts = [9, 7, 7, 5, 5, 5, 4, 3, 2, 2, 1, 1];
+        let mut ids = Vec::new();
+        for (i, &n) in counts.iter().enumerate() {
+            let id = seed.player(&format!("P{:02}", i + 1)).await;
+            ids.push(id);
+            let wins: Vec<(PlayerId, u64, i64)> =
+                (0..n).map(|k| (id, 1000 + k, now() - 1000)).collect();
+            seed.wins(&wins).await;
         }
+        seed.player("Idle").await;
+
+        let top = seed.board(Metric::Rounds, Period::All, 5, None).await;
+        assert_eq!(top.total, 12);
+        assert_eq!(
+            rows(&top),
+            vec![
+                row(1, "P01", 9.0),
+                row(2, "P02", 7.0),
+                row(2, "P03", 7.0),
+                row(4, "P04", 5.0),
+                row(4, "P05", 5.0),
+            ]
+        );
+        // P06 is 6th in the list with rank 4; the page starts on a tie.
+        let around = seed
+            .board(Metric::Rounds, Period::All, 3, Some("p06"))
+            .await;
+        assert_eq!(
+            rows(&around),
+            vec![row(4, "P05", 5.0), row(4, "P06", 5.0), row(7, "P07", 4.0)]
+        );
+        // At the ends the window stays full.
+        let first = seed
+            .board(Metric::Rounds, Period::All, 5, Some("P01"))
+            .await;
+        assert_eq!(first.rows[0].name, "P01");
+        assert_eq!(first.rows.len(), 5);
+        let last = seed
+            .board(Metric::Rounds, Period::All, 5, Some("P12"))
+            .await;
+        assert_eq!(
+            rows(&last),
+            vec![
+                row(8, "P08", 3.0),
+                row(9, "P09", 2.0),
+                row(9, "P10", 2.0),
+                row(11, "P11", 1.0),
+                row(11, "P12", 1.0),
+            ]
+        );
+        // Someone known but not on this board gets no rows; nobody is an error.
+        let idle = seed
+            .board(Metric::Rounds, Period::All, 5, Some("Idle"))
+            .await;
+        assert!(idle.rows.is_empty());
+        assert_eq!(idle.total, 12);
+        let nobody = seed
+            .board_min(Metric::Rounds, Period::All, 5, Some("Nobody"), 3)
+            .await;
+        assert!(matches!(nobody, Err(BoardError::PlayerNotFound(_))));
+
+        // The summary the boards read agrees with the recorded rounds.
+        let raw: Vec<(i64, i64)> = {
+            let mut raw = common::Raw::connect(&seed.database.url).await;
+            raw.rows(
+                "SELECT winner_id, count(*) FROM rounds WHERE outcome = 'won'
+                 GROUP BY winner_id ORDER BY winner_id",
+            )
+            .await
+        };
+        let all = seed.board(Metric::Rounds, Period::All, 100, None).await;
+        let mut summary: Vec<(i64, i64)> = all
+            .rows
+            .iter()
+            .map(|r| (r.player.0, r.value as i64))
+            .collect();
+        summary.sort();
+        assert_eq!(raw, summary);
     }
-    let (_, body) = server.get_json("/api/leaderboard").await;
-    assert_eq!(body["metric"], "rating");
-    assert_eq!(body["period"], "all");
-    let (_, body) = server
-        .get_json("/api/leaderboard?metric=rounds&limit=1&around=BEN")
+
+    #[tokio::test]
+    async fn the_rating_board_needs_the_minimum_of_rated_matches() {
+        let seed = Seed::new().await;
+        let (x, y, z) = (
+            seed.player("Xia").await,
+            seed.player("Yan").await,
+            seed.player("Zoe").await,
+        );
+        let t = now() - 60_000;
+        for _ in 0..3 {
+            seed.finished(&[(x, 1), (y, 2)], t).await;
+        }
+        for _ in 0..2 {
+            seed.finished(&[(z, 1), (y, 2)], t).await;
+        }
+        let names = |b: &Board| b.rows.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
+        let min3 = seed.board(Metric::Rating, Period::All, 10, None).await;
+        assert_eq!(names(&min3), ["Xia", "Yan"]);
+        assert_eq!(min3.rows[1].matches, 5);
+        let min2 = seed
+            .board_min(Metric::Rating, Period::All, 10, None, 2)
+            .await
+            .unwrap();
+        assert_eq!(min2.rows.len(), 3);
+        assert!(min2.rows.windows(2).all(|w| w[0].value >= w[1].value));
+        // The board shows the conservative rating the profile shows.
+        let profile = leaderboard::profile(&seed.db, "xia", RANK3).await.unwrap();
+        assert_eq!(Some(min3.rows[0].value), profile.rating);
+        assert!(profile.ranked);
+        assert_eq!((profile.wins, profile.rated_matches), (3, 3));
+        let zoe = leaderboard::profile(&seed.db, "Zoe", RANK3).await.unwrap();
+        assert!(!zoe.ranked);
+        // Wins have no minimum.
+        let wins = seed.board(Metric::Wins, Period::All, 10, None).await;
+        assert_eq!(rows(&wins), vec![row(1, "Xia", 3.0), row(2, "Zoe", 2.0)]);
+    }
+
+    #[tokio::test]
+    async fn the_http_api_answers_json_and_refuses_bad_queries() {
+        let seed = Seed::new().await;
+        let ann = seed.player("Ann").await;
+        let ben = seed.player("Ben").await;
+        let t = krypto_server::periods::now_ms();
+        seed.wins(&[(ann, 3000, t), (ann, 2500, t), (ben, 4000, t)])
+            .await;
+        seed.finished(&[(ann, 1), (ben, 2)], t).await;
+        seed.db.close().await;
+        let server = TestServer::on_database(seed.database, |c| {
+            c.min_rated_matches = 1;
+            c.min_rated_opponents = 1;
+        })
         .await;
-    let only: Vec<&Value> = body["rows"].as_array().unwrap().iter().collect();
-    assert_eq!(only.len(), 1);
-    assert_eq!(only[0]["name"], "Ben");
-    assert_eq!(only[0]["rank"], 2);
 
-    for bad in [
-        "metric=elo",
-        "period=year",
-        "limit=0",
-        "limit=101",
-        "limit=ten",
-        "limit=-1",
-        "around=ThisNameIsMuchTooLongToBeOne",
-    ] {
-        let (status, body) = server.get_json(&format!("/api/leaderboard?{bad}")).await;
-        assert_eq!(status, 400, "{bad}: {body}");
-        assert_eq!(body["error"]["code"], "bad_request", "{bad}: {body}");
-        assert!(body["error"]["message"].as_str().unwrap().len() > 5);
-    }
-    let (status, body) = server.get_json("/api/leaderboard?around=Nobody").await;
-    assert_eq!(status, 404, "{body}");
-    assert_eq!(body["error"]["code"], "player_not_found");
+        for metric in ["rating", "wins", "rounds", "fastest"] {
+            for period in ["all", "month", "week", "day"] {
+                let (status, body) = server
+                    .get_json(&format!("/api/leaderboard?metric={metric}&period={period}"))
+                    .await;
+                assert_eq!(status, 200, "{metric} {period}: {body}");
+                assert_eq!(body["metric"], metric);
+                assert_eq!(body["period"], period);
+                assert_eq!(body["rows"][0]["name"], "Ann", "{metric} {period}: {body}");
+            }
+        }
+        let (_, body) = server.get_json("/api/leaderboard").await;
+        assert_eq!(body["metric"], "rating");
+        assert_eq!(body["period"], "all");
+        let (_, body) = server
+            .get_json("/api/leaderboard?metric=rounds&limit=1&around=BEN")
+            .await;
+        let only: Vec<&Value> = body["rows"].as_array().unwrap().iter().collect();
+        assert_eq!(only.len(), 1);
+        assert_eq!(only[0]["name"], "Ben");
+        assert_eq!(only[0]["rank"], 2);
 
-    let (status, profile) = server.get_json("/api/players/Ann").await;
-    assert_eq!(status, 200, "{profile}");
-    assert_eq!(profile["rounds_won"], 2);
-    assert_eq!(profile["fastest_ms"], 2500);
-    assert_eq!(profile["wins"], 1);
-    assert_eq!(profile["recent_matches"].as_array().unwrap().len(), 1);
-    for unknown in ["Nobody", "%F0%9F%98%80", "a%20%20"] {
-        let (status, body) = server.get_json(&format!("/api/players/{unknown}")).await;
-        assert_eq!(status, 404, "{unknown}: {body}");
+        for bad in [
+            "metric=elo",
+            "period=year",
+            "limit=0",
+            "limit=101",
+            "limit=ten",
+            "limit=-1",
+            "around=ThisNameIsMuchTooLongToBeOne",
+        ] {
+            let (status, body) = server.get_json(&format!("/api/leaderboard?{bad}")).await;
+            assert_eq!(status, 400, "{bad}: {body}");
+            assert_eq!(body["error"]["code"], "bad_request", "{bad}: {body}");
+            assert!(body["error"]["message"].as_str().unwrap().len() > 5);
+        }
+        let (status, body) = server.get_json("/api/leaderboard?around=Nobody").await;
+        assert_eq!(status, 404, "{body}");
         assert_eq!(body["error"]["code"], "player_not_found");
+
+        let (status, profile) = server.get_json("/api/players/Ann").await;
+        assert_eq!(status, 200, "{profile}");
+        assert_eq!(profile["rounds_won"], 2);
+        assert_eq!(profile["fastest_ms"], 2500);
+        assert_eq!(profile["wins"], 1);
+        assert_eq!(profile["recent_matches"].as_array().unwrap().len(), 1);
+        for unknown in ["Nobody", "%F0%9F%98%80", "a%20%20"] {
+            let (status, body) = server.get_json(&format!("/api/players/{unknown}")).await;
+            assert_eq!(status, 404, "{unknown}: {body}");
+            assert_eq!(body["error"]["code"], "player_not_found");
+        }
+        server.shutdown().await;
     }
-    server.shutdown().await;
 }

@@ -14,7 +14,7 @@ use clap::Parser;
 use krypto_core::protocol::{Metric, Period};
 use krypto_server::db::boards::BoardKey;
 use krypto_server::db::Db;
-use krypto_server::leaderboard::{self, BoardQuery};
+use krypto_server::leaderboard::{self, BoardQuery, Ranking};
 use krypto_server::periods::{self, now_ms};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -23,7 +23,7 @@ use rand::{Rng, SeedableRng};
 #[derive(Debug, Parser)]
 #[command(version, about)]
 struct Args {
-    /// SQLite database URL of a seeded database.
+    /// Database URL of a seeded database (sqlite://… or postgres://…).
     #[arg(long, default_value = "sqlite://bench.db")]
     database: String,
     /// Queries per case.
@@ -35,6 +35,9 @@ struct Args {
     /// The rated-match minimum of the rating board.
     #[arg(long, default_value_t = 3)]
     min_rated_matches: u32,
+    /// The different-opponents minimum of the rating board.
+    #[arg(long, default_value_t = krypto_server::ratings::MIN_OPPONENTS)]
+    min_rated_opponents: u32,
 }
 
 const METRICS: [(Metric, &str); 4] = [
@@ -66,6 +69,10 @@ async fn main() -> anyhow::Result<()> {
         .await
         .with_context(|| format!("opening {}", args.database))?;
     let now = now_ms();
+    let ranking = Ranking {
+        min_matches: args.min_rated_matches,
+        min_opponents: args.min_rated_opponents,
+    };
     let mut rng = StdRng::seed_from_u64(7);
     println!("| metric | period | players on board | top p50 µs | top p99 µs | around p50 µs | around p99 µs |");
     println!("|---|---|---:|---:|---:|---:|---:|");
@@ -77,6 +84,7 @@ async fn main() -> anyhow::Result<()> {
                 period: periods::name(period),
                 start: periods::start(period, now),
                 min_rated: args.min_rated_matches,
+                min_opponents: args.min_rated_opponents,
             };
             let total = db.board_total(key).await?;
             // Players to centre on: drawn from the whole board.
@@ -97,12 +105,12 @@ async fn main() -> anyhow::Result<()> {
                     around: None,
                 };
                 let t = Instant::now();
-                leaderboard::board(&db, &query, args.min_rated_matches, now).await?;
+                leaderboard::board(&db, &query, ranking, now).await?;
                 top.push(t.elapsed());
                 if !names.is_empty() {
                     query.around = Some(names[i as usize % names.len()].clone());
                     let t = Instant::now();
-                    leaderboard::board(&db, &query, args.min_rated_matches, now).await?;
+                    leaderboard::board(&db, &query, ranking, now).await?;
                     around.push(t.elapsed());
                 }
             }

@@ -22,7 +22,8 @@ use anyhow::{bail, Context};
 use clap::Parser;
 use krypto_core::protocol::PlayerId;
 use krypto_server::db::scores::{
-    AttemptRecord, FinalPlace, MatchEnd, NewMatch, RoundOutcome, RoundResult, RoundStart, Write,
+    AttemptRecord, FinalPlace, MatchEnd, NewMatch, NewPlayer, RoundOutcome, RoundResult,
+    RoundStart, Write,
 };
 use krypto_server::db::{Created, Db};
 use krypto_server::periods::now_ms;
@@ -34,7 +35,7 @@ use rand::{Rng, SeedableRng};
 #[derive(Debug, Parser)]
 #[command(version, about)]
 struct Args {
-    /// SQLite database URL (created if missing).
+    /// Database URL: sqlite://… (created if missing) or postgres://….
     #[arg(long, default_value = "sqlite://bench.db")]
     database: String,
     /// Rounds to record.
@@ -84,7 +85,13 @@ async fn main() -> anyhow::Result<()> {
     for i in 0..args.players {
         let name = format!("player{i:05}");
         let hash = format!("seed-{}-{i}", args.seed);
-        let id = match db.create_player(&name, &name, &hash).await? {
+        let new = NewPlayer {
+            name: name.clone(),
+            name_key: name.clone(),
+            token_hash: hash,
+            bot: false,
+        };
+        let id = match db.create_player(new).await? {
             Created::Player(row) => row.player_id(),
             Created::NameTaken => match db.player_by_name_key(&name).await? {
                 Some(row) => row.player_id(),
@@ -167,18 +174,18 @@ async fn play_room(plan: Arc<Plan>, recorder: Recorder, mut rng: StdRng) -> anyh
                 seated.push(p);
             }
         }
-        let applied = recorder
-            .commit(vec![Write::StartMatch(NewMatch {
+        // As a room does: the match id is minted here, and the start is
+        // queued without waiting.
+        let match_id = uuid::Uuid::now_v7();
+        recorder
+            .submit(vec![Write::StartMatch(NewMatch {
+                id: match_id,
                 room_code: "SEED0".into(),
-                settings: "{}".into(),
+                settings: serde_json::json!({}),
                 players: seated.iter().map(|p| p.0).collect(),
                 at_ms: at(0),
             })])
             .await?;
-        let Some(krypto_server::db::scores::Applied::Match(match_id)) = applied.first().cloned()
-        else {
-            bail!("no match id");
-        };
 
         let mut scores = vec![0i64; seated.len()];
         for round in 1..=plan.rounds_per_match {
@@ -249,6 +256,7 @@ async fn play_room(plan: Arc<Plan>, recorder: Recorder, mut rng: StdRng) -> anyh
                 player: p.0,
                 score,
                 rank: 1 + scores.iter().filter(|&&s| s > score).count() as u32,
+                attempted: true,
             })
             .collect();
         recorder

@@ -7,14 +7,16 @@
 //! A page is one query (its rows, the first row's rank and the board's
 //! size); `around` adds one more (where the player stands).
 //!
-//! Parameters are numbered the same way in every leaderboard query:
-//! `?1` period name, `?2` period start, `?3` minimum rated matches (used by
-//! the rating board only), `?4` limit, `?5` offset, `?6` a value (or a known total), `?7` a
-//! player id. Unused ones are bound anyway and ignored by SQLite.
+//! The SQL is the same for SQLite and PostgreSQL (`$N` parameters, which
+//! sqlx binds by number on both). Parameters are numbered the same way in
+//! every leaderboard query: `$1` period name, `$2` period start, `$3`
+//! minimum rated matches and `$8` minimum different opponents (the rating
+//! board only), `$4` limit, `$5` offset, `$6` a value (or a known total),
+//! `$7` a player id. Unused ones are bound anyway and ignored.
 
 use krypto_core::protocol::{Metric, PlayerId};
 
-use super::{Db, DbError};
+use super::{on_store, Db, DbError};
 
 /// One leaderboard row, before ranks are assigned.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
@@ -57,15 +59,17 @@ pub struct BoardKey<'a> {
     pub start: i64,
     /// Fewest rated matches to appear on the rating board.
     pub min_rated: u32,
+    /// Fewest different opponents to appear on the rating board.
+    pub min_opponents: u32,
 }
 
 /// The SQL of one metric's queries.
 struct BoardSql {
-    /// `?4` rows from offset `?5`, each with the page's first rank and the
-    /// board's size (counted unless `?6`, when not negative, is it): one
+    /// `$4` rows from offset `$5`, each with the page's first rank and the
+    /// board's size (counted unless `$6`, when not negative, is it): one
     /// round trip for a page.
     page: &'static str,
-    /// Player `?7`'s value, position and the board's size, if on the board.
+    /// Player `$7`'s value, position and the board's size, if on the board.
     locate: &'static str,
     /// How many players are on the board.
     total: &'static str,
@@ -83,9 +87,9 @@ macro_rules! board_sql {
                 "WITH page AS MATERIALIZED (
                      SELECT s.player_id, CAST(s.",
                 $col,
-                " AS REAL) AS value, s.matches
+                " AS DOUBLE PRECISION) AS value, s.matches
                      FROM player_stats s
-                     WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                     WHERE s.period = $1 AND s.period_start = $2 AND ",
                 $filter,
                 "
                      ORDER BY s.",
@@ -93,10 +97,10 @@ macro_rules! board_sql {
                 " ",
                 $dir,
                 ", s.player_id
-                     LIMIT ?4 OFFSET ?5)
+                     LIMIT $4 OFFSET $5)
                  SELECT page.player_id, p.name, page.value, page.matches,
                      (SELECT count(*) FROM player_stats s
-                      WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                      WHERE s.period = $1 AND s.period_start = $2 AND ",
                 $filter,
                 "     AND s.",
                 $col,
@@ -106,9 +110,9 @@ macro_rules! board_sql {
                 $best,
                 "(value) FROM page))
                          AS better_first,
-                     CASE WHEN ?6 >= 0 THEN ?6 ELSE
+                     CASE WHEN $6 >= 0 THEN $6 ELSE
                          (SELECT count(*) FROM player_stats s
-                          WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                          WHERE s.period = $1 AND s.period_start = $2 AND ",
                 $filter,
                 ")
                      END AS total
@@ -120,7 +124,7 @@ macro_rules! board_sql {
             locate: concat!(
                 "SELECT me.value,
                      (SELECT count(*) FROM player_stats s
-                      WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                      WHERE s.period = $1 AND s.period_start = $2 AND ",
                 $filter,
                 // A range on the index (better or equal), then the ties.
                 "     AND s.",
@@ -131,21 +135,21 @@ macro_rules! board_sql {
                 $col,
                 " ",
                 $better,
-                " me.value OR s.player_id < ?7)) AS before,
+                " me.value OR s.player_id < $7)) AS before,
                      (SELECT count(*) FROM player_stats s
-                      WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                      WHERE s.period = $1 AND s.period_start = $2 AND ",
                 $filter,
                 ") AS total
                  FROM (SELECT CAST(s.",
                 $col,
-                " AS REAL) AS value FROM player_stats s
-                       WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                " AS DOUBLE PRECISION) AS value FROM player_stats s
+                       WHERE s.period = $1 AND s.period_start = $2 AND ",
                 $filter,
-                "       AND s.player_id = ?7) AS me"
+                "       AND s.player_id = $7) AS me"
             ),
             total: concat!(
                 "SELECT count(*) FROM player_stats s
-                 WHERE s.period = ?1 AND s.period_start = ?2 AND ",
+                 WHERE s.period = $1 AND s.period_start = $2 AND ",
                 $filter
             ),
         }
@@ -154,7 +158,7 @@ macro_rules! board_sql {
 
 const RATING: BoardSql = board_sql!(
     "rating",
-    "s.rating IS NOT NULL AND s.rated_total >= ?3",
+    "s.rating IS NOT NULL AND s.rated_total >= $3 AND s.opponents >= $8",
     "DESC",
     ">",
     "max"
@@ -172,16 +176,17 @@ fn sql(metric: Metric) -> &'static BoardSql {
     }
 }
 
-/// Binds the seven leaderboard parameters in order.
+/// Binds the eight leaderboard parameters in order.
 macro_rules! bind_board {
     ($q:expr, $key:expr, $limit:expr, $offset:expr, $value:expr, $player:expr) => {
         $q.bind($key.period)
             .bind($key.start)
-            .bind($key.min_rated)
-            .bind($limit)
+            .bind(i64::from($key.min_rated))
+            .bind(i64::from($limit))
             .bind($offset)
             .bind($value)
             .bind($player)
+            .bind(i64::from($key.min_opponents))
     };
 }
 
@@ -209,13 +214,15 @@ pub struct RatingRow {
     pub sigma: f64,
     /// Rated matches played.
     pub matches: i64,
+    /// Different opponents met in rated matches.
+    pub opponents: i64,
 }
 
 /// One of a player's recent matches.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct RecentMatch {
-    /// The match.
-    pub match_id: i64,
+    /// The match (its UUID as text).
+    pub match_id: String,
     /// When it finished (UTC ms).
     pub finished_at: i64,
     /// How many players it had.
@@ -243,12 +250,14 @@ impl Db {
         offset: u64,
         known_total: Option<u64>,
     ) -> Result<Vec<BoardRow>, DbError> {
-        let q = sqlx::query_as::<_, BoardRow>(sql(key.metric).page);
+        let sql = sql(key.metric).page;
         let offset = i64::try_from(offset).unwrap_or(i64::MAX);
         let total = known_total.map_or(-1, |t| i64::try_from(t).unwrap_or(i64::MAX));
-        Ok(bind_board!(q, key, limit, offset, total, 0)
-            .fetch_all(&self.pool)
-            .await?)
+        Ok(
+            on_store!(self, s => bind_board!(sqlx::query_as(sql), key, limit, offset, total, 0_i64)
+            .fetch_all(&s.pool)
+            .await?),
+        )
     }
 
     /// Where `player` stands on a leaderboard, if they are on it.
@@ -257,42 +266,41 @@ impl Db {
         key: BoardKey<'_>,
         player: PlayerId,
     ) -> Result<Option<Standing>, DbError> {
-        let q = sqlx::query_as::<_, Standing>(sql(key.metric).locate);
-        Ok(bind_board!(q, key, 0, 0, 0.0, player.0)
-            .fetch_optional(&self.pool)
-            .await?)
+        let sql = sql(key.metric).locate;
+        Ok(
+            on_store!(self, s => bind_board!(sqlx::query_as(sql), key, 0_u32, 0_i64, 0.0_f64, player.0)
+            .fetch_optional(&s.pool)
+            .await?),
+        )
     }
 
     /// How many players are on a leaderboard.
     pub async fn board_total(&self, key: BoardKey<'_>) -> Result<u64, DbError> {
-        let q = sqlx::query_as::<_, (i64,)>(sql(key.metric).total);
-        let (n,) = bind_board!(q, key, 0, 0, 0.0, 0)
-            .fetch_one(&self.pool)
-            .await?;
+        let sql = sql(key.metric).total;
+        let (n,): (i64,) = on_store!(self, s => bind_board!(sqlx::query_as(sql), key, 0_u32, 0_i64, 0.0_f64, 0_i64)
+            .fetch_one(&s.pool)
+            .await?);
         Ok(u64::try_from(n).unwrap_or(0))
     }
 
     /// A player's all-time totals (zeros if they never finished anything).
     pub async fn player_totals(&self, player: PlayerId) -> Result<PlayerTotals, DbError> {
-        let row = sqlx::query_as::<_, PlayerTotals>(
-            "SELECT played, matches, wins, rounds_won, fastest_ms FROM player_stats
-             WHERE period = 'all' AND period_start = 0 AND player_id = ?",
-        )
-        .bind(player.0)
-        .fetch_optional(&self.pool)
-        .await?;
+        const SQL: &str = "SELECT played, matches, wins, rounds_won, fastest_ms FROM player_stats
+                           WHERE period = 'all' AND period_start = 0 AND player_id = $1";
+        let row: Option<PlayerTotals> = on_store!(self, s => sqlx::query_as(SQL)
+            .bind(player.0)
+            .fetch_optional(&s.pool)
+            .await?);
         Ok(row.unwrap_or_default())
     }
 
     /// A player's rating, if they finished a rated match.
     pub async fn rating(&self, player: PlayerId) -> Result<Option<RatingRow>, DbError> {
-        let row = sqlx::query_as::<_, RatingRow>(
-            "SELECT mu, sigma, matches FROM ratings WHERE player_id = ?",
-        )
-        .bind(player.0)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(row)
+        const SQL: &str = "SELECT mu, sigma, matches, opponents FROM ratings WHERE player_id = $1";
+        Ok(on_store!(self, s => sqlx::query_as(SQL)
+            .bind(player.0)
+            .fetch_optional(&s.pool)
+            .await?))
     }
 
     /// A player's last `limit` finished matches, newest first.
@@ -301,19 +309,17 @@ impl Db {
         player: PlayerId,
         limit: u32,
     ) -> Result<Vec<RecentMatch>, DbError> {
-        let rows = sqlx::query_as::<_, RecentMatch>(
-            "SELECT mp.match_id, mp.finished_at,
-                    (SELECT count(*) FROM match_players o WHERE o.match_id = mp.match_id) AS players,
-                    m.rounds_played, mp.score, mp.rank, mp.rating_before, mp.rating_after
-             FROM match_players mp JOIN matches m ON m.id = mp.match_id
-             WHERE mp.player_id = ? AND mp.finished_at IS NOT NULL AND m.status = 'finished'
-             ORDER BY mp.finished_at DESC, mp.match_id DESC
-             LIMIT ?",
-        )
-        .bind(player.0)
-        .bind(limit)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows)
+        const SQL: &str = "SELECT CAST(mp.match_id AS TEXT) AS match_id, mp.finished_at,
+                (SELECT count(*) FROM match_players o WHERE o.match_id = mp.match_id) AS players,
+                m.rounds_played, mp.score, mp.rank, mp.rating_before, mp.rating_after
+            FROM match_players mp JOIN matches m ON m.id = mp.match_id
+            WHERE mp.player_id = $1 AND mp.finished_at IS NOT NULL AND m.status = 'finished'
+            ORDER BY mp.finished_at DESC, mp.match_id DESC
+            LIMIT $2";
+        Ok(on_store!(self, s => sqlx::query_as(SQL)
+            .bind(player.0)
+            .bind(i64::from(limit))
+            .fetch_all(&s.pool)
+            .await?))
     }
 }

@@ -1,24 +1,36 @@
-//! The database: SQLite through sqlx, one method per query.
+//! The database: one store with a SQLite and a PostgreSQL implementation,
+//! chosen by the URL at start (`sqlite://…`, the default, or
+//! `postgres://…`). Not `sqlx::Any`: each backend keeps its own types,
+//! migrations and batch idiom.
 //!
-//! Schema changes are numbered files in the top-level `migrations/` folder,
-//! applied at start and never edited once released.
+//! - this file: the [`Db`] handle every part of the server uses, players,
+//!   and the recorder's [`Writer`];
+//! - [`scores`]: the writes that record play (the same for both backends);
+//! - [`summary`]: what those writes add up to — ratings, opponents, the
+//!   leaderboards' period rows — decided once, without a database;
+//! - [`batch`]: one transaction per batch, with a savepoint replay when a
+//!   write fails, for either backend;
+//! - [`boards`]: leaderboard and profile reads (SQL both backends share);
+//! - [`copy`]: `migrate-db`, copying a database into PostgreSQL;
+//! - `sqlite/`: SQLite through sqlx (`json_each` batches), migrations in
+//!   `migrations/sqlite/`;
+//! - `postgres/`: PostgreSQL through sqlx (arrays and `UNNEST`), migrations
+//!   in `migrations/postgres/`.
 //!
-//! - this file: opening the database, and players;
-//! - [`scores`]: the writes that record matches, rounds, attempts, ratings
-//!   and the leaderboards' period summaries;
-//! - [`boards`]: leaderboard and profile reads.
+//! Schema changes are numbered files under `migrations/<backend>/`, applied
+//! at start and never edited once released.
 
+pub(crate) mod batch;
 pub mod boards;
+pub mod copy;
+mod postgres;
 pub mod scores;
-
-use std::str::FromStr;
-use std::time::Duration;
+mod sqlite;
+pub(crate) mod summary;
 
 use krypto_core::protocol::PlayerId;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{ConnectOptions, Connection, SqliteConnection, SqlitePool};
 
-use self::scores::{Applied, Write};
+use self::scores::{Applied, NewPlayer, Write};
 
 /// Why the database failed.
 #[derive(Debug, thiserror::Error)]
@@ -29,6 +41,13 @@ pub enum DbError {
     /// Applying the migrations failed.
     #[error("database migration: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    /// The URL names no database this server speaks.
+    #[error("unsupported database URL {0:?}: use sqlite://… or postgres://…")]
+    UnsupportedUrl(String),
+    /// The database answered something the code rules out (a bug, not bad
+    /// input): the write is refused rather than recorded wrong.
+    #[error("database invariant broken: {0}")]
+    Invariant(&'static str),
 }
 
 /// A stored player.
@@ -38,8 +57,10 @@ pub struct PlayerRow {
     pub id: i64,
     /// Display name.
     pub name: String,
-    /// Lowercased name, unique.
+    /// The name's key, unique.
     pub name_key: String,
+    /// Created by a program that said `bot`: never rated, on no board.
+    pub bot: bool,
 }
 
 impl PlayerRow {
@@ -58,97 +79,108 @@ pub enum Created {
     NameTaken,
 }
 
-/// Starts a write transaction that takes SQLite's write lock at once.
-///
-/// A plain (deferred) `BEGIN` starts as a reader; if another connection
-/// commits before the first write, SQLite refuses the upgrade with
-/// `SQLITE_BUSY` straight away, without waiting out `busy_timeout`. The
-/// identity pool and the recorder write through different connections, so
-/// every write transaction must be `IMMEDIATE`: it then waits its turn.
-pub async fn begin_write(
-    conn: &mut SqliteConnection,
-) -> Result<sqlx::Transaction<'_, sqlx::Sqlite>, sqlx::Error> {
-    conn.begin_with("BEGIN IMMEDIATE").await
+/// Which database a URL names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// `sqlite://path` (or `sqlite::memory:`).
+    Sqlite,
+    /// `postgres://…` or `postgresql://…`.
+    Postgres,
 }
 
-/// A handle on the database pool; cheap to clone.
-#[derive(Debug, Clone)]
-pub struct Db {
-    pool: SqlitePool,
-    /// How connections are opened, for the recorder's own connection.
-    options: SqliteConnectOptions,
+impl Backend {
+    /// The backend of `url`, by its scheme.
+    pub fn of_url(url: &str) -> Result<Backend, DbError> {
+        if url.starts_with("sqlite:") {
+            Ok(Backend::Sqlite)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Ok(Backend::Postgres)
+        } else {
+            Err(DbError::UnsupportedUrl(url.to_owned()))
+        }
+    }
 }
+
+/// A handle on the database; cheap to clone.
+#[derive(Debug, Clone)]
+pub enum Db {
+    /// A SQLite file.
+    Sqlite(sqlite::Store),
+    /// A PostgreSQL database.
+    Postgres(postgres::Store),
+}
+
+/// Runs the same expression on whichever store `$db` is.
+macro_rules! on_store {
+    ($db:expr, $store:ident => $body:expr) => {
+        match $db {
+            Db::Sqlite($store) => $body,
+            Db::Postgres($store) => $body,
+        }
+    };
+}
+pub(crate) use on_store;
 
 impl Db {
-    /// Opens (creating if missing) the database at `url` in WAL mode and
-    /// applies the migrations.
-    ///
-    /// `synchronous = FULL`: a commit returns only once the WAL is on disk,
-    /// so a result the server announced after its commit survives a power
-    /// cut as well as a kill -9. (`NORMAL` would survive kill -9 too — the
-    /// WAL is in the operating system's cache — but not a power cut.) The
-    /// recorder's group commit pays one fsync per batch, not per result.
+    /// Opens the database at `url` (creating a SQLite file if missing) and
+    /// applies its backend's migrations.
     pub async fn open(url: &str) -> Result<Db, DbError> {
-        let options = SqliteConnectOptions::from_str(url)?
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Full)
-            .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(5))
-            // Checkpoint the WAL every 16k pages (64 MiB at 4 KiB a page)
-            // instead of every 1k: a page rewritten by many commits is
-            // copied to the database file once, with one fsync per
-            // checkpoint instead of one per large commit.
-            .pragma("wal_autocheckpoint", "16384");
-        let pool = SqlitePoolOptions::new()
-            .max_connections(4)
-            .connect_with(options.clone())
-            .await?;
-        sqlx::migrate!("../migrations").run(&pool).await?;
-        Ok(Db { pool, options })
+        match Backend::of_url(url)? {
+            Backend::Sqlite => Ok(Db::Sqlite(sqlite::Store::open(url).await?)),
+            Backend::Postgres => Ok(Db::Postgres(postgres::Store::open(url).await?)),
+        }
     }
 
-    /// A connection of its own, for the recorder (the one writer of scores).
-    pub async fn connect(&self) -> Result<SqliteConnection, DbError> {
-        Ok(self.options.connect().await?)
+    /// Which backend this is.
+    pub fn backend(&self) -> Backend {
+        match self {
+            Db::Sqlite(_) => Backend::Sqlite,
+            Db::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// A connection of its own, for the recorder (the one writer of scores
+    /// and new players).
+    pub async fn writer(&self) -> Result<Writer, DbError> {
+        Ok(match self {
+            Db::Sqlite(s) => Writer::Sqlite(s.connect().await?),
+            Db::Postgres(s) => Writer::Postgres(s.connect().await?),
+        })
     }
 
     /// Applies `writes` in one transaction, in order: for tools and tests
     /// that seed scores with chosen timestamps. The server records through
     /// [`crate::recorder::Recorder`] instead.
     pub async fn apply(&self, writes: &[Write]) -> Result<Vec<Applied>, DbError> {
-        let mut conn = self.pool.acquire().await?;
-        let mut tx = begin_write(&mut conn).await?;
-        let mut applied = Vec::with_capacity(writes.len());
-        for write in writes {
-            applied.push(scores::apply(&mut tx, write).await?);
-        }
-        tx.commit().await?;
-        Ok(applied)
+        let writes: Vec<&Write> = writes.iter().collect();
+        on_store!(self, s => s.apply(&writes).await)
     }
 
-    /// `PRAGMA integrity_check`'s answer ("ok" when the file is sound).
+    /// Inserts a player in a transaction of its own (tools and tests; the
+    /// server creates players through the recorder's group commit).
+    pub async fn create_player(&self, player: NewPlayer) -> Result<Created, DbError> {
+        match self.apply(&[Write::CreatePlayer(player)]).await?.pop() {
+            Some(Applied::Player(created)) => Ok(created),
+            _ => Err(DbError::Invariant("a created player without an answer")),
+        }
+    }
+
+    /// Whether the stored data is sound: SQLite's `PRAGMA integrity_check`
+    /// answer ("ok" when the file is sound); PostgreSQL checks its own
+    /// pages, and answers "ok" once every table can be read.
     pub async fn integrity_check(&self) -> Result<String, DbError> {
-        let (answer,): (String,) = sqlx::query_as("PRAGMA integrity_check")
-            .fetch_one(&self.pool)
-            .await?;
-        Ok(answer)
+        on_store!(self, s => s.integrity_check().await)
     }
 
     /// Waits for running queries and closes every connection.
     pub async fn close(&self) {
-        self.pool.close().await;
+        on_store!(self, s => s.pool.close().await)
     }
 
-    /// The player with this lowercased name.
+    /// The player with this name key.
     pub async fn player_by_name_key(&self, name_key: &str) -> Result<Option<PlayerRow>, DbError> {
-        let row = sqlx::query_as::<_, PlayerRow>(
-            "SELECT id, name, name_key FROM players WHERE name_key = ?",
-        )
-        .bind(name_key)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(row)
+        const SQL: &str = "SELECT id, name, name_key, bot FROM players WHERE name_key = $1";
+        Ok(on_store!(self, s => sqlx::query_as(SQL).bind(name_key).fetch_optional(&s.pool).await?))
     }
 
     /// The player whose token hashes to `token_hash`.
@@ -156,36 +188,10 @@ impl Db {
         &self,
         token_hash: &str,
     ) -> Result<Option<PlayerRow>, DbError> {
-        let row = sqlx::query_as::<_, PlayerRow>(
-            "SELECT id, name, name_key FROM players WHERE token_hash = ?",
+        const SQL: &str = "SELECT id, name, name_key, bot FROM players WHERE token_hash = $1";
+        Ok(
+            on_store!(self, s => sqlx::query_as(SQL).bind(token_hash).fetch_optional(&s.pool).await?),
         )
-        .bind(token_hash)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(row)
-    }
-
-    /// Inserts a player, or reports that the name was taken meanwhile.
-    pub async fn create_player(
-        &self,
-        name: &str,
-        name_key: &str,
-        token_hash: &str,
-    ) -> Result<Created, DbError> {
-        let result = sqlx::query_as::<_, PlayerRow>(
-            "INSERT INTO players (name, name_key, token_hash) VALUES (?, ?, ?)
-             RETURNING id, name, name_key",
-        )
-        .bind(name)
-        .bind(name_key)
-        .bind(token_hash)
-        .fetch_one(&self.pool)
-        .await;
-        match result {
-            Ok(row) => Ok(Created::Player(row)),
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(Created::NameTaken),
-            Err(e) => Err(e.into()),
-        }
     }
 
     /// Changes a player's name, or reports that the new name is taken.
@@ -195,19 +201,48 @@ impl Db {
         name: &str,
         name_key: &str,
     ) -> Result<Created, DbError> {
-        let result = sqlx::query_as::<_, PlayerRow>(
-            "UPDATE players SET name = ?, name_key = ? WHERE id = ?
-             RETURNING id, name, name_key",
-        )
-        .bind(name)
-        .bind(name_key)
-        .bind(id.0)
-        .fetch_one(&self.pool)
-        .await;
+        const SQL: &str = "UPDATE players SET name = $1, name_key = $2 WHERE id = $3
+                           RETURNING id, name, name_key, bot";
+        let result = on_store!(self, s => sqlx::query_as(SQL)
+            .bind(name)
+            .bind(name_key)
+            .bind(id.0)
+            .fetch_one(&s.pool)
+            .await);
         match result {
             Ok(row) => Ok(Created::Player(row)),
             Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(Created::NameTaken),
             Err(e) => Err(e.into()),
         }
+    }
+}
+
+/// The recorder's own connection.
+#[derive(Debug)]
+pub enum Writer {
+    /// To a SQLite file.
+    Sqlite(sqlx::SqliteConnection),
+    /// To a PostgreSQL database.
+    Postgres(sqlx::PgConnection),
+}
+
+impl Writer {
+    /// Applies the requests of `batch` in one transaction (see
+    /// [`batch::apply_batch`]): what each produced, or why it failed.
+    pub async fn apply_batch(&mut self, batch: &[&[Write]]) -> Result<batch::Results, DbError> {
+        match self {
+            Writer::Sqlite(c) => batch::apply_batch::<sqlx::Sqlite>(c, batch).await,
+            Writer::Postgres(c) => batch::apply_batch::<sqlx::Postgres>(c, batch).await,
+        }
+    }
+
+    /// Closes the connection.
+    pub async fn close(self) -> Result<(), DbError> {
+        use sqlx::Connection;
+        match self {
+            Writer::Sqlite(c) => c.close().await?,
+            Writer::Postgres(c) => c.close().await?,
+        }
+        Ok(())
     }
 }

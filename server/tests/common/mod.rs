@@ -1,12 +1,21 @@
-//! A real server on 127.0.0.1:0 with a temporary SQLite file, and a small
+//! A real server on 127.0.0.1:0 with a fresh database — a temporary SQLite
+//! file or a new PostgreSQL database (see [`postgres`]) — and a small
 //! WebSocket client that speaks JSON.
+//!
+//! Every test runs on both backends: a test file wraps its tests in
+//! [`on_both!`], which makes a `sqlite::` and a `postgres::` copy of each;
+//! [`TestServer`] and [`fresh_database`] read which one from the running
+//! test's task.
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+pub mod postgres;
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
+use krypto_server::db::Backend;
 use krypto_server::Config;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -21,12 +30,142 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 /// depends on it.
 pub const PATIENCE: Duration = Duration::from_secs(10);
 
+/// Makes a `sqlite` and a `postgres` module, each with a copy of every test
+/// given, run on that backend:
+///
+/// ```ignore
+/// on_both! {
+///     #[tokio::test]
+///     async fn a_test() { let server = TestServer::start().await; … }
+/// }
+/// ```
+#[macro_export]
+macro_rules! on_both {
+    ($($(#[$attr:meta])* async fn $name:ident() $body:block)*) => {
+        mod sqlite {
+            #[allow(unused_imports)]
+            use super::*;
+            $(
+                $(#[$attr])*
+                async fn $name() {
+                    $crate::common::on(krypto_server::db::Backend::Sqlite, async move $body).await
+                }
+            )*
+        }
+        mod postgres {
+            #[allow(unused_imports)]
+            use super::*;
+            $(
+                $(#[$attr])*
+                async fn $name() {
+                    $crate::common::on(krypto_server::db::Backend::Postgres, async move $body).await
+                }
+            )*
+        }
+    };
+}
+
+tokio::task_local! {
+    static BACKEND: Backend;
+}
+
+/// Runs `test` with `backend` as the backend of every server and database
+/// it makes.
+pub async fn on(backend: Backend, test: impl std::future::Future<Output = ()>) {
+    BACKEND.scope(backend, test).await
+}
+
+/// The running test's backend (SQLite outside [`on_both!`]).
+pub fn backend() -> Backend {
+    BACKEND.try_with(|b| *b).unwrap_or(Backend::Sqlite)
+}
+
+/// A fresh, empty database of the running test's backend.
+#[derive(Debug)]
+pub struct TestDatabase {
+    /// Its URL.
+    pub url: String,
+    /// The directory of a SQLite file, removed with it.
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl TestDatabase {
+    /// A database made elsewhere (not removed by this handle).
+    pub fn existing(url: String) -> TestDatabase {
+        TestDatabase { url, _dir: None }
+    }
+}
+
+/// A new database for the running test.
+pub async fn fresh_database() -> TestDatabase {
+    match backend() {
+        Backend::Sqlite => {
+            let dir = tempfile::tempdir().unwrap();
+            let url = format!("sqlite://{}", dir.path().join("test.db").display());
+            TestDatabase {
+                url,
+                _dir: Some(dir),
+            }
+        }
+        Backend::Postgres => TestDatabase {
+            url: postgres::fresh_database().await,
+            _dir: None,
+        },
+    }
+}
+
+/// A connection for reading back what the server stored, on either
+/// backend: the queries tests use are written in SQL both understand.
+pub enum Raw {
+    Sqlite(sqlx::SqliteConnection),
+    Postgres(sqlx::PgConnection),
+}
+
+impl Raw {
+    pub async fn connect(url: &str) -> Raw {
+        use sqlx::Connection;
+        match Backend::of_url(url).unwrap() {
+            Backend::Sqlite => Raw::Sqlite(sqlx::SqliteConnection::connect(url).await.unwrap()),
+            Backend::Postgres => Raw::Postgres(sqlx::PgConnection::connect(url).await.unwrap()),
+        }
+    }
+
+    /// Every row of `sql`.
+    pub async fn rows<T>(&mut self, sql: &str) -> Vec<T>
+    where
+        T: Send
+            + Unpin
+            + for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow>
+            + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>,
+    {
+        match self {
+            Raw::Sqlite(c) => sqlx::query_as(sql).fetch_all(c).await,
+            Raw::Postgres(c) => sqlx::query_as(sql).fetch_all(c).await,
+        }
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+    }
+
+    /// The one row of `sql`.
+    pub async fn one<T>(&mut self, sql: &str) -> T
+    where
+        T: Send
+            + Unpin
+            + for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow>
+            + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>,
+    {
+        let mut rows = self.rows(sql).await;
+        assert_eq!(rows.len(), 1, "{sql}");
+        rows.remove(0)
+    }
+}
+
 pub struct TestServer {
     pub addr: SocketAddr,
-    pub db_path: std::path::PathBuf,
+    /// The database it serves from.
+    pub database_url: String,
     shutdown: Option<oneshot::Sender<()>>,
     handle: Option<JoinHandle<Result<(), krypto_server::ServerError>>>,
-    _dir: tempfile::TempDir,
+    _database: TestDatabase,
 }
 
 impl TestServer {
@@ -35,32 +174,22 @@ impl TestServer {
     }
 
     pub async fn with_config(tweak: impl FnOnce(&mut Config)) -> TestServer {
-        let dir = tempfile::tempdir().unwrap();
-        let db_path = dir.path().join("test.db");
-        Self::on_database(dir, db_path, tweak).await
+        Self::on_database(fresh_database().await, tweak).await
     }
 
-    /// A server on a database file that already exists in `dir` (seeded by
-    /// the test), keeping `dir` alive as long as the server.
-    pub async fn on_existing(
-        dir: tempfile::TempDir,
-        db_path: std::path::PathBuf,
-        tweak: impl FnOnce(&mut Config),
-    ) -> TestServer {
-        Self::on_database(dir, db_path, tweak).await
-    }
-
-    async fn on_database(
-        dir: tempfile::TempDir,
-        db_path: std::path::PathBuf,
+    /// A server on a database the test seeded, kept alive as long as the
+    /// server.
+    pub async fn on_database(
+        database: TestDatabase,
         tweak: impl FnOnce(&mut Config),
     ) -> TestServer {
         let mut config = Config {
-            database_url: format!("sqlite://{}", db_path.display()),
+            database_url: database.url.clone(),
             close_drain: Duration::from_millis(50),
             ..Config::default()
         };
         tweak(&mut config);
+        let config_url = config.database_url.clone();
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (tx, rx) = oneshot::channel::<()>();
@@ -69,11 +198,16 @@ impl TestServer {
         }));
         TestServer {
             addr,
-            db_path,
+            database_url: config_url,
             shutdown: Some(tx),
             handle: Some(handle),
-            _dir: dir,
+            _database: database,
         }
+    }
+
+    /// A connection to the server's database, to read what it stored.
+    pub async fn raw(&self) -> Raw {
+        Raw::connect(&self.database_url).await
     }
 
     pub fn url(&self) -> String {

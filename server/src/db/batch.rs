@@ -1,0 +1,292 @@
+//! Applying writes, for either backend: one transaction per batch, one
+//! statement per kind of write, and what the writes add up to (ratings,
+//! opponents, the leaderboards' period rows) decided once, in
+//! [`super::summary`], between the statements.
+//!
+//! The usual case, where every write succeeds, applies the whole batch at
+//! once and commits once. If any write fails, the transaction is rolled
+//! back and the batch replayed with each request in its own savepoint, so
+//! only the failing request is lost.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use futures_util::future::BoxFuture;
+use sqlx::Connection;
+use uuid::Uuid;
+
+use super::scores::{
+    Applied, AttemptRecord, Grouped, MatchEnd, NewMatch, NewPlayer, RoundOutcome, RoundResult,
+    RoundStart, Write,
+};
+use super::summary::{plan_finish, PlaceRow, RatingState, Stats};
+use super::{Created, DbError, PlayerRow};
+
+/// What each request of a batch produced, or why it failed.
+pub type Results = Vec<Result<Vec<Applied>, DbError>>;
+
+/// A player's bot flag and stored rating, as the batch needs them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct PlayerState {
+    /// Who.
+    pub id: i64,
+    /// Whether they are a bot.
+    pub bot: bool,
+    /// Their rating, if they were ever rated.
+    pub rating: Option<RatingState>,
+}
+
+/// A future borrowing the connection and the rows for `'c`.
+pub(crate) type Step<'c, T> = BoxFuture<'c, Result<T, DbError>>;
+
+/// The statements of a backend, each writing many rows at once in that
+/// backend's idiom. Empty inputs are never passed.
+pub(crate) trait WriteBackend: sqlx::Database {
+    /// How a write transaction begins.
+    const BEGIN_WRITE: &'static str;
+
+    /// Inserts players whose name keys are distinct, skipping any whose
+    /// name (or token) is taken; returns the rows inserted.
+    fn insert_players<'c>(
+        conn: &'c mut Self::Connection,
+        players: &'c [&'c NewPlayer],
+    ) -> Step<'c, Vec<PlayerRow>>;
+    /// Inserts matches and their starting players.
+    fn start_matches<'c>(
+        conn: &'c mut Self::Connection,
+        matches: &'c [&'c NewMatch],
+    ) -> Step<'c, ()>;
+    /// Inserts dealt hands (kept if a round's result was written first).
+    fn start_rounds<'c>(
+        conn: &'c mut Self::Connection,
+        rounds: &'c [&'c RoundStart],
+    ) -> Step<'c, ()>;
+    /// Inserts attempts.
+    fn attempts<'c>(
+        conn: &'c mut Self::Connection,
+        attempts: &'c [&'c AttemptRecord],
+    ) -> Step<'c, ()>;
+    /// Writes round results over rounds still playing; returns the
+    /// `(match, round)` of those it wrote.
+    fn round_results<'c>(
+        conn: &'c mut Self::Connection,
+        results: &'c [&'c RoundResult],
+    ) -> Step<'c, Vec<(Uuid, u32)>>;
+    /// The bot flag and rating of each of `ids`.
+    fn player_states<'c>(
+        conn: &'c mut Self::Connection,
+        ids: &'c [i64],
+    ) -> Step<'c, Vec<PlayerState>>;
+    /// Marks matches finished, with whether each was rated.
+    fn finish_matches<'c>(
+        conn: &'c mut Self::Connection,
+        ends: &'c [&'c MatchEnd],
+        rated: &'c [bool],
+    ) -> Step<'c, ()>;
+    /// Records who met whom; returns the first player of each new pair.
+    fn add_opponents<'c>(
+        conn: &'c mut Self::Connection,
+        pairs: &'c BTreeSet<(i64, i64)>,
+    ) -> Step<'c, Vec<i64>>;
+    /// Stores ratings as of `at_ms`.
+    fn store_ratings<'c>(
+        conn: &'c mut Self::Connection,
+        ratings: &'c BTreeMap<i64, RatingState>,
+        at_ms: i64,
+    ) -> Step<'c, ()>;
+    /// Writes players' final places over places not yet finished; returns
+    /// the `(match, player)` of those it wrote.
+    fn finish_places<'c>(
+        conn: &'c mut Self::Connection,
+        places: &'c [PlaceRow],
+    ) -> Step<'c, Vec<(Uuid, i64)>>;
+    /// Marks matches still playing abandoned.
+    fn abandon_matches<'c>(
+        conn: &'c mut Self::Connection,
+        abandons: &'c [(Uuid, i64)],
+    ) -> Step<'c, ()>;
+    /// Adds to the leaderboards' period rows.
+    fn add_stats<'c>(conn: &'c mut Self::Connection, stats: &'c Stats) -> Step<'c, ()>;
+}
+
+/// Applies `writes` on `conn` inside the caller's transaction; what each
+/// produced, in order.
+pub(crate) async fn apply<B: WriteBackend>(
+    conn: &mut B::Connection,
+    writes: &[&Write],
+) -> Result<Vec<Applied>, DbError> {
+    let g = Grouped::of(writes);
+    let created = create_players::<B>(conn, &g.players).await?;
+    if !g.starts.is_empty() {
+        B::start_matches(conn, &g.starts).await?;
+    }
+    if !g.rounds.is_empty() {
+        B::start_rounds(conn, &g.rounds).await?;
+    }
+    if !g.attempts.is_empty() {
+        B::attempts(conn, &g.attempts).await?;
+    }
+    let ended: HashSet<(Uuid, u32)> = if g.results.is_empty() {
+        HashSet::new()
+    } else {
+        B::round_results(conn, &g.results)
+            .await?
+            .into_iter()
+            .collect()
+    };
+    let won: Vec<&RoundResult> = g
+        .results
+        .iter()
+        .copied()
+        .filter(|r| ended.contains(&(r.start.match_id, r.start.round)))
+        .collect();
+
+    // The bot flags and ratings of everyone whose results count.
+    let mut ids = BTreeSet::new();
+    for r in &won {
+        if let RoundOutcome::Won { winner, .. } = r.outcome {
+            ids.insert(winner.0);
+        }
+    }
+    for end in &g.ends {
+        ids.extend(end.standings.iter().map(|p| p.player.0));
+    }
+    let ids: Vec<i64> = ids.into_iter().collect();
+    let states = if ids.is_empty() {
+        Vec::new()
+    } else {
+        B::player_states(conn, &ids).await?
+    };
+    let bots: HashSet<i64> = states.iter().filter(|s| s.bot).map(|s| s.id).collect();
+    let stored: HashMap<i64, RatingState> = states
+        .iter()
+        .filter_map(|s| s.rating.map(|r| (s.id, r)))
+        .collect();
+
+    let mut stats = Stats::default();
+    for r in &won {
+        stats.add_round(r, &bots);
+    }
+    let mut ratings = Vec::new();
+    if !g.ends.is_empty() {
+        let mut plan = plan_finish(&g.ends, &stored, &bots);
+        B::finish_matches(conn, &g.ends, &plan.rated).await?;
+        if !plan.pairs.is_empty() {
+            let new = B::add_opponents(conn, &plan.pairs).await?;
+            plan.count_new_opponents(new);
+        }
+        if !plan.ratings.is_empty() {
+            let at_ms = g.ends.iter().map(|e| e.at_ms).max().unwrap_or_default();
+            B::store_ratings(conn, &plan.ratings, at_ms).await?;
+        }
+        let finished: HashSet<(Uuid, i64)> = B::finish_places(conn, &plan.places)
+            .await?
+            .into_iter()
+            .collect();
+        for place in &plan.places {
+            if finished.contains(&(place.match_id, place.player)) {
+                let state = plan
+                    .ratings
+                    .get(&place.player)
+                    .or_else(|| stored.get(&place.player));
+                stats.add_place(place, state);
+            }
+        }
+        ratings = plan.changes;
+    }
+    if !g.abandons.is_empty() {
+        B::abandon_matches(conn, &g.abandons).await?;
+    }
+    if !stats.is_empty() {
+        B::add_stats(conn, &stats).await?;
+    }
+    Grouped::answers(writes, created, ratings)
+}
+
+/// Creates players; the first request for a name in a batch gets it, the
+/// others (and names already taken) get [`Created::NameTaken`].
+async fn create_players<B: WriteBackend>(
+    conn: &mut B::Connection,
+    players: &[&NewPlayer],
+) -> Result<Vec<Created>, DbError> {
+    if players.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut seen = HashSet::new();
+    let distinct: Vec<&NewPlayer> = players
+        .iter()
+        .copied()
+        .filter(|p| seen.insert(p.name_key.as_str()))
+        .collect();
+    let mut rows: HashMap<String, PlayerRow> = B::insert_players(conn, &distinct)
+        .await?
+        .into_iter()
+        .map(|row| (row.name_key.clone(), row))
+        .collect();
+    Ok(players
+        .iter()
+        .map(|p| match rows.remove(&p.name_key) {
+            Some(row) => Created::Player(row),
+            None => Created::NameTaken,
+        })
+        .collect())
+}
+
+/// Applies `writes` in a transaction of their own.
+pub(crate) async fn apply_once<B: WriteBackend>(
+    conn: &mut B::Connection,
+    writes: &[&Write],
+) -> Result<Vec<Applied>, DbError> {
+    let mut tx = conn.begin_with(B::BEGIN_WRITE).await?;
+    let applied = apply::<B>(&mut tx, writes).await?;
+    tx.commit().await?;
+    Ok(applied)
+}
+
+/// Applies the requests of `batch` in one transaction and commits.
+pub(crate) async fn apply_batch<B: WriteBackend>(
+    conn: &mut B::Connection,
+    batch: &[&[Write]],
+) -> Result<Results, DbError> {
+    let all: Vec<&Write> = batch.iter().flat_map(|writes| writes.iter()).collect();
+    let mut tx = conn.begin_with(B::BEGIN_WRITE).await?;
+    match apply::<B>(&mut tx, &all).await {
+        Ok(applied) => {
+            tx.commit().await?;
+            let mut applied = applied.into_iter();
+            Ok(batch
+                .iter()
+                .map(|writes| Ok(applied.by_ref().take(writes.len()).collect()))
+                .collect())
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "a write failed; replaying its batch with savepoints");
+            tx.rollback().await?;
+            apply_isolated::<B>(conn, batch).await
+        }
+    }
+}
+
+/// Applies a batch with each request in its own savepoint.
+async fn apply_isolated<B: WriteBackend>(
+    conn: &mut B::Connection,
+    batch: &[&[Write]],
+) -> Result<Results, DbError> {
+    let mut tx = conn.begin_with(B::BEGIN_WRITE).await?;
+    let mut results = Vec::with_capacity(batch.len());
+    for writes in batch {
+        let writes: Vec<&Write> = writes.iter().collect();
+        let mut savepoint = Connection::begin(&mut *tx).await?;
+        match apply::<B>(&mut savepoint, &writes).await {
+            Ok(applied) => {
+                savepoint.commit().await?;
+                results.push(Ok(applied));
+            }
+            Err(e) => {
+                savepoint.rollback().await?;
+                results.push(Err(e));
+            }
+        }
+    }
+    tx.commit().await?;
+    Ok(results)
+}

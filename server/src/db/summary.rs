@@ -1,0 +1,431 @@
+//! What recorded rounds and matches add up to: the new ratings, who met
+//! whom, and the per-period rows the leaderboards read (`player_stats`).
+//!
+//! Pure: no database. Each backend reads what these functions need, calls
+//! them and writes what they return, in the same transaction as the rows
+//! they summarise, so a board can never disagree with the recorded play
+//! and the rules (periods, who is rated, bots) are written once.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use uuid::Uuid;
+
+use super::scores::{MatchEnd, RatingChange, RoundOutcome, RoundResult};
+use crate::periods::{self, ALL_PERIODS};
+use crate::ratings::{self, Entrant, Skill};
+
+/// A player's stored rating state; a player without one is new.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct RatingState {
+    /// Their skill.
+    pub skill: Skill,
+    /// Rated matches played.
+    pub matches: i64,
+    /// Different opponents met in rated matches.
+    pub opponents: i64,
+}
+
+/// A player's row in a finished match.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PlaceRow {
+    /// The match.
+    pub match_id: Uuid,
+    /// Who.
+    pub player: i64,
+    /// Final score.
+    pub score: i64,
+    /// Final rank.
+    pub rank: u32,
+    /// Conservative rating before, if the match rated them.
+    pub rating_before: Option<f64>,
+    /// Conservative rating after, if the match rated them.
+    pub rating_after: Option<f64>,
+    /// When the match finished (UTC ms).
+    pub finished_at: i64,
+    /// A bot: on no board.
+    pub bot: bool,
+}
+
+/// What a batch of finished matches writes, decided before anything is
+/// written.
+#[derive(Debug, Default)]
+pub(crate) struct FinishPlan {
+    /// Whether each match (in order) was rated.
+    pub rated: Vec<bool>,
+    /// Each match's rating changes (in order; empty when unrated).
+    pub changes: Vec<Vec<RatingChange>>,
+    /// Every player's row in every match.
+    pub places: Vec<PlaceRow>,
+    /// The new rating state of everyone rated. `opponents` still counts
+    /// only the pairs known before: see [`FinishPlan::count_new_opponents`].
+    pub ratings: BTreeMap<i64, RatingState>,
+    /// Who met whom in a rated match, both ways, each pair once.
+    pub pairs: BTreeSet<(i64, i64)>,
+}
+
+impl FinishPlan {
+    /// Adds the pairs the database had not seen before (one entry per new
+    /// pair, naming its first player) to the players' opponent counts.
+    pub fn count_new_opponents(&mut self, new_pairs_of: impl IntoIterator<Item = i64>) {
+        for player in new_pairs_of {
+            if let Some(state) = self.ratings.get_mut(&player) {
+                state.opponents += 1;
+            }
+        }
+    }
+}
+
+/// Rates `ends` one after another (a player in two of them is rated on the
+/// result of the first), from the stored states of their players (missing:
+/// new players) and the set of bots among them.
+pub(crate) fn plan_finish(
+    ends: &[&MatchEnd],
+    stored: &HashMap<i64, RatingState>,
+    bots: &HashSet<i64>,
+) -> FinishPlan {
+    let mut plan = FinishPlan::default();
+    for end in ends {
+        let entrants: Vec<Entrant> = end
+            .standings
+            .iter()
+            .map(|p| Entrant {
+                attempted: p.attempted,
+                bot: bots.contains(&p.player.0),
+            })
+            .collect();
+        let rated = ratings::rated_entrants(&entrants);
+        let state_of = |plan: &FinishPlan, id: i64| {
+            plan.ratings
+                .get(&id)
+                .or_else(|| stored.get(&id))
+                .copied()
+                .unwrap_or_default()
+        };
+        let before: Vec<RatingState> = rated
+            .iter()
+            .map(|&i| state_of(&plan, end.standings[i].player.0))
+            .collect();
+        let input: Vec<(Skill, u32)> = rated
+            .iter()
+            .zip(&before)
+            .map(|(&i, s)| (s.skill, end.standings[i].rank))
+            .collect();
+        let after = ratings::free_for_all(&input);
+        let mut changes = Vec::with_capacity(rated.len());
+        for ((&i, old), new) in rated.iter().zip(&before).zip(&after) {
+            let player = end.standings[i].player;
+            plan.ratings.insert(
+                player.0,
+                RatingState {
+                    skill: *new,
+                    matches: old.matches + 1,
+                    opponents: old.opponents,
+                },
+            );
+            changes.push(RatingChange {
+                player,
+                before: old.skill.shown(),
+                after: new.shown(),
+            });
+            for &j in &rated {
+                if j != i {
+                    plan.pairs.insert((player.0, end.standings[j].player.0));
+                }
+            }
+        }
+        for p in &end.standings {
+            let change = changes.iter().find(|c| c.player == p.player);
+            plan.places.push(PlaceRow {
+                match_id: end.match_id,
+                player: p.player.0,
+                score: p.score,
+                rank: p.rank,
+                rating_before: change.map(|c| c.before),
+                rating_after: change.map(|c| c.after),
+                finished_at: end.at_ms,
+                bot: bots.contains(&p.player.0),
+            });
+        }
+        plan.rated.push(!rated.is_empty());
+        plan.changes.push(changes);
+    }
+    plan
+}
+
+/// What one result adds to a player's row for one period.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct StatsDelta {
+    /// Finished matches.
+    pub played: i64,
+    /// Rated matches.
+    pub matches: i64,
+    /// Rated matches won.
+    pub wins: i64,
+    /// Rounds won.
+    pub rounds_won: i64,
+    /// A winning time with a formula (the row keeps the best).
+    pub fastest_ms: Option<i64>,
+    /// The rating after the last rated match (the row keeps the latest).
+    pub rating: Option<f64>,
+    /// Rated matches in total at that time (the row keeps the largest).
+    pub rated_total: i64,
+    /// Different opponents in total at that time (the row keeps the largest).
+    pub opponents: i64,
+}
+
+impl StatsDelta {
+    fn merge(&mut self, later: &StatsDelta) {
+        self.played += later.played;
+        self.matches += later.matches;
+        self.wins += later.wins;
+        self.rounds_won += later.rounds_won;
+        self.fastest_ms = match (self.fastest_ms, later.fastest_ms) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.rating = later.rating.or(self.rating);
+        self.rated_total = self.rated_total.max(later.rated_total);
+        self.opponents = self.opponents.max(later.opponents);
+    }
+}
+
+/// One `player_stats` row to add to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct StatsRow {
+    /// `all`, `month`, `week` or `day`.
+    pub period: &'static str,
+    /// When the period began (UTC ms; 0 for `all`).
+    pub start: i64,
+    /// Whose row.
+    pub player: i64,
+    /// What to add.
+    pub delta: StatsDelta,
+}
+
+/// The additions to `player_stats` of a batch, one per player and period
+/// (a statement may touch a row only once), merged in the order the
+/// results happened.
+#[derive(Debug, Default)]
+pub(crate) struct Stats {
+    rows: BTreeMap<(&'static str, i64, i64), StatsDelta>,
+}
+
+impl Stats {
+    fn add(&mut self, player: i64, at_ms: i64, delta: StatsDelta) {
+        for period in ALL_PERIODS {
+            let key = (periods::name(period), periods::start(period, at_ms), player);
+            self.rows.entry(key).or_default().merge(&delta);
+        }
+    }
+
+    /// A round won by a person: one more round won and, with a formula, a
+    /// solve time. (A right "no solution" claim is not a solve time.)
+    pub fn add_round(&mut self, result: &RoundResult, bots: &HashSet<i64>) {
+        let RoundOutcome::Won {
+            winner,
+            formula,
+            elapsed_ms,
+            ..
+        } = &result.outcome
+        else {
+            return;
+        };
+        if bots.contains(&winner.0) {
+            return;
+        }
+        let delta = StatsDelta {
+            rounds_won: 1,
+            fastest_ms: formula.as_ref().map(|_| super::scores::int(*elapsed_ms)),
+            ..StatsDelta::default()
+        };
+        self.add(winner.0, result.at_ms, delta);
+    }
+
+    /// A person's match finished: one more played and, if it rated them,
+    /// one more rated match, a win for rank 1 and their rating now, with
+    /// their totals after the batch (`state`).
+    pub fn add_place(&mut self, place: &PlaceRow, state: Option<&RatingState>) {
+        if place.bot {
+            return;
+        }
+        let rated = place.rating_after.is_some();
+        let delta = StatsDelta {
+            played: 1,
+            matches: i64::from(rated),
+            wins: i64::from(rated && place.rank == 1),
+            rating: place.rating_after,
+            rated_total: state.map_or(0, |s| s.matches),
+            opponents: state.map_or(0, |s| s.opponents),
+            ..StatsDelta::default()
+        };
+        self.add(place.player, place.finished_at, delta);
+    }
+
+    /// Nothing to write.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The rows to add to.
+    pub fn rows(&self) -> impl Iterator<Item = StatsRow> + '_ {
+        self.rows
+            .iter()
+            .map(|(&(period, start, player), &delta)| StatsRow {
+                period,
+                start,
+                player,
+                delta,
+            })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use krypto_core::protocol::PlayerId;
+
+    use super::*;
+    use crate::db::scores::{FinalPlace, RoundStart};
+
+    fn place(player: i64, rank: u32, attempted: bool) -> FinalPlace {
+        FinalPlace {
+            player: PlayerId(player),
+            score: 5 - i64::from(rank),
+            rank,
+            attempted,
+        }
+    }
+
+    fn end(standings: Vec<FinalPlace>, at_ms: i64) -> MatchEnd {
+        MatchEnd {
+            match_id: Uuid::now_v7(),
+            rounds_played: 1,
+            standings,
+            at_ms,
+        }
+    }
+
+    /// Wednesday 2025-03-12 15:00 UTC.
+    const WED: i64 = 1_741_791_600_000;
+
+    #[test]
+    fn a_match_rates_those_who_tried_and_pairs_them() {
+        let m = end(
+            vec![place(1, 1, true), place(2, 2, true), place(3, 3, false)],
+            WED,
+        );
+        let plan = plan_finish(&[&m], &HashMap::new(), &HashSet::new());
+        assert_eq!(plan.rated, vec![true]);
+        let changed: Vec<i64> = plan.changes[0].iter().map(|c| c.player.0).collect();
+        assert_eq!(changed, vec![1, 2]);
+        assert!(plan.changes[0][0].after > plan.changes[0][1].after);
+        assert_eq!(plan.pairs, BTreeSet::from([(1, 2), (2, 1)]));
+        assert_eq!(plan.ratings[&1].matches, 1);
+        let idle = plan.places.iter().find(|p| p.player == 3).unwrap();
+        assert_eq!((idle.rating_before, idle.rating_after), (None, None));
+    }
+
+    #[test]
+    fn a_farmer_and_an_idle_puppet_make_an_unrated_match() {
+        let m = end(vec![place(1, 1, true), place(2, 2, false)], WED);
+        let plan = plan_finish(&[&m], &HashMap::new(), &HashSet::new());
+        assert_eq!(plan.rated, vec![false]);
+        assert!(plan.changes[0].is_empty() && plan.pairs.is_empty());
+        let mut stats = Stats::default();
+        for p in &plan.places {
+            stats.add_place(p, plan.ratings.get(&p.player));
+        }
+        // Played, but no rated match, no win, no rating.
+        let farmer: Vec<StatsDelta> = stats
+            .rows()
+            .filter(|r| r.player == 1)
+            .map(|r| r.delta)
+            .collect();
+        assert_eq!(farmer.len(), 4);
+        assert!(farmer
+            .iter()
+            .all(|d| d.played == 1 && d.wins == 0 && d.rating.is_none()));
+    }
+
+    #[test]
+    fn bots_are_never_rated_nor_counted() {
+        let m = end(
+            vec![place(1, 1, true), place(2, 2, true), place(3, 3, true)],
+            WED,
+        );
+        let bots = HashSet::from([2]);
+        let plan = plan_finish(&[&m], &HashMap::new(), &bots);
+        assert_eq!(plan.pairs, BTreeSet::from([(1, 3), (3, 1)]));
+        assert!(!plan.ratings.contains_key(&2));
+        let mut stats = Stats::default();
+        for p in &plan.places {
+            stats.add_place(p, plan.ratings.get(&p.player));
+        }
+        let won = RoundResult {
+            start: RoundStart {
+                match_id: m.match_id,
+                round: 1,
+                objective: 15,
+                cards: vec![1, 2, 3, 4, 5],
+                at_ms: WED - 5_000,
+            },
+            outcome: RoundOutcome::Won {
+                winner: PlayerId(2),
+                formula: Some("1+2+3+4+5".into()),
+                elapsed_ms: 5_000,
+                points: 1,
+            },
+            at_ms: WED,
+        };
+        stats.add_round(&won, &bots);
+        assert!(stats.rows().all(|r| r.player != 2));
+    }
+
+    #[test]
+    fn a_player_in_two_matches_of_a_batch_is_rated_on_the_first() {
+        let first = end(vec![place(1, 1, true), place(2, 2, true)], WED);
+        let second = end(vec![place(1, 1, true), place(3, 2, true)], WED + 1);
+        let plan = plan_finish(&[&first, &second], &HashMap::new(), &HashSet::new());
+        assert_eq!(plan.changes[1][0].before, plan.changes[0][0].after);
+        assert_eq!(plan.ratings[&1].matches, 2);
+        let mut plan = plan;
+        plan.count_new_opponents([1, 1, 2, 3]);
+        assert_eq!(plan.ratings[&1].opponents, 2);
+    }
+
+    #[test]
+    fn stats_land_in_each_calendar_period_and_merge() {
+        let mut stats = Stats::default();
+        let win = |elapsed_ms, formula: Option<&str>, at_ms| RoundResult {
+            start: RoundStart {
+                match_id: Uuid::now_v7(),
+                round: 1,
+                objective: 15,
+                cards: vec![1, 2, 3, 4, 5],
+                at_ms: at_ms - 1,
+            },
+            outcome: RoundOutcome::Won {
+                winner: PlayerId(7),
+                formula: formula.map(str::to_owned),
+                elapsed_ms,
+                points: 1,
+            },
+            at_ms,
+        };
+        stats.add_round(&win(4_000, Some("1+2"), WED), &HashSet::new());
+        stats.add_round(&win(3_000, None, WED + 1), &HashSet::new());
+        stats.add_round(&win(5_000, Some("1+2"), WED + 2), &HashSet::new());
+        let rows: Vec<StatsRow> = stats.rows().collect();
+        assert_eq!(rows.len(), 4);
+        let day = rows.iter().find(|r| r.period == "day").unwrap();
+        assert_eq!(day.start, 1_741_737_600_000);
+        // Three rounds; the claim is no solve time; the best time stays.
+        assert_eq!(
+            (day.delta.rounds_won, day.delta.fastest_ms),
+            (3, Some(4_000))
+        );
+        let week = rows.iter().find(|r| r.period == "week").unwrap();
+        assert_eq!(week.start, 1_741_564_800_000);
+        assert_eq!(rows.iter().find(|r| r.period == "all").unwrap().start, 0);
+    }
+}

@@ -1,0 +1,382 @@
+//! What a room records: the translation from the room's events to database
+//! writes. Pure — the match id comes from the caller's `mint` and the time
+//! from `at_ms` — so it is tested here without a room task, a clock or a
+//! database.
+
+
+use krypto_core::room::RoomEvent;
+use uuid::Uuid;
+
+use crate::db::scores::{
+    AttemptRecord, FinalPlace, MatchEnd, NewMatch, RoundOutcome, RoundResult, RoundStart, Write,
+};
+
+/// What the room remembers of the match it is recording.
+#[derive(Debug)]
+struct Current {
+    /// The match's id, minted when it started.
+    id: Uuid,
+    /// The hand being played, for its result's row.
+    round: Option<RoundStart>,
+}
+
+/// The writes for one batch of events.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct ToRecord {
+    /// In the order the events happened.
+    pub writes: Vec<Write>,
+    /// A round's result or a match's end is among them: they must be
+    /// committed before anyone is told.
+    pub must_commit: bool,
+}
+
+/// A room's recording state across its matches.
+#[derive(Debug, Default)]
+pub(crate) struct MatchLog {
+    current: Option<Current>,
+}
+
+impl MatchLog {
+    /// The writes recording `events` of room `room_code`, happening at
+    /// `at_ms` (UTC ms). A new match takes its id from `mint`.
+    pub fn translate(
+        &mut self,
+        room_code: &str,
+        events: &[RoomEvent],
+        at_ms: i64,
+        mint: &mut impl FnMut() -> Uuid,
+    ) -> ToRecord {
+        let mut out = ToRecord::default();
+        for event in events {
+            match event {
+                RoomEvent::MatchStarted { settings, players } => {
+                    self.current = match serde_json::to_value(settings) {
+                        Ok(settings) => {
+                            let id = mint();
+                            out.writes.push(Write::StartMatch(NewMatch {
+                                id,
+                                room_code: room_code.to_owned(),
+                                settings,
+                                players: players.clone(),
+                                at_ms,
+                            }));
+                            Some(Current { id, round: None })
+                        }
+                        Err(e) => {
+                            tracing::error!(room = %room_code, error = %e, "match not recorded: its settings do not serialize");
+                            None
+                        }
+                    };
+                }
+                RoomEvent::RoundStarted {
+                    round,
+                    objective,
+                    cards,
+                } => {
+                    if let Some(current) = &mut self.current {
+                        let start = RoundStart {
+                            match_id: current.id,
+                            round: *round,
+                            objective: *objective,
+                            cards: cards.clone(),
+                            at_ms,
+                        };
+                        current.round = Some(start.clone());
+                        out.writes.push(Write::StartRound(start));
+                    }
+                }
+                RoomEvent::Attempt {
+                    round,
+                    player,
+                    formula,
+                    accepted,
+                    error,
+                    elapsed_ms,
+                } => {
+                    if let Some(current) = &mut self.current {
+                        out.writes.push(Write::Attempt(AttemptRecord {
+                            match_id: current.id,
+                            round: *round,
+                            player: *player,
+                            formula: formula.clone(),
+                            accepted: *accepted,
+                            verdict: error.map(|kind| kind.as_str().to_owned()),
+                            elapsed_ms: *elapsed_ms,
+                            at_ms,
+                        }));
+                    }
+                }
+                RoomEvent::RoundWon {
+                    winner,
+                    formula,
+                    elapsed_ms,
+                    points,
+                    ..
+                } => self.round_over(
+                    &mut out,
+                    RoundOutcome::Won {
+                        winner: *winner,
+                        formula: formula.clone(),
+                        elapsed_ms: *elapsed_ms,
+                        points: *points,
+                    },
+                    at_ms,
+                ),
+                RoomEvent::RoundTimedOut {
+                    solution,
+                    solutions,
+                    ..
+                } => self.round_over(
+                    &mut out,
+                    RoundOutcome::TimedOut {
+                        solution: solution.clone(),
+                        solutions: *solutions,
+                    },
+                    at_ms,
+                ),
+                RoomEvent::MatchFinished(result) => {
+                    if let Some(current) = self.current.take() {
+                        out.writes.push(Write::FinishMatch(MatchEnd {
+                            match_id: current.id,
+                            rounds_played: result.rounds_played,
+                            standings: result
+                                .standings
+                                .iter()
+                                .map(|s| FinalPlace {
+                                    player: s.player,
+                                    score: s.score,
+                                    rank: s.rank,
+                                    // The room counts every judged attempt.
+                                    attempted: result
+                                        .entrants
+                                        .iter()
+                                        .any(|e| e.player == s.player && e.attempts > 0),
+                                })
+                                .collect(),
+                            at_ms,
+                        }));
+                        out.must_commit = true;
+                    }
+                }
+                RoomEvent::MatchAbandoned => {
+                    if let Some(current) = self.current.take() {
+                        out.writes.push(Write::AbandonMatch {
+                            match_id: current.id,
+                            at_ms,
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn round_over(&mut self, out: &mut ToRecord, outcome: RoundOutcome, at_ms: i64) {
+        if let Some(start) = self.current.as_mut().and_then(|c| c.round.take()) {
+            out.writes.push(Write::RoundResult(RoundResult {
+                start,
+                outcome,
+                at_ms,
+            }));
+            out.must_commit = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use krypto_core::protocol::{RoomSettings, Standing};
+    use krypto_core::protocol::{PlayerId, VerdictKind};
+    use krypto_core::room::{Entrant, MatchResult};
+
+    use super::*;
+
+    const ANN: PlayerId = PlayerId(1);
+    const BEN: PlayerId = PlayerId(2);
+
+    fn ids() -> impl FnMut() -> Uuid {
+        let mut n = 0u128;
+        move || {
+            n += 1;
+            Uuid::from_u128(n)
+        }
+    }
+
+    fn started() -> RoomEvent {
+        RoomEvent::MatchStarted {
+            settings: RoomSettings::default(),
+            players: vec![ANN, BEN],
+        }
+    }
+
+    fn dealt(round: u32) -> RoomEvent {
+        RoomEvent::RoundStarted {
+            round,
+            objective: 15,
+            cards: vec![1, 2, 3, 4, 5],
+        }
+    }
+
+    fn attempt(player: PlayerId, accepted: bool) -> RoomEvent {
+        RoomEvent::Attempt {
+            round: 1,
+            player,
+            formula: Some("1+2".into()),
+            accepted,
+            error: (!accepted).then_some(VerdictKind::WrongValue),
+            elapsed_ms: 900,
+        }
+    }
+
+    /// The end of a match Ann and Ben played, with how often each tried.
+    fn finished(ann_attempts: u32, ben_attempts: u32) -> RoomEvent {
+        let standing = |player, score, rank| Standing {
+            player,
+            name: String::new(),
+            score,
+            rank,
+            rating_before: None,
+            rating_after: None,
+        };
+        RoomEvent::MatchFinished(MatchResult {
+            settings: RoomSettings::default(),
+            rounds_played: 1,
+            standings: vec![standing(ANN, 1, 1), standing(BEN, 0, 2)],
+            entrants: vec![
+                Entrant {
+                    player: ANN,
+                    bot: false,
+                    attempts: ann_attempts,
+                },
+                Entrant {
+                    player: BEN,
+                    bot: false,
+                    attempts: ben_attempts,
+                },
+            ],
+        })
+    }
+
+    #[test]
+    fn a_match_is_recorded_under_the_minted_id_and_results_must_commit() {
+        let mut log = MatchLog::default();
+        let mut mint = ids();
+        let start = log.translate("ABCDE", &[started(), dealt(1)], 1_000, &mut mint);
+        assert!(!start.must_commit, "a start and a deal announce nothing");
+        let [Write::StartMatch(m), Write::StartRound(r)] = start.writes.as_slice() else {
+            panic!("{:?}", start.writes)
+        };
+        assert_eq!(
+            (m.id, m.room_code.as_str(), m.at_ms),
+            (Uuid::from_u128(1), "ABCDE", 1_000)
+        );
+        assert!(m.settings.is_object());
+        assert_eq!((r.match_id, r.round, r.at_ms), (m.id, 1, 1_000));
+
+        let wrong = log.translate("ABCDE", &[attempt(BEN, false)], 1_500, &mut mint);
+        let [Write::Attempt(a)] = wrong.writes.as_slice() else {
+            panic!("{:?}", wrong.writes)
+        };
+        assert_eq!(a.verdict.as_deref(), Some("wrong_value"));
+        assert!(!wrong.must_commit);
+
+        let won = RoomEvent::RoundWon {
+            round: 1,
+            winner: ANN,
+            formula: Some("1+2+3+4+5".into()),
+            no_solution: false,
+            elapsed_ms: 1_200,
+            points: 1,
+        };
+        let end = log.translate(
+            "ABCDE",
+            &[attempt(ANN, true), won, finished(1, 1)],
+            2_200,
+            &mut mint,
+        );
+        assert!(end.must_commit);
+        let [Write::Attempt(_), Write::RoundResult(result), Write::FinishMatch(fin)] =
+            end.writes.as_slice()
+        else {
+            panic!("{:?}", end.writes)
+        };
+        assert_eq!(result.start, *r, "the result carries the whole deal");
+        assert_eq!(result.at_ms, 2_200);
+        assert_eq!(fin.match_id, m.id);
+        let attempted: Vec<bool> = fin.standings.iter().map(|p| p.attempted).collect();
+        assert_eq!(attempted, vec![true, true]);
+
+        // The next match gets a new id.
+        let next = log.translate("ABCDE", &[started()], 3_000, &mut mint);
+        let [Write::StartMatch(m2)] = next.writes.as_slice() else {
+            panic!()
+        };
+        assert_eq!(m2.id, Uuid::from_u128(2));
+    }
+
+    #[test]
+    fn a_player_who_never_tried_is_marked_so() {
+        let mut log = MatchLog::default();
+        let mut mint = ids();
+        let out = log.translate(
+            "ABCDE",
+            &[started(), dealt(1), attempt(ANN, false), finished(1, 0)],
+            1_000,
+            &mut mint,
+        );
+        let Some(Write::FinishMatch(fin)) = out.writes.last() else {
+            panic!("{:?}", out.writes)
+        };
+        assert_eq!(
+            fin.standings
+                .iter()
+                .map(|p| (p.player, p.attempted))
+                .collect::<Vec<_>>(),
+            vec![(ANN, true), (BEN, false)]
+        );
+    }
+
+    #[test]
+    fn nothing_is_recorded_outside_a_match_and_a_timeout_commits() {
+        let mut log = MatchLog::default();
+        let mut mint = ids();
+        let idle = log.translate(
+            "ABCDE",
+            &[dealt(1), attempt(ANN, false), finished(1, 0)],
+            0,
+            &mut mint,
+        );
+        assert_eq!(idle, ToRecord::default());
+
+        log.translate("ABCDE", &[started(), dealt(1)], 0, &mut mint);
+        let out = RoomEvent::RoundTimedOut {
+            round: 1,
+            solution: Some("1+2+3+4+5".into()),
+            solutions: 3,
+        };
+        let timed = log.translate("ABCDE", std::slice::from_ref(&out), 10_000, &mut mint);
+        assert!(timed.must_commit);
+        assert!(matches!(
+            timed.writes.as_slice(),
+            [Write::RoundResult(RoundResult {
+                outcome: RoundOutcome::TimedOut { solutions: 3, .. },
+                ..
+            })]
+        ));
+        // A second result for the same deal is never written.
+        assert_eq!(
+            log.translate("ABCDE", &[out], 10_001, &mut mint),
+            ToRecord::default()
+        );
+
+        let gone = log.translate("ABCDE", &[RoomEvent::MatchAbandoned], 11_000, &mut mint);
+        assert_eq!(
+            gone.writes,
+            vec![Write::AbandonMatch {
+                match_id: Uuid::from_u128(1),
+                at_ms: 11_000
+            }]
+        );
+        assert!(!gone.must_commit);
+    }
+}
