@@ -17,8 +17,9 @@ use futures_util::stream::{self, SelectAll, SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use krypto_core::protocol::{
     parse_server_message, ClientEnvelope, ClientMessage, ErrorCode, ServerEnvelope, ServerMessage,
-    SettingsPatch, PROTOCOL_VERSION,
+    PROTOCOL_VERSION,
 };
+use krypto_core::settings::SettingsPatch;
 use krypto_core::Rules;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -145,7 +146,7 @@ async fn set_up(
                 failed = true;
                 stats.connect_failures += 1;
                 if let SetupError::Refused(code) = e {
-                    stats.error(&code);
+                    stats.error(code.as_str());
                 }
             }
         }
@@ -157,7 +158,7 @@ async fn set_up(
             Ok(code) => Ok(code),
             Err(e) => {
                 if let SetupError::Refused(code) = e {
-                    stats.error(&code);
+                    stats.error(code.as_str());
                 }
                 Err(())
             }
@@ -177,7 +178,7 @@ async fn set_up(
 /// Why setting up a room failed.
 enum SetupError {
     /// The server answered with this error code.
-    Refused(String),
+    Refused(ErrorCode),
     /// The socket failed, closed or timed out.
     Broken,
 }
@@ -241,7 +242,7 @@ async fn request(
                 continue;
             }
             if let ServerMessage::Error { code, .. } = &reply.message {
-                return Err(SetupError::Refused(wire_name(code)));
+                return Err(SetupError::Refused(*code));
             }
             return Ok(reply);
         }
@@ -288,11 +289,6 @@ async fn create_and_join(
         .map_err(|_| SetupError::Broken)?;
     ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
     Ok(code)
-}
-
-/// A value's snake_case wire name (error codes, verdict kinds).
-pub fn wire_name<T: Copy + Into<&'static str>>(value: &T) -> String {
-    (*value).into().to_owned()
 }
 
 /// One simulated player during play.
@@ -599,7 +595,7 @@ impl Room {
                 }
                 let kind = match (accepted, error) {
                     (true, _) => "accepted".to_owned(),
-                    (false, Some(e)) => wire_name(&e.kind),
+                    (false, Some(e)) => e.kind.as_str().to_owned(),
                     (false, None) => "refused".to_owned(),
                 };
                 *self.stats.verdict_kinds.entry(kind).or_default() += 1;
@@ -640,7 +636,7 @@ impl Room {
                 }
             }
             ServerMessage::Error { code, .. } => {
-                self.stats.error(&wire_name(&code));
+                self.stats.error(code.as_str());
                 if self.take_pending(i, id.as_deref()).is_some() {
                     self.stats.refused_submissions += 1;
                 }
