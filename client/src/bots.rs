@@ -13,11 +13,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use krypto_client::load::answers::wrong_formula;
-use krypto_core::protocol::{
-    ClientMessage, DealMode, Difficulty, ErrorCode, PlayerId, RoomPhase, RoomSettings,
-    ServerMessage, Variant,
-};
+use krypto_core::protocol::{ClientMessage, ErrorCode, PlayerId, RoomPhase, ServerMessage};
 use krypto_core::room::difficulty_of;
+use krypto_core::settings::{DealMode, Difficulty, RoomSettings, Variant};
 use krypto_core::solver;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

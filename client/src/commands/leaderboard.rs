@@ -11,7 +11,7 @@ use serde::Deserialize;
 use super::{http, Outcome};
 use crate::cli::{LeaderboardArgs, UsageError};
 use crate::play::config;
-use crate::play::wording::{metric_name, metric_value, period_name};
+use crate::play::wording::metric_value;
 
 /// A board as `GET /api/leaderboard` serves it.
 #[derive(Debug, Deserialize)]
@@ -31,12 +31,10 @@ pub fn run(args: &LeaderboardArgs, out: &mut impl Write) -> anyhow::Result<Outco
         .unwrap_or_else(|| config::DEFAULT_SERVER.to_owned());
     // Only to mark our own row: the name is never sent.
     let me = args.name.clone().or(settings.name);
-    let metric = metric_name(args.metric);
-    let period = period_name(args.period);
     let limit = args.limit.to_string();
     let mut query = vec![
-        ("metric", metric.as_str()),
-        ("period", period.as_str()),
+        ("metric", args.metric.as_str()),
+        ("period", args.period.as_str()),
         ("limit", limit.as_str()),
     ];
     if let Some(around) = &args.around {
@@ -72,8 +70,7 @@ pub fn run(args: &LeaderboardArgs, out: &mut impl Write) -> anyhow::Result<Outco
     writeln!(
         out,
         "Leaderboard: {}, {} ({origin})",
-        metric_name(board.metric),
-        period_name(board.period),
+        board.metric, board.period,
     )?;
     if board.rows.is_empty() {
         writeln!(

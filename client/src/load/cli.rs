@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
-use clap::{Parser, ValueEnum};
-use krypto_core::protocol::DealMode;
+use clap::Parser;
+use krypto_core::settings::DealMode;
 
 use super::{random_prefix, LoadConfig};
 
@@ -48,9 +48,10 @@ pub struct Args {
     /// by default, so concurrent generators and repeated runs never collide.
     #[arg(long)]
     pub name_prefix: Option<String>,
-    /// Which hands the rooms deal.
-    #[arg(long, value_enum, default_value_t = Deal::Solvable)]
-    pub deal: Deal,
+    /// Which hands the rooms deal: solvable, or any (unsolvable hands are
+    /// answered by claiming "no solution").
+    #[arg(long, default_value = "solvable", value_parser = deal_mode)]
+    pub deal: DealMode,
     /// Print the report as one JSON object instead of the summary.
     #[arg(long)]
     pub json: bool,
@@ -59,13 +60,11 @@ pub struct Args {
     pub quiet: bool,
 }
 
-/// The rooms' `deal` setting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Deal {
-    /// Only solvable hands.
-    Solvable,
-    /// Any hand; unsolvable ones are answered by claiming "no solution".
-    Any,
+/// The rooms' `deal` setting, by its wire name.
+fn deal_mode(text: &str) -> Result<DealMode, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is neither solvable nor any"))
 }
 
 impl Args {
@@ -80,10 +79,7 @@ impl Args {
         config.ramp = Duration::from_secs(self.ramp_secs);
         config.server_pid = self.server_pid;
         config.name_prefix = self.name_prefix.clone().unwrap_or_else(random_prefix);
-        config.deal = match self.deal {
-            Deal::Solvable => DealMode::Solvable,
-            Deal::Any => DealMode::Any,
-        };
+        config.deal = self.deal;
         config.progress_every = (!self.quiet).then_some(Duration::from_secs(5));
         config
     }

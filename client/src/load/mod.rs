@@ -26,7 +26,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
-use krypto_core::protocol::{DealMode, SettingsPatch};
+use krypto_core::settings::{DealMode, SettingsPatch};
 use krypto_core::Rules;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;

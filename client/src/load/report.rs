@@ -54,7 +54,10 @@ pub struct Report {
     pub submissions: u64,
     /// Verdicts matched to them.
     pub verdicts: u64,
-    /// Submissions answered with an `error` instead.
+    /// Submissions that crossed the end of their round and were answered
+    /// `wrong_round` or `wrong_state`, rightly: not errors.
+    pub late_answers: u64,
+    /// Submissions answered with any other `error` instead.
     pub refused_submissions: u64,
     /// Submissions never answered: lost results.
     pub unanswered: u64,
@@ -149,6 +152,7 @@ impl Report {
             received_per_sec: i.received_per_sec,
             submissions: s.submissions,
             verdicts: s.verdicts,
+            late_answers: s.late_answers,
             refused_submissions: s.refused_submissions,
             unanswered: s.unanswered,
             verdict_latency: Percentiles::of(&s.verdict_latency),
@@ -170,7 +174,8 @@ impl Report {
     }
 
     /// True when nothing went wrong: every room played, no errors, no
-    /// unexpected disconnects, every submission answered.
+    /// unexpected disconnects, every submission answered. Late answers are
+    /// not failures: the server answered them as it must.
     pub fn is_clean(&self) -> bool {
         self.rooms_failed == 0
             && self.connect_failures == 0
@@ -233,8 +238,13 @@ impl fmt::Display for Report {
         )?;
         writeln!(
             f,
-            "  submissions  {} sent, {} verdicts, {} refused, {} unanswered",
-            self.submissions, self.verdicts, self.refused_submissions, self.unanswered
+            "  submissions  {} sent, {} verdicts, {} late (round already over), {} refused, {} \
+             unanswered",
+            self.submissions,
+            self.verdicts,
+            self.late_answers,
+            self.refused_submissions,
+            self.unanswered
         )?;
         writeln!(f, "  outcomes     {}", map(&self.verdict_kinds))?;
         writeln!(

@@ -17,8 +17,9 @@ use futures_util::stream::{self, SelectAll, SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use krypto_core::protocol::{
     parse_server_message, ClientEnvelope, ClientMessage, ErrorCode, ServerEnvelope, ServerMessage,
-    SettingsPatch, PROTOCOL_VERSION,
+    PROTOCOL_VERSION,
 };
+use krypto_core::settings::SettingsPatch;
 use krypto_core::Rules;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -145,7 +146,7 @@ async fn set_up(
                 failed = true;
                 stats.connect_failures += 1;
                 if let SetupError::Refused(code) = e {
-                    stats.error(&code);
+                    stats.error(code.as_str());
                 }
             }
         }
@@ -157,7 +158,7 @@ async fn set_up(
             Ok(code) => Ok(code),
             Err(e) => {
                 if let SetupError::Refused(code) = e {
-                    stats.error(&code);
+                    stats.error(code.as_str());
                 }
                 Err(())
             }
@@ -177,7 +178,7 @@ async fn set_up(
 /// Why setting up a room failed.
 enum SetupError {
     /// The server answered with this error code.
-    Refused(String),
+    Refused(ErrorCode),
     /// The socket failed, closed or timed out.
     Broken,
 }
@@ -241,7 +242,7 @@ async fn request(
                 continue;
             }
             if let ServerMessage::Error { code, .. } = &reply.message {
-                return Err(SetupError::Refused(wire_name(code)));
+                return Err(SetupError::Refused(*code));
             }
             return Ok(reply);
         }
@@ -290,11 +291,6 @@ async fn create_and_join(
     Ok(code)
 }
 
-/// A value's snake_case wire name (error codes, verdict kinds).
-pub fn wire_name<T: Copy + Into<&'static str>>(value: &T) -> String {
-    (*value).into().to_owned()
-}
-
 /// One simulated player during play.
 struct Bot {
     sink: Sink,
@@ -306,10 +302,51 @@ struct Bot {
     next_submit: Instant,
     /// Request sequence number of the last submission.
     seq: u64,
-    /// Submissions awaiting their verdict: sequence → (sent at, measured?).
-    pending: HashMap<u64, (Instant, bool)>,
+    /// Submissions awaiting their verdict, by request sequence number.
+    pending: HashMap<u64, Pending>,
     /// The connection ended (or we closed it).
     closed: bool,
+}
+
+impl Bot {
+    /// Whether `code`, refusing submission `sent`, answers a late answer.
+    fn is_late(&self, sent: &Pending, code: ErrorCode) -> bool {
+        is_late_answer(
+            code,
+            (sent.match_no, sent.round),
+            (self.match_no, self.round),
+        )
+    }
+}
+
+/// Whether a refusal with `code` of an answer to round `answered` (match,
+/// round) is the right answer to a late answer, given the round the player
+/// has read to be live when the refusal arrives (`now`).
+///
+/// A late answer is sent while its round is ending, before the player has
+/// read the end: under load the generator reads its sockets late, and a
+/// room's host starts the rematch while the other players of the same task
+/// have not yet read `match_over`. The server then answers `wrong_round`
+/// (the next round has begun) or `wrong_state` (the rematch is counting
+/// down), as the protocol says. It sends a round's end (`round_won`,
+/// `round_timed_out`, `match_over`) to every player before it moves on, on
+/// the same ordered connection as the refusal, so by the time the refusal
+/// arrives the player has read that its round is over. A refusal that
+/// arrives while the round still looks live is no race, and stays an error.
+fn is_late_answer(code: ErrorCode, answered: (u32, u32), now: (u32, Option<u32>)) -> bool {
+    let still_live = now == (answered.0, Some(answered.1));
+    matches!(code, ErrorCode::WrongRound | ErrorCode::WrongState) && !still_live
+}
+
+/// A submission awaiting its answer.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    sent_at: Instant,
+    /// Sent in the steady window: its latency is recorded.
+    measured: bool,
+    /// The match (on this connection) and round it answered.
+    match_no: u32,
+    round: u32,
 }
 
 /// The hand being played in this room, as first seen by any player.
@@ -502,7 +539,15 @@ impl Room {
             };
             let sent_at = Instant::now();
             let measured = self.measure_from.is_some_and(|since| sent_at >= since);
-            bot.pending.insert(seq, (sent_at, measured));
+            bot.pending.insert(
+                seq,
+                Pending {
+                    sent_at,
+                    measured,
+                    match_no: bot.match_no,
+                    round,
+                },
+            );
             self.stats.submissions += 1;
             if measured {
                 self.stats.measured_submissions += 1;
@@ -589,17 +634,17 @@ impl Room {
             ServerMessage::Verdict {
                 accepted, error, ..
             } => {
-                let Some((sent_at, measured)) = self.take_pending(i, id.as_deref()) else {
+                let Some(sent) = self.take_pending(i, id.as_deref()) else {
                     return;
                 };
                 self.stats.verdicts += 1;
-                if measured {
-                    let latency = now.saturating_duration_since(sent_at);
+                if sent.measured {
+                    let latency = now.saturating_duration_since(sent.sent_at);
                     record(&mut self.stats.verdict_latency, micros(latency));
                 }
                 let kind = match (accepted, error) {
                     (true, _) => "accepted".to_owned(),
-                    (false, Some(e)) => wire_name(&e.kind),
+                    (false, Some(e)) => e.kind.as_str().to_owned(),
                     (false, None) => "refused".to_owned(),
                 };
                 *self.stats.verdict_kinds.entry(kind).or_default() += 1;
@@ -640,8 +685,13 @@ impl Room {
                 }
             }
             ServerMessage::Error { code, .. } => {
-                self.stats.error(&wire_name(&code));
-                if self.take_pending(i, id.as_deref()).is_some() {
+                let sent = self.take_pending(i, id.as_deref());
+                if sent.is_some_and(|s| self.bots[i].is_late(&s, code)) {
+                    self.stats.late_answers += 1;
+                    return;
+                }
+                self.stats.error(code.as_str());
+                if sent.is_some() {
                     self.stats.refused_submissions += 1;
                 }
                 if code == ErrorCode::ShuttingDown {
@@ -653,7 +703,7 @@ impl Room {
     }
 
     /// Removes and returns the pending submission a reply's id names.
-    fn take_pending(&mut self, i: usize, id: Option<&str>) -> Option<(Instant, bool)> {
+    fn take_pending(&mut self, i: usize, id: Option<&str>) -> Option<Pending> {
         let seq: u64 = id?.strip_prefix('s')?.parse().ok()?;
         self.bots[i].pending.remove(&seq)
     }
@@ -679,5 +729,39 @@ async fn sleep_until_opt(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_after_the_round_ended_is_a_late_answer() {
+        // Round 3 of match 1 was answered; the player has since read
+        // round 4's deal, the round's end, or the rematch.
+        for now in [(1, Some(4)), (1, None), (2, None), (2, Some(3))] {
+            assert!(
+                is_late_answer(ErrorCode::WrongRound, (1, 3), now),
+                "{now:?}"
+            );
+            assert!(
+                is_late_answer(ErrorCode::WrongState, (1, 3), now),
+                "{now:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_refusal_while_the_round_looks_live_is_an_error() {
+        assert!(!is_late_answer(ErrorCode::WrongRound, (1, 3), (1, Some(3))));
+        assert!(!is_late_answer(ErrorCode::WrongState, (1, 3), (1, Some(3))));
+        // Other refusals are never a race.
+        assert!(!is_late_answer(
+            ErrorCode::RateLimited,
+            (1, 3),
+            (1, Some(4))
+        ));
+        assert!(!is_late_answer(ErrorCode::NotAPlayer, (1, 3), (2, None)));
     }
 }

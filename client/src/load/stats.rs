@@ -54,7 +54,12 @@ pub struct Stats {
     pub measured_submissions: u64,
     /// Verdicts received that matched a submission of ours by id.
     pub verdicts: u64,
-    /// Submissions answered by an `error` instead of a verdict.
+    /// Late answers: submissions that crossed the end of their round on
+    /// the wire, answered by `wrong_round` (the next round had begun) or
+    /// `wrong_state` (the rematch was counting down). The server's answer
+    /// is right, so they are counted here, not as errors.
+    pub late_answers: u64,
+    /// Submissions answered by any other `error` instead of a verdict.
     pub refused_submissions: u64,
     /// Submissions still without an answer when the run ended: lost results.
     pub unanswered: u64,
@@ -84,6 +89,7 @@ impl Default for Stats {
             submissions: 0,
             measured_submissions: 0,
             verdicts: 0,
+            late_answers: 0,
             refused_submissions: 0,
             unanswered: 0,
             verdict_kinds: BTreeMap::new(),
@@ -108,6 +114,7 @@ impl Stats {
         self.submissions += other.submissions;
         self.measured_submissions += other.measured_submissions;
         self.verdicts += other.verdicts;
+        self.late_answers += other.late_answers;
         self.refused_submissions += other.refused_submissions;
         self.unanswered += other.unanswered;
         for (k, v) in other.verdict_kinds {

@@ -16,9 +16,10 @@ use std::time::Duration;
 
 use crossterm::event::KeyEvent;
 use krypto_core::protocol::{
-    ClientMessage, DealMode, LeaderboardRow, Metric, Period, PlayerId, PlayerInfo, RoomPhase,
-    RoomSnapshot, RoomSummary, Standing,
+    ClientMessage, LeaderboardRow, Metric, Period, PlayerId, PlayerInfo, RoomPhase, RoomSnapshot,
+    RoomSummary, Standing,
 };
+use krypto_core::settings::DealMode;
 use krypto_core::Rules;
 
 use super::net::NetEvent;

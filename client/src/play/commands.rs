@@ -7,12 +7,12 @@
 //! is sent.
 
 use krypto_core::formula::{self, ErrorKind};
-use krypto_core::protocol::{ClientMessage, PlayerId, SettingsPatch, MAX_CHAT_LEN};
+use krypto_core::protocol::{ClientMessage, Metric, Period, PlayerId, MAX_CHAT_LEN};
+use krypto_core::settings::{Field, SettingsPatch};
 
 use super::app::{Action, App, Confirm, FeedKind};
 use super::help;
-use super::settings_editor::Field;
-use super::wording::{parse_metric, parse_period, secs};
+use super::wording::secs;
 
 impl App {
     /// A line of standard input (`--plain`, `--json`).
@@ -164,9 +164,9 @@ impl App {
                 let mut period = None;
                 let mut around = None;
                 for word in rest.split_whitespace() {
-                    if let Some(m) = parse_metric(word) {
+                    if let Ok(m) = word.parse::<Metric>() {
                         metric = Some(m);
-                    } else if let Some(p) = parse_period(word) {
+                    } else if let Ok(p) = word.parse::<Period>() {
                         period = Some(p);
                     } else {
                         around = Some(word.to_owned());
@@ -238,45 +238,61 @@ pub fn as_formula(text: &str) -> String {
         .collect()
 }
 
-/// Builds a settings patch from `key=value` words (`/set rounds=5 public=true
-/// target_score=none`), through serde so every setting the server knows
-/// works with its wire name and values.
+/// Builds a settings patch from `key=value` words (`/set rounds=5 public=yes
+/// target_score=none`): the keys are the settings' wire names and the values
+/// are read as krypto-core reads them ([`SettingsPatch::set`]).
 pub fn parse_patch(text: &str) -> Result<SettingsPatch, String> {
     let keys = || {
         Field::ALL
             .iter()
-            .map(|f| f.key())
+            .map(|f| f.as_str())
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let mut map = serde_json::Map::new();
+    let mut patch = SettingsPatch::default();
+    let mut any = false;
     for word in text.split_whitespace() {
         let Some((k, v)) = word.split_once('=') else {
             return Err(format!("usage: /set key=value ... (keys: {})", keys()));
         };
-        let key = k.trim().to_ascii_lowercase();
-        let Some(field) = Field::from_key(&key) else {
+        let key = k.trim();
+        let Ok(field) = key.parse::<Field>() else {
             return Err(format!("unknown setting {key:?} (keys: {})", keys()));
         };
-        let v = v.trim();
-        let value = if let Ok(n) = v.parse::<i64>() {
-            if field == Field::Variant {
-                serde_json::Value::String(v.to_owned())
-            } else {
-                serde_json::Value::from(n)
-            }
-        } else {
-            match v.to_ascii_lowercase().as_str() {
-                "true" | "yes" | "on" => serde_json::Value::Bool(true),
-                "false" | "no" | "off" => serde_json::Value::Bool(false),
-                "none" | "null" => serde_json::Value::Null,
-                s => serde_json::Value::String(s.to_owned()),
-            }
-        };
-        map.insert(key, value);
+        patch.set(field, v).map_err(|e| e.to_string())?;
+        any = true;
     }
-    if map.is_empty() {
+    if !any {
         return Err("usage: /set key=value ...".to_owned());
     }
-    serde_json::from_value(serde_json::Value::Object(map)).map_err(|e| format!("bad setting: {e}"))
+    Ok(patch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_reads_values_as_core_does_and_names_the_bad_one() {
+        let patch = parse_patch("Rounds=5 rules=Integer deal=any target_score=none public=no");
+        assert_eq!(
+            patch,
+            Ok(SettingsPatch {
+                rounds: Some(5),
+                rules: Some(krypto_core::Rules::Integer),
+                deal: Some(krypto_core::settings::DealMode::Any),
+                target_score: Some(None),
+                public: Some(false),
+                ..SettingsPatch::default()
+            })
+        );
+        let err = parse_patch("rounds=lots").err().unwrap_or_default();
+        assert!(
+            err.contains("rounds") && err.contains("whole number"),
+            "{err}"
+        );
+        let err = parse_patch("colour=blue").err().unwrap_or_default();
+        assert!(err.contains("round_seconds"), "{err}");
+        assert!(parse_patch("").is_err());
+    }
 }

@@ -9,6 +9,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use krypto_core::protocol::{ClientMessage, Metric, Period, MAX_CHAT_LEN};
+use krypto_core::settings::Step;
 
 use super::app::{Action, App, Confirm, InputMode, Screen};
 
@@ -171,11 +172,15 @@ impl App {
                         self.error("only the host changes the settings");
                         return Vec::new();
                     }
-                    let forward = matches!(key.code, KeyCode::Right | KeyCode::Char('+'));
+                    let step = if matches!(key.code, KeyCode::Right | KeyCode::Char('+')) {
+                        Step::Forward
+                    } else {
+                        Step::Back
+                    };
                     let Some(room) = &self.room else {
                         return Vec::new();
                     };
-                    let settings = self.editor.press(&room.snapshot.settings, forward);
+                    let settings = self.editor.press(&room.snapshot.settings, step);
                     send(ClientMessage::UpdateSettings { settings })
                 }
                 _ => Vec::new(),

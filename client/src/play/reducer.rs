@@ -17,10 +17,7 @@ use super::app::{
     Action, App, Board, CatchUp, Conn, FeedKind, InputMode, RoomView, RoundView, VerdictView,
 };
 use super::net::NetEvent;
-use super::wording::{
-    join_cards, kind_words, metric_name, metric_value, period_name, phase_name, plural, refusal,
-    secs,
-};
+use super::wording::{join_cards, kind_words, metric_value, phase_name, plural, refusal, secs};
 
 impl App {
     pub(super) fn net(&mut self, event: NetEvent) -> Vec<Action> {
@@ -483,11 +480,7 @@ impl App {
                 period,
                 rows,
             } => {
-                let head = format!(
-                    "leaderboard {}, {}:",
-                    metric_name(*metric),
-                    period_name(*period)
-                );
+                let head = format!("leaderboard {}, {}:", metric, period);
                 if rows.is_empty() {
                     return one(FeedKind::State, format!("{head} no rows yet"));
                 }

@@ -2,49 +2,16 @@
 //! phases and boards, and sentences for the server's refusals (a player
 //! reads "there is no room ABCDE", never `room_not_found`).
 
-use krypto_core::protocol::{ErrorCode, Metric, Period, RoomPhase, VerdictKind};
-
-/// A wire enum's snake_case name (the one place the client derives it).
-fn wire_name<T: serde::Serialize>(v: &T) -> String {
-    match serde_json::to_value(v) {
-        Ok(serde_json::Value::String(s)) => s,
-        _ => "?".to_owned(),
-    }
-}
-
-/// A wire enum from its snake_case name, any case.
-fn from_wire<T: serde::de::DeserializeOwned>(word: &str) -> Option<T> {
-    serde_json::from_value(serde_json::Value::String(word.to_ascii_lowercase())).ok()
-}
+use krypto_core::protocol::{ErrorCode, Metric, RoomPhase, VerdictKind};
 
 /// A room phase in words ("between_rounds" → "between rounds").
 pub fn phase_name(p: RoomPhase) -> String {
-    wire_name(&p).replace('_', " ")
-}
-
-/// A metric's name.
-pub fn metric_name(m: Metric) -> String {
-    wire_name(&m)
-}
-
-/// A period's name.
-pub fn period_name(p: Period) -> String {
-    wire_name(&p)
-}
-
-/// A metric from its name (`/leaderboard wins`).
-pub fn parse_metric(word: &str) -> Option<Metric> {
-    from_wire(word)
-}
-
-/// A period from its name (`/leaderboard week`).
-pub fn parse_period(word: &str) -> Option<Period> {
-    from_wire(word)
+    p.as_str().replace('_', " ")
 }
 
 /// A verdict's kind in words ("wrong value").
 pub fn kind_words(k: VerdictKind) -> String {
-    wire_name(&k).replace('_', " ")
+    k.as_str().replace('_', " ")
 }
 
 /// A leaderboard value as people read it: ratings with one decimal, best

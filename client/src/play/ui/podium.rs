@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, BorderType, Cell, Paragraph, Row, Table, Widget};
 
 use super::{render_input_line, ACCENT, DIM};
 use crate::play::app::App;
-use crate::play::wording::{metric_name, metric_value, period_name};
+use crate::play::wording::metric_value;
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let Some(room) = &app.room else { return };
@@ -151,11 +151,7 @@ fn render_standings(app: &App, standings: &[Standing], area: Rect, buf: &mut Buf
 
 pub(super) fn render_leaderboard(app: &App, area: Rect, buf: &mut Buffer) {
     let title = match &app.board {
-        Some(b) => format!(
-            " Leaderboard · {} · {} ",
-            metric_name(b.metric),
-            period_name(b.period)
-        ),
+        Some(b) => format!(" Leaderboard · {} · {} ", b.metric, b.period),
         None => " Leaderboard ".to_owned(),
     };
     let block = Block::bordered()

@@ -1,6 +1,7 @@
 //! The room between matches: how to join (code, command, browser link and
 //! its QR code), the roster, the settings and the chat.
 
+use krypto_core::settings::Field;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
 use ratatui::style::{Color, Style};
@@ -11,7 +12,6 @@ use tui_big_text::{BigText, PixelSize};
 use super::{qr, render_feed, render_input_line, ACCENT, DIM};
 use crate::play::app::{App, InputMode, RoomView};
 use crate::play::config;
-use crate::play::settings_editor::Field;
 
 /// Width of the join panel: the longest join line fits.
 const JOIN_WIDTH: u16 = 54;
@@ -205,7 +205,7 @@ fn render_settings(app: &App, room: &RoomView, area: Rect, buf: &mut Buffer) {
     let lines: Vec<Line> = Field::ALL
         .iter()
         .map(|&field| {
-            let value = field.show(shown);
+            let value = shown.show(field);
             let selected = host && field == app.editor.field() && app.mode == InputMode::Off;
             let value = if selected {
                 Span::styled(format!("‹ {value} ›"), Style::new().black().on_yellow())
@@ -213,7 +213,7 @@ fn render_settings(app: &App, room: &RoomView, area: Rect, buf: &mut Buffer) {
                 Span::styled(format!("  {value}"), Style::new().bold())
             };
             Line::from(vec![
-                Span::styled(format!("{:<16}", field.key()), DIM),
+                Span::styled(format!("{:<16}", field.as_str()), DIM),
                 value,
             ])
         })
