@@ -101,12 +101,13 @@ async fn rounds_missing_from_db(
         .connect()
         .await
         .unwrap();
-    // A room's matches in the order they were played; rounds by match.
+    // A room's matches in the order they were played (UUIDv7 ids sort by
+    // time); rounds by match.
     let matches = sqlx::query("SELECT room_code, id FROM matches ORDER BY id")
         .fetch_all(&mut conn)
         .await
         .unwrap();
-    let mut match_ids: HashMap<String, Vec<i64>> = HashMap::new();
+    let mut match_ids: HashMap<String, Vec<String>> = HashMap::new();
     for row in matches {
         match_ids.entry(row.get(0)).or_default().push(row.get(1));
     }
@@ -114,7 +115,7 @@ async fn rounds_missing_from_db(
         .fetch_all(&mut conn)
         .await
         .unwrap();
-    let mut rounds: HashMap<(i64, u32), Recorded> = HashMap::new();
+    let mut rounds: HashMap<(String, u32), Recorded> = HashMap::new();
     for row in rows {
         let number: i64 = row.get(1);
         rounds.insert(
@@ -124,13 +125,13 @@ async fn rounds_missing_from_db(
     }
     won.iter()
         .filter(|w| {
-            let Some(&match_id) = match_ids
+            let Some(match_id) = match_ids
                 .get(&w.room)
                 .and_then(|ids| ids.get(w.match_no as usize - 1))
             else {
                 return true;
             };
-            let recorded = rounds.get(&(match_id, w.round));
+            let recorded = rounds.get(&(match_id.clone(), w.round));
             recorded != Some(&("won".to_owned(), Some(w.winner.0), w.formula.clone()))
         })
         .cloned()

@@ -75,6 +75,10 @@ struct BoardSql {
     total: &'static str,
 }
 
+/// Comparisons are made on the column itself (`raw`), never on its value
+/// cast to a float: PostgreSQL cannot range-scan an index on `wins` for
+/// `wins::float8 > $x`, and filtered 5,000 rows one by one instead.
+///
 /// Builds a metric's queries from its column, the filter that puts a row on
 /// the board (the partial index's condition), the sort direction, the
 /// comparison meaning "better" and the aggregate picking the best value.
@@ -87,7 +91,9 @@ macro_rules! board_sql {
                 "WITH page AS MATERIALIZED (
                      SELECT s.player_id, CAST(s.",
                 $col,
-                " AS DOUBLE PRECISION) AS value, s.matches
+                " AS DOUBLE PRECISION) AS value, s.",
+                $col,
+                " AS raw, s.matches
                      FROM player_stats s
                      WHERE s.period = $1 AND s.period_start = $2 AND ",
                 $filter,
@@ -108,7 +114,7 @@ macro_rules! board_sql {
                 $better,
                 " (SELECT ",
                 $best,
-                "(value) FROM page))
+                "(raw) FROM page))
                          AS better_first,
                      CASE WHEN $6 >= 0 THEN $6 ELSE
                          (SELECT count(*) FROM player_stats s
@@ -131,18 +137,20 @@ macro_rules! board_sql {
                 $col,
                 " ",
                 $better,
-                "= me.value AND (s.",
+                "= me.raw AND (s.",
                 $col,
                 " ",
                 $better,
-                " me.value OR s.player_id < $7)) AS before,
+                " me.raw OR s.player_id < $7)) AS before,
                      (SELECT count(*) FROM player_stats s
                       WHERE s.period = $1 AND s.period_start = $2 AND ",
                 $filter,
                 ") AS total
                  FROM (SELECT CAST(s.",
                 $col,
-                " AS DOUBLE PRECISION) AS value FROM player_stats s
+                " AS DOUBLE PRECISION) AS value, s.",
+                $col,
+                " AS raw FROM player_stats s
                        WHERE s.period = $1 AND s.period_start = $2 AND ",
                 $filter,
                 "       AND s.player_id = $7) AS me"
