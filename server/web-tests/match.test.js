@@ -86,8 +86,8 @@ test('a game night: two phones, a bot and the TV play a match and a rematch', as
 
   await t.test('a bot joins', async () => {
     stopBots = startBots(server, code, { skill: 'easy', pace: 100 });
-    await ada.locator('.roster li', { hasText: 'Bot ' }).waitFor();
-    await screen.locator('.tv-names', { hasText: 'Bot ' }).waitFor();
+    await ada.locator('.roster li', { hasText: '-bot' }).waitFor();
+    await screen.locator('.tv-names', { hasText: '-bot' }).waitFor();
     await ada.evaluate(() => window.scrollTo(0, 0));
     await shoot(ada, 'phone-waiting-room');
     await shoot(screen, 'tv-lobby');
@@ -154,7 +154,7 @@ test('a game night: two phones, a bot and the TV play a match and a rematch', as
       await standings.waitFor();
       await standings.getByText('Ada', { exact: true }).waitFor();
       await standings.getByText('Bob', { exact: true }).waitFor();
-      await standings.getByText(/Bot /).waitFor();
+      await standings.getByText(/-bot/).waitFor();
     }
     const tvStandings = screen.getByRole('list', { name: 'Final standings' });
     await tvStandings.getByText('Ada', { exact: true }).waitFor();
