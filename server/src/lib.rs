@@ -65,10 +65,10 @@ use tokio_util::task::TaskTracker;
 
 pub use config::{Config, DealerFactory};
 pub use db::{Db, DbError};
-pub use join_urls::banner_lines;
 /// Tokens as `hello` hands them out and the database keeps them (for
 /// `migrate-db` tests and tools that seed players).
 pub use identity::{new_token, token_hash};
+pub use join_urls::banner_lines;
 pub use room_clock::ManualClock;
 
 /// What every connection and room task shares.

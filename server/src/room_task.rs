@@ -157,7 +157,10 @@ impl RoomTask {
                 client,
                 id,
                 reply,
-            } => match self.room.join(Joiner::new(player, name).bot(bot), spectator, now) {
+            } => match self
+                .room
+                .join(Joiner::new(player, name).bot(bot), spectator, now)
+            {
                 Ok(fx) => {
                     self.clients.insert(player, client);
                     self.shared.lobby.seat(player, self.room.code());

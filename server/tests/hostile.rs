@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[macro_use]
 mod common;
 
 use std::time::Duration;
@@ -53,69 +54,6 @@ async fn closed_by_server(stream: &mut TcpStream) -> bool {
     }
 }
 
-#[tokio::test]
-async fn terminal_escapes_in_chat_and_names_are_refused_and_never_relayed() {
-    let server = TestServer::start().await;
-    let mut eve = server.connect().await;
-    for name in ["Eve\u{1b}]52;c;ZXZpbA==\u{7}", "Ev\u{202e}e", "A\rSERVER"] {
-        eve.send(json!({"type": "hello", "protocol": 1, "name": name}))
-            .await;
-        eve.expect_error("invalid_name").await;
-    }
-    let (mut ann, _) = server.player("Ann").await;
-    let (mut ben, _) = server.player("Ben").await;
-    let code = create(&mut ann).await;
-    ben.request(json!({"type": "join_room", "code": code}))
-        .await;
-    for text in [
-        "\u{1b}[2J\u{1b}[HSERVER: you won!",
-        "ok\nSERVER: Ben wins",
-        "\u{9b}31m",
-    ] {
-        ben.send(json!({"type": "chat", "text": text})).await;
-        ben.expect_error("bad_message").await;
-    }
-    ben.send(json!({"type": "chat", "text": "good luck"})).await;
-    // The first chat Ann sees is the clean one; a later joiner's
-    // `recent` holds no escape either.
-    assert_eq!(ann.recv_type("chat").await["text"], "good luck");
-    let (mut cat, _) = server.player("Cat").await;
-    let state = cat
-        .request(json!({"type": "join_room", "code": code, "spectator": true}))
-        .await;
-    assert!(!state.to_string().contains("\\u001b"), "{state}");
-    server.shutdown().await;
-}
-
-#[tokio::test]
-async fn one_address_cannot_take_more_than_its_share_of_connections() {
-    let server = TestServer::with_config(|c| c.max_connections_per_ip = 2).await;
-    let (mut a, _) = server.player("Ann").await;
-    let (mut b, _) = server.player("Ben").await;
-    let refused = tokio::time::timeout(PATIENCE, tokio_tungstenite::connect_async(server.url()))
-        .await
-        .unwrap();
-    assert!(refused.is_err(), "a third connection from one address");
-    // The two already connected notice nothing.
-    for c in [&mut a, &mut b] {
-        assert_eq!(c.request(json!({"type": "ping"})).await["type"], "pong");
-    }
-    // A closed connection gives its place back.
-    drop(a);
-    let retry = async {
-        loop {
-            // The server may not have seen the close yet: try again.
-            if let Ok((ws, _)) = tokio_tungstenite::connect_async(server.url()).await {
-                break Client { ws };
-            }
-            tokio::task::yield_now().await;
-        }
-    };
-    let mut c = tokio::time::timeout(PATIENCE, retry).await.unwrap();
-    assert_eq!(c.request(json!({"type": "ping"})).await["type"], "pong");
-    server.shutdown().await;
-}
-
 /// Opens a WebSocket that claims, through `X-Forwarded-For`, to come from `ip`.
 async fn connect_as(
     server: &TestServer,
@@ -131,190 +69,6 @@ async fn connect_as(
     Ok(Client { ws })
 }
 
-#[tokio::test]
-async fn behind_a_trusted_proxy_connections_are_counted_by_the_forwarded_address() {
-    let server = TestServer::with_config(|c| {
-        c.max_connections_per_ip = 1;
-        c.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
-    })
-    .await;
-    let mut first = connect_as(&server, "198.51.100.1").await.unwrap();
-    match connect_as(&server, "198.51.100.1").await {
-        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
-            assert_eq!(response.status(), 429);
-        }
-        Err(e) => panic!("a second connection for one client: {e}"),
-        Ok(_) => panic!("a second connection for one client was accepted"),
-    }
-    let mut other = connect_as(&server, "198.51.100.2").await.unwrap();
-    for c in [&mut first, &mut other] {
-        assert_eq!(c.request(json!({"type": "ping"})).await["type"], "pong");
-    }
-    server.shutdown().await;
-}
-
-#[tokio::test]
-async fn a_forged_forwarded_address_from_an_untrusted_peer_changes_nothing() {
-    let server = TestServer::with_config(|c| c.max_connections_per_ip = 1).await;
-    let _first = connect_as(&server, "198.51.100.1").await.unwrap();
-    assert!(
-        connect_as(&server, "198.51.100.2").await.is_err(),
-        "the header was believed"
-    );
-    server.shutdown().await;
-}
-
-#[tokio::test]
-async fn connections_that_trickle_headers_or_say_nothing_are_closed() {
-    let server =
-        TestServer::with_config(|c| c.handshake_timeout = Duration::from_millis(300)).await;
-    let mut silent = TcpStream::connect(server.addr).await.unwrap();
-    let mut slow = TcpStream::connect(server.addr).await.unwrap();
-    slow.write_all(b"GET /ws HTTP/1.1\r\nHost: krypto\r\n")
-        .await
-        .unwrap();
-    // One header line every 50 ms, forever: each arrives well within any
-    // per-read timeout, so only a deadline on the whole header stops it.
-    let trickle = async {
-        let mut tick = tokio::time::interval(Duration::from_millis(50));
-        let mut buf = [0u8; 256];
-        for i in 0.. {
-            tick.tick().await;
-            if slow
-                .write_all(format!("X-Line-{i}: a\r\n").as_bytes())
-                .await
-                .is_err()
-            {
-                return true;
-            }
-            if let Ok(Ok(0) | Err(_)) =
-                tokio::time::timeout(Duration::from_millis(1), slow.read(&mut buf)).await
-            {
-                return true;
-            }
-        }
-        false
-    };
-    let trickler_closed = tokio::time::timeout(PATIENCE, trickle).await;
-    assert_eq!(
-        trickler_closed,
-        Ok(true),
-        "the trickling connection stayed open"
-    );
-    assert!(
-        closed_by_server(&mut silent).await,
-        "the silent one stayed open"
-    );
-    // Players connected meanwhile are served as usual.
-    let (mut ann, _) = server.player("Ann").await;
-    assert_eq!(ann.request(json!({"type": "ping"})).await["type"], "pong");
-    server.shutdown().await;
-}
-
-#[tokio::test]
-async fn room_code_misses_are_counted_per_address_whatever_the_socket() {
-    let server = TestServer::with_config(|c| c.max_code_misses = 3).await;
-    let (mut host, _) = server.player("Host").await;
-    let code = create(&mut host).await;
-    for name in ["G1", "G2", "G3"] {
-        let (mut g, _) = server.player(name).await;
-        g.send(json!({"type": "join_room", "code": "ZZZZZ"})).await;
-        g.expect_error("room_not_found").await;
-    }
-    // A fresh socket and a fresh player: still limited, even with the
-    // right code.
-    let (mut g, _) = server.player("G4").await;
-    g.send(json!({"type": "join_room", "code": code})).await;
-    g.expect_error("rate_limited").await;
-    server.shutdown().await;
-}
-
-#[tokio::test]
-async fn account_creation_is_limited_per_address() {
-    let server = TestServer::with_config(|c| c.max_new_accounts = 2).await;
-    let (_, ann) = server.player("Ann").await;
-    server.player("Ben").await;
-    let mut c = server.connect().await;
-    c.send(json!({"type": "hello", "protocol": 1, "name": "Cat"}))
-        .await;
-    c.expect_error("rate_limited").await;
-    // Known players still come back.
-    c.send(json!({"type": "hello", "protocol": 1, "token": ann["token"]}))
-        .await;
-    assert_eq!(c.recv().await["type"], "welcome");
-    server.shutdown().await;
-}
-
-#[tokio::test]
-async fn a_player_cannot_rename_while_seated() {
-    let server = TestServer::start().await;
-    let (mut ann, welcome) = server.player("Ann").await;
-    let (mut ben, _) = server.player("Ben").await;
-    let code = create(&mut ann).await;
-    ben.request(json!({"type": "join_room", "code": code}))
-        .await;
-    drop(ann);
-    let mut back = server.connect().await;
-    back.send(json!({"type": "hello", "protocol": 1, "name": "Host", "token": welcome["token"]}))
-        .await;
-    back.expect_error("already_in_room").await;
-    back.send(json!({"type": "hello", "protocol": 1, "token": welcome["token"]}))
-        .await;
-    let resumed = back.recv().await;
-    assert_eq!(resumed["name"], "Ann", "{resumed}");
-    assert_eq!(resumed["resumed"], true, "{resumed}");
-    server.shutdown().await;
-}
-
-#[tokio::test]
-async fn a_player_hosts_one_room_at_a_time_and_a_left_room_closes_at_once() {
-    let server = TestServer::start().await;
-    let (mut ann, _) = server.player("Ann").await;
-    let first = create(&mut ann).await;
-    let again = ann.request(json!({"type": "create_room"})).await;
-    assert_eq!(again["code"], "already_in_room", "{again}");
-    ann.request(json!({"type": "leave_room"})).await;
-    let (mut ben, _) = server.player("Ben").await;
-    let gone = ben
-        .request(json!({"type": "join_room", "code": first}))
-        .await;
-    assert_eq!(gone["code"], "room_not_found", "{gone}");
-    let rooms = ben.request(json!({"type": "list_rooms"})).await;
-    assert_eq!(rooms["rooms"], json!([]), "{rooms}");
-    server.shutdown().await;
-}
-
-#[tokio::test]
-async fn spectators_are_capped_and_the_players_notice_nothing() {
-    let server = TestServer::with_config(|c| c.max_spectators = 2).await;
-    let (mut host, _) = server.player("Host").await;
-    let (mut pat, _) = server.player("Pat").await;
-    let code = create(&mut host).await;
-    pat.request(json!({"type": "join_room", "code": code}))
-        .await;
-    let watch = json!({"type": "join_room", "code": code, "spectator": true});
-    for name in ["S1", "S2"] {
-        let (mut s, _) = server.player(name).await;
-        assert_eq!(s.request(watch.clone()).await["type"], "room_state");
-    }
-    let (mut s3, _) = server.player("S3").await;
-    let refused = s3.request(watch).await;
-    assert_eq!(refused["code"], "room_full", "{refused}");
-    host.send(json!({"type": "chat", "text": "ready?"})).await;
-    assert_eq!(pat.recv_type("chat").await["text"], "ready?");
-    server.shutdown().await;
-}
-
-#[tokio::test]
-async fn a_text_frame_that_is_not_utf8_closes_with_1007() {
-    let server = TestServer::start().await;
-    let (mut c, _) = server.player("Ann").await;
-    let frame = Frame::message(vec![0x7b, 0xff, 0xfe, 0x7d], OpCode::Data(Data::Text), true);
-    c.ws.send(Message::Frame(frame)).await.unwrap();
-    assert_eq!(c.expect_close().await, 1007);
-    server.shutdown().await;
-}
-
 fn assert_json_error(status: u16, body: &str, want_status: u16, want_code: &str) -> Value {
     assert_eq!(status, want_status, "{body}");
     let v: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body:?}"));
@@ -323,34 +77,283 @@ fn assert_json_error(status: u16, body: &str, want_status: u16, want_code: &str)
     v
 }
 
-#[tokio::test]
-async fn every_http_refusal_is_json_and_long_names_are_not_echoed() {
-    let server = TestServer::start().await;
-    let (status, body) = http(
-        &server,
-        "GET /nowhere HTTP/1.1\r\nHost: k\r\nConnection: close\r\n\r\n",
-    )
-    .await;
-    assert_json_error(status, &body, 404, "not_found");
-    let (status, body) = http(
-        &server,
-        "POST /api/leaderboard HTTP/1.1\r\nHost: k\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-    )
-    .await;
-    assert_json_error(status, &body, 405, "method_not_allowed");
-    let (status, body) = http(
-        &server,
-        "GET /ws HTTP/1.1\r\nHost: k\r\nConnection: close\r\n\r\n",
-    )
-    .await;
-    assert_json_error(status, &body, 426, "upgrade_required");
-    let long = "Z".repeat(300);
-    let (status, body) = http(
-        &server,
-        &format!("GET /api/players/{long} HTTP/1.1\r\nHost: k\r\nConnection: close\r\n\r\n"),
-    )
-    .await;
-    assert_json_error(status, &body, 400, "bad_request");
-    assert!(!body.contains("ZZZZZZZZZZZZZZZZZZZZZ"), "{body}");
-    server.shutdown().await;
+on_both! {
+    #[tokio::test]
+    async fn terminal_escapes_in_chat_and_names_are_refused_and_never_relayed() {
+        let server = TestServer::start().await;
+        let mut eve = server.connect().await;
+        for name in ["Eve\u{1b}]52;c;ZXZpbA==\u{7}", "Ev\u{202e}e", "A\rSERVER"] {
+            eve.send(json!({"type": "hello", "protocol": 1, "name": name}))
+                .await;
+            eve.expect_error("invalid_name").await;
+        }
+        let (mut ann, _) = server.player("Ann").await;
+        let (mut ben, _) = server.player("Ben").await;
+        let code = create(&mut ann).await;
+        ben.request(json!({"type": "join_room", "code": code}))
+            .await;
+        for text in [
+            "\u{1b}[2J\u{1b}[HSERVER: you won!",
+            "ok\nSERVER: Ben wins",
+            "\u{9b}31m",
+        ] {
+            ben.send(json!({"type": "chat", "text": text})).await;
+            ben.expect_error("bad_message").await;
+        }
+        ben.send(json!({"type": "chat", "text": "good luck"})).await;
+        // The first chat Ann sees is the clean one; a later joiner's
+        // `recent` holds no escape either.
+        assert_eq!(ann.recv_type("chat").await["text"], "good luck");
+        let (mut cat, _) = server.player("Cat").await;
+        let state = cat
+            .request(json!({"type": "join_room", "code": code, "spectator": true}))
+            .await;
+        assert!(!state.to_string().contains("\\u001b"), "{state}");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn one_address_cannot_take_more_than_its_share_of_connections() {
+        let server = TestServer::with_config(|c| c.max_connections_per_ip = 2).await;
+        let (mut a, _) = server.player("Ann").await;
+        let (mut b, _) = server.player("Ben").await;
+        let refused = tokio::time::timeout(PATIENCE, tokio_tungstenite::connect_async(server.url()))
+            .await
+            .unwrap();
+        assert!(refused.is_err(), "a third connection from one address");
+        // The two already connected notice nothing.
+        for c in [&mut a, &mut b] {
+            assert_eq!(c.request(json!({"type": "ping"})).await["type"], "pong");
+        }
+        // A closed connection gives its place back.
+        drop(a);
+        let retry = async {
+            loop {
+                // The server may not have seen the close yet: try again.
+                if let Ok((ws, _)) = tokio_tungstenite::connect_async(server.url()).await {
+                    break Client { ws };
+                }
+                tokio::task::yield_now().await;
+            }
+        };
+        let mut c = tokio::time::timeout(PATIENCE, retry).await.unwrap();
+        assert_eq!(c.request(json!({"type": "ping"})).await["type"], "pong");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn behind_a_trusted_proxy_connections_are_counted_by_the_forwarded_address() {
+        let server = TestServer::with_config(|c| {
+            c.max_connections_per_ip = 1;
+            c.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
+        })
+        .await;
+        let mut first = connect_as(&server, "198.51.100.1").await.unwrap();
+        match connect_as(&server, "198.51.100.1").await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                assert_eq!(response.status(), 429);
+            }
+            Err(e) => panic!("a second connection for one client: {e}"),
+            Ok(_) => panic!("a second connection for one client was accepted"),
+        }
+        let mut other = connect_as(&server, "198.51.100.2").await.unwrap();
+        for c in [&mut first, &mut other] {
+            assert_eq!(c.request(json!({"type": "ping"})).await["type"], "pong");
+        }
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_forged_forwarded_address_from_an_untrusted_peer_changes_nothing() {
+        let server = TestServer::with_config(|c| c.max_connections_per_ip = 1).await;
+        let _first = connect_as(&server, "198.51.100.1").await.unwrap();
+        assert!(
+            connect_as(&server, "198.51.100.2").await.is_err(),
+            "the header was believed"
+        );
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn connections_that_trickle_headers_or_say_nothing_are_closed() {
+        let server =
+            TestServer::with_config(|c| c.handshake_timeout = Duration::from_millis(300)).await;
+        let mut silent = TcpStream::connect(server.addr).await.unwrap();
+        let mut slow = TcpStream::connect(server.addr).await.unwrap();
+        slow.write_all(b"GET /ws HTTP/1.1\r\nHost: krypto\r\n")
+            .await
+            .unwrap();
+        // One header line every 50 ms, forever: each arrives well within any
+        // per-read timeout, so only a deadline on the whole header stops it.
+        let trickle = async {
+            let mut tick = tokio::time::interval(Duration::from_millis(50));
+            let mut buf = [0u8; 256];
+            for i in 0.. {
+                tick.tick().await;
+                if slow
+                    .write_all(format!("X-Line-{i}: a\r\n").as_bytes())
+                    .await
+                    .is_err()
+                {
+                    return true;
+                }
+                if let Ok(Ok(0) | Err(_)) =
+                    tokio::time::timeout(Duration::from_millis(1), slow.read(&mut buf)).await
+                {
+                    return true;
+                }
+            }
+            false
+        };
+        let trickler_closed = tokio::time::timeout(PATIENCE, trickle).await;
+        assert_eq!(
+            trickler_closed,
+            Ok(true),
+            "the trickling connection stayed open"
+        );
+        assert!(
+            closed_by_server(&mut silent).await,
+            "the silent one stayed open"
+        );
+        // Players connected meanwhile are served as usual.
+        let (mut ann, _) = server.player("Ann").await;
+        assert_eq!(ann.request(json!({"type": "ping"})).await["type"], "pong");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn room_code_misses_are_counted_per_address_whatever_the_socket() {
+        let server = TestServer::with_config(|c| c.max_code_misses = 3).await;
+        let (mut host, _) = server.player("Host").await;
+        let code = create(&mut host).await;
+        for name in ["G1", "G2", "G3"] {
+            let (mut g, _) = server.player(name).await;
+            g.send(json!({"type": "join_room", "code": "ZZZZZ"})).await;
+            g.expect_error("room_not_found").await;
+        }
+        // A fresh socket and a fresh player: still limited, even with the
+        // right code.
+        let (mut g, _) = server.player("G4").await;
+        g.send(json!({"type": "join_room", "code": code})).await;
+        g.expect_error("rate_limited").await;
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn account_creation_is_limited_per_address() {
+        let server = TestServer::with_config(|c| c.max_new_accounts = 2).await;
+        let (_, ann) = server.player("Ann").await;
+        server.player("Ben").await;
+        let mut c = server.connect().await;
+        c.send(json!({"type": "hello", "protocol": 1, "name": "Cat"}))
+            .await;
+        c.expect_error("rate_limited").await;
+        // Known players still come back.
+        c.send(json!({"type": "hello", "protocol": 1, "token": ann["token"]}))
+            .await;
+        assert_eq!(c.recv().await["type"], "welcome");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_player_cannot_rename_while_seated() {
+        let server = TestServer::start().await;
+        let (mut ann, welcome) = server.player("Ann").await;
+        let (mut ben, _) = server.player("Ben").await;
+        let code = create(&mut ann).await;
+        ben.request(json!({"type": "join_room", "code": code}))
+            .await;
+        drop(ann);
+        let mut back = server.connect().await;
+        back.send(json!({"type": "hello", "protocol": 1, "name": "Host", "token": welcome["token"]}))
+            .await;
+        back.expect_error("already_in_room").await;
+        back.send(json!({"type": "hello", "protocol": 1, "token": welcome["token"]}))
+            .await;
+        let resumed = back.recv().await;
+        assert_eq!(resumed["name"], "Ann", "{resumed}");
+        assert_eq!(resumed["resumed"], true, "{resumed}");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_player_hosts_one_room_at_a_time_and_a_left_room_closes_at_once() {
+        let server = TestServer::start().await;
+        let (mut ann, _) = server.player("Ann").await;
+        let first = create(&mut ann).await;
+        let again = ann.request(json!({"type": "create_room"})).await;
+        assert_eq!(again["code"], "already_in_room", "{again}");
+        ann.request(json!({"type": "leave_room"})).await;
+        let (mut ben, _) = server.player("Ben").await;
+        let gone = ben
+            .request(json!({"type": "join_room", "code": first}))
+            .await;
+        assert_eq!(gone["code"], "room_not_found", "{gone}");
+        let rooms = ben.request(json!({"type": "list_rooms"})).await;
+        assert_eq!(rooms["rooms"], json!([]), "{rooms}");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn spectators_are_capped_and_the_players_notice_nothing() {
+        let server = TestServer::with_config(|c| c.max_spectators = 2).await;
+        let (mut host, _) = server.player("Host").await;
+        let (mut pat, _) = server.player("Pat").await;
+        let code = create(&mut host).await;
+        pat.request(json!({"type": "join_room", "code": code}))
+            .await;
+        let watch = json!({"type": "join_room", "code": code, "spectator": true});
+        for name in ["S1", "S2"] {
+            let (mut s, _) = server.player(name).await;
+            assert_eq!(s.request(watch.clone()).await["type"], "room_state");
+        }
+        let (mut s3, _) = server.player("S3").await;
+        let refused = s3.request(watch).await;
+        assert_eq!(refused["code"], "room_full", "{refused}");
+        host.send(json!({"type": "chat", "text": "ready?"})).await;
+        assert_eq!(pat.recv_type("chat").await["text"], "ready?");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_text_frame_that_is_not_utf8_closes_with_1007() {
+        let server = TestServer::start().await;
+        let (mut c, _) = server.player("Ann").await;
+        let frame = Frame::message(vec![0x7b, 0xff, 0xfe, 0x7d], OpCode::Data(Data::Text), true);
+        c.ws.send(Message::Frame(frame)).await.unwrap();
+        assert_eq!(c.expect_close().await, 1007);
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn every_http_refusal_is_json_and_long_names_are_not_echoed() {
+        let server = TestServer::start().await;
+        let (status, body) = http(
+            &server,
+            "GET /nowhere HTTP/1.1\r\nHost: k\r\nConnection: close\r\n\r\n",
+        )
+        .await;
+        assert_json_error(status, &body, 404, "not_found");
+        let (status, body) = http(
+            &server,
+            "POST /api/leaderboard HTTP/1.1\r\nHost: k\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        )
+        .await;
+        assert_json_error(status, &body, 405, "method_not_allowed");
+        let (status, body) = http(
+            &server,
+            "GET /ws HTTP/1.1\r\nHost: k\r\nConnection: close\r\n\r\n",
+        )
+        .await;
+        assert_json_error(status, &body, 426, "upgrade_required");
+        let long = "Z".repeat(300);
+        let (status, body) = http(
+            &server,
+            &format!("GET /api/players/{long} HTTP/1.1\r\nHost: k\r\nConnection: close\r\n\r\n"),
+        )
+        .await;
+        assert_json_error(status, &body, 400, "bad_request");
+        assert!(!body.contains("ZZZZZZZZZZZZZZZZZZZZZ"), "{body}");
+        server.shutdown().await;
+    }
 }

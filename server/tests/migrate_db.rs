@@ -14,8 +14,8 @@ use krypto_server::db::scores::{
     FinalPlace, MatchEnd, NewMatch, NewPlayer, RoundOutcome, RoundResult, RoundStart, Write,
 };
 use krypto_server::db::{Created, Db};
-use krypto_server::{new_token, token_hash};
 use krypto_server::leaderboard::{self, BoardQuery, Ranking};
+use krypto_server::{new_token, token_hash};
 use serde_json::json;
 use uuid::Uuid;
 

@@ -69,6 +69,11 @@ fn assert_guarded(a: &Answer) {
     assert_eq!(a.headers["x-content-type-options"], "nosniff");
 }
 
+// These stay on SQLite alone, outside `on_both!`: the browser client's
+// routes use no server state (`web::routes` in server/src/web.rs merges
+// into any router), so no answer here touches a database, and a PostgreSQL
+// copy would test the same bytes again.
+
 #[tokio::test]
 async fn every_page_address_serves_the_app() {
     let server = TestServer::start().await;

@@ -3,7 +3,6 @@
 //! from `at_ms` — so it is tested here without a room task, a clock or a
 //! database.
 
-
 use krypto_core::room::RoomEvent;
 use uuid::Uuid;
 
@@ -185,8 +184,8 @@ impl MatchLog {
 
 #[cfg(test)]
 mod tests {
-    use krypto_core::protocol::{RoomSettings, Standing};
     use krypto_core::protocol::{PlayerId, VerdictKind};
+    use krypto_core::protocol::{RoomSettings, Standing};
     use krypto_core::room::{Entrant, MatchResult};
 
     use super::*;
