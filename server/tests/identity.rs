@@ -124,9 +124,9 @@ on_both! {
 
     #[tokio::test]
     async fn players_survive_a_restart_of_the_server() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("keep.db");
-        let url = format!("sqlite://{}", path.display());
+        // One database of the running backend, kept across the two servers.
+        let database = common::fresh_database().await;
+        let url = database.url.clone();
         let server = TestServer::with_config(|c| c.database_url = url.clone()).await;
         let (_c, welcome) = server.player("Grace").await;
         server.shutdown().await;
@@ -140,5 +140,6 @@ on_both! {
             .await;
         assert_eq!(c.recv().await["player_id"], welcome["player_id"]);
         server.shutdown().await;
+        drop(database);
     }
 }
