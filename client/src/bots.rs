@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use krypto_client::load::answers::wrong_formula;
+use krypto_client::wait::sleep_until;
 use krypto_core::protocol::{ClientMessage, ErrorCode, PlayerId, RoomPhase, ServerMessage};
 use krypto_core::room::difficulty_of;
 use krypto_core::settings::{DealMode, Difficulty, RoomSettings, Variant};
@@ -382,13 +383,6 @@ fn scaled(d: Duration, pace: u32) -> Duration {
 
 fn far_future() -> Instant {
     Instant::now() + Duration::from_secs(24 * 3600)
-}
-
-async fn sleep_until(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
-    }
 }
 
 #[cfg(test)]

@@ -3,5 +3,7 @@
 //!
 //! - [`load`]: the load generator behind `krypto-load`, and the soak test's
 //!   entry point ([`load::run`]).
+//! - [`wait`]: sleeping until a deadline that may not be set.
 
 pub mod load;
+pub mod wait;

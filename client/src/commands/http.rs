@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use anyhow::{bail, Context};
+use anyhow::{anyhow, bail, Context};
 use serde_json::Value;
 use url::Url;
 
@@ -28,6 +28,15 @@ impl Answer {
     /// The API's error sentence (`{"error": {"message": ...}}`), if any.
     pub fn error_message(&self) -> Option<&str> {
         self.json.get("error")?.get("message")?.as_str()
+    }
+
+    /// The error for a status the command has no meaning for.
+    pub fn unexpected(&self) -> anyhow::Error {
+        anyhow!(
+            "the server answered HTTP {}: {}",
+            self.status,
+            self.error_message().unwrap_or("no reason given")
+        )
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use krypto_core::protocol::{LeaderboardRow, Metric, Period};
 use serde::Deserialize;
 
@@ -24,11 +24,7 @@ struct Board {
 /// Fetches and prints the board.
 pub fn run(args: &LeaderboardArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
     let settings = config::ConfigDir::locate()?.settings()?;
-    let server = args
-        .server
-        .clone()
-        .or(settings.server)
-        .unwrap_or_else(|| config::DEFAULT_SERVER.to_owned());
+    let server = config::chosen_server(args.server.as_deref(), settings.server);
     // Only to mark our own row: the name is never sent.
     let me = args.name.clone().or(settings.name);
     let limit = args.limit.to_string();
@@ -55,10 +51,7 @@ pub fn run(args: &LeaderboardArgs, out: &mut impl Write) -> anyhow::Result<Outco
                 .unwrap_or("the server refused the request");
             return Err(UsageError(why.to_owned()).into());
         }
-        status => bail!(
-            "the server answered HTTP {status}: {}",
-            answer.error_message().unwrap_or("no reason given")
-        ),
+        _ => return Err(answer.unexpected()),
     }
     if args.json {
         writeln!(out, "{}", answer.raw.trim())?;

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use chrono::{DateTime, Datelike, Utc};
 use serde::Deserialize;
 
@@ -46,11 +46,7 @@ struct RecentMatch {
 /// "no" (status 1); an unreachable server or an HTTP error is an error.
 pub fn run(args: &ProfileArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
     let settings = config::ConfigDir::locate()?.settings()?;
-    let server = args
-        .server
-        .clone()
-        .or(settings.server)
-        .unwrap_or_else(|| config::DEFAULT_SERVER.to_owned());
+    let server = config::chosen_server(args.server.as_deref(), settings.server);
     let name = args.player.trim();
     let url = config::api_url(&server, &["api", "players", name], &[])?;
     let origin = url.origin().ascii_serialization();
@@ -65,10 +61,7 @@ pub fn run(args: &ProfileArgs, out: &mut impl Write) -> anyhow::Result<Outcome> 
             }
             return Ok(Outcome::No);
         }
-        status => bail!(
-            "the server answered HTTP {status}: {}",
-            answer.error_message().unwrap_or("no reason given")
-        ),
+        _ => return Err(answer.unexpected()),
     }
     if args.json {
         writeln!(out, "{}", answer.raw.trim())?;

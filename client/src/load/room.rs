@@ -450,7 +450,7 @@ impl Room {
                     }
                 }
                 Some((i, incoming)) = self.incoming.next() => self.receive(i, incoming).await,
-                () = sleep_until_opt(due), if due.is_some() => self.submit_due().await,
+                () = crate::wait::sleep_until(due), if due.is_some() => self.submit_due().await,
                 else => break,
             }
         }
@@ -723,13 +723,6 @@ impl Room {
 
 fn micros(d: Duration) -> u64 {
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
-}
-
-async fn sleep_until_opt(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
-    }
 }
 
 #[cfg(test)]

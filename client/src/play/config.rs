@@ -18,6 +18,13 @@ use url::Url;
 /// The server used when neither `--server` nor the config names one.
 pub const DEFAULT_SERVER: &str = "ws://127.0.0.1:7878/ws";
 
+/// The server to use: the flag's, else the configured one, else the default.
+pub fn chosen_server(flag: Option<&str>, configured: Option<String>) -> String {
+    flag.map(str::to_owned)
+        .or(configured)
+        .unwrap_or_else(|| DEFAULT_SERVER.to_owned())
+}
+
 /// Environment variable that replaces the platform config directory.
 pub const CONFIG_DIR_ENV: &str = "KRYPTO_CONFIG_DIR";
 

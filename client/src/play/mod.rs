@@ -65,10 +65,7 @@ pub struct Target {
 pub fn target(server: Option<&str>, name: Option<&str>) -> anyhow::Result<Target> {
     let dir = ConfigDir::locate()?;
     let settings = dir.settings()?;
-    let raw = server
-        .map(str::to_owned)
-        .or(settings.server)
-        .unwrap_or_else(|| config::DEFAULT_SERVER.to_owned());
+    let raw = config::chosen_server(server, settings.server);
     let server = config::normalize_server(&raw)?;
     let name = match name.map(str::to_owned).or(settings.name) {
         Some(n) => config::check_name(&n)?,

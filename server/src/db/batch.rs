@@ -15,11 +15,12 @@ use sqlx::Connection;
 use uuid::Uuid;
 
 use super::scores::{
-    Applied, AttemptRecord, Grouped, MatchEnd, NewMatch, NewPlayer, RoundOutcome, RoundResult,
+    int, Applied, AttemptRecord, Grouped, MatchEnd, NewMatch, NewPlayer, RoundOutcome, RoundResult,
     RoundStart, Write,
 };
 use super::summary::{plan_finish, PlaceRow, RatingState, Stats};
 use super::{Created, DbError, PlayerRow};
+use crate::ratings::Skill;
 
 /// What each request of a batch produced, or why it failed.
 pub type Results = Vec<Result<Vec<Applied>, DbError>>;
@@ -33,6 +34,93 @@ pub(crate) struct PlayerState {
     pub bot: bool,
     /// Their rating, if they were ever rated.
     pub rating: Option<RatingState>,
+}
+
+/// A player's row as both backends select it: id and bot flag, then the
+/// columns of their ratings row, all `NULL` if they were never rated.
+pub(crate) type PlayerStateRow = (
+    i64,
+    bool,
+    Option<f64>,
+    Option<f64>,
+    Option<i64>,
+    Option<i64>,
+);
+
+impl From<PlayerStateRow> for PlayerState {
+    fn from((id, bot, mu, sigma, matches, opponents): PlayerStateRow) -> Self {
+        PlayerState {
+            id,
+            bot,
+            rating: match (mu, sigma) {
+                (Some(mu), Some(sigma)) => Some(RatingState {
+                    skill: Skill { mu, sigma },
+                    matches: matches.unwrap_or(0),
+                    opponents: opponents.unwrap_or(0),
+                }),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// A round's outcome as the columns of its row, `outcome` to `solutions`;
+/// each backend only packs them in its own way.
+pub(crate) struct OutcomeColumns {
+    pub outcome: &'static str,
+    pub winner_id: Option<i64>,
+    pub formula: Option<String>,
+    /// A right "no solution" claim won the round.
+    pub no_solution: bool,
+    pub elapsed_ms: Option<i64>,
+    pub points: Option<i64>,
+    pub solution: Option<String>,
+    pub solutions: Option<i64>,
+}
+
+impl OutcomeColumns {
+    pub fn of(outcome: &RoundOutcome) -> Self {
+        match outcome {
+            RoundOutcome::Won {
+                winner,
+                formula,
+                elapsed_ms,
+                points,
+            } => OutcomeColumns {
+                outcome: "won",
+                winner_id: Some(winner.0),
+                formula: formula.clone(),
+                no_solution: formula.is_none(),
+                elapsed_ms: Some(int(*elapsed_ms)),
+                points: Some(*points),
+                solution: None,
+                solutions: None,
+            },
+            RoundOutcome::TimedOut {
+                solution,
+                solutions,
+            } => OutcomeColumns {
+                outcome: "timed_out",
+                winner_id: None,
+                formula: None,
+                no_solution: false,
+                elapsed_ms: None,
+                points: None,
+                solution: solution.clone(),
+                solutions: Some(int(*solutions)),
+            },
+        }
+    }
+}
+
+/// A hand's cards as they are stored: a JSON array in a text column.
+pub(crate) fn cards_json(cards: &[i64]) -> String {
+    serde_json::Value::from(cards.to_vec()).to_string()
+}
+
+/// A round number read back from the database.
+pub(crate) fn round_number(n: i64) -> Result<u32, DbError> {
+    u32::try_from(n).map_err(|_| DbError::Invariant("a round number out of range"))
 }
 
 /// A future borrowing the connection and the rows for `'c`.

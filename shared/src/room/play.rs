@@ -72,19 +72,17 @@ impl Room {
                 }),
                 locked_out_ms,
             };
+        // The attempt as it is recorded when it is refused.
+        let refused = |kind: VerdictKind| RoomEvent::Attempt {
+            round: current,
+            player,
+            formula: formula.map(str::to_owned),
+            accepted: false,
+            error: Some(kind),
+            elapsed_ms,
+        };
         if over {
-            self.count_attempt(
-                player,
-                &mut fx,
-                RoomEvent::Attempt {
-                    round: current,
-                    player,
-                    formula: formula.map(str::to_owned),
-                    accepted: false,
-                    error: Some(VerdictKind::RoundOver),
-                    elapsed_ms,
-                },
-            );
+            self.count_attempt(player, &mut fx, refused(VerdictKind::RoundOver));
             fx.reply(
                 player,
                 refuse(VerdictKind::RoundOver, "this round is already over", None),
@@ -99,18 +97,7 @@ impl Room {
         }
         if now < locked_until {
             let left = locked_until - now;
-            self.count_attempt(
-                player,
-                &mut fx,
-                RoomEvent::Attempt {
-                    round: current,
-                    player,
-                    formula: formula.map(str::to_owned),
-                    accepted: false,
-                    error: Some(VerdictKind::LockedOut),
-                    elapsed_ms,
-                },
-            );
+            self.count_attempt(player, &mut fx, refused(VerdictKind::LockedOut));
             fx.reply(
                 player,
                 refuse(
@@ -188,18 +175,7 @@ impl Room {
                     }
                     None => 0,
                 };
-                self.count_attempt(
-                    player,
-                    &mut fx,
-                    RoomEvent::Attempt {
-                        round: current,
-                        player,
-                        formula: formula.map(str::to_owned),
-                        accepted: false,
-                        error: Some(error.kind),
-                        elapsed_ms,
-                    },
-                );
+                self.count_attempt(player, &mut fx, refused(error.kind));
                 fx.reply(
                     player,
                     ServerMessage::Verdict {

@@ -12,7 +12,7 @@ use ratatui::style::{Color, Modifier, Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Cell, Gauge, Paragraph, Row, Table, Widget};
 
-use super::{clock, render_feed, ACCENT, DIM};
+use super::{clock, panel, render_feed, ACCENT, DIM};
 use crate::play::app::{App, InputMode, RoomView};
 use crate::play::wording::secs;
 
@@ -144,9 +144,7 @@ fn render_formula(app: &App, area: Rect, buf: &mut Buffer) {
         _ if app.is_spectator() => " Watching ",
         _ => " Your formula ",
     };
-    let mut block = Block::bordered()
-        .border_type(BorderType::Rounded)
-        .title(title);
+    let mut block = panel(title);
     // The live value only while a hand is being raced: between rounds the
     // last hand's cards would judge a formula meant for the next one.
     if let (false, Some(round)) = (chatting, app.live_round()) {
@@ -256,10 +254,6 @@ fn render_scores(app: &App, room: &RoomView, area: Rect, buf: &mut Buffer) {
         .style(style)
     });
     Table::new(rows, [Constraint::Min(10), Constraint::Length(5)])
-        .block(
-            Block::bordered()
-                .border_type(BorderType::Rounded)
-                .title(" Scores "),
-        )
+        .block(panel(" Scores "))
         .render(area, buf);
 }

@@ -4,9 +4,9 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::Line;
-use ratatui::widgets::{Block, BorderType, Cell, Paragraph, Row, Table, Widget};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Widget};
 
-use super::{render_feed, render_input_line, DIM};
+use super::{panel, render_feed, render_input_line, DIM};
 use crate::play::app::App;
 use crate::play::wording::phase_name;
 
@@ -17,9 +17,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Constraint::Length(1),
     ])
     .areas(area);
-    let block = Block::bordered()
-        .border_type(BorderType::Rounded)
-        .title(" Public rooms ");
+    let block = panel(" Public rooms ");
     if app.rooms.is_empty() {
         Paragraph::new(vec![
             Line::raw(""),

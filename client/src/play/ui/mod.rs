@@ -155,19 +155,20 @@ fn render_connecting(app: &App, area: Rect, buf: &mut Buffer) {
     Paragraph::new(lines)
         .wrap(Wrap { trim: true })
         .alignment(Alignment::Center)
-        .block(
-            Block::bordered()
-                .border_type(BorderType::Rounded)
-                .title(" krypto "),
-        )
+        .block(panel(" krypto "))
         .render(box_area, buf);
+}
+
+/// A panel's frame: a rounded box with a title.
+pub(super) fn panel<'a>(title: impl Into<Line<'a>>) -> Block<'a> {
+    Block::bordered()
+        .border_type(BorderType::Rounded)
+        .title(title)
 }
 
 /// The feed's newest lines that fit `area`, in a titled box.
 fn render_feed(app: &App, area: Rect, buf: &mut Buffer, title: &str) {
-    let block = Block::bordered()
-        .border_type(BorderType::Rounded)
-        .title(title.to_owned());
+    let block = panel(title.to_owned());
     let inner = block.inner(area);
     block.render(area, buf);
     let lines: Vec<Line> = app

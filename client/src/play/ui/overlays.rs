@@ -7,7 +7,7 @@ use ratatui::style::{Color, Style, Stylize};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget};
 
-use super::{centered, qr, room, ACCENT, DIM};
+use super::{centered, panel, qr, room, ACCENT, DIM};
 use crate::play::app::{App, Confirm};
 use crate::play::help;
 
@@ -69,9 +69,7 @@ fn render_qr(app: &App, area: Rect, buf: &mut Buffer) {
     Clear.render(box_area, buf);
     Paragraph::new(lines)
         .block(
-            Block::bordered()
-                .border_type(BorderType::Rounded)
-                .title(format!(" Scan to join {} ", r.snapshot.code))
+            panel(format!(" Scan to join {} ", r.snapshot.code))
                 .title_bottom(Line::styled(" any key closes ", DIM).centered()),
         )
         .render(box_area, buf);

@@ -6,9 +6,9 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Constraint, Flex, Layout, Rect};
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Cell, Paragraph, Row, Table, Widget};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Widget};
 
-use super::{render_input_line, ACCENT, DIM};
+use super::{panel, render_input_line, ACCENT, DIM};
 use crate::play::app::App;
 use crate::play::wording::metric_value;
 
@@ -141,11 +141,7 @@ fn render_standings(app: &App, standings: &[Standing], area: Rect, buf: &mut Buf
         ])
         .style(DIM),
     )
-    .block(
-        Block::bordered()
-            .border_type(BorderType::Rounded)
-            .title(" Final standings "),
-    )
+    .block(panel(" Final standings "))
     .render(area, buf);
 }
 
@@ -154,9 +150,7 @@ pub(super) fn render_leaderboard(app: &App, area: Rect, buf: &mut Buffer) {
         Some(b) => format!(" Leaderboard · {} · {} ", b.metric, b.period),
         None => " Leaderboard ".to_owned(),
     };
-    let block = Block::bordered()
-        .border_type(BorderType::Rounded)
-        .title(title);
+    let block = panel(title);
     let rows = app.board.as_ref().map(|b| &b.rows);
     match (rows, &app.board) {
         (Some(rows), Some(b)) if !rows.is_empty() => {

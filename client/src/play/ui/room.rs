@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph, Widget, Wrap};
 use tui_big_text::{BigText, PixelSize};
 
-use super::{qr, render_feed, render_input_line, ACCENT, DIM};
+use super::{panel, qr, render_feed, render_input_line, ACCENT, DIM};
 use crate::play::app::{App, InputMode, RoomView};
 use crate::play::config;
 
@@ -134,9 +134,7 @@ fn render_join(app: &App, room: &RoomView, qr_key: bool, area: Rect, buf: &mut B
 
 /// The QR code in a box of its own.
 pub(super) fn render_qr(code: &[String], area: Rect, buf: &mut Buffer) {
-    let block = Block::bordered()
-        .border_type(BorderType::Rounded)
-        .title(" Scan to join ");
+    let block = panel(" Scan to join ");
     let inner = block.inner(area);
     block.render(area, buf);
     let lines: Vec<Line> = code
@@ -185,13 +183,7 @@ fn render_roster(app: &App, room: &RoomView, area: Rect, buf: &mut Buffer) {
             Line::from(spans)
         })
         .collect();
-    Paragraph::new(lines)
-        .block(
-            Block::bordered()
-                .border_type(BorderType::Rounded)
-                .title(title),
-        )
-        .render(area, buf);
+    Paragraph::new(lines).block(panel(title)).render(area, buf);
 }
 
 fn render_settings(app: &App, room: &RoomView, area: Rect, buf: &mut Buffer) {
@@ -218,11 +210,5 @@ fn render_settings(app: &App, room: &RoomView, area: Rect, buf: &mut Buffer) {
             ])
         })
         .collect();
-    Paragraph::new(lines)
-        .block(
-            Block::bordered()
-                .border_type(BorderType::Rounded)
-                .title(title),
-        )
-        .render(area, buf);
+    Paragraph::new(lines).block(panel(title)).render(area, buf);
 }

@@ -7,25 +7,18 @@ use std::collections::{BTreeMap, BTreeSet};
 use sqlx::{PgConnection, Postgres};
 use uuid::Uuid;
 
-use crate::db::batch::{PlayerState, Step, WriteBackend};
+use crate::db::batch::{
+    cards_json, round_number, OutcomeColumns, PlayerState, PlayerStateRow, Step, WriteBackend,
+};
 use crate::db::scores::{
-    int, AttemptRecord, MatchEnd, NewMatch, NewPlayer, RoundOutcome, RoundResult, RoundStart,
+    int, AttemptRecord, MatchEnd, NewMatch, NewPlayer, RoundResult, RoundStart,
 };
 use crate::db::summary::{PlaceRow, RatingState, Stats};
-use crate::db::{DbError, PlayerRow};
-use crate::ratings::Skill;
-
-fn round_number(n: i64) -> Result<u32, DbError> {
-    u32::try_from(n).map_err(|_| DbError::Invariant("a round number out of range"))
-}
+use crate::db::PlayerRow;
 
 /// The column of `rows` that `f` picks.
 fn col<T, U>(rows: &[T], f: impl Fn(&T) -> U) -> Vec<U> {
     rows.iter().map(f).collect()
-}
-
-fn cards(cards: &[i64]) -> String {
-    serde_json::Value::from(cards.to_vec()).to_string()
 }
 
 impl WriteBackend for Postgres {
@@ -98,7 +91,7 @@ impl WriteBackend for Postgres {
             .bind(col(rounds, |r| r.match_id))
             .bind(col(rounds, |r| i64::from(r.round)))
             .bind(col(rounds, |r| r.objective))
-            .bind(col(rounds, |r| cards(&r.cards)))
+            .bind(col(rounds, |r| cards_json(&r.cards)))
             .bind(col(rounds, |r| r.at_ms))
             .execute(&mut *conn)
             .await?;
@@ -133,22 +126,10 @@ impl WriteBackend for Postgres {
         results: &'c [&'c RoundResult],
     ) -> Step<'c, Vec<(Uuid, u32)>> {
         Box::pin(async move {
-            let won = |r: &&RoundResult| match &r.outcome {
-                RoundOutcome::Won {
-                    winner,
-                    formula,
-                    elapsed_ms,
-                    points,
-                } => Some((winner.0, formula.clone(), int(*elapsed_ms), *points)),
-                RoundOutcome::TimedOut { .. } => None,
-            };
-            let timed_out = |r: &&RoundResult| match &r.outcome {
-                RoundOutcome::TimedOut {
-                    solution,
-                    solutions,
-                } => Some((solution.clone(), int(*solutions))),
-                RoundOutcome::Won { .. } => None,
-            };
+            let outcomes: Vec<OutcomeColumns> = results
+                .iter()
+                .map(|r| OutcomeColumns::of(&r.outcome))
+                .collect();
             let ended: Vec<(Uuid, i64)> = sqlx::query_as(
                 "INSERT INTO rounds (match_id, number, objective, cards, started_at, ended_at,
                                      outcome, winner_id, formula, no_solution, elapsed_ms, points,
@@ -168,19 +149,17 @@ impl WriteBackend for Postgres {
             .bind(col(results, |r| r.start.match_id))
             .bind(col(results, |r| i64::from(r.start.round)))
             .bind(col(results, |r| r.start.objective))
-            .bind(col(results, |r| cards(&r.start.cards)))
+            .bind(col(results, |r| cards_json(&r.start.cards)))
             .bind(col(results, |r| r.start.at_ms))
             .bind(col(results, |r| r.at_ms))
-            .bind(col(results, |r| {
-                if won(r).is_some() { "won" } else { "timed_out" }.to_owned()
-            }))
-            .bind(col(results, |r| won(r).map(|w| w.0)))
-            .bind(col(results, |r| won(r).and_then(|w| w.1)))
-            .bind(col(results, |r| won(r).is_some_and(|w| w.1.is_none())))
-            .bind(col(results, |r| won(r).map(|w| w.2)))
-            .bind(col(results, |r| won(r).map(|w| w.3)))
-            .bind(col(results, |r| timed_out(r).and_then(|t| t.0)))
-            .bind(col(results, |r| timed_out(r).map(|t| t.1)))
+            .bind(col(&outcomes, |o| o.outcome.to_owned()))
+            .bind(col(&outcomes, |o| o.winner_id))
+            .bind(col(&outcomes, |o| o.formula.clone()))
+            .bind(col(&outcomes, |o| o.no_solution))
+            .bind(col(&outcomes, |o| o.elapsed_ms))
+            .bind(col(&outcomes, |o| o.points))
+            .bind(col(&outcomes, |o| o.solution.clone()))
+            .bind(col(&outcomes, |o| o.solutions))
             .fetch_all(&mut *conn)
             .await?;
             ended
@@ -192,15 +171,7 @@ impl WriteBackend for Postgres {
 
     fn player_states<'c>(conn: &'c mut PgConnection, ids: &'c [i64]) -> Step<'c, Vec<PlayerState>> {
         Box::pin(async move {
-            type Row = (
-                i64,
-                bool,
-                Option<f64>,
-                Option<f64>,
-                Option<i64>,
-                Option<i64>,
-            );
-            let found: Vec<Row> = sqlx::query_as(
+            let found: Vec<PlayerStateRow> = sqlx::query_as(
                 "SELECT p.id, p.bot, r.mu, r.sigma, r.matches, r.opponents
                  FROM players p LEFT JOIN ratings r ON r.player_id = p.id
                  WHERE p.id = ANY($1)",
@@ -208,21 +179,7 @@ impl WriteBackend for Postgres {
             .bind(ids)
             .fetch_all(&mut *conn)
             .await?;
-            Ok(found
-                .into_iter()
-                .map(|(id, bot, mu, sigma, matches, opponents)| PlayerState {
-                    id,
-                    bot,
-                    rating: match (mu, sigma) {
-                        (Some(mu), Some(sigma)) => Some(RatingState {
-                            skill: Skill { mu, sigma },
-                            matches: matches.unwrap_or(0),
-                            opponents: opponents.unwrap_or(0),
-                        }),
-                        _ => None,
-                    },
-                })
-                .collect())
+            Ok(found.into_iter().map(PlayerState::from).collect())
         })
     }
 

@@ -11,13 +11,14 @@ use serde_json::{json, Value};
 use sqlx::{Sqlite, SqliteConnection};
 use uuid::Uuid;
 
-use crate::db::batch::{PlayerState, Step, WriteBackend};
+use crate::db::batch::{
+    cards_json, round_number, OutcomeColumns, PlayerState, PlayerStateRow, Step, WriteBackend,
+};
 use crate::db::scores::{
-    int, AttemptRecord, MatchEnd, NewMatch, NewPlayer, RoundOutcome, RoundResult, RoundStart,
+    int, AttemptRecord, MatchEnd, NewMatch, NewPlayer, RoundResult, RoundStart,
 };
 use crate::db::summary::{PlaceRow, RatingState, Stats};
 use crate::db::{DbError, PlayerRow};
-use crate::ratings::Skill;
 
 /// The rows as one JSON array, bound as a single text parameter.
 fn rows(rows: impl IntoIterator<Item = Value>) -> String {
@@ -26,10 +27,6 @@ fn rows(rows: impl IntoIterator<Item = Value>) -> String {
 
 fn uuid(text: &str) -> Result<Uuid, DbError> {
     Uuid::parse_str(text).map_err(|_| DbError::Invariant("a match id that is not a UUID"))
-}
-
-fn round_number(n: i64) -> Result<u32, DbError> {
-    u32::try_from(n).map_err(|_| DbError::Invariant("a round number out of range"))
 }
 
 impl WriteBackend for Sqlite {
@@ -112,7 +109,7 @@ impl WriteBackend for Sqlite {
                     r.match_id.to_string(),
                     r.round,
                     r.objective,
-                    json!(r.cards).to_string(),
+                    cards_json(&r.cards),
                     r.at_ms
                 ])
             }));
@@ -171,40 +168,21 @@ impl WriteBackend for Sqlite {
                     json!(s.match_id.to_string()),
                     json!(s.round),
                     json!(s.objective),
-                    json!(json!(s.cards).to_string()),
+                    json!(cards_json(&s.cards)),
                     json!(s.at_ms),
                     json!(r.at_ms),
                 ];
-                let tail = match &r.outcome {
-                    RoundOutcome::Won {
-                        winner,
-                        formula,
-                        elapsed_ms,
-                        points,
-                    } => [
-                        json!("won"),
-                        json!(winner.0),
-                        json!(formula),
-                        json!(formula.is_none()),
-                        json!(int(*elapsed_ms)),
-                        json!(points),
-                        Value::Null,
-                        Value::Null,
-                    ],
-                    RoundOutcome::TimedOut {
-                        solution,
-                        solutions,
-                    } => [
-                        json!("timed_out"),
-                        Value::Null,
-                        Value::Null,
-                        json!(false),
-                        Value::Null,
-                        Value::Null,
-                        json!(solution),
-                        json!(int(*solutions)),
-                    ],
-                };
+                let o = OutcomeColumns::of(&r.outcome);
+                let tail = [
+                    json!(o.outcome),
+                    json!(o.winner_id),
+                    json!(o.formula),
+                    json!(o.no_solution),
+                    json!(o.elapsed_ms),
+                    json!(o.points),
+                    json!(o.solution),
+                    json!(o.solutions),
+                ];
                 Value::Array(head.into_iter().chain(tail).collect())
             }));
             let ended: Vec<(String, i64)> = sqlx::query_as(
@@ -239,15 +217,7 @@ impl WriteBackend for Sqlite {
         ids: &'c [i64],
     ) -> Step<'c, Vec<PlayerState>> {
         Box::pin(async move {
-            type Row = (
-                i64,
-                bool,
-                Option<f64>,
-                Option<f64>,
-                Option<i64>,
-                Option<i64>,
-            );
-            let found: Vec<Row> = sqlx::query_as(
+            let found: Vec<PlayerStateRow> = sqlx::query_as(
                 "SELECT p.id, p.bot, r.mu, r.sigma, r.matches, r.opponents
                  FROM players p LEFT JOIN ratings r ON r.player_id = p.id
                  WHERE p.id IN (SELECT value FROM json_each($1))",
@@ -255,21 +225,7 @@ impl WriteBackend for Sqlite {
             .bind(json!(ids).to_string())
             .fetch_all(&mut *conn)
             .await?;
-            Ok(found
-                .into_iter()
-                .map(|(id, bot, mu, sigma, matches, opponents)| PlayerState {
-                    id,
-                    bot,
-                    rating: match (mu, sigma) {
-                        (Some(mu), Some(sigma)) => Some(RatingState {
-                            skill: Skill { mu, sigma },
-                            matches: matches.unwrap_or(0),
-                            opponents: opponents.unwrap_or(0),
-                        }),
-                        _ => None,
-                    },
-                })
-                .collect())
+            Ok(found.into_iter().map(PlayerState::from).collect())
         })
     }
 
