@@ -13,9 +13,11 @@ export function standingsList(state, { big = false } = {}) {
   return h('ol', { class: big ? 'standings big' : 'standings', 'aria-label': 'Final standings' },
     standings.map((s) => {
       const rated = typeof s.rating_before === 'number' && typeof s.rating_after === 'number';
+      const bot = state.room.players?.find((p) => p.id === s.player)?.bot;
       return h('li', { class: `standing rank-${Math.min(s.rank, 4)}${s.player === state.me?.id ? ' me' : ''}` },
         h('span', { class: 'medal', text: `${MEDALS[s.rank] ?? ''} ${ordinal(s.rank)}` }),
         h('span', { class: 'player-name', text: s.name }),
+        bot && h('span', { class: 'tag bot', title: 'a bot', text: '🤖 bot' }),
         h('span', { class: 'score', text: `${s.score} pt${s.score === 1 ? '' : 's'}` }),
         rated ? h('span', {
           class: 'rating',
