@@ -44,63 +44,35 @@ pub enum Variant {
     TwentyFour,
 }
 
-/// Whether the server only deals hands that have a solution.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Default,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    EnumString,
-    EnumIter,
-    VariantArray,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case", ascii_case_insensitive)]
-pub enum DealMode {
-    /// Re-deal until the hand has a solution under the room's rules.
-    #[default]
-    Solvable,
-    /// Deal whatever comes; players may claim "no solution".
-    Any,
+wire_enum! {
+    /// Whether the server only deals hands that have a solution.
+    #[derive(Default, VariantArray)]
+    pub enum DealMode {
+        /// Re-deal until the hand has a solution under the room's rules.
+        #[default]
+        Solvable,
+        /// Deal whatever comes; players may claim "no solution".
+        Any,
+    }
 }
 
-/// How hard the dealt hands should be, by their number of distinct solutions.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Default,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    EnumString,
-    EnumIter,
-    VariantArray,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case", ascii_case_insensitive)]
-pub enum Difficulty {
-    /// No preference.
-    #[default]
-    Any,
-    /// Many distinct solutions.
-    Easy,
-    /// A moderate number of distinct solutions.
-    Medium,
-    /// Few distinct solutions.
-    Hard,
+wire_enum! {
+    /// How hard the dealt hands should be, by their number of distinct solutions.
+    #[derive(Default, VariantArray)]
+    pub enum Difficulty {
+        /// No preference.
+        #[default]
+        Any,
+        /// Many distinct solutions.
+        Easy,
+        /// A moderate number of distinct solutions.
+        Medium,
+        /// Few distinct solutions.
+        Hard,
+    }
 }
 
-wire_names!(Variant, DealMode, Difficulty, Field);
+wire_names!(Variant, Field);
 
 /// The rule sets a room may play (`positive` is the Countdown game's, for
 /// the solver only).

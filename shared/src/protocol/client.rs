@@ -5,64 +5,36 @@ use strum::{EnumDiscriminants, EnumIter, EnumString, IntoStaticStr, VariantNames
 
 use super::{PlayerId, SettingsPatch};
 
-wire_names!(Metric, Period);
-
-/// Which leaderboard to show.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Default,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    EnumString,
-    EnumIter,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case", ascii_case_insensitive)]
-pub enum Metric {
-    /// Conservative rating (mu − 3·sigma).
-    #[default]
-    Rating,
-    /// Matches won.
-    Wins,
-    /// Rounds won.
-    Rounds,
-    /// Best solve time.
-    Fastest,
+wire_enum! {
+    /// Which leaderboard to show.
+    #[derive(Default)]
+    pub enum Metric {
+        /// Conservative rating (mu − 3·sigma).
+        #[default]
+        Rating,
+        /// Matches won.
+        Wins,
+        /// Rounds won.
+        Rounds,
+        /// Best solve time.
+        Fastest,
+    }
 }
 
-/// Which period a leaderboard covers (UTC calendar periods).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Default,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    EnumString,
-    EnumIter,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case", ascii_case_insensitive)]
-pub enum Period {
-    /// Since the beginning.
-    #[default]
-    All,
-    /// This calendar month.
-    Month,
-    /// This ISO week.
-    Week,
-    /// Today.
-    Day,
+wire_enum! {
+    /// Which period a leaderboard covers (UTC calendar periods).
+    #[derive(Default)]
+    pub enum Period {
+        /// Since the beginning.
+        #[default]
+        All,
+        /// This calendar month.
+        Month,
+        /// This ISO week.
+        Week,
+        /// Today.
+        Day,
+    }
 }
 
 /// A request from a client. The doc of each variant says when it is allowed.

@@ -2,58 +2,42 @@
 //! verdict kinds.
 
 use serde::{Deserialize, Serialize};
-use strum::{EnumIter, EnumString, IntoStaticStr};
 
 use crate::formula::ErrorKind;
 
-wire_names!(VerdictKind, ErrorCode);
-
-/// Why a formula or claim was refused: the checker's kinds plus the room's.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    EnumString,
-    EnumIter,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case", ascii_case_insensitive)]
-pub enum VerdictKind {
-    /// Unexpected character, unbalanced parenthesis, missing operand or operator.
-    Syntax,
-    /// The formula is longer than 200 characters.
-    TooLong,
-    /// The formula nests more than 32 levels of parentheses.
-    TooDeep,
-    /// A number that is not a card of the hand.
-    UnknownCard,
-    /// A card used more often than it was dealt.
-    CardReused,
-    /// Cards left unused.
-    CardUnused,
-    /// Division by zero.
-    DivisionByZero,
-    /// An intermediate result the room's rule set forbids.
-    RuleViolation,
-    /// The formula does not make the objective.
-    WrongValue,
-    /// A value too large to compute exactly.
-    Overflow,
-    /// The sender is locked out after a wrong answer.
-    LockedOut,
-    /// Someone else already won the round (or time ran out).
-    RoundOver,
-    /// A "no solution" claim on a hand that has one.
-    HasSolution,
-    /// A kind this version does not know (sent by a newer server).
-    #[serde(other)]
-    Unknown,
+wire_enum! {
+    /// Why a formula or claim was refused: the checker's kinds plus the room's.
+    pub enum VerdictKind {
+        /// Unexpected character, unbalanced parenthesis, missing operand or operator.
+        Syntax,
+        /// The formula is longer than 200 characters.
+        TooLong,
+        /// The formula nests more than 32 levels of parentheses.
+        TooDeep,
+        /// A number that is not a card of the hand.
+        UnknownCard,
+        /// A card used more often than it was dealt.
+        CardReused,
+        /// Cards left unused.
+        CardUnused,
+        /// Division by zero.
+        DivisionByZero,
+        /// An intermediate result the room's rule set forbids.
+        RuleViolation,
+        /// The formula does not make the objective.
+        WrongValue,
+        /// A value too large to compute exactly.
+        Overflow,
+        /// The sender is locked out after a wrong answer.
+        LockedOut,
+        /// Someone else already won the round (or time ran out).
+        RoundOver,
+        /// A "no solution" claim on a hand that has one.
+        HasSolution,
+        /// A kind this version does not know (sent by a newer server).
+        #[serde(other)]
+        Unknown,
+    }
 }
 
 impl VerdictKind {
@@ -94,68 +78,55 @@ pub struct VerdictError {
     pub column: Option<usize>,
 }
 
-/// Every error code an `error` message may carry.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    EnumString,
-    EnumIter,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case", ascii_case_insensitive)]
-pub enum ErrorCode {
-    /// Not JSON, no or unknown `type`, or missing or bad fields.
-    BadMessage,
-    /// `hello` named a protocol version the server does not speak.
-    UnsupportedProtocol,
-    /// Anything but `hello` or `ping` before `welcome`.
-    NotWelcomed,
-    /// A name that breaks the naming rules.
-    InvalidName,
-    /// A name that belongs to another player.
-    NameTaken,
-    /// A token the server does not know.
-    BadToken,
-    /// No room has that code.
-    RoomNotFound,
-    /// Every seat is taken.
-    RoomFull,
-    /// The host locked the room.
-    RoomLocked,
-    /// A room action outside a room.
-    NotInRoom,
-    /// `create_room` or `join_room` while in a room.
-    AlreadyInRoom,
-    /// A host action by someone else.
-    NotHost,
-    /// A player action by a spectator (or someone waiting for the next round).
-    NotAPlayer,
-    /// An action the room's state does not allow now (e.g. `start` during a match).
-    WrongState,
-    /// A submission for a round that is not the current one.
-    WrongRound,
-    /// Too many messages, or too many guesses at room codes.
-    RateLimited,
-    /// A chat message or field longer than allowed.
-    TooLong,
-    /// Settings outside their allowed ranges.
-    InvalidSettings,
-    /// A `kick`, `transfer_host` or `around` naming nobody known.
-    PlayerNotFound,
-    /// The server is at its limit of connections or rooms.
-    ServerFull,
-    /// The server is shutting down.
-    ShuttingDown,
-    /// Something failed on the server; the request may be retried.
-    Internal,
-    /// A code this version does not know (sent by a newer server).
-    #[serde(other)]
-    Unknown,
+wire_enum! {
+    /// Every error code an `error` message may carry.
+    pub enum ErrorCode {
+        /// Not JSON, no or unknown `type`, or missing or bad fields.
+        BadMessage,
+        /// `hello` named a protocol version the server does not speak.
+        UnsupportedProtocol,
+        /// Anything but `hello` or `ping` before `welcome`.
+        NotWelcomed,
+        /// A name that breaks the naming rules.
+        InvalidName,
+        /// A name that belongs to another player.
+        NameTaken,
+        /// A token the server does not know.
+        BadToken,
+        /// No room has that code.
+        RoomNotFound,
+        /// Every seat is taken.
+        RoomFull,
+        /// The host locked the room.
+        RoomLocked,
+        /// A room action outside a room.
+        NotInRoom,
+        /// `create_room` or `join_room` while in a room.
+        AlreadyInRoom,
+        /// A host action by someone else.
+        NotHost,
+        /// A player action by a spectator (or someone waiting for the next round).
+        NotAPlayer,
+        /// An action the room's state does not allow now (e.g. `start` during a match).
+        WrongState,
+        /// A submission for a round that is not the current one.
+        WrongRound,
+        /// Too many messages, or too many guesses at room codes.
+        RateLimited,
+        /// A chat message or field longer than allowed.
+        TooLong,
+        /// Settings outside their allowed ranges.
+        InvalidSettings,
+        /// A `kick`, `transfer_host` or `around` naming nobody known.
+        PlayerNotFound,
+        /// The server is at its limit of connections or rooms.
+        ServerFull,
+        /// The server is shutting down.
+        ShuttingDown,
+        /// Something failed on the server; the request may be retried.
+        Internal,
+        /// A code this version does not know (sent by a newer server).
+        #[serde(other)]
+        Unknown,
+    }
 }

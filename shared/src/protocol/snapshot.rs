@@ -2,39 +2,23 @@
 //! leaderboard rows.
 
 use serde::{Deserialize, Serialize};
-use strum::{EnumIter, EnumString, IntoStaticStr};
 
 use super::{PlayerId, RoomSettings, ServerMessage};
 
-wire_names!(RoomPhase, LeaveReason);
-
-/// What a room is doing.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    EnumString,
-    EnumIter,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case", ascii_case_insensitive)]
-pub enum RoomPhase {
-    /// Waiting for the host to start a match.
-    Lobby,
-    /// A match is about to start.
-    Countdown,
-    /// A round is running.
-    Playing,
-    /// A round is over; the next one starts shortly.
-    BetweenRounds,
-    /// The match is over; standings are shown. The host may start a rematch.
-    Finished,
+wire_enum! {
+    /// What a room is doing.
+    pub enum RoomPhase {
+        /// Waiting for the host to start a match.
+        Lobby,
+        /// A match is about to start.
+        Countdown,
+        /// A round is running.
+        Playing,
+        /// A round is over; the next one starts shortly.
+        BetweenRounds,
+        /// The match is over; standings are shown. The host may start a rematch.
+        Finished,
+    }
 }
 
 /// One public room in the lobby listing.
@@ -166,29 +150,16 @@ pub struct LeaderboardRow {
     pub matches: u32,
 }
 
-/// Why someone left a room.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Default,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    EnumString,
-    EnumIter,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case", ascii_case_insensitive)]
-pub enum LeaveReason {
-    /// They left.
-    #[default]
-    Left,
-    /// The host removed them.
-    Kicked,
-    /// They stayed disconnected too long and lost their seat.
-    TimedOut,
+wire_enum! {
+    /// Why someone left a room.
+    #[derive(Default)]
+    pub enum LeaveReason {
+        /// They left.
+        #[default]
+        Left,
+        /// The host removed them.
+        Kicked,
+        /// They stayed disconnected too long and lost their seat.
+        TimedOut,
+    }
 }
