@@ -508,6 +508,14 @@ fn server_messages_have_the_documented_shapes() {
     );
     server_round_trip(
         Some("j"),
+        ServerMessage::Redirect {
+            url: "ws://host-b:7878/ws".into(),
+            code: "KXR7P".into(),
+        },
+        json!({"id": "j", "type": "redirect", "url": "ws://host-b:7878/ws", "code": "KXR7P"}),
+    );
+    server_round_trip(
+        Some("j"),
         ServerMessage::error(ErrorCode::RoomNotFound, "no room KXR7P"),
         json!({"id": "j", "type": "error", "code": "room_not_found", "message": "no room KXR7P"}),
     );

@@ -224,7 +224,7 @@ impl App {
                     self.input.clear();
                 }
             }
-            ServerMessage::Chat { .. } | ServerMessage::Pong => {}
+            ServerMessage::Chat { .. } | ServerMessage::Pong | ServerMessage::Redirect { .. } => {}
             ServerMessage::PlayerJoined {
                 player,
                 name,
@@ -503,7 +503,9 @@ impl App {
             ServerMessage::Error { code, message } => {
                 one(FeedKind::Refusal, refusal(*code, message))
             }
-            ServerMessage::RoomState(_) | ServerMessage::Pong => Vec::new(),
+            ServerMessage::RoomState(_) | ServerMessage::Pong | ServerMessage::Redirect { .. } => {
+                Vec::new()
+            }
         }
     }
 

@@ -165,6 +165,16 @@ pub enum ServerMessage {
     },
     /// Reply to `ping`.
     Pong,
+    /// The room asked for (by `join_room`, or the seat a `hello` resumes)
+    /// lives on another node of this server: connect to `url`, send `hello`
+    /// with the same token, then `join_room` with `code` (a held seat is
+    /// resumed by the `hello` itself).
+    Redirect {
+        /// That node's public WebSocket URL (`ws://host-b:7878/ws`).
+        url: String,
+        /// The room's code.
+        code: String,
+    },
     /// A request failed, or the server has bad news.
     Error {
         /// Machine-readable reason.
