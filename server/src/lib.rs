@@ -90,6 +90,25 @@ pub(crate) struct Shared {
     pub(crate) shutdown: CancellationToken,
     /// Connection and room tasks, so shutdown can wait for their goodbyes.
     pub(crate) tracker: TaskTracker,
+    /// Where room tasks put their state when the server stops, to be
+    /// stored for the next start.
+    pub(crate) saved_rooms: SavedRooms,
+}
+
+/// The rooms saved while stopping, collected for one write.
+#[derive(Debug, Default)]
+pub(crate) struct SavedRooms(std::sync::Mutex<Vec<db::saved::StoredRoom>>);
+
+impl SavedRooms {
+    /// Adds a room's saved state.
+    pub(crate) fn push(&self, room: db::saved::StoredRoom) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(room);
+    }
+
+    /// Everything saved so far.
+    fn take(&self) -> Vec<db::saved::StoredRoom> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
 }
 
 impl Shared {
@@ -110,8 +129,41 @@ impl Shared {
             db,
             shutdown: CancellationToken::new(),
             tracker: TaskTracker::new(),
+            saved_rooms: SavedRooms::default(),
         });
+        shared.restore_rooms().await?;
         Ok((shared, recorder_task))
+    }
+
+    /// Brings back the rooms the last graceful stop saved.
+    async fn restore_rooms(self: &Arc<Self>) -> Result<(), ServerError> {
+        let saved = self.db.take_saved_rooms().await?;
+        if saved.is_empty() {
+            return Ok(());
+        }
+        let total = saved.len();
+        let mut restored = 0;
+        for room in saved {
+            let code = room.code.clone();
+            match room_task::restore(self, room).await {
+                Ok(()) => restored += 1,
+                Err(e) => tracing::warn!(room = %code, error = %e, "saved room not restored"),
+            }
+        }
+        tracing::info!(restored, of = total, "rooms restored from the last stop");
+        Ok(())
+    }
+
+    /// Stores the rooms saved while stopping.
+    async fn store_saved_rooms(&self) {
+        let rooms = self.saved_rooms.take();
+        if rooms.is_empty() {
+            return;
+        }
+        match self.db.save_rooms(&rooms).await {
+            Ok(()) => tracing::info!(rooms = rooms.len(), "rooms saved for the next start"),
+            Err(e) => tracing::error!(error = %e, "rooms not saved: their matches are lost"),
+        }
     }
 }
 
@@ -126,9 +178,10 @@ pub enum ServerError {
     Io(#[from] std::io::Error),
 }
 
-/// Serves on `listener` until `shutdown` resolves, then shuts down
-/// gracefully: stop accepting, close every WebSocket with 1012 (the server
-/// is restarting), let rooms finish, close the database.
+/// Restores the rooms the last graceful stop saved, serves on `listener`
+/// until `shutdown` resolves, then shuts down gracefully: stop accepting,
+/// save every room, close every WebSocket with 1012 (the server is
+/// restarting), store the saved rooms, close the database.
 pub async fn run(
     listener: TcpListener,
     config: Config,
@@ -165,6 +218,7 @@ pub async fn run(
     }
     shared.recorder.close().await;
     let _ = recorder_task.await;
+    shared.store_saved_rooms().await;
     shared.db.close().await;
     tracing::info!("stopped");
     Ok(())

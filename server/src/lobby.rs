@@ -24,10 +24,7 @@ pub(crate) enum RoomCommand {
         name: String,
         /// Watch only.
         spectator: bool,
-        /// The client said it is a bot. TODO(room): pass to `Room::join`
-        /// once it takes the flag, to mark bots in rosters and keep them
-        /// off the ratings.
-        #[allow(dead_code)] // read once Room::join takes the bot flag
+        /// The client said it is a bot.
         bot: bool,
         /// Where to send them the room's messages.
         client: Outbox,
@@ -140,6 +137,17 @@ impl Lobby {
             inner.rooms.insert(code, handle);
             value
         }))
+    }
+
+    /// Registers a room under the code it already has (a room restored at
+    /// start); false if that code is taken, or the server is full.
+    pub(crate) fn register_code(&self, handle: RoomHandle) -> bool {
+        let mut inner = self.lock();
+        if inner.rooms.len() >= self.max_rooms || inner.rooms.contains_key(&handle.code) {
+            return false;
+        }
+        inner.rooms.insert(handle.code.clone(), handle);
+        true
     }
 
     /// Removes a closed room and frees its members' seats.

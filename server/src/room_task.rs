@@ -15,13 +15,15 @@ use std::sync::Arc;
 
 use axum::extract::ws::Utf8Bytes;
 use krypto_core::protocol::{ErrorCode, PlayerId, RoomSettings, ServerEnvelope};
-use krypto_core::room::{Effects, Joiner, Recipient, Room, RoomError, RoomLimits};
+use krypto_core::room::{Effects, Joiner, Recipient, Room, RoomError, RoomLimits, SavedRoom};
+use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 use uuid::Uuid;
 
 use self::recording::MatchLog;
-use crate::db::scores::Applied;
+use crate::db::saved::StoredRoom;
+use crate::db::scores::{Applied, Write};
 use crate::lobby::{RegisterError, RoomCommand, RoomHandle};
 use crate::outbox::Outbox;
 use crate::periods::now_ms;
@@ -39,7 +41,7 @@ const INBOX: usize = 256;
 pub fn create(
     shared: &Arc<Shared>,
     host: PlayerId,
-    name: String,
+    joiner: Joiner,
     settings: RoomSettings,
     client: Outbox,
     id: Option<String>,
@@ -49,7 +51,7 @@ pub fn create(
     let registered = shared.lobby.register(|code| {
         let (room, fx) = Room::new(
             code.clone(),
-            Joiner::new(host, name),
+            joiner,
             settings,
             dealer,
             RoomLimits::default(),
@@ -80,6 +82,101 @@ pub fn create(
     tracing::info!(room = %code, host = host.0, "room opened");
     shared.tracker.spawn(task.run(rx));
     Ok(Ok(()))
+}
+
+/// What a stopping server stores of a room: the room itself and where its
+/// recording stands, so the match carries on under the same id.
+#[derive(Debug, Serialize, Deserialize)]
+struct SavedTask {
+    room: SavedRoom,
+    log: MatchLog,
+}
+
+/// Why a saved room could not be brought back.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RestoreError {
+    /// The stored JSON is not a saved room.
+    #[error("unreadable saved state: {0}")]
+    Unreadable(#[from] serde_json::Error),
+    /// The room refused its saved state (settings no longer valid).
+    #[error(transparent)]
+    Refused(#[from] RoomError),
+    /// A room with that code is already open, or the server is full.
+    #[error("its code is taken or the server is full")]
+    NoPlace,
+}
+
+/// Brings back a room a graceful stop saved: it carries on where it was,
+/// every member holding their seat (as after a dropped connection) until
+/// they come back with their token. A match whose room cannot come back is
+/// recorded as abandoned.
+pub(crate) async fn restore(shared: &Arc<Shared>, stored: StoredRoom) -> Result<(), RestoreError> {
+    let saved: SavedTask = serde_json::from_str(&stored.state)?;
+    let SavedTask { room: saved, log } = saved;
+    let seats: Vec<(PlayerId, bool)> = saved.members.iter().map(|m| (m.id, m.spectator)).collect();
+    let clock = RoomClock::new(&shared.config);
+    let now = clock.now();
+    let room = match Room::restore(
+        saved,
+        shared.config.dealer.make(),
+        RoomLimits::default(),
+        now,
+    ) {
+        Ok(room) => room,
+        Err(e) => {
+            abandon(shared, &log).await;
+            return Err(e.into());
+        }
+    };
+    let (tx, rx) = mpsc::channel(INBOX);
+    let (summary_tx, summary) = watch::channel(room.summary());
+    let code = room.code().to_owned();
+    let handle = RoomHandle {
+        code: code.clone(),
+        tx,
+        summary,
+    };
+    if !shared.lobby.register_code(handle) {
+        abandon(shared, &log).await;
+        return Err(RestoreError::NoPlace);
+    }
+    for &(member, spectator) in &seats {
+        shared.lobby.seat(member, &code);
+        if spectator {
+            shared.lobby.reserve_spectator(&code, member, usize::MAX);
+        }
+    }
+    let mut task = RoomTask {
+        shared: shared.clone(),
+        room,
+        clock,
+        clients: HashMap::new(),
+        summary: summary_tx,
+        empty_since: None,
+        log,
+    };
+    // Nobody is connected yet: everyone's seat is held from now.
+    for (member, _) in seats {
+        let fx = task.room.disconnect(member, now);
+        task.deliver(fx, None).await;
+    }
+    task.send_out(Effects::default(), None);
+    tracing::info!(room = %code, match_id = ?task.log.match_id(), "room restored");
+    shared.tracker.spawn(task.run(rx));
+    Ok(())
+}
+
+/// Records the match of a room that could not come back as abandoned.
+async fn abandon(shared: &Shared, log: &MatchLog) {
+    if let Some(match_id) = log.match_id() {
+        let write = Write::AbandonMatch {
+            match_id,
+            at_ms: now_ms(),
+        };
+        if let Err(e) = shared.recorder.submit(vec![write]).await {
+            tracing::error!(%match_id, error = %e, "abandoned match not recorded");
+        }
+    }
 }
 
 struct RoomTask {
@@ -119,7 +216,10 @@ impl RoomTask {
             };
             tokio::select! {
                 biased;
-                () = shutdown.cancelled() => break,
+                () = shutdown.cancelled() => {
+                    self.save();
+                    break;
+                }
                 command = inbox.recv() => match command {
                     Some(command) => self.handle(command).await,
                     None => break,
@@ -144,6 +244,31 @@ impl RoomTask {
             }
         }
         tracing::info!(room = %code, "room closed");
+    }
+
+    /// Hands the room's state to the stopping server, which stores it for
+    /// the next start. Called between commands, with every effect
+    /// delivered. A room nobody holds a seat in is not worth saving.
+    fn save(&mut self) {
+        if self.room.members().is_empty() {
+            return;
+        }
+        let code = self.room.code().to_owned();
+        let saved = SavedTask {
+            room: self.room.save(self.clock.now()),
+            log: std::mem::take(&mut self.log),
+        };
+        match serde_json::to_string(&saved) {
+            Ok(state) => {
+                tracing::info!(room = %code, "room saved");
+                self.shared.saved_rooms.push(StoredRoom {
+                    code,
+                    state,
+                    saved_at: now_ms(),
+                });
+            }
+            Err(e) => tracing::error!(room = %code, error = %e, "room not saved"),
+        }
     }
 
     async fn handle(&mut self, command: RoomCommand) {

@@ -15,6 +15,7 @@ use krypto_core::protocol::{
     parse_client_message, ClientEnvelope, ClientMessage, ErrorCode, Metric, Period, PlayerId,
     ServerEnvelope, ServerMessage, PROTOCOL_VERSION,
 };
+use krypto_core::room::Joiner;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
@@ -42,9 +43,8 @@ struct Welcomed {
     player: PlayerId,
     /// Their name as the rooms show it.
     name: String,
-    /// Whether the client said it is a bot (`hello.bot`). Rooms need it to
-    /// mark bots in rosters and keep them off the ratings: it travels in
-    /// `RoomCommand::Join` until `Room::join` takes it.
+    /// Whether the client said it is a bot (`hello.bot`): rooms mark bots in
+    /// rosters and keep them off the ratings.
     bot: bool,
 }
 
@@ -340,11 +340,19 @@ impl Session {
             Ok(settings) => settings,
             Err(e) => return self.error(id, ErrorCode::InvalidSettings, e.to_string()),
         };
-        // TODO(room): pass `welcomed.bot` once `Room::new` marks a bot host.
+        // A stopping server saves its rooms; one opened now would only be
+        // saved empty-handed.
+        if self.shared.shutdown.is_cancelled() {
+            return self.error(
+                id,
+                ErrorCode::ShuttingDown,
+                "the server is restarting; create the room again in a moment",
+            );
+        }
         match room_task::create(
             &self.shared,
             welcomed.player,
-            welcomed.name,
+            Joiner::new(welcomed.player, welcomed.name).bot(welcomed.bot),
             settings,
             self.outbox.clone(),
             id.clone(),

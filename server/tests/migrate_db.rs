@@ -132,6 +132,16 @@ async fn a_sqlite_database_moves_to_postgres_whole() {
     a_match(&source, &[ben, cat], ben, now - 40_000).await;
     let before = boards_and_profiles(&source, now).await;
     source.close().await;
+    // Ann's room is open when the SQLite server stops: it is saved, and
+    // carries on on PostgreSQL.
+    let server =
+        TestServer::on_database(common::TestDatabase::existing(sqlite.url.clone()), |_| {}).await;
+    let mut c = server.connect().await;
+    c.send(json!({"type": "hello", "protocol": 1, "token": ann_token}))
+        .await;
+    c.recv_type("welcome").await;
+    let room = c.request(json!({"type": "create_room"})).await;
+    server.shutdown().await;
 
     let postgres = common::postgres::fresh_database().await;
     let out = migrate_db(&sqlite.url, &postgres);
@@ -143,6 +153,7 @@ async fn a_sqlite_database_moves_to_postgres_whole() {
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(report.contains("players: 4 rows"), "{report}");
     assert!(report.contains("rounds: 6 rows"), "{report}");
+    assert!(report.contains("saved_rooms: 1 rows"), "{report}");
 
     let dest = Db::open(&postgres).await.unwrap();
     assert_eq!(boards_and_profiles(&dest, now).await, before);
@@ -165,6 +176,9 @@ async fn a_sqlite_database_moves_to_postgres_whole() {
         .await;
     let welcome = c.recv().await;
     assert_eq!(welcome["player_id"], ann.0, "{welcome}");
+    assert_eq!(welcome["resumed"], true, "{welcome}");
+    let state = c.recv_type("room_state").await;
+    assert_eq!(state["code"], room["code"]);
     let (_, dan) = server.player("Dan").await;
     assert_eq!(dan["player_id"], robo.0 + 1, "{dan}");
     server.shutdown().await;

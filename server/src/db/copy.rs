@@ -334,5 +334,19 @@ async fn copy_tables(from: &Db, to: &mut PgConnection, copied: &mut Copied) -> R
         9,
         10
     );
+    // Rooms a graceful stop saved: the PostgreSQL server restores them.
+    copy_table!(
+        from,
+        to,
+        copied,
+        "saved_rooms",
+        "SELECT code, state, saved_at FROM saved_rooms",
+        "INSERT INTO saved_rooms (code, state, saved_at)
+         SELECT * FROM UNNEST($1::text[], $2::text[], $3::int8[])",
+        (String, String, i64),
+        0,
+        1,
+        2
+    );
     Ok(())
 }

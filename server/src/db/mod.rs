@@ -12,6 +12,7 @@
 //!   write fails, for either backend;
 //! - [`boards`]: leaderboard and profile reads (SQL both backends share);
 //! - [`copy`]: `migrate-db`, copying a database into PostgreSQL;
+//! - [`saved`]: rooms a graceful stop saved for the next start;
 //! - `sqlite/`: SQLite through sqlx (`json_each` batches), migrations in
 //!   `migrations/sqlite/`;
 //! - `postgres/`: PostgreSQL through sqlx (arrays and `UNNEST`), migrations
@@ -24,6 +25,7 @@ pub(crate) mod batch;
 pub mod boards;
 pub mod copy;
 mod postgres;
+pub mod saved;
 pub mod scores;
 mod sqlite;
 pub(crate) mod summary;

@@ -37,7 +37,7 @@ pub struct NewMatch {
 }
 
 /// A hand dealt in a recorded match.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RoundStart {
     /// The match.
     pub match_id: Uuid,

@@ -4,6 +4,7 @@
 //! database.
 
 use krypto_core::room::RoomEvent;
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::db::scores::{
@@ -11,7 +12,7 @@ use crate::db::scores::{
 };
 
 /// What the room remembers of the match it is recording.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 struct Current {
     /// The match's id, minted when it started.
     id: Uuid,
@@ -29,13 +30,19 @@ pub(crate) struct ToRecord {
     pub must_commit: bool,
 }
 
-/// A room's recording state across its matches.
-#[derive(Debug, Default)]
+/// A room's recording state across its matches; saved with the room when
+/// the server stops gracefully, so the match goes on under its id.
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub(crate) struct MatchLog {
     current: Option<Current>,
 }
 
 impl MatchLog {
+    /// The match being recorded, if any.
+    pub fn match_id(&self) -> Option<Uuid> {
+        self.current.as_ref().map(|c| c.id)
+    }
+
     /// The writes recording `events` of room `room_code`, happening at
     /// `at_ms` (UTC ms). A new match takes its id from `mint`.
     pub fn translate(

@@ -1,0 +1,49 @@
+//! Rooms saved by a server stopping gracefully and taken back by the next
+//! one to start (table `saved_rooms`). The state is JSON the room task
+//! writes and reads; the database only keeps it in between.
+
+use super::{on_store, Db, DbError};
+
+/// One saved room.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct StoredRoom {
+    /// The room's code.
+    pub code: String,
+    /// Its state, as JSON.
+    pub state: String,
+    /// When it was saved, UTC milliseconds.
+    pub saved_at: i64,
+}
+
+impl Db {
+    /// Stores `rooms` in one transaction (a room saved again replaces its
+    /// older row).
+    pub async fn save_rooms(&self, rooms: &[StoredRoom]) -> Result<(), DbError> {
+        const SQL: &str = "INSERT INTO saved_rooms (code, state, saved_at) VALUES ($1, $2, $3)
+                           ON CONFLICT (code) DO UPDATE
+                           SET state = excluded.state, saved_at = excluded.saved_at";
+        on_store!(self, s => {
+            let mut tx = s.pool.begin().await?;
+            for room in rooms {
+                sqlx::query(SQL)
+                    .bind(&room.code)
+                    .bind(&room.state)
+                    .bind(room.saved_at)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await?;
+        });
+        Ok(())
+    }
+
+    /// Removes and returns every saved room, oldest first: a starting
+    /// server takes them all, so no room is restored twice.
+    pub async fn take_saved_rooms(&self) -> Result<Vec<StoredRoom>, DbError> {
+        const SQL: &str = "DELETE FROM saved_rooms RETURNING code, state, saved_at";
+        let mut rooms: Vec<StoredRoom> =
+            on_store!(self, s => sqlx::query_as(SQL).fetch_all(&s.pool).await?);
+        rooms.sort_by(|a, b| (a.saved_at, &a.code).cmp(&(b.saved_at, &b.code)));
+        Ok(rooms)
+    }
+}
