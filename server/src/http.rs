@@ -165,13 +165,16 @@ async fn get_leaderboard(
         ApiError::bad_request("the query string is not valid (percent-encoding or UTF-8)")
     })?;
     let query = parse_board_query(&params)?;
-    let board = leaderboard::board(
-        &shared.db,
-        &query,
-        shared.config.ranking(),
-        periods::now_ms(),
-    )
-    .await?;
+    let board = shared
+        .boards
+        .board(
+            &shared.db,
+            &query,
+            shared.config.ranking(),
+            periods::now_ms(),
+            shared.recorder.commits(),
+        )
+        .await?;
     Ok(Json(board))
 }
 

@@ -102,7 +102,7 @@ pub enum BoardError {
 }
 
 /// The player called `name` (ignoring case and extra spaces).
-async fn player_named(db: &Db, name: &str) -> Result<PlayerRow, BoardError> {
+pub(crate) async fn player_named(db: &Db, name: &str) -> Result<PlayerRow, BoardError> {
     let not_found = || BoardError::PlayerNotFound(name.to_owned());
     let key = identity::validate_name(name).map_err(|_| not_found())?.key;
     db.player_by_name_key(&key).await?.ok_or_else(not_found)

@@ -24,7 +24,8 @@
 //!   before announcing it.
 //! - [`recorder`]: the one writer of scores, committing rooms' writes in
 //!   groups. [`ratings`]: Weng-Lin. [`periods`]: UTC calendar periods.
-//! - [`leaderboard`]: leaderboards and profiles for the WebSocket and HTTP.
+//! - [`leaderboard`]: leaderboards and profiles for the WebSocket and HTTP;
+//!   [`board_cache`]: the boards' pages served from a copy in memory.
 //! - [`codes`]: room codes. [`limits`]: message credits, per-address and
 //!   per-player limits.
 //! - [`db`]: one store, SQLite or PostgreSQL (chosen by the URL), through
@@ -33,6 +34,7 @@
 //!   friends can use, for the banner and `welcome`.
 //! - [`web`]: the browser client's pages and assets, embedded in the binary.
 
+pub mod board_cache;
 mod codes;
 pub mod config;
 pub mod db;
@@ -80,6 +82,8 @@ pub(crate) struct Shared {
     pub(crate) db: Db,
     /// The one writer of scores.
     pub(crate) recorder: recorder::Recorder,
+    /// Leaderboards served from memory.
+    pub(crate) boards: Arc<board_cache::BoardCache>,
     /// Rooms, seats and sessions.
     pub(crate) lobby: Arc<lobby::Lobby>,
     /// Limits shared by every connection: per address and per player.
@@ -122,6 +126,7 @@ impl Shared {
         let (recorder, recorder_task) = recorder::Recorder::start(&db).await?;
         let shared = Arc::new(Shared {
             recorder,
+            boards: board_cache::BoardCache::new(),
             lobby: lobby::Lobby::new(config.max_rooms),
             limits: limits::SharedLimits::new(&config),
             join_urls: join_urls::join_urls(bound),

@@ -15,6 +15,7 @@
 //! New players go through the same group commit: a crowd of `hello`s
 //! arriving together costs one transaction per batch, not one each.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
@@ -62,6 +63,8 @@ enum Request {
 #[derive(Debug, Clone)]
 pub struct Recorder {
     tx: mpsc::Sender<Request>,
+    /// Batches committed so far: what leaderboards compare their copies to.
+    commits: Arc<AtomicU64>,
 }
 
 impl Recorder {
@@ -69,8 +72,16 @@ impl Recorder {
     pub async fn start(db: &Db) -> Result<(Recorder, JoinHandle<()>), DbError> {
         let writer = db.writer().await?;
         let (tx, rx) = mpsc::channel(QUEUE);
-        let task = tokio::spawn(run(writer, rx));
-        Ok((Recorder { tx }, task))
+        let commits = Arc::new(AtomicU64::new(0));
+        let task = tokio::spawn(run(writer, rx, commits.clone()));
+        Ok((Recorder { tx, commits }, task))
+    }
+
+    /// How many batches have been committed (whether or not they changed
+    /// a leaderboard): a board read before the count last moved may be out
+    /// of date.
+    pub fn commits(&self) -> u64 {
+        self.commits.load(Ordering::Acquire)
     }
 
     /// Records `writes` and returns once they are committed (durable), with
@@ -121,7 +132,7 @@ impl Recorder {
     }
 }
 
-async fn run(mut writer: Writer, mut rx: mpsc::Receiver<Request>) {
+async fn run(mut writer: Writer, mut rx: mpsc::Receiver<Request>, commits: Arc<AtomicU64>) {
     let mut closers = Vec::new();
     while let Some(first) = rx.recv().await {
         let mut batch = Vec::new();
@@ -143,7 +154,7 @@ async fn run(mut writer: Writer, mut rx: mpsc::Receiver<Request>) {
             };
         }
         if !batch.is_empty() {
-            commit_batch(&mut writer, batch).await;
+            commit_batch(&mut writer, batch, &commits).await;
         }
     }
     if let Err(e) = writer.close().await {
@@ -155,7 +166,13 @@ async fn run(mut writer: Writer, mut rx: mpsc::Receiver<Request>) {
 }
 
 /// Applies a batch in one transaction and answers its requests.
-async fn commit_batch(writer: &mut Writer, batch: Vec<(Vec<Write>, Option<Reply>)>) {
+/// Applies and commits one batch, counts it, then answers its requests (in
+/// that order: whoever hears of a result can see that it was committed).
+async fn commit_batch(
+    writer: &mut Writer,
+    batch: Vec<(Vec<Write>, Option<Reply>)>,
+    commits: &AtomicU64,
+) {
     let requests: Vec<&[Write]> = batch.iter().map(|(writes, _)| writes.as_slice()).collect();
     let results: Vec<Result<Vec<Applied>, RecordError>> = match writer.apply_batch(&requests).await
     {
@@ -169,6 +186,7 @@ async fn commit_batch(writer: &mut Writer, batch: Vec<(Vec<Write>, Option<Reply>
             batch.iter().map(|_| Err(failed.clone())).collect()
         }
     };
+    commits.fetch_add(1, Ordering::AcqRel);
     for ((writes, reply), result) in batch.into_iter().zip(results) {
         match reply {
             Some(reply) => {

@@ -289,13 +289,17 @@ impl Session {
                 .clamp(1, leaderboard::MAX_LIMIT),
             around,
         };
-        let answer = leaderboard::board(
-            &self.shared.db,
-            &query,
-            self.shared.config.ranking(),
-            crate::periods::now_ms(),
-        )
-        .await;
+        let answer = self
+            .shared
+            .boards
+            .board(
+                &self.shared.db,
+                &query,
+                self.shared.config.ranking(),
+                crate::periods::now_ms(),
+                self.shared.recorder.commits(),
+            )
+            .await;
         match answer {
             Ok(board) => self.reply(
                 id,

@@ -10,6 +10,7 @@ mod common;
 
 use common::TestServer;
 use krypto_core::protocol::{Metric, Period, PlayerId};
+use krypto_server::board_cache::BoardCache;
 use krypto_server::db::scores::{
     FinalPlace, MatchEnd, NewMatch, NewPlayer, RoundOutcome, RoundResult, RoundStart, Write,
 };
@@ -159,7 +160,17 @@ impl Seed {
             min_matches: min_rated,
             min_opponents: 1,
         };
-        leaderboard::board(&self.db, &query, ranking, now()).await
+        let direct = leaderboard::board(&self.db, &query, ranking, now()).await;
+        // The server serves pages from a copy of the board: the same pages.
+        let cached = BoardCache::new()
+            .board(&self.db, &query, ranking, now(), 0)
+            .await;
+        match (&direct, &cached) {
+            (Ok(d), Ok(c)) => assert_eq!(d, c, "{query:?}"),
+            (Err(d), Err(c)) => assert_eq!(d.to_string(), c.to_string()),
+            _ => panic!("{query:?}: {direct:?} from the database, {cached:?} from the cache"),
+        }
+        direct
     }
 }
 
@@ -460,5 +471,43 @@ on_both! {
             assert_eq!(body["error"]["code"], "player_not_found");
         }
         server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_copy_of_a_board_is_read_again_once_something_is_committed() {
+        let seed = Seed::new().await;
+        let ann = seed.player("Ann").await;
+        let ben = seed.player("Ben").await;
+        seed.wins(&[(ann, 5_000, now() - 60_000)]).await;
+        let cache = BoardCache::new();
+        let query = BoardQuery {
+            metric: Metric::Rounds,
+            period: Period::All,
+            limit: 10,
+            around: None,
+        };
+        let ranking = Ranking {
+            min_matches: 3,
+            min_opponents: 1,
+        };
+        let names = |b: Board| b.rows.into_iter().map(|r| r.name).collect::<Vec<_>>();
+        let board = |version| cache.board(&seed.db, &query, ranking, now(), version);
+        assert_eq!(names(board(1).await.unwrap()), ["Ann"]);
+        seed.wins(&[(ben, 4_000, now() - 30_000)]).await;
+        // The recorder's count has not moved: the copy is current.
+        assert_eq!(names(board(1).await.unwrap()), ["Ann"]);
+        // It moved: the copy still answers at once, and is read again
+        // behind it.
+        assert_eq!(names(board(2).await.unwrap()), ["Ann"]);
+        let deadline = tokio::time::Instant::now() + common::PATIENCE;
+        loop {
+            let now_shown = names(board(2).await.unwrap());
+            if now_shown.len() == 2 {
+                assert_eq!(now_shown, ["Ann", "Ben"]);
+                break;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "never read again");
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
     }
 }

@@ -36,6 +36,19 @@ pub struct BoardRow {
     pub total: i64,
 }
 
+/// One row of a whole leaderboard.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct BoardEntry {
+    /// Who.
+    pub player_id: i64,
+    /// Their name.
+    pub name: String,
+    /// The metric's value.
+    pub value: f64,
+    /// Rated matches in the period.
+    pub matches: i64,
+}
+
 /// Where a player stands on a leaderboard.
 #[derive(Debug, Clone, Copy, PartialEq, sqlx::FromRow)]
 pub struct Standing {
@@ -73,6 +86,8 @@ struct BoardSql {
     locate: &'static str,
     /// How many players are on the board.
     total: &'static str,
+    /// The whole board, best first.
+    all: &'static str,
 }
 
 /// Comparisons are made on the column itself (`raw`), never on its value
@@ -159,6 +174,20 @@ macro_rules! board_sql {
                 "SELECT count(*) FROM player_stats s
                  WHERE s.period = $1 AND s.period_start = $2 AND ",
                 $filter
+            ),
+            all: concat!(
+                "SELECT s.player_id, p.name, CAST(s.",
+                $col,
+                " AS DOUBLE PRECISION) AS value, s.matches
+                 FROM player_stats s JOIN players p ON p.id = s.player_id
+                 WHERE s.period = $1 AND s.period_start = $2 AND ",
+                $filter,
+                "
+                 ORDER BY s.",
+                $col,
+                " ",
+                $dir,
+                ", s.player_id"
             ),
         }
     };
@@ -289,6 +318,16 @@ impl Db {
             .fetch_one(&s.pool)
             .await?);
         Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    /// A whole leaderboard, best first (ties in player id order).
+    pub async fn board_all(&self, key: BoardKey<'_>) -> Result<Vec<BoardEntry>, DbError> {
+        let sql = sql(key.metric).all;
+        Ok(
+            on_store!(self, s => bind_board!(sqlx::query_as(sql), key, 0_u32, 0_i64, 0.0_f64, 0_i64)
+            .fetch_all(&s.pool)
+            .await?),
+        )
     }
 
     /// A player's all-time totals (zeros if they never finished anything).
