@@ -119,10 +119,7 @@ impl Shared {
         let cluster =
             cluster::Cluster::open(&db, config.public_url.as_deref(), config.node_timeout).await?;
         let (recorder, recorder_task) = recorder::Recorder::start(&db).await?;
-        let lobby = lobby::Lobby::new(
-            config.max_rooms,
-            cluster.as_ref().map(|(c, _)| c.queue()),
-        );
+        let lobby = lobby::Lobby::new(config.max_rooms, cluster.as_ref().map(|(c, _)| c.queue()));
         let cluster = cluster.map(|(cluster, pending)| {
             cluster.spawn(lobby.clone(), pending);
             cluster

@@ -263,7 +263,11 @@ impl Lobby {
     /// The connection speaking for `player`, if it is still `conn`.
     pub(crate) fn session(&self, player: PlayerId, conn: ConnId) -> Option<Outbox> {
         let inner = self.lock();
-        inner.sessions.get(&player).filter(|c| c.conn == conn).cloned()
+        inner
+            .sessions
+            .get(&player)
+            .filter(|c| c.conn == conn)
+            .cloned()
     }
 
     /// Forgets `player`'s connection if it is still `conn`.

@@ -18,9 +18,9 @@ use krypto_core::protocol::{
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
+use crate::cluster::{Located, SeatElsewhere};
 use crate::identity::{self, HelloError, HelloRules};
 use crate::leaderboard::{self, BoardError, BoardQuery};
-use crate::cluster::{Located, SeatElsewhere};
 use crate::lobby::{RegisterError, RoomCommand};
 use crate::outbox::{close, Outbox};
 use crate::{codes, room_task, Shared};

@@ -206,8 +206,7 @@ impl Directory {
                 .await?;
         }
         if !changes.unseat.is_empty() {
-            let (players, codes): (Vec<i64>, Vec<String>) =
-                changes.unseat.iter().cloned().unzip();
+            let (players, codes): (Vec<i64>, Vec<String>) = changes.unseat.iter().cloned().unzip();
             sqlx::query(
                 "DELETE FROM seats s USING UNNEST($1::bigint[], $2::text[]) AS u(player, code)
                  WHERE s.player_id = u.player AND s.code = u.code",
@@ -283,8 +282,7 @@ impl Directory {
         }
         let codes: Vec<&str> = entries.iter().map(|e| e.code.as_str()).collect();
         let publics: Vec<bool> = entries.iter().map(|e| e.summary.is_some()).collect();
-        let summaries: Vec<Option<&str>> =
-            entries.iter().map(|e| e.summary.as_deref()).collect();
+        let summaries: Vec<Option<&str>> = entries.iter().map(|e| e.summary.as_deref()).collect();
         sqlx::query(
             "UPDATE rooms r SET public = u.public, summary = u.summary::jsonb
              FROM UNNEST($2::text[], $3::bool[], $4::text[]) AS u(code, public, summary)
@@ -426,7 +424,10 @@ impl Announcement {
         let player = parts.next()?.parse().ok()?;
         let seq = parts.next()?.parse().ok()?;
         let node = parts.next()?.parse().ok()?;
-        parts.next().is_none().then_some(Announcement { player, seq, node })
+        parts
+            .next()
+            .is_none()
+            .then_some(Announcement { player, seq, node })
     }
 }
 
