@@ -217,18 +217,7 @@ impl Directory {
             .await?;
         }
         if !changes.seat.is_empty() {
-            let (players, codes): (Vec<i64>, Vec<String>) = changes.seat.iter().cloned().unzip();
-            sqlx::query(
-                "INSERT INTO seats (player_id, code, node_id)
-                 SELECT player, code, $3 FROM UNNEST($1::bigint[], $2::text[]) AS u(player, code)
-                 ON CONFLICT (player_id) DO UPDATE
-                 SET code = EXCLUDED.code, node_id = EXCLUDED.node_id, orphaned_at = NULL",
-            )
-            .bind(&players)
-            .bind(&codes)
-            .bind(self.node)
-            .execute(&mut *tx)
-            .await?;
+            self.upsert_seats(&mut tx, changes.seat.iter()).await?;
         }
         tx.commit().await?;
         Ok(())
@@ -251,11 +240,24 @@ impl Directory {
         .bind(self.node)
         .fetch_all(&mut *tx)
         .await?;
-        let (players, codes): (Vec<i64>, Vec<String>) = seats
+        let seats = seats.iter().filter(|(_, code)| kept.contains(code));
+        self.upsert_seats(&mut tx, seats).await?;
+        tx.commit().await?;
+        Ok(rooms
             .iter()
-            .filter(|(_, code)| kept.contains(code))
+            .filter(|c| !kept.contains(c))
             .cloned()
-            .unzip();
+            .collect())
+    }
+
+    /// Writes `seats` (player, code) as this node's, replacing any older
+    /// seat of those players.
+    async fn upsert_seats<'a>(
+        &self,
+        tx: &mut sqlx::PgTransaction<'_>,
+        seats: impl Iterator<Item = &'a (i64, String)>,
+    ) -> Result<(), DbError> {
+        let (players, codes): (Vec<i64>, Vec<String>) = seats.cloned().unzip();
         sqlx::query(
             "INSERT INTO seats (player_id, code, node_id)
              SELECT player, code, $3 FROM UNNEST($1::bigint[], $2::text[]) AS u(player, code)
@@ -265,14 +267,9 @@ impl Directory {
         .bind(&players)
         .bind(&codes)
         .bind(self.node)
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await?;
-        tx.commit().await?;
-        Ok(rooms
-            .iter()
-            .filter(|c| !kept.contains(c))
-            .cloned()
-            .collect())
+        Ok(())
     }
 
     /// Publishes changed listing entries of this node's rooms.
