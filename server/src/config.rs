@@ -108,6 +108,13 @@ pub struct Config {
     /// appearing on the rating leaderboard: a farmer feeding on a few
     /// puppets of their own stays off it.
     pub min_rated_opponents: u32,
+    /// Makes this server a node of a cluster sharing one PostgreSQL
+    /// database: where clients reach this node (`ws://host-b:7878/ws`),
+    /// the only address redirects to it carry. `None`: a single server.
+    pub public_url: Option<String>,
+    /// A node whose heartbeat is older than this is dead: its rooms leave
+    /// the directory. Heartbeats are five times as frequent.
+    pub node_timeout: Duration,
 }
 
 impl Config {
@@ -148,6 +155,8 @@ impl Default for Config {
             shutdown_timeout: Duration::from_secs(5),
             min_rated_matches: 3,
             min_rated_opponents: crate::ratings::MIN_OPPONENTS,
+            public_url: None,
+            node_timeout: Duration::from_secs(15),
         }
     }
 }

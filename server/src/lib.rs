@@ -18,6 +18,10 @@
 //! - [`outbox`]: the handle through which anyone sends to a connection,
 //!   through its bounded queue (never blocking; a slow reader is dropped).
 //! - [`lobby`]: the registry of rooms, seats, spectators and sessions.
+//! - [`cluster`]: with `--public-url`, this server is one node of many on
+//!   one PostgreSQL database: room codes, seats and public rooms in a
+//!   shared directory, redirects to other nodes, heartbeats, one session
+//!   per player across nodes.
 //! - [`room_task`]: one task per room, owning the pure
 //!   `krypto_core::room::Room` and its clock ([`room_clock`]: real, sped up,
 //!   or moved by a test); it records each result and waits for the commit
@@ -35,6 +39,7 @@
 //! - [`web`]: the browser client's pages and assets, embedded in the binary.
 
 pub mod board_cache;
+mod cluster;
 mod codes;
 pub mod config;
 pub mod db;
@@ -65,6 +70,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+pub use cluster::{validate_public_url, ClusterError};
 pub use config::{Config, DealerFactory};
 pub use db::{Db, DbError};
 /// Tokens as `hello` hands them out and the database keeps them (for
@@ -86,6 +92,9 @@ pub(crate) struct Shared {
     pub(crate) boards: Arc<board_cache::BoardCache>,
     /// Rooms, seats and sessions.
     pub(crate) lobby: Arc<lobby::Lobby>,
+    /// This node's membership of a cluster (`--public-url`); `None` for a
+    /// single server.
+    pub(crate) cluster: Option<Arc<cluster::Cluster>>,
     /// Limits shared by every connection: per address and per player.
     pub(crate) limits: limits::SharedLimits,
     /// The base addresses friends can use, sent in every `welcome`.
@@ -122,12 +131,27 @@ impl Shared {
         config: Config,
         bound: SocketAddr,
     ) -> Result<(Arc<Shared>, tokio::task::JoinHandle<()>), ServerError> {
+        if let Some(url) = &config.public_url {
+            // Refused before a SQLite file would be created for nothing.
+            validate_public_url(url)?;
+            if db::Backend::of_url(&config.database_url)? != db::Backend::Postgres {
+                return Err(ClusterError::NeedsPostgres.into());
+            }
+        }
         let db = Db::open(&config.database_url).await?;
+        let cluster =
+            cluster::Cluster::open(&db, config.public_url.as_deref(), config.node_timeout).await?;
         let (recorder, recorder_task) = recorder::Recorder::start(&db).await?;
+        let lobby = lobby::Lobby::new(config.max_rooms, cluster.as_ref().map(|(c, _)| c.queue()));
+        let cluster = cluster.map(|(cluster, pending)| {
+            cluster.spawn(lobby.clone(), pending);
+            cluster
+        });
         let shared = Arc::new(Shared {
             recorder,
             boards: board_cache::BoardCache::new(),
-            lobby: lobby::Lobby::new(config.max_rooms),
+            lobby,
+            cluster,
             limits: limits::SharedLimits::new(&config),
             join_urls: join_urls::join_urls(bound),
             config: Arc::new(config),
@@ -181,6 +205,9 @@ pub enum ServerError {
     /// The listener failed.
     #[error("serving: {0}")]
     Io(#[from] std::io::Error),
+    /// Joining the cluster of nodes failed.
+    #[error(transparent)]
+    Cluster(#[from] ClusterError),
 }
 
 /// Restores the rooms the last graceful stop saved, serves on `listener`
@@ -214,12 +241,18 @@ pub async fn run(
     )
     .await;
     tracing::info!("shutting down: closing connections and rooms");
+    if let Some(cluster) = &shared.cluster {
+        cluster.drain().await;
+    }
     shared.tracker.close();
     if tokio::time::timeout(shared.config.shutdown_timeout, shared.tracker.wait())
         .await
         .is_err()
     {
         tracing::warn!("some connections or rooms did not finish in time");
+    }
+    if let Some(cluster) = &shared.cluster {
+        cluster.stop().await;
     }
     shared.recorder.close().await;
     let _ = recorder_task.await;

@@ -2,7 +2,10 @@
 //! speaks for each player.
 //!
 //! A plain mutex around three maps, held for a few map operations and never
-//! across an `.await`; the rooms' own state lives in their tasks.
+//! across an `.await`; the rooms' own state lives in their tasks. On a node
+//! of a cluster, every seat, unseat and closed room is also queued for the
+//! shared directory ([`crate::cluster::DirectoryQueue`]), which a task
+//! writes in batches: the lobby never waits on the database.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -10,6 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use krypto_core::protocol::{ClientMessage, ErrorCode, PlayerId, RoomSettings, RoomSummary};
 use tokio::sync::{mpsc, oneshot, watch};
 
+use crate::cluster::DirectoryQueue;
 use crate::codes;
 use crate::outbox::{ConnId, Outbox};
 
@@ -91,6 +95,10 @@ pub(crate) enum RegisterError {
     /// The server has as many rooms as it allows.
     #[error("the server has no room for more rooms")]
     Full,
+    /// The code reserved for the room is already open here (cannot happen
+    /// while the directory keeps codes unique; refused rather than trusted).
+    #[error("that room code is already taken")]
+    Taken,
 }
 
 /// The registry of rooms, seats and sessions.
@@ -99,14 +107,19 @@ pub(crate) struct Lobby {
     inner: Mutex<Inner>,
     /// Most rooms open at once.
     max_rooms: usize,
+    /// On a node of a cluster: where seats and closed rooms are queued
+    /// for the shared directory.
+    directory: Option<DirectoryQueue>,
 }
 
 impl Lobby {
-    /// An empty lobby allowing `max_rooms` rooms.
-    pub(crate) fn new(max_rooms: usize) -> Arc<Lobby> {
+    /// An empty lobby allowing `max_rooms` rooms, telling `directory` (on
+    /// a node of a cluster) about seats and closed rooms.
+    pub(crate) fn new(max_rooms: usize, directory: Option<DirectoryQueue>) -> Arc<Lobby> {
         Arc::new(Lobby {
             inner: Mutex::new(Inner::default()),
             max_rooms,
+            directory,
         })
     }
 
@@ -116,22 +129,22 @@ impl Lobby {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Reserves a fresh code and registers the room that `make` builds for
-    /// it; `make` runs under the lobby's lock, so it must not block.
+    /// Registers the room that `make` builds under `reserved` (a code the
+    /// cluster's directory reserved) or, on a single node, a fresh code
+    /// drawn here; `make` runs under the lobby's lock, so it must not block.
     pub(crate) fn register<T, E>(
         &self,
+        reserved: Option<String>,
         make: impl FnOnce(String) -> Result<(RoomHandle, T), E>,
     ) -> Result<Result<T, E>, RegisterError> {
         let mut inner = self.lock();
         if inner.rooms.len() >= self.max_rooms {
             return Err(RegisterError::Full);
         }
-        let mut rng = rand::rng();
-        let code = loop {
-            let code = codes::generate(&mut rng);
-            if !inner.rooms.contains_key(&code) {
-                break code;
-            }
+        let code = match reserved {
+            Some(code) if inner.rooms.contains_key(&code) => return Err(RegisterError::Taken),
+            Some(code) => code,
+            None => fresh_code(&inner),
         };
         Ok(make(code.clone()).map(|(handle, value)| {
             inner.rooms.insert(code, handle);
@@ -150,12 +163,22 @@ impl Lobby {
         true
     }
 
+    /// A code no room here has, for the directory to reserve; `None` when
+    /// the server has as many rooms as it allows.
+    pub(crate) fn candidate_code(&self) -> Option<String> {
+        let inner = self.lock();
+        (inner.rooms.len() < self.max_rooms).then(|| fresh_code(&inner))
+    }
+
     /// Removes a closed room and frees its members' seats.
     pub(crate) fn unregister(&self, code: &str) {
         let mut inner = self.lock();
         inner.rooms.remove(code);
         inner.seats.retain(|_, c| c != code);
         inner.spectators.remove(code);
+        if let Some(directory) = &self.directory {
+            directory.closed(code);
+        }
     }
 
     /// Holds a spectator's place in room `code` for `player` while they
@@ -195,9 +218,27 @@ impl Lobby {
         rooms
     }
 
+    /// Every room's code and listing entry (public or not), for the
+    /// cluster's directory.
+    pub(crate) fn listing(&self) -> Vec<RoomSummary> {
+        let handles: Vec<RoomHandle> = self.lock().rooms.values().cloned().collect();
+        handles.iter().map(|h| h.summary.borrow().clone()).collect()
+    }
+
+    /// Every open room's code and every seat, for re-publishing them all.
+    pub(crate) fn snapshot(&self) -> (Vec<String>, Vec<(PlayerId, String)>) {
+        let inner = self.lock();
+        let rooms = inner.rooms.keys().cloned().collect();
+        let seats = inner.seats.iter().map(|(p, c)| (*p, c.clone())).collect();
+        (rooms, seats)
+    }
+
     /// Records that `player` is a member of room `code`.
     pub(crate) fn seat(&self, player: PlayerId, code: &str) {
         self.lock().seats.insert(player, code.to_owned());
+        if let Some(directory) = &self.directory {
+            directory.seat(player, code);
+        }
     }
 
     /// Records that `player` left room `code` (if they were still in it).
@@ -205,6 +246,9 @@ impl Lobby {
         let mut inner = self.lock();
         if inner.seats.get(&player).is_some_and(|c| c == code) {
             inner.seats.remove(&player);
+            if let Some(directory) = &self.directory {
+                directory.unseat(player, code);
+            }
         }
         if let Some(watchers) = inner.spectators.get_mut(code) {
             watchers.remove(&player);
@@ -224,11 +268,32 @@ impl Lobby {
         self.lock().sessions.insert(player, client)
     }
 
+    /// The connection speaking for `player`, if it is still `conn`.
+    pub(crate) fn session(&self, player: PlayerId, conn: ConnId) -> Option<Outbox> {
+        let inner = self.lock();
+        inner
+            .sessions
+            .get(&player)
+            .filter(|c| c.conn == conn)
+            .cloned()
+    }
+
     /// Forgets `player`'s connection if it is still `conn`.
     pub(crate) fn detach(&self, player: PlayerId, conn: ConnId) {
         let mut inner = self.lock();
         if inner.sessions.get(&player).is_some_and(|c| c.conn == conn) {
             inner.sessions.remove(&player);
+        }
+    }
+}
+
+/// A random code no open room here has.
+fn fresh_code(inner: &Inner) -> String {
+    let mut rng = rand::rng();
+    loop {
+        let code = codes::generate(&mut rng);
+        if !inner.rooms.contains_key(&code) {
+            return code;
         }
     }
 }

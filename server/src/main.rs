@@ -74,6 +74,21 @@ struct Args {
     /// on the rating leaderboard.
     #[arg(long, env = "KRYPTO_MIN_RATED_OPPONENTS", default_value_t = krypto_server::ratings::MIN_OPPONENTS)]
     min_rated_opponents: u32,
+    /// Makes this server one node of many sharing one PostgreSQL database:
+    /// the ws:// or wss:// URL where clients reach this node (e.g.
+    /// ws://host-b:7878/ws), sent to players whose room lives here. Needs
+    /// --database postgres://…; without it the server is a single node.
+    #[arg(long, env = "KRYPTO_PUBLIC_URL")]
+    public_url: Option<String>,
+    /// Seconds without a heartbeat after which a node is dead and its rooms
+    /// leave the directory (heartbeats go every fifth of it).
+    #[arg(
+        long,
+        visible_alias = "node-timeout",
+        env = "KRYPTO_NODE_TIMEOUT_SECS",
+        default_value_t = 15.0
+    )]
+    node_timeout_secs: f64,
     /// Runs room clocks this many times faster than the wall clock, so
     /// tests of the real binary can play whole matches in moments.
     #[arg(long, env = "KRYPTO_ROOM_TIME_SCALE", default_value_t = 1, hide = true)]
@@ -86,6 +101,16 @@ fn parse_network(text: &str) -> Result<IpNet, String> {
     text.parse::<IpNet>()
         .or_else(|_| text.parse::<std::net::IpAddr>().map(IpNet::from))
         .map_err(|_| format!("{text:?} is not an address or a CIDR network (like 10.0.0.0/8)"))
+}
+
+/// The node timeout: at least half a second (heartbeats go every fifth),
+/// at most a day.
+fn node_timeout(secs: f64) -> anyhow::Result<Duration> {
+    anyhow::ensure!(
+        (0.5..=86_400.0).contains(&secs),
+        "--node-timeout-secs must be between 0.5 and 86400, not {secs}"
+    );
+    Ok(Duration::from_secs_f64(secs))
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -169,6 +194,8 @@ async fn main() -> anyhow::Result<()> {
         min_rated_matches: args.min_rated_matches,
         min_rated_opponents: args.min_rated_opponents,
         room_time_scale: args.room_time_scale.max(1),
+        public_url: args.public_url,
+        node_timeout: node_timeout(args.node_timeout_secs)?,
         ..Config::default()
     };
     let listener = TcpListener::bind(args.listen)

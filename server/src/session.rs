@@ -19,9 +19,10 @@ use krypto_core::room::Joiner;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
+use crate::cluster::{Located, SeatElsewhere};
 use crate::identity::{self, HelloError, HelloRules};
 use crate::leaderboard::{self, BoardError, BoardQuery};
-use crate::lobby::RoomCommand;
+use crate::lobby::{RegisterError, RoomCommand};
 use crate::outbox::{close, Outbox};
 use crate::{codes, room_task, Shared};
 
@@ -114,6 +115,9 @@ impl Session {
         };
         let lobby = &self.shared.lobby;
         lobby.detach(welcomed.player, self.outbox.conn);
+        if let Some(cluster) = &self.shared.cluster {
+            cluster.forget_session(welcomed.player, self.outbox.conn);
+        }
         if let Some(room) = lobby.seat_of(welcomed.player) {
             let _ = room
                 .tx
@@ -174,8 +178,23 @@ impl Session {
             }
         };
         let player = identity.player.player_id();
+        // On a node of a cluster, the other nodes close this player's older
+        // sessions too.
+        let cluster = self.shared.cluster.clone();
+        let seq = match &cluster {
+            Some(cluster) => cluster.announce_session(player).await,
+            None => None,
+        };
         if let Some(old) = lobby.attach(player, self.outbox.clone()) {
             old.kill(close::NORMAL, "replaced by a newer connection");
+        }
+        if let Some(cluster) = &cluster {
+            if !cluster.record_session(player, self.outbox.conn, seq) {
+                // A newer session elsewhere was announced while this one
+                // said hello: this one is already replaced.
+                self.outbox
+                    .kill(close::NORMAL, "replaced by a newer connection");
+            }
         }
         self.welcomed = Some(Welcomed {
             player,
@@ -183,9 +202,13 @@ impl Session {
             bot,
         });
         let room = lobby.seat_of(player);
+        let elsewhere = match (&room, &cluster) {
+            (None, Some(cluster)) => cluster.seat_elsewhere(player).await,
+            _ => None,
+        };
         tracing::info!(ip = %self.client_ip, player = player.0, name = %identity.player.name, bot, resumed = room.is_some(), "welcome");
         self.reply(
-            id,
+            id.clone(),
             ServerMessage::Welcome {
                 protocol: PROTOCOL_VERSION,
                 player_id: player,
@@ -205,6 +228,21 @@ impl Session {
                 })
                 .await;
         }
+        match elsewhere {
+            None => {}
+            Some(SeatElsewhere::Redirect { url, code }) => {
+                self.reply(id, ServerMessage::Redirect { url, code })
+            }
+            Some(SeatElsewhere::Gone { code, node_stopped }) => self.error(
+                id,
+                ErrorCode::RoomNotFound,
+                if node_stopped {
+                    format!("room {code} is gone: the server node it ran on stopped")
+                } else {
+                    format!("room {code} has closed")
+                },
+            ),
+        }
     }
 
     async fn dispatch(
@@ -216,12 +254,14 @@ impl Session {
         let lobby = self.shared.lobby.clone();
         match message {
             ClientMessage::Ping | ClientMessage::Hello { .. } => {}
-            ClientMessage::ListRooms => self.reply(
-                id,
-                ServerMessage::Rooms {
-                    rooms: lobby.public_rooms(),
-                },
-            ),
+            ClientMessage::ListRooms => {
+                let mut rooms = lobby.public_rooms();
+                if let Some(cluster) = &self.shared.cluster {
+                    rooms.extend(cluster.remote_public_rooms().iter().cloned());
+                    rooms.sort_by(|a, b| a.code.cmp(&b.code));
+                }
+                self.reply(id, ServerMessage::Rooms { rooms })
+            }
             ClientMessage::Leaderboard {
                 metric,
                 period,
@@ -229,7 +269,7 @@ impl Session {
                 around,
             } => self.leaderboard(id, metric, period, limit, around).await,
             ClientMessage::CreateRoom { settings, public } => {
-                self.create_room(welcomed, id, settings, public)
+                self.create_room(welcomed, id, settings, public).await
             }
             ClientMessage::JoinRoom { code, spectator } => {
                 return self.join_room(welcomed, id, &code, spectator).await
@@ -326,7 +366,7 @@ impl Session {
     /// Opens a room hosted by this player. A player is in at most one room
     /// (so hosts at most one), and a room its last member left closes at
     /// once, so one player cannot fill the server with rooms.
-    fn create_room(
+    async fn create_room(
         &mut self,
         welcomed: Welcomed,
         id: Option<String>,
@@ -353,14 +393,44 @@ impl Session {
                 "the server is restarting; create the room again in a moment",
             );
         }
-        match room_task::create(
+        // On a node of a cluster the directory reserves the code first, so
+        // no two nodes open the same one; a single server draws it under
+        // the lobby's lock, without waiting on anything.
+        let reserved = match &self.shared.cluster {
+            None => None,
+            Some(cluster) => match cluster
+                .reserve_code(&self.shared.lobby, settings.public)
+                .await
+            {
+                Ok(Some(code)) => Some(code),
+                Ok(None) => {
+                    return self.error(id, ErrorCode::ServerFull, RegisterError::Full.to_string())
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "reserving a room code failed");
+                    return self.error(
+                        id,
+                        ErrorCode::Internal,
+                        "the server could not open a room; try again",
+                    );
+                }
+            },
+        };
+        let created = room_task::create(
             &self.shared,
+            reserved.clone(),
             welcomed.player,
             Joiner::new(welcomed.player, welcomed.name).bot(welcomed.bot),
             settings,
             self.outbox.clone(),
             id.clone(),
-        ) {
+        );
+        if !matches!(created, Ok(Ok(()))) {
+            if let (Some(cluster), Some(code)) = (&self.shared.cluster, &reserved) {
+                cluster.release_code(code);
+            }
+        }
+        match created {
             Ok(Ok(())) => {}
             Ok(Err(e)) => self.error(id, e.code(), e.to_string()),
             Err(e) => self.error(id, ErrorCode::ServerFull, e.to_string()),
@@ -401,9 +471,29 @@ impl Session {
             return Ok(());
         }
         self.guess_strikes = 0;
-        let Some(room) = codes::normalize(code).and_then(|c| lobby.room(&c)) else {
-            limits.missed(self.client_ip, welcomed.player, now());
-            self.error(id, ErrorCode::RoomNotFound, "no room has that code");
+        let code = codes::normalize(code);
+        let Some(room) = code.as_deref().and_then(|c| lobby.room(c)) else {
+            let located = match (&self.shared.cluster, code.as_deref()) {
+                (Some(cluster), Some(code)) => cluster.locate(code).await,
+                _ => Located::Nowhere,
+            };
+            match (located, code) {
+                (Located::Elsewhere { url }, Some(code)) => {
+                    self.reply(id, ServerMessage::Redirect { url, code });
+                }
+                (Located::NodeStopped, Some(code)) => {
+                    limits.missed(self.client_ip, welcomed.player, now());
+                    self.error(
+                        id,
+                        ErrorCode::RoomNotFound,
+                        format!("room {code} is gone: the server node it ran on stopped"),
+                    );
+                }
+                _ => {
+                    limits.missed(self.client_ip, welcomed.player, now());
+                    self.error(id, ErrorCode::RoomNotFound, "no room has that code");
+                }
+            }
             return Ok(());
         };
         if spectator

@@ -16,7 +16,8 @@
 //! - `sqlite/`: SQLite through sqlx (`json_each` batches), migrations in
 //!   `migrations/sqlite/`;
 //! - `postgres/`: PostgreSQL through sqlx (arrays and `UNNEST`), migrations
-//!   in `migrations/postgres/`.
+//!   in `migrations/postgres/`; `postgres/directory.rs`: the nodes, rooms
+//!   and seats of a cluster of nodes sharing one database.
 //!
 //! Schema changes are numbered files under `migrations/<backend>/`, applied
 //! at start and never edited once released.
@@ -33,6 +34,8 @@ pub(crate) mod summary;
 use krypto_core::protocol::PlayerId;
 
 use self::scores::{Applied, NewPlayer, Write};
+
+pub(crate) use self::postgres::directory;
 
 /// Why the database failed.
 #[derive(Debug, thiserror::Error)]
@@ -130,6 +133,15 @@ impl Db {
         match Backend::of_url(url)? {
             Backend::Sqlite => Ok(Db::Sqlite(sqlite::Store::open(url).await?)),
             Backend::Postgres => Ok(Db::Postgres(postgres::Store::open(url).await?)),
+        }
+    }
+
+    /// The PostgreSQL pool, for the cluster's directory; `None` on SQLite
+    /// (a cluster of nodes needs a database they all reach).
+    pub(crate) fn postgres_pool(&self) -> Option<&sqlx::PgPool> {
+        match self {
+            Db::Sqlite(_) => None,
+            Db::Postgres(s) => Some(&s.pool),
         }
     }
 

@@ -10,6 +10,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod postgres;
+pub mod process;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -268,18 +269,39 @@ impl TestServer {
 
     /// One HTTP/1.1 GET; returns the status line and the body.
     pub async fn get(&self, path: &str) -> (String, String) {
-        let mut s = TcpStream::connect(self.addr).await.unwrap();
-        let req = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
-        s.write_all(req.as_bytes()).await.unwrap();
-        let mut out = String::new();
-        tokio::time::timeout(PATIENCE, s.read_to_string(&mut out))
-            .await
-            .unwrap()
-            .unwrap();
-        let status = out.lines().next().unwrap_or_default().to_owned();
-        let body = out.split("\r\n\r\n").nth(1).unwrap_or_default().to_owned();
-        (status, body)
+        http_get(self.addr, path).await
     }
+}
+
+/// A formula that makes the objective of a `round_started`, from the
+/// solver (rooms deal solvable hands).
+pub fn solve(started: &Value) -> String {
+    let cards: Vec<i64> = started["cards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_i64().unwrap())
+        .collect();
+    let objective = started["objective"].as_i64().unwrap();
+    krypto_core::solver::solve_one(&cards, objective, krypto_core::rules::Rules::Free)
+        .unwrap()
+        .expect("rooms deal solvable hands")
+        .to_string()
+}
+
+/// One HTTP/1.1 GET to `addr`; returns the status line and the body.
+pub async fn http_get(addr: SocketAddr, path: &str) -> (String, String) {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let req = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = String::new();
+    tokio::time::timeout(PATIENCE, s.read_to_string(&mut out))
+        .await
+        .unwrap()
+        .unwrap();
+    let status = out.lines().next().unwrap_or_default().to_owned();
+    let body = out.split("\r\n\r\n").nth(1).unwrap_or_default().to_owned();
+    (status, body)
 }
 
 pub struct Client {

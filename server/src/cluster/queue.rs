@@ -1,0 +1,187 @@
+//! The directory queue: the lobby's seats, unseats and closed rooms, sent
+//! without waiting and written by one task in batches (one transaction for
+//! whatever queued meanwhile, like the recorder's group commit), so a seat
+//! costs the room nothing and a crowd of joins costs a few transactions.
+
+use std::collections::HashMap;
+
+use krypto_core::protocol::PlayerId;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::db::directory::{Changes, Directory};
+
+/// Most changes folded into one transaction.
+const MAX_BATCH: usize = 4096;
+
+/// One change for the directory.
+#[derive(Debug)]
+pub(crate) enum Change {
+    /// `player` is a member of room `code`.
+    Seat(PlayerId, String),
+    /// `player` left room `code`.
+    Unseat(PlayerId, String),
+    /// Room `code` closed.
+    Closed(String),
+    /// Answer once everything queued before is written.
+    Flush(oneshot::Sender<()>),
+}
+
+/// The lobby's end of the queue; cheap to clone, never blocks.
+#[derive(Debug, Clone)]
+pub(crate) struct DirectoryQueue(mpsc::UnboundedSender<Change>);
+
+impl DirectoryQueue {
+    /// A queue and the receiver [`write`] drains.
+    pub(crate) fn new() -> (DirectoryQueue, mpsc::UnboundedReceiver<Change>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (DirectoryQueue(tx), rx)
+    }
+
+    fn send(&self, change: Change) {
+        // After shutdown nobody writes the directory any more: nothing to do.
+        let _ = self.0.send(change);
+    }
+
+    /// `player` is a member of room `code`.
+    pub(crate) fn seat(&self, player: PlayerId, code: &str) {
+        self.send(Change::Seat(player, code.to_owned()));
+    }
+
+    /// `player` left room `code`.
+    pub(crate) fn unseat(&self, player: PlayerId, code: &str) {
+        self.send(Change::Unseat(player, code.to_owned()));
+    }
+
+    /// Room `code` closed (or was never opened after its code was reserved).
+    pub(crate) fn closed(&self, code: &str) {
+        self.send(Change::Closed(code.to_owned()));
+    }
+
+    /// Waits until everything queued so far is written (or the writer
+    /// stopped).
+    pub(crate) async fn flush(&self) {
+        let (done, wait) = oneshot::channel();
+        self.send(Change::Flush(done));
+        let _ = wait.await;
+    }
+}
+
+/// Folds changes, in order, into what the database must end up holding.
+#[derive(Debug, Default)]
+pub(crate) struct Fold {
+    seat: HashMap<PlayerId, String>,
+    unseat: HashMap<PlayerId, String>,
+    closed: Vec<String>,
+}
+
+impl Fold {
+    /// Adds one change after the ones already folded.
+    pub(crate) fn push(&mut self, change: &Change) {
+        match change {
+            Change::Seat(player, code) => {
+                self.unseat.remove(player);
+                self.seat.insert(*player, code.clone());
+            }
+            Change::Unseat(player, code) => match self.seat.get(player) {
+                // A later seat elsewhere already replaces this one.
+                Some(seated) if seated != code => {}
+                _ => {
+                    self.seat.remove(player);
+                    self.unseat.insert(*player, code.clone());
+                }
+            },
+            Change::Closed(code) => {
+                self.seat.retain(|_, c| c != code);
+                self.unseat.retain(|_, c| c != code);
+                self.closed.push(code.clone());
+            }
+            Change::Flush(_) => {}
+        }
+    }
+
+    /// The batch to write: closed rooms first, then unseats, then seats.
+    pub(crate) fn into_changes(self) -> Changes {
+        let mut changes = Changes {
+            seat: self.seat.into_iter().map(|(p, c)| (p.0, c)).collect(),
+            unseat: self.unseat.into_iter().map(|(p, c)| (p.0, c)).collect(),
+            closed: self.closed,
+        };
+        changes.seat.sort();
+        changes.unseat.sort();
+        changes
+    }
+}
+
+/// The writer task: drains the queue into batches until every sender is
+/// gone. A batch the database refuses is logged and dropped: the heartbeat
+/// re-publishes everything if this node's rows were lost.
+pub(crate) async fn write(directory: Directory, mut rx: mpsc::UnboundedReceiver<Change>) {
+    while let Some(first) = rx.recv().await {
+        let mut fold = Fold::default();
+        let mut flushes = Vec::new();
+        let mut next = Some(first);
+        let mut count = 0;
+        while let Some(change) = next {
+            fold.push(&change);
+            if let Change::Flush(done) = change {
+                flushes.push(done);
+            }
+            count += 1;
+            next = if count < MAX_BATCH {
+                rx.try_recv().ok()
+            } else {
+                None
+            };
+        }
+        let changes = fold.into_changes();
+        if !changes.is_empty() {
+            match directory.apply(&changes).await {
+                Ok(()) => tracing::debug!(changes = count, "directory written"),
+                Err(e) => tracing::warn!(error = %e, changes = count, "directory not written"),
+            }
+        }
+        for done in flushes {
+            let _ = done.send(());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fold(changes: &[Change]) -> Changes {
+        let mut f = Fold::default();
+        for c in changes {
+            f.push(c);
+        }
+        f.into_changes()
+    }
+
+    #[test]
+    fn the_last_word_on_each_player_wins() {
+        let (ann, ben) = (PlayerId(1), PlayerId(2));
+        let changes = fold(&[
+            Change::Seat(ann, "AAAAA".into()),
+            Change::Unseat(ann, "AAAAA".into()),
+            Change::Seat(ann, "BBBBB".into()),
+            // A stale unseat from the old room does not undo the new seat.
+            Change::Unseat(ann, "AAAAA".into()),
+            Change::Seat(ben, "CCCCC".into()),
+            Change::Unseat(ben, "CCCCC".into()),
+        ]);
+        assert_eq!(changes.seat, vec![(1, "BBBBB".to_owned())]);
+        assert_eq!(changes.unseat, vec![(2, "CCCCC".to_owned())]);
+    }
+
+    #[test]
+    fn a_closed_room_takes_its_seats_along() {
+        let changes = fold(&[
+            Change::Seat(PlayerId(1), "AAAAA".into()),
+            Change::Seat(PlayerId(2), "BBBBB".into()),
+            Change::Closed("AAAAA".into()),
+        ]);
+        assert_eq!(changes.seat, vec![(2, "BBBBB".to_owned())]);
+        assert_eq!(changes.closed, vec!["AAAAA".to_owned()]);
+    }
+}

@@ -1,0 +1,451 @@
+//! The cluster's directory in PostgreSQL (migration `0003_nodes.sql`): the
+//! nodes and their heartbeats, which node holds each room, where each
+//! player is seated, and the sequence that orders sessions across nodes.
+//! One method per query; the tasks that call them are in `crate::cluster`.
+
+use std::time::Duration;
+
+use sqlx::{PgPool, Row};
+use uuid::Uuid;
+
+use crate::db::DbError;
+
+/// The channel on which nodes announce new sessions (`LISTEN`/`NOTIFY`).
+pub(crate) const SESSIONS_CHANNEL: &str = "krypto_sessions";
+
+/// Where a room lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RoomLocation {
+    /// The node holding it.
+    pub(crate) node: Uuid,
+    /// That node's public URL.
+    pub(crate) url: String,
+    /// Whether that node's heartbeat is recent.
+    pub(crate) live: bool,
+}
+
+/// Where the directory says a player is seated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SeatLocation {
+    /// The room's code.
+    pub(crate) code: String,
+    /// The node that wrote the seat.
+    pub(crate) node: Uuid,
+    /// That node's public URL, while its row exists.
+    pub(crate) url: Option<String>,
+    /// Whether that node's heartbeat is recent.
+    pub(crate) live: bool,
+    /// Whether the room is still in the directory.
+    pub(crate) room_open: bool,
+}
+
+/// A live node that can take rooms over (not draining).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Target {
+    /// Its id.
+    pub(crate) node: Uuid,
+    /// Its public URL.
+    pub(crate) url: String,
+    /// Rooms it holds now.
+    pub(crate) rooms: i64,
+}
+
+/// Seat and room changes of one node, applied in one transaction.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Changes {
+    /// Players now seated in a room: (player, code).
+    pub(crate) seat: Vec<(i64, String)>,
+    /// Seats to clear if they still name that room: (player, code).
+    pub(crate) unseat: Vec<(i64, String)>,
+    /// Rooms that closed (their seats go too).
+    pub(crate) closed: Vec<String>,
+}
+
+impl Changes {
+    /// Nothing to write.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.seat.is_empty() && self.unseat.is_empty() && self.closed.is_empty()
+    }
+}
+
+/// A public room's listing entry as JSON, or `None` for a private room.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Published {
+    /// The room's code.
+    pub(crate) code: String,
+    /// `RoomSummary` as JSON when public.
+    pub(crate) summary: Option<String>,
+}
+
+/// The directory's queries.
+#[derive(Debug, Clone)]
+pub(crate) struct Directory {
+    pool: PgPool,
+    /// This node.
+    node: Uuid,
+    /// Older heartbeats than this are dead nodes.
+    timeout: Duration,
+}
+
+impl Directory {
+    /// The directory as node `node` sees it.
+    pub(crate) fn new(pool: PgPool, node: Uuid, timeout: Duration) -> Directory {
+        Directory {
+            pool,
+            node,
+            timeout,
+        }
+    }
+
+    /// The pool, for the `LISTEN` connection.
+    pub(crate) fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    fn timeout_secs(&self) -> f64 {
+        self.timeout.as_secs_f64()
+    }
+
+    /// Inserts this node's row (or refreshes it).
+    pub(crate) async fn register(&self, public_url: &str) -> Result<(), DbError> {
+        sqlx::query(
+            "INSERT INTO nodes (id, public_url) VALUES ($1, $2)
+             ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()",
+        )
+        .bind(self.node)
+        .bind(public_url)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Refreshes this node's heartbeat; false when its row is gone (other
+    /// nodes took it for dead).
+    pub(crate) async fn heartbeat(&self, draining: bool) -> Result<bool, DbError> {
+        let done =
+            sqlx::query("UPDATE nodes SET heartbeat_at = now(), draining = $2 WHERE id = $1")
+                .bind(self.node)
+                .bind(draining)
+                .execute(&self.pool)
+                .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Deletes dead nodes (their rooms go by cascade) and marks their
+    /// seats orphaned; forgets seats orphaned longer than `seat_hold`.
+    /// Returns the dead nodes' ids.
+    pub(crate) async fn reap(&self, seat_hold: Duration) -> Result<Vec<Uuid>, DbError> {
+        let mut tx = self.pool.begin().await?;
+        let dead: Vec<Uuid> = sqlx::query_scalar(
+            "DELETE FROM nodes WHERE heartbeat_at < now() - make_interval(secs => $1)
+             RETURNING id",
+        )
+        .bind(self.timeout_secs())
+        .fetch_all(&mut *tx)
+        .await?;
+        if !dead.is_empty() {
+            sqlx::query(
+                "UPDATE seats SET orphaned_at = now()
+                 WHERE node_id = ANY($1) AND orphaned_at IS NULL",
+            )
+            .bind(&dead)
+            .execute(&mut *tx)
+            .await?;
+        }
+        sqlx::query("DELETE FROM seats WHERE orphaned_at < now() - make_interval(secs => $1)")
+            .bind(seat_hold.as_secs_f64())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(dead)
+    }
+
+    /// This node stops: its row and rooms go, its seats are orphaned.
+    pub(crate) async fn leave(&self) -> Result<(), DbError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("UPDATE seats SET orphaned_at = now() WHERE node_id = $1")
+            .bind(self.node)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM nodes WHERE id = $1")
+            .bind(self.node)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Claims `code` for a new room on this node; false when another room
+    /// anywhere has it.
+    pub(crate) async fn reserve(&self, code: &str, public: bool) -> Result<bool, DbError> {
+        let done = sqlx::query(
+            "INSERT INTO rooms (code, node_id, public) VALUES ($1, $2, $3)
+             ON CONFLICT (code) DO NOTHING",
+        )
+        .bind(code)
+        .bind(self.node)
+        .bind(public)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Applies a batch of seat and room changes in one transaction.
+    pub(crate) async fn apply(&self, changes: &Changes) -> Result<(), DbError> {
+        let mut tx = self.pool.begin().await?;
+        if !changes.closed.is_empty() {
+            sqlx::query("DELETE FROM rooms WHERE code = ANY($1) AND node_id = $2")
+                .bind(&changes.closed)
+                .bind(self.node)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("DELETE FROM seats WHERE code = ANY($1) AND node_id = $2")
+                .bind(&changes.closed)
+                .bind(self.node)
+                .execute(&mut *tx)
+                .await?;
+        }
+        if !changes.unseat.is_empty() {
+            let (players, codes): (Vec<i64>, Vec<String>) = changes.unseat.iter().cloned().unzip();
+            sqlx::query(
+                "DELETE FROM seats s USING UNNEST($1::bigint[], $2::text[]) AS u(player, code)
+                 WHERE s.player_id = u.player AND s.code = u.code",
+            )
+            .bind(&players)
+            .bind(&codes)
+            .execute(&mut *tx)
+            .await?;
+        }
+        if !changes.seat.is_empty() {
+            self.upsert_seats(&mut tx, changes.seat.iter()).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Re-inserts this node's rooms and seats (after other nodes took it
+    /// for dead and deleted them); a code another node took meanwhile is
+    /// skipped and returned.
+    pub(crate) async fn republish(
+        &self,
+        rooms: &[String],
+        seats: &[(i64, String)],
+    ) -> Result<Vec<String>, DbError> {
+        let mut tx = self.pool.begin().await?;
+        let kept: Vec<String> = sqlx::query_scalar(
+            "INSERT INTO rooms (code, node_id) SELECT code, $2 FROM UNNEST($1::text[]) AS u(code)
+             ON CONFLICT (code) DO NOTHING RETURNING code",
+        )
+        .bind(rooms)
+        .bind(self.node)
+        .fetch_all(&mut *tx)
+        .await?;
+        let seats = seats.iter().filter(|(_, code)| kept.contains(code));
+        self.upsert_seats(&mut tx, seats).await?;
+        tx.commit().await?;
+        Ok(rooms
+            .iter()
+            .filter(|c| !kept.contains(c))
+            .cloned()
+            .collect())
+    }
+
+    /// Writes `seats` (player, code) as this node's, replacing any older
+    /// seat of those players.
+    async fn upsert_seats<'a>(
+        &self,
+        tx: &mut sqlx::PgTransaction<'_>,
+        seats: impl Iterator<Item = &'a (i64, String)>,
+    ) -> Result<(), DbError> {
+        let (players, codes): (Vec<i64>, Vec<String>) = seats.cloned().unzip();
+        sqlx::query(
+            "INSERT INTO seats (player_id, code, node_id)
+             SELECT player, code, $3 FROM UNNEST($1::bigint[], $2::text[]) AS u(player, code)
+             ON CONFLICT (player_id) DO UPDATE
+             SET code = EXCLUDED.code, node_id = EXCLUDED.node_id, orphaned_at = NULL",
+        )
+        .bind(&players)
+        .bind(&codes)
+        .bind(self.node)
+        .execute(&mut **tx)
+        .await?;
+        Ok(())
+    }
+
+    /// Publishes changed listing entries of this node's rooms.
+    pub(crate) async fn publish(&self, entries: &[Published]) -> Result<(), DbError> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let codes: Vec<&str> = entries.iter().map(|e| e.code.as_str()).collect();
+        let publics: Vec<bool> = entries.iter().map(|e| e.summary.is_some()).collect();
+        let summaries: Vec<Option<&str>> = entries.iter().map(|e| e.summary.as_deref()).collect();
+        sqlx::query(
+            "UPDATE rooms r SET public = u.public, summary = u.summary::jsonb
+             FROM UNNEST($2::text[], $3::bool[], $4::text[]) AS u(code, public, summary)
+             WHERE r.code = u.code AND r.node_id = $1",
+        )
+        .bind(self.node)
+        .bind(&codes)
+        .bind(&publics)
+        .bind(&summaries)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The listing entries (JSON) of the public rooms of the other live
+    /// nodes.
+    pub(crate) async fn remote_public_rooms(&self) -> Result<Vec<String>, DbError> {
+        Ok(sqlx::query_scalar(
+            "SELECT r.summary::text FROM rooms r JOIN nodes n ON n.id = r.node_id
+             WHERE r.public AND r.summary IS NOT NULL AND r.node_id <> $1
+               AND n.heartbeat_at > now() - make_interval(secs => $2)",
+        )
+        .bind(self.node)
+        .bind(self.timeout_secs())
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    /// Where room `code` lives, if it is in the directory.
+    pub(crate) async fn locate(&self, code: &str) -> Result<Option<RoomLocation>, DbError> {
+        let row = sqlx::query(
+            "SELECT r.node_id, n.public_url,
+                    n.heartbeat_at > now() - make_interval(secs => $2) AS live
+             FROM rooms r JOIN nodes n ON n.id = r.node_id WHERE r.code = $1",
+        )
+        .bind(code)
+        .bind(self.timeout_secs())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|row| {
+            Ok(RoomLocation {
+                node: row.try_get("node_id")?,
+                url: row.try_get("public_url")?,
+                live: row.try_get("live")?,
+            })
+        })
+        .transpose()
+    }
+
+    /// Where `player` is seated, if anywhere.
+    pub(crate) async fn seat_of(&self, player: i64) -> Result<Option<SeatLocation>, DbError> {
+        let row = sqlx::query(
+            "SELECT s.code, s.node_id, n.public_url,
+                    COALESCE(n.heartbeat_at > now() - make_interval(secs => $2), false) AS live,
+                    EXISTS (SELECT 1 FROM rooms r WHERE r.code = s.code AND r.node_id = s.node_id)
+                        AS room_open
+             FROM seats s LEFT JOIN nodes n ON n.id = s.node_id WHERE s.player_id = $1",
+        )
+        .bind(player)
+        .bind(self.timeout_secs())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|row| {
+            Ok(SeatLocation {
+                code: row.try_get("code")?,
+                node: row.try_get("node_id")?,
+                url: row.try_get("public_url")?,
+                live: row.try_get("live")?,
+                room_open: row.try_get("room_open")?,
+            })
+        })
+        .transpose()
+    }
+
+    /// Clears `player`'s seat if it still names room `code`.
+    pub(crate) async fn clear_seat(&self, player: i64, code: &str) -> Result<(), DbError> {
+        sqlx::query("DELETE FROM seats WHERE player_id = $1 AND code = $2")
+            .bind(player)
+            .bind(code)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Announces a new session of `player` on this node to every node;
+    /// returns its place in the order of sessions.
+    pub(crate) async fn announce_session(&self, player: i64) -> Result<i64, DbError> {
+        Ok(sqlx::query_scalar(
+            "WITH s AS (SELECT nextval('session_seq') AS n)
+             SELECT n FROM s, LATERAL pg_notify($1, concat_ws(' ', $2::bigint, n, $3::text))",
+        )
+        .bind(SESSIONS_CHANNEL)
+        .bind(player)
+        .bind(self.node.to_string())
+        .fetch_one(&self.pool)
+        .await?)
+    }
+
+    /// The live, not draining node other than this one holding the fewest
+    /// rooms: where a draining node would hand its rooms.
+    pub(crate) async fn pick_target(&self) -> Result<Option<Target>, DbError> {
+        let row = sqlx::query(
+            "SELECT n.id, n.public_url, count(r.code) AS rooms
+             FROM nodes n LEFT JOIN rooms r ON r.node_id = n.id
+             WHERE n.id <> $1 AND NOT n.draining
+               AND n.heartbeat_at > now() - make_interval(secs => $2)
+             GROUP BY n.id, n.public_url ORDER BY rooms, n.started_at LIMIT 1",
+        )
+        .bind(self.node)
+        .bind(self.timeout_secs())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|row| {
+            Ok(Target {
+                node: row.try_get("id")?,
+                url: row.try_get("public_url")?,
+                rooms: row.try_get("rooms")?,
+            })
+        })
+        .transpose()
+    }
+}
+
+/// A session announcement as `NOTIFY` carries it: "player seq node".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Announcement {
+    /// The player.
+    pub(crate) player: i64,
+    /// Its place in the order of sessions.
+    pub(crate) seq: i64,
+    /// The node it arrived on.
+    pub(crate) node: Uuid,
+}
+
+impl Announcement {
+    /// Reads a payload; `None` for anything else.
+    pub(crate) fn parse(payload: &str) -> Option<Announcement> {
+        let mut parts = payload.split(' ');
+        let player = parts.next()?.parse().ok()?;
+        let seq = parts.next()?.parse().ok()?;
+        let node = parts.next()?.parse().ok()?;
+        parts
+            .next()
+            .is_none()
+            .then_some(Announcement { player, seq, node })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn announcements_parse_only_their_own_shape() {
+        let node = Uuid::now_v7();
+        let ok = Announcement::parse(&format!("42 7 {node}"));
+        assert_eq!(
+            ok,
+            Some(Announcement {
+                player: 42,
+                seq: 7,
+                node
+            })
+        );
+        for bad in ["", "42 7", "x 7 {node}", &format!("42 7 {node} extra")] {
+            assert_eq!(Announcement::parse(bad), None, "{bad:?}");
+        }
+    }
+}

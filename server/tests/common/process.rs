@@ -1,0 +1,106 @@
+//! The real `krypto-server` binary in a child process, on a free loopback
+//! port: for crash tests (`kill -9`) and for clusters of nodes.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+
+use serde_json::Value;
+
+use super::{http_get, Client, PATIENCE};
+
+/// The real `krypto-server`, killed with SIGKILL when dropped.
+pub struct Process {
+    child: Child,
+    pub addr: SocketAddr,
+}
+
+/// A free port on 127.0.0.1 (free when asked; the server binds it next).
+pub fn free_addr() -> SocketAddr {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    format!("127.0.0.1:{port}").parse().unwrap()
+}
+
+impl Process {
+    /// Starts the binary on the database at `url` and a free port, and
+    /// waits until it says it is listening.
+    pub fn start(url: &str) -> Process {
+        Self::start_at(free_addr(), url, &[])
+    }
+
+    /// Starts the binary on `addr` with extra arguments.
+    pub fn start_at(addr: SocketAddr, url: &str, args: &[&str]) -> Process {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_krypto-server"))
+            .arg("--listen")
+            .arg(addr.to_string())
+            .arg("--database")
+            .arg(url)
+            .args(args)
+            .env("KRYPTO_ROOM_TIME_SCALE", "100")
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // The join addresses are printed once the port is bound; keep
+        // draining stdout afterwards so the server never blocks on it.
+        let stdout = child.stdout.take().unwrap();
+        let (ready_tx, ready) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if line.contains("friends can join") {
+                    let _ = ready_tx.send(());
+                }
+            }
+        });
+        let process = Process { child, addr };
+        ready
+            .recv_timeout(PATIENCE)
+            .expect("the server did not start");
+        process
+    }
+
+    /// Its WebSocket URL.
+    pub fn url(&self) -> String {
+        format!("ws://{}/ws", self.addr)
+    }
+
+    pub async fn connect(&self) -> Client {
+        let (ws, _) = tokio::time::timeout(PATIENCE, tokio_tungstenite::connect_async(self.url()))
+            .await
+            .unwrap()
+            .unwrap();
+        Client { ws }
+    }
+
+    pub async fn player(&self, hello: Value) -> (Client, Value) {
+        let mut c = self.connect().await;
+        c.send(hello).await;
+        let welcome = c.recv().await;
+        assert_eq!(welcome["type"], "welcome", "{welcome}");
+        (c, welcome)
+    }
+
+    pub async fn healthz(&self) -> String {
+        http_get(self.addr, "/healthz").await.0
+    }
+
+    /// SIGKILL: no shutdown, no flush, no goodbye.
+    pub fn kill9(&mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

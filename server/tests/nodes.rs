@@ -1,0 +1,388 @@
+//! Many nodes on one PostgreSQL database, for real: two or three
+//! `krypto-server` processes started with `--public-url` on loopback ports,
+//! a throwaway PostgreSQL cluster (see `common/postgres.rs`), and WebSocket
+//! clients. What happens across processes becomes true within a heartbeat
+//! or two, so those checks poll (until [`PATIENCE`]) rather than sleep.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::process::{free_addr, Process};
+use common::{http_get, solve, Raw, PATIENCE};
+use serde_json::{json, Value};
+
+/// The node timeout of these tests, in seconds (production: 15).
+const NODE_TIMEOUT: &str = "2";
+
+/// A node of the cluster on database `db`.
+fn node(db: &str) -> Process {
+    let addr = free_addr();
+    let public_url = format!("ws://{addr}/ws");
+    Process::start_at(
+        addr,
+        db,
+        &[
+            "--public-url",
+            &public_url,
+            "--node-timeout-secs",
+            NODE_TIMEOUT,
+        ],
+    )
+}
+
+fn hello(name: &str) -> Value {
+    json!({"type": "hello", "protocol": 1, "name": name})
+}
+
+fn hello_again(welcome: &Value) -> Value {
+    json!({"type": "hello", "protocol": 1, "token": welcome["token"]})
+}
+
+/// Polls `check` until it answers, failing after [`PATIENCE`].
+async fn eventually<T, F: Future<Output = Option<T>>>(
+    what: &str,
+    mut check: impl FnMut() -> F,
+) -> T {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        if let Some(answer) = check().await {
+            return answer;
+        }
+        assert!(Instant::now() < deadline, "never happened: {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The one integer `sql` answers.
+async fn count(db: &str, sql: &str) -> i64 {
+    let (n,): (i64,) = Raw::connect(db).await.one(sql).await;
+    n
+}
+
+/// Waits until the directory holds `player`'s seat.
+async fn seat_written(db: &str, welcome: &Value) {
+    let sql = format!(
+        "SELECT count(*) FROM seats WHERE player_id = {}",
+        welcome["player_id"]
+    );
+    eventually("the seat is in the directory", || async {
+        (count(db, &sql).await == 1).then_some(())
+    })
+    .await;
+}
+
+/// Asks `client` for `list_rooms` until the listed codes satisfy `wanted`;
+/// returns them (sorted, as the server sends them) and the reply.
+async fn listed(
+    client: &mut common::Client,
+    wanted: impl Fn(&[String]) -> bool,
+) -> (Vec<String>, Value) {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let rooms = client.request(json!({"type": "list_rooms"})).await;
+        let codes: Vec<String> = rooms["rooms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["code"].as_str().unwrap().to_owned())
+            .collect();
+        if wanted(&codes) {
+            return (codes, rooms);
+        }
+        assert!(Instant::now() < deadline, "never listed as wanted: {rooms}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A new player on `server` hosting a new room; returns them and its code.
+async fn open_room(server: &Process, name: &str, public: bool) -> (common::Client, String) {
+    let (mut host, _) = server.player(hello(name)).await;
+    let state = host
+        .request(json!({"type": "create_room", "public": public}))
+        .await;
+    (host, code_of(&state))
+}
+
+fn code_of(state: &Value) -> String {
+    assert_eq!(state["type"], "room_state", "{state}");
+    state["code"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn codes_are_unique_across_nodes_and_joins_elsewhere_are_redirected() {
+    let db = common::postgres::fresh_database().await;
+    let (a, b) = (node(&db), node(&db));
+    let (mut ann, _) = a.player(hello("Ann")).await;
+    let code = code_of(&ann.request(json!({"type": "create_room"})).await);
+
+    // Ben, on the other node, is sent to Ann's node, with his request's id.
+    let (mut ben, wb) = b.player(hello("Ben")).await;
+    ben.send(json!({"type": "join_room", "code": code.to_lowercase(), "id": "j"}))
+        .await;
+    let redirect = ben.recv().await;
+    assert_eq!(
+        redirect,
+        json!({"type": "redirect", "id": "j", "url": a.url(), "code": code})
+    );
+    // Following it, he joins.
+    let (mut ben, again) = a.player(hello_again(&wb)).await;
+    assert_eq!(again["resumed"], false);
+    let joined = ben
+        .request(json!({"type": "join_room", "code": code}))
+        .await;
+    assert_eq!(joined["players"].as_array().unwrap().len(), 2, "{joined}");
+
+    // Rooms opened on both nodes get codes no other room has, and the
+    // directory says which node holds each.
+    let mut codes = HashMap::from([(code.clone(), a.url())]);
+    let mut hosts = Vec::new();
+    for i in 0..10 {
+        for server in [&a, &b] {
+            let (mut host, _) = server.player(hello(&format!("Host{}", hosts.len()))).await;
+            let c = code_of(&host.request(json!({"type": "create_room"})).await);
+            assert!(codes.insert(c, server.url()).is_none(), "a code twice");
+            hosts.push(host);
+        }
+        assert_eq!(codes.len(), 1 + 2 * (i + 1));
+    }
+    let directory: Vec<(String, String)> = Raw::connect(&db)
+        .await
+        .rows("SELECT r.code, n.public_url FROM rooms r JOIN nodes n ON n.id = r.node_id")
+        .await;
+    assert_eq!(directory.into_iter().collect::<HashMap<_, _>>(), codes);
+
+    // A closed room leaves the directory.
+    let mut last = hosts.pop().unwrap();
+    let state = last.request(json!({"type": "leave_room"})).await;
+    assert_ne!(state["type"], "error", "{state}");
+    let rooms = (codes.len() - 1) as i64;
+    eventually("the closed room leaves the directory", || async {
+        (count(&db, "SELECT count(*) FROM rooms").await == rooms).then_some(())
+    })
+    .await;
+    // Nobody can find it any more, on either node.
+    for server in [&a, &b] {
+        let (mut c, _) = server
+            .player(hello(&format!("Late{}", server.addr.port())))
+            .await;
+        let codes_left: HashSet<String> = Raw::connect(&db)
+            .await
+            .rows::<(String,)>("SELECT code FROM rooms")
+            .await
+            .into_iter()
+            .map(|(c,)| c)
+            .collect();
+        let closed = codes.keys().find(|c| !codes_left.contains(*c)).unwrap();
+        let gone = c
+            .request(json!({"type": "join_room", "code": closed}))
+            .await;
+        assert_eq!(gone["code"], "room_not_found", "{gone}");
+    }
+}
+
+#[tokio::test]
+async fn a_seated_player_saying_hello_on_another_node_is_sent_to_their_room() {
+    let db = common::postgres::fresh_database().await;
+    let (a, b) = (node(&db), node(&db));
+    let (mut ann, wa) = a.player(hello("Ann")).await;
+    let code = code_of(&ann.request(json!({"type": "create_room"})).await);
+    seat_written(&db, &wa).await;
+    ann.ws.close(None).await.unwrap();
+
+    // Back on the wrong node: welcomed (nothing resumed there), then sent
+    // to the room's node; both answers carry the hello's id.
+    let mut back = b.connect().await;
+    let mut hello = hello_again(&wa);
+    hello["id"] = json!("h");
+    back.send(hello).await;
+    let welcome = back.recv().await;
+    assert_eq!(
+        (&welcome["type"], &welcome["resumed"], &welcome["id"]),
+        (&json!("welcome"), &json!(false), &json!("h")),
+        "{welcome}"
+    );
+    let redirect = back.recv().await;
+    assert_eq!(
+        redirect,
+        json!({"type": "redirect", "id": "h", "url": a.url(), "code": code})
+    );
+
+    // On the room's node the seat is resumed.
+    let (mut ann, resumed) = a.player(hello_again(&wa)).await;
+    assert_eq!(resumed["resumed"], true, "{resumed}");
+    assert_eq!(ann.recv_type("room_state").await["code"], code.as_str());
+}
+
+#[tokio::test]
+async fn list_rooms_lists_the_public_rooms_of_every_live_node() {
+    let db = common::postgres::fresh_database().await;
+    let (a, b, c) = (node(&db), node(&db), node(&db));
+    let (_ann, on_a) = open_room(&a, "Ann", true).await;
+    let (_ben, on_b) = open_room(&b, "Ben", true).await;
+    let (_cat, private) = open_room(&c, "Cat", false).await;
+    for server in [&a, &b, &c] {
+        let (mut dan, _) = server
+            .player(hello(&format!("Dan{}", server.addr.port())))
+            .await;
+        let listed = listed(&mut dan, |codes| codes.len() >= 2).await;
+        let mut expected = vec![on_a.clone(), on_b.clone()];
+        expected.sort();
+        assert_eq!(listed.0, expected, "private {private} must not be listed");
+        let hosts: Vec<&Value> = listed.1["rooms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| &r["host"])
+            .collect();
+        assert!(hosts.contains(&&json!("Ann")) && hosts.contains(&&json!("Ben")));
+    }
+}
+
+#[tokio::test]
+async fn a_token_used_on_another_node_closes_the_older_session() {
+    let db = common::postgres::fresh_database().await;
+    let (a, b) = (node(&db), node(&db));
+    let (mut on_a, wa) = a.player(hello("Ann")).await;
+    let (mut on_b, _) = b.player(hello_again(&wa)).await;
+    assert_eq!(on_a.expect_close().await, 1000);
+    assert_eq!(on_b.request(json!({"type": "ping"})).await["type"], "pong");
+    // And back: the newest session always wins, wherever it is.
+    let (mut again_a, _) = a.player(hello_again(&wa)).await;
+    assert_eq!(on_b.expect_close().await, 1000);
+    assert_eq!(
+        again_a.request(json!({"type": "ping"})).await["type"],
+        "pong"
+    );
+}
+
+#[tokio::test]
+async fn a_node_killed_with_sigkill_leaves_the_directory_within_the_timeout() {
+    let db = common::postgres::fresh_database().await;
+    let (a, mut b) = (node(&db), node(&db));
+    let (mut ann, wa) = b.player(hello("Ann")).await;
+    let code = code_of(
+        &ann.request(json!({"type": "create_room", "public": true}))
+            .await,
+    );
+    seat_written(&db, &wa).await;
+    let (mut ben, _) = a.player(hello("Ben")).await;
+    listed(&mut ben, |codes| codes == [code.clone()]).await;
+
+    let killed = Instant::now();
+    b.kill9();
+    let gone_sql = format!(
+        "SELECT count(*) FROM nodes WHERE public_url = '{}'",
+        b.url()
+    );
+    eventually("the dead node leaves the directory", || async {
+        (count(&db, &gone_sql).await == 0).then_some(())
+    })
+    .await;
+    eprintln!(
+        "killed node left the directory after {:?} (node timeout {NODE_TIMEOUT} s)",
+        killed.elapsed()
+    );
+    assert_eq!(count(&db, "SELECT count(*) FROM rooms").await, 0);
+
+    // Its room is not listed, and joining it is refused.
+    listed(&mut ben, <[String]>::is_empty).await;
+    let refused = ben
+        .request(json!({"type": "join_room", "code": code}))
+        .await;
+    assert_eq!(refused["code"], "room_not_found", "{refused}");
+
+    // Its player, coming back, is told plainly; the stale seat is cleared.
+    let mut back = a.connect().await;
+    let mut hello = hello_again(&wa);
+    hello["id"] = json!("h");
+    back.send(hello).await;
+    let welcome = back.recv().await;
+    assert_eq!(welcome["resumed"], false, "{welcome}");
+    let error = back.recv().await;
+    assert_eq!(error["code"], "room_not_found", "{error}");
+    assert_eq!(error["id"], "h", "{error}");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains(&code) && message.contains("node it ran on stopped"),
+        "{message}"
+    );
+    let (mut again, _) = a.player(hello_again(&wa)).await;
+    again.send(json!({"type": "ping"})).await;
+    assert_eq!(again.recv().await["type"], "pong", "no second error");
+}
+
+#[tokio::test]
+async fn leaderboards_and_profiles_are_the_same_on_every_node() {
+    let db = common::postgres::fresh_database().await;
+    let (a, b) = (node(&db), node(&db));
+    let (mut ann, _) = a.player(hello("Ann")).await;
+    let code = code_of(
+        &ann.request(json!({"type": "create_room", "settings": {"rounds": 1}}))
+            .await,
+    );
+    let (mut ben, wb) = b.player(hello("Ben")).await;
+    let redirect = ben
+        .request(json!({"type": "join_room", "code": code}))
+        .await;
+    assert_eq!(redirect["type"], "redirect");
+    let (mut ben, _) = a.player(hello_again(&wb)).await;
+    ben.request(json!({"type": "join_room", "code": code}))
+        .await;
+    ann.request(json!({"type": "start"})).await;
+    let started = ann.recv_type("round_started").await;
+    let verdict = ann
+        .request(json!({"type": "submit", "round": 1, "formula": solve(&started)}))
+        .await;
+    assert_eq!(verdict["accepted"], true, "{verdict}");
+    ben.recv_type("match_over").await;
+
+    for path in [
+        "/api/leaderboard?metric=rounds&period=all",
+        "/api/leaderboard?metric=wins&period=day",
+        "/api/players/Ann",
+        "/api/players/Ben",
+    ] {
+        let (on_a, on_b) = (http_get(a.addr, path).await, http_get(b.addr, path).await);
+        assert!(on_a.0.contains(" 200 "), "{path}: {on_a:?}");
+        assert_eq!(on_a, on_b, "{path}");
+    }
+    let board = json!({"type": "leaderboard", "metric": "rounds"});
+    let (mut cat_a, _) = a.player(hello("Cat")).await;
+    let (mut cat_b, _) = b.player(hello("Dot")).await;
+    let (on_a, on_b) = (
+        cat_a.request(board.clone()).await,
+        cat_b.request(board).await,
+    );
+    assert_eq!(on_a, on_b);
+    assert_eq!(on_a["rows"][0]["name"], "Ann", "{on_a}");
+}
+
+#[test]
+fn public_url_needs_postgres_and_a_websocket_url() {
+    let refused = |database: &str, public_url: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_krypto-server"))
+            .args(["--listen", "127.0.0.1:0", "--database", database])
+            .args(["--public-url", public_url])
+            .env("RUST_LOG", "off")
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = format!("sqlite://{}", dir.path().join("t.db").display());
+    let message = refused(&sqlite, "ws://127.0.0.1:7878/ws");
+    assert!(message.contains("needs a PostgreSQL database"), "{message}");
+    assert!(
+        !dir.path().join("t.db").exists(),
+        "no file made for nothing"
+    );
+    let message = refused("postgres://nobody@127.0.0.1:1/none", "http://host-b/ws");
+    assert!(message.contains("use ws:// or wss://"), "{message}");
+}
