@@ -158,6 +158,9 @@ pub(crate) struct Cluster {
     /// Held by a heartbeat while it writes, so leaving cannot interleave
     /// with a heartbeat that would register the node again.
     beat: tokio::sync::Mutex<()>,
+    /// Woken when saved rooms may be waiting for this node (a stopping
+    /// node handed some over, or a heartbeat passed).
+    claims: tokio::sync::Notify,
 }
 
 /// What [`Cluster::open`] hands over to [`Cluster::spawn`].
@@ -198,6 +201,7 @@ impl Cluster {
             draining: AtomicBool::new(false),
             stopped: CancellationToken::new(),
             beat: tokio::sync::Mutex::new(()),
+            claims: tokio::sync::Notify::new(),
         };
         Ok(Some((
             Arc::new(cluster),
@@ -206,6 +210,35 @@ impl Cluster {
                 listener,
             },
         )))
+    }
+
+    /// This node's id.
+    pub(crate) fn node(&self) -> Uuid {
+        self.node
+    }
+
+    /// The directory's queries.
+    pub(crate) fn directory(&self) -> &Directory {
+        &self.directory
+    }
+
+    /// Whether this node is stopping.
+    pub(crate) fn is_draining(&self) -> bool {
+        self.draining.load(Ordering::Relaxed)
+    }
+
+    /// Asks for a look at the saved rooms this node may claim.
+    pub(crate) fn want_claims(&self) {
+        self.claims.notify_one();
+    }
+
+    /// Waits until saved rooms may be waiting for this node; false once
+    /// the node has left.
+    pub(crate) async fn claims_wanted(&self) -> bool {
+        tokio::select! {
+            () = self.stopped.cancelled() => false,
+            () = self.claims.notified() => true,
+        }
     }
 
     /// The queue the lobby tells about seats and closed rooms.
@@ -388,7 +421,6 @@ impl Cluster {
 
     /// A live node that is not draining, holding the fewest rooms: where a
     /// stopping node's rooms can go.
-    #[allow(dead_code)] // the hand-over of saved rooms will call it
     pub(crate) async fn pick_target(&self) -> Result<Option<Target>, DbError> {
         self.directory.pick_target().await
     }

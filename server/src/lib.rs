@@ -44,6 +44,7 @@ mod codes;
 pub mod config;
 pub mod db;
 mod forwarded;
+mod handover;
 mod http;
 mod identity;
 mod join_urls;
@@ -99,29 +100,17 @@ pub(crate) struct Shared {
     pub(crate) limits: limits::SharedLimits,
     /// The base addresses friends can use, sent in every `welcome`.
     pub(crate) join_urls: Vec<String>,
-    /// Cancelled when the server starts shutting down.
+    /// Cancelled when the server starts shutting down: it accepts no more
+    /// connections, and rooms save their state and stop.
     pub(crate) shutdown: CancellationToken,
-    /// Connection and room tasks, so shutdown can wait for their goodbyes.
+    /// Cancelled once the rooms are put away: connections say goodbye.
+    pub(crate) disconnect: CancellationToken,
+    /// Connection tasks, so shutdown can wait for their goodbyes.
     pub(crate) tracker: TaskTracker,
-    /// Where room tasks put their state when the server stops, to be
-    /// stored for the next start.
-    pub(crate) saved_rooms: SavedRooms,
-}
-
-/// The rooms saved while stopping, collected for one write.
-#[derive(Debug, Default)]
-pub(crate) struct SavedRooms(std::sync::Mutex<Vec<db::saved::StoredRoom>>);
-
-impl SavedRooms {
-    /// Adds a room's saved state.
-    pub(crate) fn push(&self, room: db::saved::StoredRoom) {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(room);
-    }
-
-    /// Everything saved so far.
-    fn take(&self) -> Vec<db::saved::StoredRoom> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
-    }
+    /// Room tasks, so shutdown can wait until every room is saved.
+    pub(crate) room_tasks: TaskTracker,
+    /// Where room tasks put their state when the server stops.
+    pub(crate) saved_rooms: handover::SavedRooms,
 }
 
 impl Shared {
@@ -157,42 +146,21 @@ impl Shared {
             config: Arc::new(config),
             db,
             shutdown: CancellationToken::new(),
+            disconnect: CancellationToken::new(),
             tracker: TaskTracker::new(),
-            saved_rooms: SavedRooms::default(),
+            room_tasks: TaskTracker::new(),
+            saved_rooms: handover::SavedRooms::default(),
         });
-        shared.restore_rooms().await?;
+        shared.restore_saved_rooms().await?;
+        if let Some(cluster) = shared.cluster.clone() {
+            let claimer = shared.clone();
+            tokio::spawn(async move {
+                while cluster.claims_wanted().await {
+                    claimer.claim_saved_rooms().await;
+                }
+            });
+        }
         Ok((shared, recorder_task))
-    }
-
-    /// Brings back the rooms the last graceful stop saved.
-    async fn restore_rooms(self: &Arc<Self>) -> Result<(), ServerError> {
-        let saved = self.db.take_saved_rooms().await?;
-        if saved.is_empty() {
-            return Ok(());
-        }
-        let total = saved.len();
-        let mut restored = 0;
-        for room in saved {
-            let code = room.code.clone();
-            match room_task::restore(self, room).await {
-                Ok(()) => restored += 1,
-                Err(e) => tracing::warn!(room = %code, error = %e, "saved room not restored"),
-            }
-        }
-        tracing::info!(restored, of = total, "rooms restored from the last stop");
-        Ok(())
-    }
-
-    /// Stores the rooms saved while stopping.
-    async fn store_saved_rooms(&self) {
-        let rooms = self.saved_rooms.take();
-        if rooms.is_empty() {
-            return;
-        }
-        match self.db.save_rooms(&rooms).await {
-            Ok(()) => tracing::info!(rooms = rooms.len(), "rooms saved for the next start"),
-            Err(e) => tracing::error!(error = %e, "rooms not saved: their matches are lost"),
-        }
     }
 }
 
@@ -212,8 +180,10 @@ pub enum ServerError {
 
 /// Restores the rooms the last graceful stop saved, serves on `listener`
 /// until `shutdown` resolves, then shuts down gracefully: stop accepting,
-/// save every room, close every WebSocket with 1012 (the server is
-/// restarting), store the saved rooms, close the database.
+/// save every room and put it away (handed to another node of a cluster,
+/// whose address each member is sent, or stored for the next start), close
+/// every WebSocket with 1012 (the server is restarting), close the
+/// database.
 pub async fn run(
     listener: TcpListener,
     config: Config,
@@ -240,23 +210,34 @@ pub async fn run(
         shared.tracker.clone(),
     )
     .await;
-    tracing::info!("shutting down: closing connections and rooms");
+    tracing::info!("shutting down: saving rooms");
     if let Some(cluster) = &shared.cluster {
         cluster.drain().await;
     }
+    shared.room_tasks.close();
+    if tokio::time::timeout(shared.config.shutdown_timeout, shared.room_tasks.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!("some rooms did not stop in time");
+    }
+    // Everything the rooms recorded is committed before they are handed
+    // on: their new node records the rest of their matches.
+    shared.recorder.close().await;
+    let _ = recorder_task.await;
+    shared.put_saved_rooms_away().await;
+    tracing::info!("closing connections");
+    shared.disconnect.cancel();
     shared.tracker.close();
     if tokio::time::timeout(shared.config.shutdown_timeout, shared.tracker.wait())
         .await
         .is_err()
     {
-        tracing::warn!("some connections or rooms did not finish in time");
+        tracing::warn!("some connections did not finish in time");
     }
     if let Some(cluster) = &shared.cluster {
         cluster.stop().await;
     }
-    shared.recorder.close().await;
-    let _ = recorder_task.await;
-    shared.store_saved_rooms().await;
     shared.db.close().await;
     tracing::info!("stopped");
     Ok(())

@@ -268,6 +268,11 @@ impl Lobby {
         self.lock().sessions.insert(player, client)
     }
 
+    /// The connection speaking for `player`, if any.
+    pub(crate) fn session_of(&self, player: PlayerId) -> Option<Outbox> {
+        self.lock().sessions.get(&player).cloned()
+    }
+
     /// The connection speaking for `player`, if it is still `conn`.
     pub(crate) fn session(&self, player: PlayerId, conn: ConnId) -> Option<Outbox> {
         let inner = self.lock();

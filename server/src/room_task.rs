@@ -82,7 +82,7 @@ pub fn create(
     // A new room has nothing to record: deliver its first snapshot now.
     task.send_out(fx, id.as_deref());
     tracing::info!(room = %code, host = host.0, "room opened");
-    shared.tracker.spawn(task.run(rx));
+    shared.room_tasks.spawn(task.run(rx));
     Ok(Ok(()))
 }
 
@@ -108,11 +108,25 @@ pub(crate) enum RestoreError {
     NoPlace,
 }
 
+/// A room brought back.
+#[derive(Debug, Clone)]
+pub(crate) struct Restored {
+    /// Its code.
+    pub(crate) code: String,
+    /// Whether it is listed.
+    pub(crate) public: bool,
+    /// Its members, each holding their seat.
+    pub(crate) seats: Vec<PlayerId>,
+}
+
 /// Brings back a room a graceful stop saved: it carries on where it was,
 /// every member holding their seat (as after a dropped connection) until
 /// they come back with their token. A match whose room cannot come back is
 /// recorded as abandoned.
-pub(crate) async fn restore(shared: &Arc<Shared>, stored: StoredRoom) -> Result<(), RestoreError> {
+pub(crate) async fn restore(
+    shared: &Arc<Shared>,
+    stored: StoredRoom,
+) -> Result<Restored, RestoreError> {
     let saved: SavedTask = serde_json::from_str(&stored.state)?;
     let SavedTask { room: saved, log } = saved;
     let seats: Vec<(PlayerId, bool)> = saved.members.iter().map(|m| (m.id, m.spectator)).collect();
@@ -158,14 +172,19 @@ pub(crate) async fn restore(shared: &Arc<Shared>, stored: StoredRoom) -> Result<
         log,
     };
     // Nobody is connected yet: everyone's seat is held from now.
-    for (member, _) in seats {
+    for &(member, _) in &seats {
         let fx = task.room.disconnect(member, now);
         task.deliver(fx, None).await;
     }
     task.send_out(Effects::default(), None);
     tracing::info!(room = %code, match_id = ?task.log.match_id(), "room restored");
-    shared.tracker.spawn(task.run(rx));
-    Ok(())
+    let public = task.room.summary().settings.public;
+    shared.room_tasks.spawn(task.run(rx));
+    Ok(Restored {
+        code,
+        public,
+        seats: seats.iter().map(|&(member, _)| member).collect(),
+    })
 }
 
 /// Records the match of a room that could not come back as abandoned.
@@ -263,11 +282,15 @@ impl RoomTask {
         match serde_json::to_string(&saved) {
             Ok(state) => {
                 tracing::info!(room = %code, "room saved");
-                self.shared.saved_rooms.push(StoredRoom {
-                    code,
-                    state,
-                    saved_at: now_ms(),
-                });
+                self.shared.saved_rooms.push(
+                    StoredRoom {
+                        code,
+                        state,
+                        saved_at: now_ms(),
+                        for_node: None,
+                    },
+                    self.room.members(),
+                );
             }
             Err(e) => tracing::error!(room = %code, error = %e, "room not saved"),
         }

@@ -165,7 +165,7 @@ fn close_message(code: u16, reason: &str) -> Message {
 
 impl Transport {
     async fn read_loop(&mut self, mut stream: SplitStream<WebSocket>) {
-        let shutdown = self.shared.shutdown.clone();
+        let shutdown = self.shared.disconnect.clone();
         let config = self.shared.config.clone();
         let hello_deadline = Instant::now() + config.handshake_timeout;
         let mut ping =

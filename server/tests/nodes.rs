@@ -22,18 +22,21 @@ const NODE_TIMEOUT: &str = "2";
 
 /// A node of the cluster on database `db`.
 fn node(db: &str) -> Process {
+    node_with(db, &[])
+}
+
+/// A node of the cluster on database `db`, with more arguments.
+fn node_with(db: &str, args: &[&str]) -> Process {
     let addr = free_addr();
     let public_url = format!("ws://{addr}/ws");
-    Process::start_at(
-        addr,
-        db,
-        &[
-            "--public-url",
-            &public_url,
-            "--node-timeout-secs",
-            NODE_TIMEOUT,
-        ],
-    )
+    let mut all = vec![
+        "--public-url",
+        &public_url,
+        "--node-timeout-secs",
+        NODE_TIMEOUT,
+    ];
+    all.extend_from_slice(args);
+    Process::start_at(addr, db, &all)
 }
 
 fn hello(name: &str) -> Value {
@@ -385,4 +388,75 @@ fn public_url_needs_postgres_and_a_websocket_url() {
     );
     let message = refused("postgres://nobody@127.0.0.1:1/none", "http://host-b/ws");
     assert!(message.contains("use ws:// or wss://"), "{message}");
+}
+
+#[tokio::test]
+async fn a_drained_node_hands_its_rooms_over_and_their_players_resume_mid_round() {
+    let db = common::postgres::fresh_database().await;
+    // Room clocks 10 times faster (not 100): seats are held 6 s after the
+    // hand-over, time enough to come back.
+    let faster = ["--room-time-scale", "10"];
+    let (mut a, b) = (node_with(&db, &faster), node_with(&db, &faster));
+    let (mut ann, wa) = a.player(hello("Ann")).await;
+    let state = ann
+        .request(json!({"type": "create_room", "settings": {"rounds": 2, "round_seconds": 600}}))
+        .await;
+    let code = code_of(&state);
+    let (mut ben, wb) = a.player(hello("Ben")).await;
+    let (mut cat, wc) = a.player(hello("Cat")).await;
+    ben.request(json!({"type": "join_room", "code": code}))
+        .await;
+    let watching = cat
+        .request(json!({"type": "join_room", "code": code, "spectator": true}))
+        .await;
+    assert_eq!(watching["type"], "room_state", "{watching}");
+    ann.request(json!({"type": "start"})).await;
+    let started = ann.recv_type("round_started").await;
+    ben.recv_type("round_started").await;
+
+    // Node a is stopped mid-round: every member is sent to node b.
+    a.terminate();
+    for client in [&mut ann, &mut ben, &mut cat] {
+        let redirect = client.recv_type("redirect").await;
+        assert_eq!(redirect["url"], b.url(), "{redirect}");
+        assert_eq!(redirect["code"], code.as_str());
+    }
+    assert!(a.exited_cleanly().await);
+
+    // There, each says hello with their token and is back in their seat,
+    // in the same round with the same hand.
+    let mut back = Vec::new();
+    let mut states = Vec::new();
+    for welcome in [&wa, &wb, &wc] {
+        let (mut c, again) = b.player(hello_again(welcome)).await;
+        assert_eq!(again["resumed"], true, "{again}");
+        let state = c.recv_type("room_state").await;
+        assert_eq!(state["code"], code.as_str());
+        assert_eq!(state["state"], "playing", "{state}");
+        assert_eq!(state["round"]["number"], 1);
+        assert_eq!(state["round"]["cards"], started["cards"]);
+        back.push(c);
+        states.push(state);
+    }
+    let cat_row = states[2]["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == wc["player_id"])
+        .cloned()
+        .unwrap();
+    assert_eq!(cat_row["spectator"], true, "Cat still watches: {cat_row}");
+    let verdict = back[0]
+        .request(json!({"type": "submit", "round": 1, "formula": solve(&started)}))
+        .await;
+    assert_eq!(verdict["accepted"], true, "{verdict}");
+    let won = back[1].recv_type("round_won").await;
+    assert_eq!(won["winner"], wa["player_id"]);
+
+    // One match, recorded across both nodes; nothing left saved; the room
+    // is node b's in the directory.
+    assert_eq!(count(&db, "SELECT count(*) FROM matches").await, 1);
+    assert_eq!(count(&db, "SELECT count(*) FROM saved_rooms").await, 0);
+    let sql = format!("SELECT count(*) FROM rooms WHERE code = '{code}'");
+    assert_eq!(count(&db, &sql).await, 1);
 }

@@ -76,6 +76,8 @@ async fn beat(cluster: &Cluster, lobby: &Lobby, published: &mut PublishedMap) {
         Err(e) => tracing::warn!(error = %e, "reading other nodes' rooms failed"),
     }
     cluster.prune_announcements();
+    // Rooms saved for a node that is gone, or for whoever comes next.
+    cluster.want_claims();
 }
 
 /// Registers the node again with every room and seat it holds.

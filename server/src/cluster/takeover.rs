@@ -4,6 +4,9 @@
 //! player if it has a lower number (as a second connection on one node
 //! replaces the first). Numbers, not arrival order, decide, so a late
 //! notification never closes the newer session.
+//!
+//! The same connection hears a stopping node say it handed rooms to this
+//! one (see `crate::handover`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,7 +14,7 @@ use std::time::Duration;
 use sqlx::postgres::{PgListener, PgPoolOptions};
 
 use super::Cluster;
-use crate::db::directory::{Directory, SESSIONS_CHANNEL};
+use crate::db::directory::{Directory, HANDOVER_CHANNEL, SESSIONS_CHANNEL};
 use crate::db::DbError;
 use crate::lobby::Lobby;
 
@@ -23,7 +26,9 @@ pub(super) async fn listen(directory: &Directory) -> Result<PgListener, DbError>
         .max_connections(1)
         .connect_lazy_with((*options).clone());
     let mut listener = PgListener::connect_with(&pool).await?;
-    listener.listen(SESSIONS_CHANNEL).await?;
+    listener
+        .listen_all([SESSIONS_CHANNEL, HANDOVER_CHANNEL])
+        .await?;
     Ok(listener)
 }
 
@@ -35,6 +40,11 @@ pub(super) async fn run(cluster: Arc<Cluster>, lobby: Arc<Lobby>, mut listener: 
         tokio::select! {
             () = cluster.stopped.cancelled() => return,
             next = listener.recv() => match next {
+                Ok(notification) if notification.channel() == HANDOVER_CHANNEL => {
+                    if notification.payload() == cluster.node.to_string() {
+                        cluster.want_claims();
+                    }
+                }
                 Ok(notification) => cluster.taken_over(&lobby, notification.payload()),
                 Err(e) => {
                     tracing::warn!(error = %e, "session announcements interrupted");

@@ -13,15 +13,20 @@ pub struct StoredRoom {
     pub state: String,
     /// When it was saved, UTC milliseconds.
     pub saved_at: i64,
+    /// The node (of a cluster) that should restore it; `None`: whichever
+    /// server starts next.
+    pub for_node: Option<String>,
 }
 
 impl Db {
     /// Stores `rooms` in one transaction (a room saved again replaces its
     /// older row).
     pub async fn save_rooms(&self, rooms: &[StoredRoom]) -> Result<(), DbError> {
-        const SQL: &str = "INSERT INTO saved_rooms (code, state, saved_at) VALUES ($1, $2, $3)
+        const SQL: &str = "INSERT INTO saved_rooms (code, state, saved_at, for_node)
+                           VALUES ($1, $2, $3, $4)
                            ON CONFLICT (code) DO UPDATE
-                           SET state = excluded.state, saved_at = excluded.saved_at";
+                           SET state = excluded.state, saved_at = excluded.saved_at,
+                               for_node = excluded.for_node";
         on_store!(self, s => {
             let mut tx = s.pool.begin().await?;
             for room in rooms {
@@ -29,6 +34,7 @@ impl Db {
                     .bind(&room.code)
                     .bind(&room.state)
                     .bind(room.saved_at)
+                    .bind(&room.for_node)
                     .execute(&mut *tx)
                     .await?;
             }
@@ -40,7 +46,7 @@ impl Db {
     /// Removes and returns every saved room, oldest first: a starting
     /// server takes them all, so no room is restored twice.
     pub async fn take_saved_rooms(&self) -> Result<Vec<StoredRoom>, DbError> {
-        const SQL: &str = "DELETE FROM saved_rooms RETURNING code, state, saved_at";
+        const SQL: &str = "DELETE FROM saved_rooms RETURNING code, state, saved_at, for_node";
         let mut rooms: Vec<StoredRoom> =
             on_store!(self, s => sqlx::query_as(SQL).fetch_all(&s.pool).await?);
         rooms.sort_by(|a, b| (a.saved_at, &a.code).cmp(&(b.saved_at, &b.code)));

@@ -42,7 +42,7 @@ impl Process {
             .arg(url)
             .args(args)
             .env("KRYPTO_ROOM_TIME_SCALE", "100")
-            .env("RUST_LOG", "warn")
+            .env("RUST_LOG", std::env::var("KRYPTO_TEST_SERVER_LOG").unwrap_or("warn".into()))
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -51,9 +51,14 @@ impl Process {
         // draining stdout afterwards so the server never blocks on it.
         let stdout = child.stdout.take().unwrap();
         let (ready_tx, ready) = mpsc::channel();
+        // KRYPTO_TEST_SERVER_LOG=info shows the servers' logs.
+        let show = std::env::var_os("KRYPTO_TEST_SERVER_LOG").is_some();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
+                if show {
+                    eprintln!("[{addr}] {line}");
+                }
                 if line.contains("friends can join") {
                     let _ = ready_tx.send(());
                 }
@@ -89,6 +94,31 @@ impl Process {
 
     pub async fn healthz(&self) -> String {
         http_get(self.addr, "/healthz").await.0
+    }
+
+    /// SIGTERM: a graceful stop (not waited for).
+    pub fn terminate(&self) {
+        let status = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// Waits until the process has exited; true if it exited with 0.
+    pub async fn exited_cleanly(&mut self) -> bool {
+        let deadline = std::time::Instant::now() + PATIENCE;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.success();
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the server did not stop"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
     }
 
     /// SIGKILL: no shutdown, no flush, no goodbye.

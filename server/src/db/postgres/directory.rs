@@ -8,10 +8,35 @@ use std::time::Duration;
 use sqlx::{PgPool, Row};
 use uuid::Uuid;
 
+use crate::db::saved::StoredRoom;
 use crate::db::DbError;
 
 /// The channel on which nodes announce new sessions (`LISTEN`/`NOTIFY`).
 pub(crate) const SESSIONS_CHANNEL: &str = "krypto_sessions";
+
+/// The channel on which a stopping node tells another (its id is the
+/// payload) that rooms were saved for it to restore.
+pub(crate) const HANDOVER_CHANNEL: &str = "krypto_handover";
+
+/// Saved rooms this node may restore: those saved for it, for whichever
+/// server comes next, or for a node that is gone or stopping itself.
+const CLAIMABLE: &str = "SELECT s.code, s.state, s.saved_at, s.for_node FROM saved_rooms s
+     WHERE s.for_node IS NULL OR s.for_node = $1
+        OR NOT EXISTS (SELECT 1 FROM nodes n
+                       WHERE CAST(n.id AS TEXT) = s.for_node AND NOT n.draining)
+     ORDER BY s.saved_at, s.code
+     FOR UPDATE SKIP LOCKED";
+
+/// Saved rooms taken by a node, held (locked) until it has restored them:
+/// [`Claim::finish`] records where they now live and deletes them, in one
+/// commit, so the node that saved them sees them gone only once they are
+/// open here.
+#[derive(Debug)]
+pub(crate) struct Claim {
+    tx: sqlx::PgTransaction<'static>,
+    /// The rooms, oldest first.
+    pub(crate) rooms: Vec<StoredRoom>,
+}
 
 /// Where a room lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -381,6 +406,71 @@ impl Directory {
     /// The live, not draining node other than this one holding the fewest
     /// rooms: where a draining node would hand its rooms.
     pub(crate) async fn pick_target(&self) -> Result<Option<Target>, DbError> {
+        self.pick_target_query().await
+    }
+
+    /// Takes the saved rooms this node may restore (see [`CLAIMABLE`]);
+    /// others claiming at the same moment skip them.
+    pub(crate) async fn claim(&self) -> Result<Claim, DbError> {
+        let mut tx = self.pool.begin().await?;
+        let rooms: Vec<StoredRoom> = sqlx::query_as(CLAIMABLE)
+            .bind(self.node.to_string())
+            .fetch_all(&mut *tx)
+            .await?;
+        Ok(Claim { tx, rooms })
+    }
+
+    /// Saves a stopping node's rooms for node `target` and tells it.
+    pub(crate) async fn hand_over(
+        &self,
+        rooms: &[StoredRoom],
+        target: Uuid,
+    ) -> Result<(), DbError> {
+        let mut tx = self.pool.begin().await?;
+        for room in rooms {
+            sqlx::query(
+                "INSERT INTO saved_rooms (code, state, saved_at, for_node) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (code) DO UPDATE
+                 SET state = excluded.state, saved_at = excluded.saved_at,
+                     for_node = excluded.for_node",
+            )
+            .bind(&room.code)
+            .bind(&room.state)
+            .bind(room.saved_at)
+            .bind(target.to_string())
+            .execute(&mut *tx)
+            .await?;
+        }
+        sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(HANDOVER_CHANNEL)
+            .bind(target.to_string())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// How many of `codes` are still saved, not yet restored anywhere.
+    pub(crate) async fn still_saved(&self, codes: &[String]) -> Result<i64, DbError> {
+        Ok(
+            sqlx::query_scalar("SELECT count(*) FROM saved_rooms WHERE code = ANY($1)")
+                .bind(codes)
+                .fetch_one(&self.pool)
+                .await?,
+        )
+    }
+
+    /// Leaves `codes` (saved for a node that did not take them in time) to
+    /// whichever node claims first.
+    pub(crate) async fn release_saved(&self, codes: &[String]) -> Result<(), DbError> {
+        sqlx::query("UPDATE saved_rooms SET for_node = NULL WHERE code = ANY($1)")
+            .bind(codes)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn pick_target_query(&self) -> Result<Option<Target>, DbError> {
         let row = sqlx::query(
             "SELECT n.id, n.public_url, count(r.code) AS rooms
              FROM nodes n LEFT JOIN rooms r ON r.node_id = n.id
@@ -425,6 +515,50 @@ impl Announcement {
             .next()
             .is_none()
             .then_some(Announcement { player, seq, node })
+    }
+}
+
+impl Claim {
+    /// Records that `opened` rooms (code, public) live on `node` now, with
+    /// their members' `seats` (player, code), and deletes every claimed
+    /// room (those that could not be restored too: they are lost either
+    /// way, and their matches were recorded as abandoned).
+    pub(crate) async fn finish(
+        mut self,
+        node: Uuid,
+        opened: &[(String, bool)],
+        seats: &[(i64, String)],
+    ) -> Result<(), DbError> {
+        let (codes, public): (Vec<String>, Vec<bool>) = opened.iter().cloned().unzip();
+        sqlx::query(
+            "INSERT INTO rooms (code, node_id, public)
+             SELECT code, $3, public FROM UNNEST($1::text[], $2::bool[]) AS u(code, public)
+             ON CONFLICT (code) DO UPDATE SET node_id = EXCLUDED.node_id, public = EXCLUDED.public",
+        )
+        .bind(&codes)
+        .bind(&public)
+        .bind(node)
+        .execute(&mut *self.tx)
+        .await?;
+        let (players, seat_codes): (Vec<i64>, Vec<String>) = seats.iter().cloned().unzip();
+        sqlx::query(
+            "INSERT INTO seats (player_id, code, node_id)
+             SELECT player, code, $3 FROM UNNEST($1::bigint[], $2::text[]) AS u(player, code)
+             ON CONFLICT (player_id) DO UPDATE
+             SET code = EXCLUDED.code, node_id = EXCLUDED.node_id, orphaned_at = NULL",
+        )
+        .bind(&players)
+        .bind(&seat_codes)
+        .bind(node)
+        .execute(&mut *self.tx)
+        .await?;
+        let claimed: Vec<&str> = self.rooms.iter().map(|r| r.code.as_str()).collect();
+        sqlx::query("DELETE FROM saved_rooms WHERE code = ANY($1)")
+            .bind(&claimed)
+            .execute(&mut *self.tx)
+            .await?;
+        self.tx.commit().await?;
+        Ok(())
     }
 }
 
