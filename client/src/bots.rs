@@ -222,10 +222,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     anyhow::bail!("{name}: the server refused: {message}");
                 }
                 NetEvent::Home { reason } => {
-                    println!(
-                        "{name}: the room's server is out of reach ({reason}); going back to {}",
-                        target.server
-                    );
+                    println!("{name}: {reason}; going back to {}", target.server);
                     continue;
                 }
                 NetEvent::Disconnected { reason, retry_in } => {

@@ -59,7 +59,7 @@ pub enum NetEvent {
     /// The node we were sent to is gone or restarting: the next attempt
     /// goes to the home server (a `Disconnected` follows with its time).
     Home {
-        /// What happened to the node, for the player.
+        /// What happened to the node, in a sentence.
         reason: String,
     },
     /// The server refused our `hello` for a reason retrying cannot fix (a
@@ -197,13 +197,14 @@ async fn run<E: From<NetEvent>>(
         };
         failures = failures.saturating_add(1);
         if go_home(url != home, loss, failures) {
+            let reason = match loss {
+                Loss::Restarting => format!("the room's server {url} is restarting"),
+                Loss::Dropped | Loss::NobodyThere => {
+                    format!("the room's server {url} is out of reach")
+                }
+            };
             url = home.clone();
-            if events
-                .send(E::from(NetEvent::Home {
-                    reason: reason.clone(),
-                }))
-                .is_err()
-            {
+            if events.send(E::from(NetEvent::Home { reason })).is_err() {
                 return;
             }
         }

@@ -175,7 +175,7 @@ fn an_unreachable_node_sends_the_client_home_to_ask_again() {
     let mut app = asked_to_join();
     app.handle(redirect(None, NODE_B, CODE));
     app.handle(Event::Net(NetEvent::Home {
-        reason: "cannot reach ws://host-b:7878/ws: Connection refused".into(),
+        reason: "the room's server ws://host-b:7878/ws is out of reach".into(),
     }));
     let last = feed(&app).last().unwrap().clone();
     assert!(

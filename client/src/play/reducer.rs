@@ -50,10 +50,7 @@ impl App {
             }
             NetEvent::Home { reason } => {
                 self.node = None;
-                self.error(format!(
-                    "the room's server is out of reach ({reason}): going back to {}",
-                    self.server
-                ));
+                self.error(format!("{reason}: going back to {}", self.server));
                 Vec::new()
             }
             NetEvent::Refused { code, message } => {
