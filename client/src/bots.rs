@@ -6,6 +6,10 @@
 //! They stay for match after match until Ctrl-C, and wait for their host:
 //! when the room is gone (a server restart) they keep asking for it.
 //!
+//! A room on another node of the server is followed there (`redirect`),
+//! on joining and on resuming, with the same token; a redirect that is not
+//! to a WebSocket, or one too many in a row, stops the bot with a sentence.
+//!
 //! A bot says so in its `hello` (`bot: true`): every roster marks it, and it
 //! is never rated. Its name ends in "-bot" so nobody mistakes it for a person.
 
@@ -13,6 +17,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use krypto_client::load::answers::wrong_formula;
+use krypto_client::redirect::{self, Follow};
 use krypto_client::wait::sleep_until;
 use krypto_core::protocol::{ClientMessage, ErrorCode, PlayerId, RoomPhase, ServerMessage};
 use krypto_core::room::difficulty_of;
@@ -172,6 +177,10 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
         // When to ask for the room again after it was not there.
         let mut retry_at: Option<Instant> = None;
         let mut waiting_said = false;
+        // The loop guard, and whether we are on our way to another node
+        // (so the node we leave cannot send us on twice).
+        let mut follow = Follow::default();
+        let mut moving = false;
         loop {
             let wake = [plan.as_ref().map(|p| p.at), retry_at]
                 .into_iter()
@@ -212,6 +221,10 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     }
                     anyhow::bail!("{name}: the server refused: {message}");
                 }
+                NetEvent::Home { reason } => {
+                    println!("{name}: {reason}; going back to {}", target.server);
+                    continue;
+                }
                 NetEvent::Disconnected { reason, retry_in } => {
                     in_room = false;
                     println!("{name}: disconnected ({reason}); retrying in {retry_in:.1?}");
@@ -230,6 +243,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     ..
                 } => {
                     me = Some(player_id);
+                    moving = false;
                     let _ = target.dir.save_token(&target.server, &stored, &token);
                     if !resumed {
                         net.send(ClientMessage::JoinRoom {
@@ -238,7 +252,22 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                         });
                     }
                 }
+                ServerMessage::Redirect { url, code } if !moving => {
+                    let url = follow.redirect(&url).map_err(|e| {
+                        anyhow::anyhow!("{name}: cannot join room {}: {e}", config.code)
+                    })?;
+                    println!(
+                        "{name}: room {} is on another server: moving there",
+                        redirect::shown(&code)
+                    );
+                    moving = true;
+                    in_room = false;
+                    plan = None;
+                    retry_at = None;
+                    net.follow(url);
+                }
                 ServerMessage::RoomState(s) => {
+                    follow.seated();
                     if !in_room {
                         println!("{name} joined room {}", s.code);
                     }

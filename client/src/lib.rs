@@ -3,7 +3,10 @@
 //!
 //! - [`load`]: the load generator behind `krypto-load`, and the soak test's
 //!   entry point ([`load::run`]).
+//! - [`redirect`]: following a `redirect` to the node that holds a room
+//!   (checked URLs, the loop guard).
 //! - [`wait`]: sleeping until a deadline that may not be set.
 
 pub mod load;
+pub mod redirect;
 pub mod wait;

@@ -62,6 +62,7 @@ const ASSETS: &[Asset] = &[
     asset!("app.css", "text/css; charset=utf-8"),
     asset!("icon.svg", "image/svg+xml"),
     asset!("js/main.js", JS),
+    asset!("js/address.js", JS),
     asset!("js/dom.js", JS),
     asset!("js/net.js", JS),
     asset!("js/state.js", JS),
@@ -94,6 +95,12 @@ pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .route("/leaderboard", get(page))
         .route("/p/{name}", get(page))
         .route("/assets/{*path}", get(asset))
+        // The shell names its assets relative to the page, so that the app
+        // also works under a proxy's path prefix: pages one level down find
+        // them beside themselves.
+        .route("/r/assets/{*path}", get(asset))
+        .route("/tv/assets/{*path}", get(asset))
+        .route("/p/assets/{*path}", get(asset))
         .route("/favicon.ico", get(favicon))
         .route("/r/{code}/qr.svg", get(qr))
 }

@@ -84,7 +84,11 @@ async fn every_page_address_serves_the_app() {
         assert_eq!(a.headers["cache-control"], "no-cache");
         assert!(a
             .body
-            .contains(r#"<script type="module" src="/assets/js/main.js">"#));
+            .contains(r#"<script type="module" src="assets/js/main.js">"#));
+        // Relative (a proxy's path prefix works): found from every page.
+        let dir = &path[..=path.rfind('/').unwrap_or(0)];
+        let script = get(&server, &format!("{dir}assets/js/main.js"), "").await;
+        assert_eq!(script.status, 200, "{path}");
         assert_guarded(&a);
         let own_socket = format!("ws://localhost:{}", server.addr.port());
         assert!(a.headers["content-security-policy"].contains(&own_socket));

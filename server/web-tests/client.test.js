@@ -2,7 +2,9 @@
 // answers the WebSocket; the real server serves the page): roster deltas,
 // bot marks, the LAN join link, reconnecting and resuming after a restart
 // (close 1012), standing down when another tab takes over (close 1000),
-// hostile chat shown as text, keyboard-only use, and the exact preview.
+// hostile chat shown as text, keyboard-only use, the exact preview, and
+// following `redirect` to another node's page (another origin of the same
+// real server) with the token handed over, refusing bad URLs and loops.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -205,4 +207,64 @@ test('no script builds HTML from strings', () => {
       assert.ok(!source.includes(sink), `${file} uses ${sink}`);
     }
   }
+});
+
+test('a redirect takes the page to the room on its node, token in hand; bad ones are refused', async () => {
+  const node = `localhost:${server.port}`;
+  let sendTo = `ws://${node}/ws`;
+  const page = await phone(browser);
+  const nodes = await scripted(page, (m, ws) => {
+    const onB = new URL(ws.url()).host === node;
+    if (m.type === 'hello' && onB && m.token === 'secret-1') return [welcome(true), snapshot([person(1, 'Ada')])];
+    if (m.type === 'hello') return [welcome(false)];
+    if (m.type === 'list_rooms') return [{ type: 'rooms', rooms: [] }];
+    if (m.type === 'join_room') return [{ type: 'redirect', url: sendTo, code: 'KXR7P' }];
+    return [];
+  });
+  const remember = () => localStorage.setItem('krypto.identity', JSON.stringify({ name: 'Ada', token: 'secret-1' }));
+  // As above: the scripted LAN address is not this machine's.
+  await page.route(/qr\.svg/, (r) => r.fulfill({ contentType: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg"/>' }));
+  await page.goto(`${server.base}/leaderboard`);
+  await page.evaluate(remember);
+  await page.goto(`${server.base}/r/KXR7P`);
+  await page.locator('.room-code', { hasText: 'KXR7P' }).waitFor();
+  const url = new URL(page.url());
+  assert.equal(url.host, node);
+  assert.equal(url.pathname, '/r/KXR7P');
+  assert.equal(url.hash, '', 'the token stays out of the address');
+  assert.equal(await page.evaluate(() => JSON.parse(localStorage.getItem('krypto.identity')).token), 'secret-1');
+  assert.deepEqual(nodes.seen.filter((m) => m.type === 'hello').map((m) => m.token), ['secret-1', 'secret-1']);
+
+  // Not a WebSocket: refused with a sentence, the page stays.
+  sendTo = 'javascript:alert(1)\u001b[2J';
+  const hostile = await phone(browser);
+  await scripted(hostile, (m) => {
+    if (m.type === 'hello') return [welcome(false)];
+    if (m.type === 'list_rooms') return [{ type: 'rooms', rooms: [] }];
+    if (m.type === 'join_room') return [{ type: 'redirect', url: sendTo, code: 'KXR7P' }];
+    return [];
+  });
+  await hostile.goto(`${server.base}/leaderboard`);
+  await hostile.evaluate(remember);
+  await hostile.goto(`${server.base}/r/KXR7P`);
+  const refused = hostile.getByText(/not a ws:\/\/ or wss:\/\/ address/);
+  await refused.waitFor();
+  assert.ok(!/\u001b/.test(await refused.textContent()));
+  assert.equal(new URL(hostile.url()).host, new URL(server.base).host);
+
+  // Sent round in circles (here: back to this very node): given up after five.
+  sendTo = `${server.ws}`;
+  const circles = await phone(browser);
+  const seenInCircles = await scripted(circles, (m) => {
+    if (m.type === 'hello') return [welcome(false)];
+    if (m.type === 'list_rooms') return [{ type: 'rooms', rooms: [] }];
+    if (m.type === 'join_room') return [{ type: 'redirect', url: sendTo, code: 'KXR7P' }];
+    return [];
+  });
+  await circles.goto(`${server.base}/leaderboard`);
+  await circles.evaluate(remember);
+  await circles.goto(`${server.base}/r/KXR7P`);
+  await circles.getByText(/sent from server to server 5 times/).waitFor();
+  assert.equal(seenInCircles.seen.filter((m) => m.type === 'join_room').length, 6);
+  for (const p of [page, hostile, circles]) assert.deepEqual(p.problems, []);
 });

@@ -13,6 +13,11 @@ use super::{random_prefix, LoadConfig};
 /// spread of each round's deal across a room, errors, disconnects and the
 /// server's memory.
 ///
+/// A server of several nodes: give each node's URL (`--server` repeated, or
+/// a comma list). Rooms are created on the nodes in turn, and each room's
+/// other players connect through the next node, so their joins are
+/// redirected to the room's node (the report counts the redirects).
+///
 /// Every player connects from this machine's one address, so the server's
 /// per-address limits must be lifted for a run: start it with
 /// `--max-connections-per-ip 0 --max-new-accounts 0` and `--max-connections`
@@ -20,9 +25,15 @@ use super::{random_prefix, LoadConfig};
 #[derive(Debug, Parser)]
 #[command(name = "krypto-load", version)]
 pub struct Args {
-    /// The server's WebSocket URL.
-    #[arg(long, default_value = "ws://127.0.0.1:7878/ws")]
-    pub server: String,
+    /// The server's WebSocket URL; repeat it (or give a comma list) for
+    /// the nodes of a server of several nodes.
+    #[arg(
+        long = "server",
+        value_name = "URL",
+        value_delimiter = ',',
+        default_value = "ws://127.0.0.1:7878/ws"
+    )]
+    pub servers: Vec<String>,
     /// Rooms to fill.
     #[arg(long, default_value_t = 1)]
     pub rooms: u32,
@@ -70,7 +81,8 @@ fn deal_mode(text: &str) -> Result<DealMode, String> {
 impl Args {
     /// The run these flags describe.
     pub fn to_config(&self) -> LoadConfig {
-        let mut config = LoadConfig::new(self.server.clone());
+        let mut config = LoadConfig::new("");
+        config.servers = self.servers.iter().map(|s| s.trim().to_owned()).collect();
         config.rooms = self.rooms;
         config.players = self.players;
         config.duration = Duration::from_secs(self.duration);
@@ -125,5 +137,23 @@ mod tests {
         assert_eq!(c.deal, DealMode::Any);
         assert!(args.json);
         assert!(c.validate().is_ok());
+        assert_eq!(c.servers, ["ws://127.0.0.1:9/ws"]);
+    }
+
+    #[test]
+    fn several_nodes_are_a_comma_list_or_a_repeated_flag() {
+        let c = Args::parse_from(["krypto-load"]).to_config();
+        assert_eq!(c.servers, ["ws://127.0.0.1:7878/ws"]);
+        let c = Args::parse_from(["krypto-load", "--server", "ws://a/ws, ws://b/ws"]).to_config();
+        assert_eq!(c.servers, ["ws://a/ws", "ws://b/ws"]);
+        let c = Args::parse_from([
+            "krypto-load",
+            "--server",
+            "ws://a/ws",
+            "--server",
+            "ws://b/ws,ws://c/ws",
+        ])
+        .to_config();
+        assert_eq!(c.servers, ["ws://a/ws", "ws://b/ws", "ws://c/ws"]);
     }
 }

@@ -6,7 +6,12 @@
 //!
 //! - [`cli`]: the command line's flags, turned into a [`LoadConfig`].
 //! - [`room`]: one task per simulated room driving all of its players'
-//!   sockets: setup (create, join by code, start) and play.
+//!   sockets: setup (create, join by code following redirects, start) and
+//!   play.
+//!
+//! Given several nodes of one server, rooms are created on them in turn and
+//! each room's other players connect through the next node, so their joins
+//! are answered with `redirect` and followed (counted in the report).
 //! - [`answers`]: the right (solver) and wrong formulas for a hand, worked
 //!   out once per round per room.
 //! - [`stats`]: counters and latency histograms, merged across rooms.
@@ -46,8 +51,9 @@ pub const MAX_PREFIX_LEN: usize = 8;
 /// Everything a load run needs.
 #[derive(Debug, Clone)]
 pub struct LoadConfig {
-    /// The server's WebSocket URL (`ws://host:port/ws`).
-    pub url: String,
+    /// The server's WebSocket URLs (`ws://host:port/ws`): one, or one per
+    /// node of a server of several nodes.
+    pub servers: Vec<String>,
     /// How many rooms to fill.
     pub rooms: u32,
     /// Players per room (the first creates and hosts it).
@@ -86,7 +92,7 @@ impl LoadConfig {
     /// A configuration with the command line's defaults for `url`.
     pub fn new(url: impl Into<String>) -> LoadConfig {
         LoadConfig {
-            url: url.into(),
+            servers: vec![url.into()],
             rooms: 1,
             players: 4,
             duration: Duration::from_secs(30),
@@ -107,6 +113,14 @@ impl LoadConfig {
     /// Checks the numbers and the name prefix.
     pub fn validate(&self) -> Result<(), LoadError> {
         let bad = |why: String| Err(LoadError::Config(why));
+        if self.servers.is_empty() {
+            return bad("give at least one --server".into());
+        }
+        if let Some(url) = self.servers.iter().find(|u| !is_websocket_url(u)) {
+            return bad(format!(
+                "--server {url:?} is not a ws:// or wss:// address (ws://HOST:PORT/ws)"
+            ));
+        }
         if self.rooms == 0 {
             return bad("--rooms must be at least 1".into());
         }
@@ -138,6 +152,16 @@ impl LoadConfig {
         Ok(())
     }
 
+    /// Where room `room`'s host creates it, and where its other players
+    /// connect: the nodes in turn, the players through the node after the
+    /// host's, so their joins are redirected (with one node, both are it).
+    pub fn nodes_of(&self, room: u32) -> (&str, &str) {
+        let n = self.servers.len().max(1);
+        let host = room as usize % n;
+        let at = |i: usize| self.servers.get(i).map_or("", String::as_str);
+        (at(host), at((host + 1) % n))
+    }
+
     /// The name of seat `seat` of room `room`: unique within the run, and
     /// across runs with different prefixes.
     pub fn player_name(&self, room: u32, seat: u32) -> String {
@@ -158,6 +182,11 @@ impl LoadConfig {
             ..SettingsPatch::default()
         }
     }
+}
+
+/// Whether `url` is one a load run can connect to.
+fn is_websocket_url(url: &str) -> bool {
+    url::Url::parse(url).is_ok_and(|u| matches!(u.scheme(), "ws" | "wss") && u.host_str().is_some())
 }
 
 /// A fresh prefix per process (`ld` and four random letters), so two
@@ -188,7 +217,6 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
     config.validate()?;
     let counters = Arc::new(Counters::default());
     let ctx = Arc::new(RunContext {
-        url: config.url.clone(),
         counters: counters.clone(),
         setup_timeout: config.setup_timeout,
         drain_timeout: config.drain_timeout,
@@ -203,7 +231,10 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
     let mut tasks = Vec::with_capacity(config.rooms as usize);
     for r in 0..config.rooms {
         let offset = config.ramp.mul_f64(f64::from(r) / f64::from(config.rooms));
+        let (host_url, guest_url) = config.nodes_of(r);
         let plan = RoomPlan {
+            host_url: host_url.to_owned(),
+            guest_url: guest_url.to_owned(),
             names: (0..config.players)
                 .map(|seat| config.player_name(r, seat))
                 .collect(),
@@ -377,7 +408,7 @@ mod tests {
     #[test]
     fn bad_settings_are_refused() {
         let base = LoadConfig::new("ws://x/ws");
-        let cases: [fn(&mut LoadConfig); 7] = [
+        let cases: [fn(&mut LoadConfig); 9] = [
             |c| c.rooms = 0,
             |c| c.players = 0,
             |c| c.players = 33,
@@ -385,11 +416,26 @@ mod tests {
             |c| c.submit_every = Duration::ZERO,
             |c| c.name_prefix = "has space".into(),
             |c| c.name_prefix = "much-too-long".into(),
+            |c| c.servers = Vec::new(),
+            |c| c.servers.push("http://x/ws".into()),
         ];
         for case in cases {
             let mut c = base.clone();
             case(&mut c);
             assert!(c.validate().is_err(), "{c:?}");
         }
+    }
+
+    #[test]
+    fn rooms_go_round_the_nodes_and_players_join_through_the_next() {
+        let mut config = LoadConfig::new("ws://a/ws");
+        assert_eq!(config.nodes_of(0), ("ws://a/ws", "ws://a/ws"));
+        assert_eq!(config.nodes_of(7), ("ws://a/ws", "ws://a/ws"));
+        config.servers = vec!["ws://a/ws".into(), "ws://b/ws".into(), "ws://c/ws".into()];
+        assert_eq!(config.nodes_of(0), ("ws://a/ws", "ws://b/ws"));
+        assert_eq!(config.nodes_of(1), ("ws://b/ws", "ws://c/ws"));
+        assert_eq!(config.nodes_of(2), ("ws://c/ws", "ws://a/ws"));
+        assert_eq!(config.nodes_of(3), ("ws://a/ws", "ws://b/ws"));
+        assert!(config.validate().is_ok());
     }
 }

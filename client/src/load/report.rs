@@ -18,7 +18,7 @@ pub fn mib(bytes: u64) -> f64 {
 /// What the run measured.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
-    /// The server's URL.
+    /// The server's URL (its nodes' URLs, comma-separated).
     pub server: String,
     /// Rooms asked for.
     pub rooms: u32,
@@ -83,6 +83,8 @@ pub struct Report {
     pub connect_failures: u64,
     /// Rooms that never started playing.
     pub rooms_failed: u64,
+    /// Redirects followed to the node holding a room, while joining.
+    pub redirects_followed: u64,
     /// The server's peak resident memory, MiB (with `--server-pid`).
     pub server_rss_peak_mib: Option<f64>,
     /// The server's resident memory at the end of the steady window, MiB.
@@ -134,7 +136,7 @@ impl Report {
     pub fn new(i: Inputs<'_>) -> Report {
         let s = i.stats;
         Report {
-            server: i.config.url.clone(),
+            server: i.config.servers.join(", "),
             rooms: i.config.rooms,
             players_per_room: i.config.players,
             players: u64::from(i.config.rooms) * u64::from(i.config.players),
@@ -166,6 +168,7 @@ impl Report {
             unexpected_disconnects: s.unexpected_disconnects,
             connect_failures: s.connect_failures,
             rooms_failed: s.rooms_failed,
+            redirects_followed: s.redirects_followed,
             server_rss_peak_mib: i.server_rss_peak.map(mib),
             server_rss_at_stop_mib: i.server_rss_at_stop.map(mib),
             generator_rss_peak_mib: mib(i.own_rss_peak),
@@ -262,6 +265,11 @@ impl fmt::Display for Report {
             f,
             "  failures     {} unexpected disconnects, {} failed connections, {} failed rooms",
             self.unexpected_disconnects, self.connect_failures, self.rooms_failed
+        )?;
+        writeln!(
+            f,
+            "  redirects    {} followed to the room's node",
+            self.redirects_followed
         )?;
         match (self.server_rss_peak_mib, self.server_rss_at_stop_mib) {
             (Some(peak), Some(stop)) => writeln!(

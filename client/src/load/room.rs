@@ -1,7 +1,9 @@
 //! One simulated room: its players' sockets, driven by a single task.
 //!
 //! The task connects every player (each a real WebSocket), has the first
-//! one create the room and the others join it by code, starts the match,
+//! one create the room and the others join it by code (following a
+//! `redirect` to the room's node: a new socket there, `hello` with the same
+//! token, the join again), starts the match,
 //! and then, in one `select!` loop over all its sockets and a timer, submits
 //! each player's answers on schedule and reads everything the server sends.
 //! Keeping a room in one task lets the room work out each hand's answers
@@ -32,6 +34,7 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use super::answers::{self, Answers, Right};
 use super::stats::{record, Counters, Stats, WonRound};
+use crate::redirect::{Follow, RedirectError};
 
 /// Bytes read from a socket at a time.
 const READ_BUFFER: usize = 4 * 1024;
@@ -59,8 +62,6 @@ pub enum Phase {
 /// What every room task of a run shares.
 #[derive(Debug)]
 pub struct RunContext {
-    /// The server's WebSocket URL.
-    pub url: String,
     /// Live counters for the progress line and message rates.
     pub counters: Arc<Counters>,
     /// Longest wait for any one step of connecting and setting up a room.
@@ -74,6 +75,10 @@ pub struct RunContext {
 /// What one room does.
 #[derive(Debug, Clone)]
 pub struct RoomPlan {
+    /// The node the host connects to (and creates the room on).
+    pub host_url: String,
+    /// The node the other players connect to (and join through).
+    pub guest_url: String,
     /// Player names; the first is the host.
     pub names: Vec<String>,
     /// The settings the host creates the room with.
@@ -122,6 +127,10 @@ pub async fn run(
 /// A welcomed connection during setup.
 struct Conn {
     ws: Ws,
+    /// The player's name and the token `welcome` gave it, to say `hello`
+    /// again on another node.
+    name: String,
+    token: String,
 }
 
 /// Connects and welcomes every player, creates the room, joins the others
@@ -133,7 +142,15 @@ async fn set_up(
     stats: &mut Stats,
 ) -> Result<(Vec<Conn>, String), ()> {
     let connected =
-        futures_util::future::join_all(plan.names.iter().map(|name| connect(ctx, name))).await;
+        futures_util::future::join_all(plan.names.iter().enumerate().map(|(i, name)| {
+            let url = if i == 0 {
+                &plan.host_url
+            } else {
+                &plan.guest_url
+            };
+            connect(ctx, url, name, None)
+        }))
+        .await;
     let mut conns = Vec::with_capacity(connected.len());
     let mut failed = false;
     for c in connected {
@@ -155,10 +172,18 @@ async fn set_up(
         Err(())
     } else {
         match create_and_join(plan, ctx, &mut conns).await {
-            Ok(code) => Ok(code),
+            Ok((code, redirects)) => {
+                stats.redirects_followed += u64::from(redirects);
+                Ok(code)
+            }
             Err(e) => {
-                if let SetupError::Refused(code) = e {
-                    stats.error(code.as_str());
+                match e {
+                    SetupError::Refused(code) => stats.error(code.as_str()),
+                    SetupError::Redirect(RedirectError::NotWebSocket(_)) => {
+                        stats.error("bad_redirect");
+                    }
+                    SetupError::Redirect(RedirectError::Loop(_)) => stats.error("redirect_loop"),
+                    SetupError::Broken => {}
                 }
                 Err(())
             }
@@ -181,17 +206,25 @@ enum SetupError {
     Refused(ErrorCode),
     /// The socket failed, closed or timed out.
     Broken,
+    /// A redirect we would not follow.
+    Redirect(RedirectError),
 }
 
-async fn connect(ctx: &RunContext, name: &str) -> Result<Conn, SetupError> {
+/// Connects to `url` and says `hello` as `name` (with `token`, on a node we
+/// were redirected to).
+async fn connect(
+    ctx: &RunContext,
+    url: &str,
+    name: &str,
+    token: Option<String>,
+) -> Result<Conn, SetupError> {
     // tungstenite's default 128 KiB read buffer is zero-filled before each
     // read: thousands of sockets would spend most of their memory and much
     // of their CPU on it. Messages are small (frames up to 16 KiB still
     // fit, the buffer grows for them). Nagle's algorithm would hold small
     // messages back: latency is the point.
     let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
-    let connecting =
-        tokio_tungstenite::connect_async_with_config(ctx.url.as_str(), Some(config), true);
+    let connecting = tokio_tungstenite::connect_async_with_config(url, Some(config), true);
     let mut ws = match tokio::time::timeout(ctx.setup_timeout, connecting).await {
         Ok(Ok((ws, _))) => ws,
         _ => return Err(SetupError::Broken),
@@ -199,13 +232,37 @@ async fn connect(ctx: &RunContext, name: &str) -> Result<Conn, SetupError> {
     let hello = ClientMessage::Hello {
         protocol: PROTOCOL_VERSION,
         name: Some(name.to_owned()),
-        token: None,
+        token,
         bot: false,
     };
     let welcome = request(ctx, &mut ws, "hello", hello).await?;
     match welcome.message {
-        ServerMessage::Welcome { .. } => Ok(Conn { ws }),
+        ServerMessage::Welcome { token, .. } => Ok(Conn {
+            ws,
+            name: name.to_owned(),
+            token,
+        }),
         _ => Err(SetupError::Broken),
+    }
+}
+
+/// Joins room `code`, following redirects to the node that holds it;
+/// returns how many were followed.
+async fn join(ctx: &RunContext, guest: &mut Conn, code: &str) -> Result<u32, SetupError> {
+    let mut follow = Follow::default();
+    loop {
+        let join = ClientMessage::JoinRoom {
+            code: code.to_owned(),
+            spectator: false,
+        };
+        let reply = request(ctx, &mut guest.ws, "join", join).await?;
+        let ServerMessage::Redirect { url, .. } = reply.message else {
+            return Ok(follow.in_a_row());
+        };
+        let url = follow.redirect(&url).map_err(SetupError::Redirect)?;
+        let moved = connect(ctx, &url, &guest.name, Some(guest.token.clone())).await?;
+        let mut left = std::mem::replace(guest, moved);
+        let _ = left.ws.close(None).await;
     }
 }
 
@@ -252,11 +309,13 @@ async fn request(
         .unwrap_or(Err(SetupError::Broken))
 }
 
+/// Creates the room and joins every other player to it; returns its code
+/// and the redirects followed.
 async fn create_and_join(
     plan: &RoomPlan,
     ctx: &RunContext,
     conns: &mut [Conn],
-) -> Result<String, SetupError> {
+) -> Result<(String, u32), SetupError> {
     let Some((host, guests)) = conns.split_first_mut() else {
         return Err(SetupError::Broken);
     };
@@ -269,15 +328,10 @@ async fn create_and_join(
         return Err(SetupError::Broken);
     };
     let code = snapshot.code;
-    let joins = guests.iter_mut().map(|guest| {
-        let join = ClientMessage::JoinRoom {
-            code: code.clone(),
-            spectator: false,
-        };
-        request(ctx, &mut guest.ws, "join", join)
-    });
+    let joins = guests.iter_mut().map(|guest| join(ctx, guest, &code));
+    let mut redirects = 0;
     for joined in futures_util::future::join_all(joins).await {
-        joined?;
+        redirects += joined?;
     }
     let start = ClientEnvelope {
         id: Some("start".to_owned()),
@@ -288,7 +342,7 @@ async fn create_and_join(
         .await
         .map_err(|_| SetupError::Broken)?;
     ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
-    Ok(code)
+    Ok((code, redirects))
 }
 
 /// One simulated player during play.

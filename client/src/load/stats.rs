@@ -73,6 +73,8 @@ pub struct Stats {
     pub connect_failures: u64,
     /// Rooms that never got to play (creation, joining or start failed).
     pub rooms_failed: u64,
+    /// Redirects followed to the node holding a room, while joining.
+    pub redirects_followed: u64,
     /// Hands dealt, counted once per room.
     pub rounds_started: u64,
     /// Every round the server announced as won.
@@ -97,6 +99,7 @@ impl Default for Stats {
             unexpected_disconnects: 0,
             connect_failures: 0,
             rooms_failed: 0,
+            redirects_followed: 0,
             rounds_started: 0,
             rounds_won: Vec::new(),
             matches_started: 0,
@@ -126,6 +129,7 @@ impl Stats {
         self.unexpected_disconnects += other.unexpected_disconnects;
         self.connect_failures += other.connect_failures;
         self.rooms_failed += other.rooms_failed;
+        self.redirects_followed += other.redirects_followed;
         self.rounds_started += other.rounds_started;
         self.rounds_won.extend(other.rounds_won);
         self.matches_started += other.matches_started;

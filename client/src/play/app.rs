@@ -15,6 +15,7 @@
 use std::time::Duration;
 
 use crossterm::event::KeyEvent;
+use krypto_client::redirect::Follow;
 use krypto_core::protocol::{
     ClientMessage, LeaderboardRow, Metric, Period, PlayerId, PlayerInfo, RoomPhase, RoomSnapshot,
     RoomSummary, Standing,
@@ -63,6 +64,9 @@ pub enum Action {
         /// The secret to send in later `hello`s.
         token: String,
     },
+    /// Move the connection to another node (a checked `ws://` or `wss://`
+    /// URL): the room asked for lives there.
+    Follow(String),
     /// Leave the program.
     Quit,
 }
@@ -209,11 +213,33 @@ pub struct Board {
     pub rows: Vec<LeaderboardRow>,
 }
 
+/// A redirect being followed: where to, and what to ask that node for
+/// unless its `welcome` resumes our seat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Move {
+    /// The node's WebSocket URL.
+    pub url: String,
+    /// The room's code.
+    pub code: String,
+    /// Whether we asked to watch rather than play.
+    pub spectator: bool,
+}
+
 /// The whole client state.
 #[derive(Debug, Clone, PartialEq)]
 pub struct App {
-    /// The server's WebSocket URL.
+    /// The home server's WebSocket URL: the one the player chose.
     pub server: String,
+    /// The node of the home server's cluster we were sent to for our room
+    /// (`None`: connected to the home server itself).
+    pub node: Option<String>,
+    /// A redirect being followed, until the node welcomes us.
+    pub moving: Option<Move>,
+    /// The loop guard: redirects followed since the last seat.
+    pub redirects: Follow,
+    /// The last room we asked to join (code, as a spectator), so a
+    /// redirect of that join asks the next node for the same.
+    pub last_join: Option<(String, bool)>,
     /// Our name (as the server stored it once welcomed).
     pub name: String,
     /// Our id, once welcomed.
@@ -276,6 +302,10 @@ impl App {
     pub fn new(server: &str, name: &str) -> App {
         App {
             server: server.to_owned(),
+            node: None,
+            moving: None,
+            redirects: Follow::default(),
+            last_join: None,
             name: name.to_owned(),
             me: None,
             now: Duration::ZERO,
@@ -432,7 +462,7 @@ impl App {
 
     /// Takes one event; returns what to do.
     pub fn handle(&mut self, event: Event) -> Vec<Action> {
-        match event {
+        let actions = match event {
             Event::Tick(now) => {
                 self.now = now;
                 Vec::new()
@@ -442,7 +472,21 @@ impl App {
             Event::Line(line) => self.line(&line),
             Event::InputClosed => vec![Action::Quit],
             Event::Net(net) => self.net(net),
+        };
+        // The room last asked for, wherever the request came from, so a
+        // redirect of it is followed as it was asked (to play or to watch).
+        for action in &actions {
+            if let Action::Send(ClientMessage::JoinRoom { code, spectator }) = action {
+                self.last_join = Some((code.clone(), *spectator));
+            }
         }
+        actions
+    }
+
+    /// The server we are connected (or connecting) to: the node we were
+    /// sent to, else the home server.
+    pub fn current_server(&self) -> &str {
+        self.node.as_deref().unwrap_or(&self.server)
     }
 
     /// Forgets the room (we left, were removed, or it is gone) and puts the

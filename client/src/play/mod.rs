@@ -4,8 +4,10 @@
 //!   `reducer` (server messages), `commands` (typed lines), `keys` (the key
 //!   map) and `settings_editor`.
 //! - [`ui`]: drawing the state with ratatui (read-only).
-//! - [`net`]: the WebSocket task with reconnect and back-off; `untrusted`
-//!   cleans what it receives before anything shows it.
+//! - [`net`]: the WebSocket task with reconnect and back-off, moving to
+//!   another node when the state follows a `redirect` (and home again when
+//!   that node is gone); `untrusted` cleans what it receives before
+//!   anything shows it.
 //! - [`config`]: the config directory, default server and name, tokens.
 //!
 //! This file is the run loop: one tokio mpsc queue merges terminal keys
@@ -22,6 +24,8 @@ pub mod config;
 mod help;
 mod keys;
 pub mod net;
+#[cfg(test)]
+mod redirect_tests;
 mod reducer;
 pub mod settings_editor;
 #[cfg(test)]
@@ -200,6 +204,10 @@ fn perform(target: &Target, net: &NetHandle, app: &mut App, action: Action) -> b
             if let Err(e) = target.save(&name, &token) {
                 app.note_error(format!("could not save the token: {e:#}"));
             }
+            true
+        }
+        Action::Follow(url) => {
+            net.follow(url);
             true
         }
         Action::Quit => false,

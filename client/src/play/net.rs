@@ -8,14 +8,23 @@
 //! do not all come back in the same instant.
 //! Messages queued while disconnected are dropped: a formula or a command
 //! meant for a moment that has passed should not land later by surprise.
+//!
+//! The URL the task starts with is the **home** server. When the caller
+//! follows a `redirect` ([`NetHandle::follow`]) the task moves to that node;
+//! if the node then cannot be reached (nobody listens, or
+//! [`HOME_AFTER_FAILURES`] failures in a row) or closes with 1012 (it is
+//! restarting and hands its rooms over), the task goes back home, where the
+//! same token finds out where the seat went ([`NetEvent::Home`]).
 
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
+use krypto_client::redirect::HOME_AFTER_FAILURES;
 use krypto_core::protocol::{
     ClientEnvelope, ClientMessage, ErrorCode, ServerEnvelope, ServerMessage, PROTOCOL_VERSION,
 };
 use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::Message;
 
 use super::untrusted;
@@ -47,6 +56,12 @@ pub enum NetEvent {
         /// When the task tries again.
         retry_in: Duration,
     },
+    /// The node we were sent to is gone or restarting: the next attempt
+    /// goes to the home server (a `Disconnected` follows with its time).
+    Home {
+        /// What happened to the node, in a sentence.
+        reason: String,
+    },
     /// The server refused our `hello` for a reason retrying cannot fix (a
     /// taken or invalid name); the task has stopped.
     Refused {
@@ -69,16 +84,32 @@ pub struct Identity {
     pub bot: bool,
 }
 
+/// What the caller asks of the connection task.
+#[derive(Debug)]
+enum Command {
+    /// Send a request (dropped when the connection is down).
+    Send(ClientEnvelope),
+    /// Leave this node for the one at this (checked) URL.
+    Follow(String),
+}
+
 /// Sends requests to the connection task; dropping it ends the task.
 #[derive(Debug, Clone)]
 pub struct NetHandle {
-    tx: mpsc::UnboundedSender<ClientEnvelope>,
+    tx: mpsc::UnboundedSender<Command>,
 }
 
 impl NetHandle {
     /// Queues a request (dropped when the connection is down).
     pub fn send(&self, message: ClientMessage) {
-        let _ = self.tx.send(ClientEnvelope::new(message));
+        let _ = self.tx.send(Command::Send(ClientEnvelope::new(message)));
+    }
+
+    /// Moves the connection to the node at `url` (already checked with
+    /// `redirect::check_url`): closes this one, connects there at once and
+    /// says `hello` with the same token.
+    pub fn follow(&self, url: String) {
+        let _ = self.tx.send(Command::Follow(url));
     }
 }
 
@@ -112,27 +143,71 @@ where
 /// How one connection ended.
 enum Ended {
     /// Dropped or failed; try again.
-    Lost(String),
+    Lost(String, Loss),
+    /// The caller follows a redirect to this URL.
+    Follow(String),
     /// Refused for good, or nobody is listening any more.
     Stop,
 }
 
+/// What kind of failure ended a connection: it decides whether a node we
+/// were sent to is given up for the home server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Loss {
+    /// Dropped, timed out, refused by HTTP: worth trying again.
+    Dropped,
+    /// Nobody listens at that address (connection refused).
+    NobodyThere,
+    /// The server closed with 1012: it is restarting, and a node hands its
+    /// rooms over to another.
+    Restarting,
+}
+
+/// Whether, after a loss, the next attempt should go to the home server
+/// rather than to the node we were sent to (`away`), `failures` being the
+/// failed attempts in a row so far.
+pub fn go_home(away: bool, loss: Loss, failures: u32) -> bool {
+    away && (loss != Loss::Dropped || failures >= HOME_AFTER_FAILURES)
+}
+
 async fn run<E: From<NetEvent>>(
-    url: String,
+    home: String,
     mut identity: Identity,
-    mut outgoing: mpsc::UnboundedReceiver<ClientEnvelope>,
+    mut commands: mpsc::UnboundedReceiver<Command>,
     events: mpsc::UnboundedSender<E>,
 ) {
+    let mut url = home.clone();
     let mut failures = 0u32;
     loop {
-        // Whatever was queued while down is stale.
-        while outgoing.try_recv().is_ok() {}
-        let reason = match session(&url, &mut identity, &mut outgoing, &events, &mut failures).await
-        {
+        // Whatever was queued while down is stale; a move is not.
+        while let Ok(command) = commands.try_recv() {
+            if let Command::Follow(to) = command {
+                url = to;
+            }
+        }
+        let ended = session(&url, &mut identity, &mut commands, &events, &mut failures).await;
+        let (reason, loss) = match ended {
             Ended::Stop => return,
-            Ended::Lost(reason) => reason,
+            Ended::Follow(to) => {
+                url = to;
+                failures = 0;
+                continue;
+            }
+            Ended::Lost(reason, loss) => (reason, loss),
         };
         failures = failures.saturating_add(1);
+        if go_home(url != home, loss, failures) {
+            let reason = match loss {
+                Loss::Restarting => format!("the room's server {url} is restarting"),
+                Loss::Dropped | Loss::NobodyThere => {
+                    format!("the room's server {url} is out of reach")
+                }
+            };
+            url = home.clone();
+            if events.send(E::from(NetEvent::Home { reason })).is_err() {
+                return;
+            }
+        }
         let retry_in = jittered(backoff(failures), rand::random::<f64>());
         let lost = NetEvent::Disconnected { reason, retry_in };
         if events.send(E::from(lost)).is_err() {
@@ -150,15 +225,23 @@ async fn run<E: From<NetEvent>>(
 async fn session<E: From<NetEvent>>(
     url: &str,
     identity: &mut Identity,
-    outgoing: &mut mpsc::UnboundedReceiver<ClientEnvelope>,
+    commands: &mut mpsc::UnboundedReceiver<Command>,
     events: &mpsc::UnboundedSender<E>,
     failures: &mut u32,
 ) -> Ended {
     let connected =
         tokio::time::timeout(CONNECT_TIMEOUT, tokio_tungstenite::connect_async(url)).await;
+    let lost = |reason: String| Ended::Lost(reason, Loss::Dropped);
     let mut ws = match connected {
-        Err(_) => return Ended::Lost(format!("cannot reach {url}: timed out")),
-        Ok(Err(e)) => return Ended::Lost(format!("cannot reach {url}: {}", describe(&e))),
+        Err(_) => return lost(format!("cannot reach {url}: timed out")),
+        Ok(Err(e)) => {
+            let loss = if is_refused(&e) {
+                Loss::NobodyThere
+            } else {
+                Loss::Dropped
+            };
+            return Ended::Lost(format!("cannot reach {url}: {}", describe(&e)), loss);
+        }
         Ok(Ok((ws, _))) => ws,
     };
     let hello = ClientEnvelope {
@@ -171,30 +254,41 @@ async fn session<E: From<NetEvent>>(
         },
     };
     if let Err(e) = ws.send(Message::text(hello.to_json())).await {
-        return Ended::Lost(format!("connection lost: {e}"));
+        return lost(format!("connection lost: {e}"));
     }
     loop {
         tokio::select! {
-            out = outgoing.recv() => {
-                let Some(out) = out else {
-                    let _ = ws.close(None).await;
-                    return Ended::Stop;
+            command = commands.recv() => {
+                let out = match command {
+                    None => {
+                        let _ = ws.close(None).await;
+                        return Ended::Stop;
+                    }
+                    Some(Command::Follow(to)) => {
+                        let _ = ws.close(None).await;
+                        return Ended::Follow(to);
+                    }
+                    Some(Command::Send(out)) => out,
                 };
                 if let Err(e) = ws.send(Message::text(out.to_json())).await {
-                    return Ended::Lost(format!("connection lost: {e}"));
+                    return lost(format!("connection lost: {e}"));
                 }
             }
             incoming = ws.next() => {
                 let text = match incoming {
-                    None => return Ended::Lost("the server closed the connection".to_owned()),
-                    Some(Err(e)) => return Ended::Lost(format!("connection lost: {e}")),
+                    None => return lost("the server closed the connection".to_owned()),
+                    Some(Err(e)) => return lost(format!("connection lost: {e}")),
                     Some(Ok(Message::Text(t))) => t.as_str().to_owned(),
                     Some(Ok(Message::Close(frame))) => {
+                        let loss = match &frame {
+                            Some(f) if f.code == CloseCode::Restart => Loss::Restarting,
+                            _ => Loss::Dropped,
+                        };
                         let why = frame
                             .filter(|f| !f.reason.is_empty())
                             .map(|f| format!("the server closed the connection ({})", untrusted::clean(&f.reason)))
                             .unwrap_or_else(|| "the server closed the connection".to_owned());
-                        return Ended::Lost(why);
+                        return Ended::Lost(why, loss);
                     }
                     Some(Ok(_)) => continue,
                 };
@@ -238,6 +332,12 @@ fn is_final(code: ErrorCode) -> bool {
     )
 }
 
+/// Whether nobody listens at the address (the node is gone).
+fn is_refused(e: &tokio_tungstenite::tungstenite::Error) -> bool {
+    matches!(e, tokio_tungstenite::tungstenite::Error::Io(io)
+        if io.kind() == std::io::ErrorKind::ConnectionRefused)
+}
+
 /// A connection error in words a player understands.
 fn describe(e: &tokio_tungstenite::tungstenite::Error) -> String {
     use tokio_tungstenite::tungstenite::Error;
@@ -258,6 +358,21 @@ mod tests {
         let ms: Vec<u128> = (1..=8).map(|n| backoff(n).as_millis()).collect();
         assert_eq!(ms, [500, 1000, 2000, 4000, 8000, 10000, 10000, 10000]);
         assert_eq!(backoff(u32::MAX), BACKOFF_MAX);
+    }
+
+    #[test]
+    fn a_node_we_were_sent_to_is_given_up_when_gone_restarting_or_failing() {
+        // At home there is nowhere else to go.
+        for loss in [Loss::Dropped, Loss::NobodyThere, Loss::Restarting] {
+            assert!(!go_home(false, loss, 10));
+        }
+        // Away: at once when nobody listens or the node hands its rooms over.
+        assert!(go_home(true, Loss::NobodyThere, 1));
+        assert!(go_home(true, Loss::Restarting, 1));
+        // A mere drop is tried again on the node a few times first.
+        assert!(!go_home(true, Loss::Dropped, 1));
+        assert!(!go_home(true, Loss::Dropped, HOME_AFTER_FAILURES - 1));
+        assert!(go_home(true, Loss::Dropped, HOME_AFTER_FAILURES));
     }
 
     #[test]

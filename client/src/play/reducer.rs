@@ -13,8 +13,10 @@ use krypto_core::protocol::{
     ServerMessage,
 };
 
+use krypto_client::redirect;
+
 use super::app::{
-    Action, App, Board, CatchUp, Conn, FeedKind, InputMode, RoomView, RoundView, VerdictView,
+    Action, App, Board, CatchUp, Conn, FeedKind, InputMode, Move, RoomView, RoundView, VerdictView,
 };
 use super::net::NetEvent;
 use super::wording::{join_cards, kind_words, metric_value, phase_name, plural, refusal, secs};
@@ -46,6 +48,11 @@ impl App {
                 };
                 Vec::new()
             }
+            NetEvent::Home { reason } => {
+                self.node = None;
+                self.error(format!("{reason}: going back to {}", self.server));
+                Vec::new()
+            }
             NetEvent::Refused { code, message } => {
                 let text = format!(
                     "cannot play as {:?}: {}",
@@ -75,9 +82,14 @@ impl App {
                 join_urls,
                 ..
             } => {
-                // "connected" before what follows from it.
-                for (kind, text) in std::mem::take(&mut lines) {
-                    self.push(kind, text);
+                let moving = self.moving.take();
+                // "connected" before what follows from it; nothing when we
+                // were only moved to another node of the same server.
+                let said = std::mem::take(&mut lines);
+                if moving.is_none() {
+                    for (kind, text) in said {
+                        self.push(kind, text);
+                    }
                 }
                 self.me = Some(player_id);
                 self.name.clone_from(&name);
@@ -85,6 +97,20 @@ impl App {
                 self.join_urls = join_urls;
                 actions.push(Action::SaveIdentity { name, token });
                 actions.push(Action::Send(ClientMessage::ListRooms));
+                if let Some(Move {
+                    code, spectator, ..
+                }) = moving
+                {
+                    self.rejoin = None;
+                    if resumed {
+                        // This node held our seat: its room follows.
+                        self.catch_up = Some(CatchUp::Resumed);
+                    } else {
+                        self.catch_up = Some(CatchUp::Joined);
+                        actions.push(Action::Send(ClientMessage::JoinRoom { code, spectator }));
+                    }
+                    return actions;
+                }
                 match self.rejoin.take() {
                     Some((code, _)) if resumed => {
                         self.push(
@@ -224,7 +250,8 @@ impl App {
                     self.input.clear();
                 }
             }
-            ServerMessage::Chat { .. } | ServerMessage::Pong | ServerMessage::Redirect { .. } => {}
+            ServerMessage::Chat { .. } | ServerMessage::Pong => {}
+            ServerMessage::Redirect { url, code } => actions.extend(self.redirected(&url, code)),
             ServerMessage::PlayerJoined {
                 player,
                 name,
@@ -503,13 +530,54 @@ impl App {
             ServerMessage::Error { code, message } => {
                 one(FeedKind::Refusal, refusal(*code, message))
             }
+            // A redirect's line depends on whether it is followed.
             ServerMessage::RoomState(_) | ServerMessage::Pong | ServerMessage::Redirect { .. } => {
                 Vec::new()
             }
         }
     }
 
+    /// The room we asked for (or whose seat we hold) lives on another node:
+    /// move there, unless the URL is not a WebSocket's or we have been sent
+    /// around too often.
+    fn redirected(&mut self, url: &str, code: String) -> Vec<Action> {
+        if self.moving.is_some() {
+            // The node we are leaving answered a request sent before we
+            // left (the join after its `welcome`): we are on our way already.
+            return Vec::new();
+        }
+        let shown_code = redirect::shown(&code);
+        let url = match self.redirects.redirect(url) {
+            Ok(url) => url,
+            Err(e) => {
+                self.rejoining = None;
+                self.error(format!("cannot join room {shown_code}: {e}"));
+                return Vec::new();
+            }
+        };
+        self.push(
+            FeedKind::Event,
+            format!("room {shown_code} is on another server: moving there"),
+        );
+        // Watch again if that is what we asked for (or held).
+        let asked = [&self.last_join, &self.rejoin]
+            .into_iter()
+            .flatten()
+            .find(|(c, _)| c.eq_ignore_ascii_case(&code));
+        let spectator = asked.map_or_else(|| self.is_spectator(), |(_, s)| *s);
+        self.node = (url != self.server).then(|| url.clone());
+        self.conn = Conn::Connecting;
+        self.moving = Some(Move {
+            url: url.clone(),
+            code,
+            spectator,
+        });
+        vec![Action::Follow(url)]
+    }
+
     fn room_state(&mut self, snapshot: RoomSnapshot) {
+        self.redirects.seated();
+        self.moving = None;
         let now = self.now;
         let fresh = self
             .room

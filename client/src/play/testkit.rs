@@ -166,3 +166,21 @@ pub fn standings() -> Vec<Standing> {
         },
     ]
 }
+
+/// Node B of a cluster, where the tests' rooms live.
+pub const NODE_B: &str = "ws://host-b:7878/ws";
+
+/// A `redirect` to `url` for room `code`, answering the request `id`.
+pub fn redirect(id: Option<&str>, url: &str, code: &str) -> Event {
+    let m = ServerMessage::Redirect {
+        url: url.into(),
+        code: code.into(),
+    };
+    Event::Net(NetEvent::Message {
+        raw: serde_json::to_string(&m).unwrap(),
+        envelope: Box::new(ServerEnvelope {
+            id: id.map(str::to_owned),
+            message: m,
+        }),
+    })
+}

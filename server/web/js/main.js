@@ -4,6 +4,7 @@
 // actions they are given.
 
 import { Connection } from './net.js';
+import { basePath, routePath, redirectPage, handover, shown, MAX_HOPS } from './address.js';
 import { createState, applyServer, canPlay } from './state.js';
 import { loadIdentity, saveIdentity, forgetIdentity } from './store.js';
 import { appendPiece, removeLast, wantsOperand, MAX_LEN } from './formula.js';
@@ -29,7 +30,18 @@ function parseRoute(path) {
 }
 
 const app = document.getElementById('app');
-const route = parseRoute(location.pathname);
+/** The path prefix the server is reached under (`` at the root). */
+const BASE = basePath(location.pathname);
+const route = parseRoute(routePath(location.pathname));
+
+// A redirect from another node handed over the token (and how many
+// redirects led here) in the fragment: keep the token, and take it out of
+// the address at once (history, bookmarks, a shared screen).
+const handed = handover(location.hash);
+if (location.hash) history.replaceState(null, '', location.pathname + location.search);
+if (handed.token && route.kind !== 'leaderboard' && route.kind !== 'profile') {
+  saveIdentity(route.kind === 'tv' ? 'tv' : 'player', { name: '', token: handed.token });
+}
 
 if (route.kind === 'leaderboard') {
   leaderboardScreen.show(app);
@@ -45,6 +57,10 @@ function startGame(route) {
   let identity = loadIdentity(kind);
   let pendingName = null;
   let tvRetry = null;
+  // Redirects followed in a row without a seat (the loop guard), and
+  // whether the page is already on its way to another node.
+  let hops = handed.hops;
+  let leaving = false;
 
   const banner = h('div', { class: 'banner', role: 'status', 'aria-live': 'polite' });
   const screenRoot = h('div', { class: 'screen' });
@@ -76,10 +92,40 @@ function startGame(route) {
   }
 
   function go(path, replace = false) {
-    if (location.pathname === path) return;
-    if (replace) history.replaceState(null, '', path);
-    else history.pushState(null, '', path);
+    const full = BASE + path;
+    if (location.pathname === full) return;
+    if (replace) history.replaceState(null, '', full);
+    else history.pushState(null, '', full);
     state.route = parseRoute(path);
+  }
+
+  /** Goes to the room's page on the node that holds it, token in hand. */
+  function followRedirect() {
+    const { url, code } = state.redirect;
+    state.redirect = null;
+    if (leaving) return; // a second answer from the node we are leaving
+    hops += 1;
+    const page = hops > MAX_HOPS ? null : redirectPage({
+      url, code, tv: kind === 'tv', token: identity?.token, hops,
+    });
+    if (page && page.split('#')[0] === location.href.split('#')[0]) {
+      // Sent to the node this page is on (only the fragment would change,
+      // which loads nothing): ask again here.
+      join(code, kind === 'tv');
+      return;
+    }
+    if (page) {
+      leaving = true;
+      state.notice = `Room ${shown(code)} is on another server: moving there…`;
+      location.assign(page);
+      return;
+    }
+    state.joining = null;
+    state.lobbyError = hops > MAX_HOPS
+      ? `Room ${shown(code)} was sent from server to server ${MAX_HOPS} times without a seat: giving up`
+      : `The server sent room ${shown(code)} to ${shown(url)}, which is not a ws:// or wss:// address: not following it`;
+    hops = 0;
+    if (kind === 'player') go('/', true);
   }
 
   function enterLobby() {
@@ -98,7 +144,11 @@ function startGame(route) {
         else if (kind === 'tv') join(route.code, true);
         else conn.send({ type: 'list_rooms' });
         return;
+      case 'redirect':
+        followRedirect();
+        return;
       case 'in_room':
+        hops = 0;
         clearTimeout(tvRetry);
         if (kind === 'player') go(`/r/${state.room.code}`, state.route.kind === 'room');
         return;
@@ -281,7 +331,7 @@ function startGame(route) {
   }, 200);
 
   addEventListener('popstate', () => {
-    state.route = parseRoute(location.pathname);
+    state.route = parseRoute(routePath(location.pathname));
     if (state.route.kind === 'lobby' && state.room) conn.send({ type: 'leave_room' });
     render();
   });

@@ -3,6 +3,8 @@
 // the connection says hello again on every `open` (the token resumes the
 // seat), so a phone that slept or a restarted server is picked up again.
 
+import { socketUrl } from './address.js';
+
 const FIRST_DELAY_MS = 500;
 const MAX_DELAY_MS = 10_000;
 
@@ -27,8 +29,7 @@ export class Connection {
   }
 
   url() {
-    const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    return `${scheme}//${location.host}/ws`;
+    return socketUrl(location);
   }
 
   connect() {

@@ -20,6 +20,7 @@ export function createState(route) {
     rooms: null,
     lobbyError: null,
     joining: null,
+    redirect: null,
     notice: null,
     toast: null,
     room: null,
@@ -161,6 +162,11 @@ export function applyServer(state, m) {
     case 'rooms':
       state.rooms = m.rooms;
       return null;
+    case 'redirect':
+      // The room lives on another node: main.js goes to its page there.
+      if (typeof m.url !== 'string' || typeof m.code !== 'string') return null;
+      state.redirect = { url: m.url, code: m.code };
+      return 'redirect';
     case 'room_state':
       applySnapshot(state, m);
       state.lobbyError = null;

@@ -132,7 +132,7 @@ fn render_connecting(app: &App, area: Rect, buf: &mut Buffer) {
         Line::raw(""),
         Line::from(vec![
             Span::raw("Server "),
-            Span::styled(app.server.clone(), Style::new().bold()),
+            Span::styled(app.current_server().to_owned(), Style::new().bold()),
         ]),
         Line::from(vec![
             Span::raw("Name   "),

@@ -4,6 +4,7 @@
 // reach), else the address this page was loaded from.
 
 import { h } from '../dom.js';
+import { at } from '../address.js';
 
 /** The base address (`http://192.168.1.20:7878`) to show others. */
 export function joinBase(state) {
@@ -20,7 +21,7 @@ export function invite(state, code) {
     shown: link.replace(/^https?:\/\//, ''),
     qr: h('img', {
       class: 'qr', width: 256, height: 256,
-      src: `/r/${encodeURIComponent(code)}/qr.svg?base=${encodeURIComponent(base)}`,
+      src: at(`/r/${encodeURIComponent(code)}/qr.svg?base=${encodeURIComponent(base)}`),
       alt: `QR code of the link to room ${code}`,
     }),
   };

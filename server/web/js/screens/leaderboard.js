@@ -1,6 +1,7 @@
 // The leaderboards (`/leaderboard`), read from the HTTP API.
 
 import { h, fill } from '../dom.js';
+import { at } from '../address.js';
 import { seconds } from '../clock.js';
 
 const METRICS = { rating: 'Rating', wins: 'Matches won', rounds: 'Rounds won', fastest: 'Fastest solve' };
@@ -21,7 +22,7 @@ export function show(root) {
   const table = h('div', { class: 'board', 'aria-live': 'polite' });
   document.title = 'Leaderboard · Krypto';
   fill(root,
-    h('header', { class: 'page-header' }, h('a', { href: '/', class: 'logo small-logo', text: 'Krypto' }), h('h1', { text: 'Leaderboard' })),
+    h('header', { class: 'page-header' }, h('a', { href: at('/'), class: 'logo small-logo', text: 'Krypto' }), h('h1', { text: 'Leaderboard' })),
     h('section', { class: 'card-panel' }, metricTabs, periodTabs, table));
 
   function tabs(el, choices, current, pick) {
@@ -33,10 +34,10 @@ export function show(root) {
   async function load() {
     tabs(metricTabs, METRICS, metric, (k) => { metric = k; load(); });
     tabs(periodTabs, PERIODS, period, (k) => { period = k; load(); });
-    history.replaceState(null, '', `/leaderboard?metric=${metric}&period=${period}`);
+    history.replaceState(null, '', at(`/leaderboard?metric=${metric}&period=${period}`));
     fill(table, h('p', { class: 'hint', text: 'Loading…' }));
     try {
-      const res = await fetch(`/api/leaderboard?metric=${metric}&period=${period}&limit=50`);
+      const res = await fetch(at(`/api/leaderboard?metric=${metric}&period=${period}&limit=50`));
       const body = await res.json();
       if (!res.ok) throw new Error(body?.error?.message ?? `error ${res.status}`);
       if (body.rows.length === 0) {
@@ -50,7 +51,7 @@ export function show(root) {
           h('th', { scope: 'col', class: 'num', text: METRICS[metric] }), h('th', { scope: 'col', class: 'num', text: 'Rated matches' }))),
         h('tbody', {}, body.rows.map((r) => h('tr', {},
           h('td', { text: String(r.rank) }),
-          h('td', {}, h('a', { href: `/p/${encodeURIComponent(r.name)}`, text: r.name })),
+          h('td', {}, h('a', { href: at(`/p/${encodeURIComponent(r.name)}`), text: r.name })),
           h('td', { class: 'num', text: valueText(metric, r.value) }),
           h('td', { class: 'num', text: String(r.matches) }))))),
       h('p', { class: 'hint', text: `${body.total} player${body.total === 1 ? '' : 's'} on this board.` }));

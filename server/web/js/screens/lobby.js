@@ -1,6 +1,7 @@
 // The lobby: create a room, join one by its code, or pick a public one.
 
 import { h, fill, setText } from '../dom.js';
+import { at } from '../address.js';
 import { VARIANTS } from '../words.js';
 
 export function mount(root, { act }) {
@@ -45,7 +46,7 @@ export function mount(root, { act }) {
     h('header', { class: 'hero' }, h('h1', { class: 'logo', text: 'Krypto' }), hello),
     notice, error, joinForm, createPanel, publicPanel,
     h('nav', { class: 'footer-links' },
-      h('a', { href: '/leaderboard', text: 'Leaderboard' }),
+      h('a', { href: at('/leaderboard'), text: 'Leaderboard' }),
       ' · ',
       h('button', { type: 'button', class: 'link', on: { click: act.forgetMe }, text: 'Not you? Change player' })));
 

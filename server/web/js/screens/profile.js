@@ -1,6 +1,7 @@
 // A player's profile (`/p/NAME`), read from the HTTP API.
 
 import { h, fill } from '../dom.js';
+import { at } from '../address.js';
 import { seconds } from '../clock.js';
 import { ordinal, signed } from '../words.js';
 
@@ -9,11 +10,11 @@ export async function show(root, name) {
   const body = h('div', { 'aria-live': 'polite' }, h('p', { class: 'hint', text: 'Loading…' }));
   const title = h('h1', { text: name });
   fill(root,
-    h('header', { class: 'page-header' }, h('a', { href: '/', class: 'logo small-logo', text: 'Krypto' }), title),
+    h('header', { class: 'page-header' }, h('a', { href: at('/'), class: 'logo small-logo', text: 'Krypto' }), title),
     body,
-    h('nav', { class: 'footer-links' }, h('a', { href: '/leaderboard', text: 'Leaderboard' })));
+    h('nav', { class: 'footer-links' }, h('a', { href: at('/leaderboard'), text: 'Leaderboard' })));
   try {
-    const res = await fetch(`/api/players/${encodeURIComponent(name)}`);
+    const res = await fetch(at(`/api/players/${encodeURIComponent(name)}`));
     const p = await res.json();
     if (!res.ok) throw new Error(p?.error?.message ?? `error ${res.status}`);
     title.textContent = p.name;

@@ -1,0 +1,75 @@
+// The browser client's addresses, as pure functions: the page's base under
+// a path prefix, its own WebSocket, and where a `redirect` sends the page
+// (the node's HTTP base, the room's page, the token handed over in the
+// fragment). No browser needed: `node --test`.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  basePath, routePath, socketUrl, httpBaseOf, redirectPage, handover, shown, MAX_HOPS,
+} from '../web/js/address.js';
+
+test('the base is what the page path holds before the route', () => {
+  for (const [path, base, route] of [
+    ['/', '', '/'],
+    ['/r/KXR7P', '', '/r/KXR7P'],
+    ['/tv/KXR7P', '', '/tv/KXR7P'],
+    ['/leaderboard', '', '/leaderboard'],
+    ['/p/Ada%20B', '', '/p/Ada%20B'],
+    ['/node-b/', '/node-b', '/'],
+    ['/node-b', '/node-b', '/'],
+    ['/node-b/r/KXR7P', '/node-b', '/r/KXR7P'],
+    ['/a/b/tv/KXR7P/', '/a/b', '/tv/KXR7P/'],
+    ['/krypto/leaderboard', '/krypto', '/leaderboard'],
+  ]) {
+    assert.equal(basePath(path), base, path);
+    assert.equal(routePath(path), route, path);
+  }
+});
+
+test("the page's own WebSocket keeps the host, the scheme's security and the base", () => {
+  assert.equal(socketUrl({ protocol: 'http:', host: 'h:7878', pathname: '/r/KXR7P' }), 'ws://h:7878/ws');
+  assert.equal(socketUrl({ protocol: 'https:', host: 'proxy', pathname: '/node-b/r/KXR7P' }), 'wss://proxy/node-b/ws');
+  assert.equal(socketUrl({ protocol: 'http:', host: 'proxy', pathname: '/node-b/' }), 'ws://proxy/node-b/ws');
+});
+
+test("a node's WebSocket URL becomes its HTTP base", () => {
+  assert.equal(httpBaseOf('ws://host-b:7878/ws'), 'http://host-b:7878');
+  assert.equal(httpBaseOf('wss://krypto.example/ws'), 'https://krypto.example');
+  assert.equal(httpBaseOf('ws://proxy/node-b/ws'), 'http://proxy/node-b');
+  assert.equal(httpBaseOf('wss://proxy/node-b/ws/'), 'https://proxy/node-b');
+  assert.equal(httpBaseOf('ws://[::1]:9/ws'), 'http://[::1]:9');
+  // Untrusted input: anything but ws:// and wss:// is refused.
+  for (const bad of [
+    'http://host-b/ws', 'https://evil.example/', 'javascript:alert(1)', 'file:///etc/passwd',
+    'ws://user:pw@host-b/ws', 'not a url', '', 'data:text/html,<b>x</b>',
+  ]) {
+    assert.equal(httpBaseOf(bad), null, bad);
+  }
+});
+
+test('a redirect goes to the room page on that node with the token in the fragment', () => {
+  const page = redirectPage({ url: 'ws://proxy/node-b/ws', code: 'KXR7P', tv: false, token: '9f2c01', hops: 1 });
+  assert.equal(page, 'http://proxy/node-b/r/KXR7P#token=9f2c01&hops=1');
+  const tv = redirectPage({ url: 'wss://b.example/ws', code: 'KXR7P', tv: true, token: 'ab', hops: 2 });
+  assert.equal(tv, 'https://b.example/tv/KXR7P#token=ab&hops=2');
+  // A code cannot reach into the path or the fragment.
+  const odd = redirectPage({ url: 'ws://b/ws', code: '../x#token=evil', tv: false, token: 't', hops: 1 });
+  assert.equal(odd, 'http://b/r/..%2Fx%23token%3Devil#token=t&hops=1');
+  assert.equal(redirectPage({ url: 'http://b/ws', code: 'KXR7P', tv: false, token: 't', hops: 1 }), null);
+});
+
+test('the page reads what a redirect handed over', () => {
+  const page = redirectPage({ url: 'ws://b/ws', code: 'KXR7P', tv: false, token: '9f2c01', hops: 3 });
+  assert.deepEqual(handover(new URL(page).hash), { token: '9f2c01', hops: 3 });
+  assert.deepEqual(handover(''), { token: null, hops: 0 });
+  assert.deepEqual(handover('#hops=-4&token='), { token: null, hops: 0 });
+  // No spaces or control characters in a token; hops are capped.
+  assert.deepEqual(handover('#token=a%20b&hops=99'), { token: null, hops: MAX_HOPS + 1 });
+  assert.deepEqual(handover('#token=a%1Bb'), { token: null, hops: 0 });
+});
+
+test('what is shown of a redirect has no control characters', () => {
+  assert.equal(shown('http://evil\u001b[2J\r\nSERVER: you won\u202e'), 'http://evil[2JSERVER: you won');
+  assert.equal(shown('x'.repeat(100)).length, 81);
+});

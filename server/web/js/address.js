@@ -1,0 +1,92 @@
+// Where this app lives, and where a `redirect` sends it. Pure functions of
+// the addresses they are given (so `node --test` checks them), used by
+// main.js with the page's own location.
+//
+// The server may be reached under a path prefix (a reverse proxy serving
+// node B at `http://proxy/node-b/`), so every address the page makes is
+// built from the base its own address shows, never from `/`.
+
+/** Most redirects in a row without a seat before the page gives up. */
+export const MAX_HOPS = 5;
+
+/** The routes of the app, after its base. */
+const ROUTE_TAIL = /(\/(r|tv|p)\/[^/]+|\/leaderboard)?\/?$/;
+
+/**
+ * The path prefix the app is served under, from the page's path:
+ * `/node-b/r/KXR7P` → `/node-b`, `/r/KXR7P` and `/` → ``.
+ */
+export function basePath(pathname) {
+  return pathname.replace(ROUTE_TAIL, '');
+}
+
+/** The page's path without the base: what the router reads. */
+export function routePath(pathname) {
+  const base = basePath(pathname);
+  return pathname.slice(base.length) || '/';
+}
+
+/** This server's WebSocket: same host, same base, `/ws`. */
+export function socketUrl(loc) {
+  const scheme = loc.protocol === 'https:' ? 'wss:' : 'ws:';
+  return `${scheme}//${loc.host}${basePath(loc.pathname)}/ws`;
+}
+
+/**
+ * The HTTP base of the node at WebSocket `url`, or null when it is not a
+ * `ws://` or `wss://` address (it came from the network): ws → http,
+ * wss → https, the trailing `/ws` dropped, any path prefix kept.
+ * `ws://proxy/node-b/ws` → `http://proxy/node-b`.
+ */
+export function httpBaseOf(url) {
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    return null;
+  }
+  const scheme = { 'ws:': 'http:', 'wss:': 'https:' }[u.protocol];
+  if (!scheme || !u.host || u.username || u.password) return null;
+  const path = u.pathname.replace(/\/ws\/?$/, '').replace(/\/+$/, '');
+  return `${scheme}//${u.host}${path}`;
+}
+
+/**
+ * The page to go to for a `redirect`: that node's room page (`/r/CODE`, or
+ * `/tv/CODE` for the big screen), handing over the token, and the number of
+ * redirects followed so far, in the fragment (never sent to a server).
+ * Null when the URL is not a WebSocket's.
+ */
+export function redirectPage({ url, code, tv, token, hops }) {
+  const base = httpBaseOf(url);
+  if (base === null) return null;
+  const fragment = new URLSearchParams();
+  if (token) fragment.set('token', token);
+  fragment.set('hops', String(hops));
+  return `${base}/${tv ? 'tv' : 'r'}/${encodeURIComponent(code)}#${fragment}`;
+}
+
+/**
+ * What a redirect handed over in the fragment: `{token, hops}` (token null
+ * when there is none or it is not one a server would give).
+ */
+export function handover(hash) {
+  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  const token = params.get('token');
+  const hops = Number.parseInt(params.get('hops') ?? '', 10);
+  return {
+    token: token && /^[\x21-\x7e]{1,256}$/.test(token) ? token : null,
+    hops: Number.isInteger(hops) && hops > 0 ? Math.min(hops, MAX_HOPS + 1) : 0,
+  };
+}
+
+/** A redirect's URL, cut short and without control characters, to show. */
+export function shown(text) {
+  const clean = String(text).replace(/[\p{Cc}\p{Cf}]/gu, '');
+  return clean.length > 80 ? `${clean.slice(0, 80)}…` : clean;
+}
+
+/** `path` (`/leaderboard`, `/api/…`) under this page's base. */
+export function at(path) {
+  return basePath(location.pathname) + path;
+}
