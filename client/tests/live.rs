@@ -1,6 +1,6 @@
 //! End to end: the real server and real `krypto` processes — two players in
-//! line mode racing a round, a bot playing a whole match, and a client
-//! riding out a server restart.
+//! line mode racing a round, a bot playing a whole match, and a client and
+//! the load generator riding out a server restart in their seats.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -232,5 +232,41 @@ fn leaderboard_and_profile_commands_talk_to_the_server_and_create_nothing() {
     profile.expect("the profile's title", |l| l == "Ann B");
     profile.expect_prefix("  Rating");
     assert!(profile.finish().success());
+    server.stop();
+}
+
+#[test]
+fn the_load_generator_rides_out_a_server_restart_in_its_seats() {
+    let scratch = Scratch::new();
+    let server = TestServer::start("127.0.0.1:0", &scratch.db());
+    let addr = server.addr.to_string();
+    let mut config = krypto_client::load::LoadConfig::new(server.url());
+    config.rooms = 3;
+    config.players = 2;
+    config.ramp = std::time::Duration::ZERO;
+    config.duration = std::time::Duration::from_secs(4);
+    config.submit_every = std::time::Duration::from_millis(200);
+    config.name_prefix = "restart".into();
+    let load = std::thread::spawn(move || {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(krypto_client::load::run(config))
+            .unwrap()
+    });
+    // Mid-run, a graceful restart: the rooms are saved and restored, and
+    // every player comes back to their seat and plays on.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    server.stop();
+    let server = TestServer::start(&addr, &scratch.db());
+    let report = load.join().unwrap();
+    assert_eq!(report.rooms_ready, 3, "{report}");
+    assert_eq!(report.resumed, 6, "{report}");
+    assert_eq!(report.unexpected_disconnects, 0, "{report}");
+    assert_eq!(report.error_total, 0, "{report}");
+    assert_eq!(report.unanswered, 0, "{report}");
+    assert!(report.to_string().contains("6 players back in their seat"), "{report}");
     server.stop();
 }

@@ -293,6 +293,15 @@ impl Session {
                 return self.error(id, ErrorCode::BadMessage, format!("chat refused: {e}"));
             }
         }
+        // Between the rooms being saved and the connections closing, a
+        // stopping server has no rooms: say why, not "not in a room".
+        if self.shared.shutdown.is_cancelled() {
+            return self.error(
+                id,
+                ErrorCode::ShuttingDown,
+                "the server is restarting; your room carries on in a moment",
+            );
+        }
         let Some(room) = self.shared.lobby.seat_of(welcomed.player) else {
             return self.error(id, ErrorCode::NotInRoom, "you are not in a room");
         };

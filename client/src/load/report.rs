@@ -85,6 +85,11 @@ pub struct Report {
     pub rooms_failed: u64,
     /// Redirects followed to the node holding a room, while joining.
     pub redirects_followed: u64,
+    /// Players back in their seat after the server restarted or handed
+    /// their room to another node.
+    pub resumed: u64,
+    /// Submissions whose answer was lost in such a move.
+    pub interrupted: u64,
     /// The server's peak resident memory, MiB (with `--server-pid`).
     pub server_rss_peak_mib: Option<f64>,
     /// The server's resident memory at the end of the steady window, MiB.
@@ -169,6 +174,8 @@ impl Report {
             connect_failures: s.connect_failures,
             rooms_failed: s.rooms_failed,
             redirects_followed: s.redirects_followed,
+            resumed: s.resumed,
+            interrupted: s.interrupted,
             server_rss_peak_mib: i.server_rss_peak.map(mib),
             server_rss_at_stop_mib: i.server_rss_at_stop.map(mib),
             generator_rss_peak_mib: mib(i.own_rss_peak),
@@ -270,6 +277,11 @@ impl fmt::Display for Report {
             f,
             "  redirects    {} followed to the room's node",
             self.redirects_followed
+        )?;
+        writeln!(
+            f,
+            "  restarts     {} players back in their seat, {} submissions interrupted",
+            self.resumed, self.interrupted
         )?;
         match (self.server_rss_peak_mib, self.server_rss_at_stop_mib) {
             (Some(peak), Some(stop)) => writeln!(

@@ -9,17 +9,24 @@
 //! Keeping a room in one task lets the room work out each hand's answers
 //! once and see every player's `round_started` to measure their spread,
 //! without locks.
+//!
+//! A player whose server restarts (close 1012) or whose room is handed to
+//! another node (a `redirect` during play) moves as the other clients do:
+//! a new socket (to the redirect's node, or back home after a 1012), `hello`
+//! with the token, and the seat is resumed; meanwhile the rest of the room
+//! plays on.
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::stream::{self, SelectAll, SplitSink, SplitStream};
+use futures_util::future::BoxFuture;
+use futures_util::stream::{self, FuturesUnordered, SelectAll, SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use krypto_core::protocol::{
-    parse_server_message, ClientEnvelope, ClientMessage, ErrorCode, ServerEnvelope, ServerMessage,
-    PROTOCOL_VERSION,
+    parse_server_message, ClientEnvelope, ClientMessage, ErrorCode, RoomPhase, ServerEnvelope,
+    ServerMessage, PROTOCOL_VERSION,
 };
 use krypto_core::settings::SettingsPatch;
 use krypto_core::Rules;
@@ -42,6 +49,13 @@ const READ_BUFFER: usize = 4 * 1024;
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 type Sink = SplitSink<Ws, Message>;
 type Incoming = Option<Result<Message, tungstenite::Error>>;
+
+/// The close code of a server stopping to restart (RFC 6455's 1012).
+const RESTARTING: u16 = 1012;
+/// How long a player keeps trying to get back to their seat.
+const MOVE_PATIENCE: Duration = Duration::from_secs(30);
+/// Failed tries at a redirect's node before going home instead.
+const TRIES_BEFORE_HOME: u32 = 3;
 
 /// Where the run as a whole is; the coordinator moves it forward and every
 /// room task watches it.
@@ -124,13 +138,15 @@ pub async fn run(
     room.stats
 }
 
-/// A welcomed connection during setup.
+/// A welcomed connection.
 struct Conn {
     ws: Ws,
     /// The player's name and the token `welcome` gave it, to say `hello`
     /// again on another node.
     name: String,
     token: String,
+    /// The `welcome` resumed a held seat.
+    resumed: bool,
 }
 
 /// Connects and welcomes every player, creates the room, joins the others
@@ -237,10 +253,11 @@ async fn connect(
     };
     let welcome = request(ctx, &mut ws, "hello", hello).await?;
     match welcome.message {
-        ServerMessage::Welcome { token, .. } => Ok(Conn {
+        ServerMessage::Welcome { token, resumed, .. } => Ok(Conn {
             ws,
             name: name.to_owned(),
             token,
+            resumed,
         }),
         _ => Err(SetupError::Broken),
     }
@@ -261,8 +278,49 @@ async fn join(ctx: &RunContext, guest: &mut Conn, code: &str) -> Result<u32, Set
         };
         let url = follow.redirect(&url).map_err(SetupError::Redirect)?;
         let moved = connect(ctx, &url, &guest.name, Some(guest.token.clone())).await?;
+        let resumed = moved.resumed;
         let mut left = std::mem::replace(guest, moved);
         let _ = left.ws.close(None).await;
+        if resumed {
+            return Ok(follow.in_a_row());
+        }
+    }
+}
+
+/// Takes a player back to their seat in room `code`: `first` (a
+/// redirect's node, or home) until it answers — home after a few failures
+/// — then `hello` with the token; a seat not resumed there is asked for.
+async fn come_back(
+    ctx: Arc<RunContext>,
+    first: String,
+    home: String,
+    name: String,
+    token: String,
+    code: String,
+) -> Result<Conn, SetupError> {
+    let deadline = Instant::now() + MOVE_PATIENCE;
+    let mut delay = Duration::from_millis(100);
+    let mut failures = 0;
+    loop {
+        let url = if failures < TRIES_BEFORE_HOME {
+            &first
+        } else {
+            &home
+        };
+        match connect(&ctx, url, &name, Some(token.clone())).await {
+            Ok(mut conn) => {
+                if !conn.resumed {
+                    join(&ctx, &mut conn, &code).await?;
+                }
+                return Ok(conn);
+            }
+            Err(SetupError::Broken) if Instant::now() < deadline => {
+                failures += 1;
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(Duration::from_secs(2));
+            }
+            Err(e) => return Err(e),
+        }
     }
 }
 
@@ -348,6 +406,16 @@ async fn create_and_join(
 /// One simulated player during play.
 struct Bot {
     sink: Sink,
+    /// Its name and token, to come back with.
+    name: String,
+    token: String,
+    /// The URL it first connected to.
+    home: String,
+    /// Which of its connections is current (events of older ones are
+    /// ignored).
+    generation: u32,
+    /// On its way back to its seat.
+    moving: bool,
     /// The round being played, from its `round_started` to its end.
     round: Option<u32>,
     /// Matches seen started on this connection (rounds restart at 1).
@@ -422,7 +490,9 @@ struct Room {
     plan: RoomPlan,
     ctx: Arc<RunContext>,
     bots: Vec<Bot>,
-    incoming: SelectAll<stream::BoxStream<'static, (usize, Incoming)>>,
+    incoming: SelectAll<stream::BoxStream<'static, (usize, u32, Incoming)>>,
+    /// Players on their way back to their seats.
+    moves: FuturesUnordered<BoxFuture<'static, (usize, Result<Conn, SetupError>)>>,
     hand: Option<Hand>,
     /// The last round recorded as won, so each win is kept once.
     last_won: Option<(u32, u32)>,
@@ -450,17 +520,21 @@ impl Room {
         let mut incoming = SelectAll::new();
         for (i, conn) in conns.into_iter().enumerate() {
             let (sink, stream): (Sink, SplitStream<Ws>) = conn.ws.split();
-            // Each stream ends with a `None` marker so the loop learns
-            // which connection ended.
-            let tagged = stream
-                .map(move |m| (i, Some(m)))
-                .chain(stream::once(async move { (i, None) }))
-                .boxed();
-            incoming.push(tagged);
+            incoming.push(tagged(i, 0, stream));
             // A random phase so players do not all submit at the same instant.
             let phase = every.mul_f64(rng.random_range(0.0..1.0));
+            let home = if i == 0 {
+                plan.host_url.clone()
+            } else {
+                plan.guest_url.clone()
+            };
             bots.push(Bot {
                 sink,
+                name: conn.name,
+                token: conn.token,
+                home,
+                generation: 0,
+                moving: false,
                 round: None,
                 match_no: 0,
                 next_submit: now + phase,
@@ -474,6 +548,7 @@ impl Room {
             ctx,
             bots,
             incoming,
+            moves: FuturesUnordered::new(),
             hand: None,
             last_won: None,
             code,
@@ -503,7 +578,10 @@ impl Room {
                         break;
                     }
                 }
-                Some((i, incoming)) = self.incoming.next() => self.receive(i, incoming).await,
+                Some((i, generation, incoming)) = self.incoming.next() => {
+                    self.receive(i, generation, incoming).await;
+                }
+                Some((i, moved)) = self.moves.next() => self.moved(i, moved),
                 () = crate::wait::sleep_until(due), if due.is_some() => self.submit_due().await,
                 else => break,
             }
@@ -518,7 +596,9 @@ impl Room {
         let drain_until = Instant::now() + self.ctx.drain_timeout;
         while self.bots.iter().any(|b| !b.closed && !b.pending.is_empty()) {
             tokio::select! {
-                Some((i, incoming)) = self.incoming.next() => self.receive(i, incoming).await,
+                Some((i, generation, incoming)) = self.incoming.next() => {
+                    self.receive(i, generation, incoming).await;
+                }
                 () = tokio::time::sleep_until(drain_until) => break,
                 else => break,
             }
@@ -533,7 +613,9 @@ impl Room {
         let close_until = Instant::now() + self.ctx.close_timeout;
         while self.bots.iter().any(|b| !b.closed) {
             tokio::select! {
-                Some((i, incoming)) = self.incoming.next() => self.receive(i, incoming).await,
+                Some((i, generation, incoming)) = self.incoming.next() => {
+                    self.receive(i, generation, incoming).await;
+                }
                 () = tokio::time::sleep_until(close_until) => break,
                 else => break,
             }
@@ -631,9 +713,67 @@ impl Room {
         }
     }
 
-    async fn receive(&mut self, i: usize, incoming: Incoming) {
+    /// A player's server restarts (`to`: none, go home) or sent their room
+    /// elsewhere (`to`: that node): they go back to their seat while the
+    /// others play on. Their pending submissions' answers are lost.
+    fn start_move(&mut self, i: usize, to: Option<String>) {
+        let bot = &mut self.bots[i];
+        if self.stopping || bot.moving || bot.closed {
+            return self.lost(i);
+        }
+        bot.moving = true;
+        bot.closed = true;
+        bot.generation += 1;
+        bot.round = None;
+        self.stats.interrupted += bot.pending.len() as u64;
+        bot.pending.clear();
+        self.ctx.counters.connection_closed();
+        let first = to.unwrap_or_else(|| bot.home.clone());
+        let back = come_back(
+            self.ctx.clone(),
+            first,
+            bot.home.clone(),
+            bot.name.clone(),
+            bot.token.clone(),
+            self.code.clone(),
+        );
+        self.moves.push(Box::pin(async move { (i, back.await) }));
+    }
+
+    /// A player's move ended: back in their seat, or lost.
+    fn moved(&mut self, i: usize, moved: Result<Conn, SetupError>) {
+        let bot = &mut self.bots[i];
+        bot.moving = false;
+        match moved {
+            Ok(conn) if !self.stopping => {
+                let (sink, stream) = conn.ws.split();
+                self.incoming.push(tagged(i, bot.generation, stream));
+                bot.sink = sink;
+                bot.token = conn.token;
+                bot.closed = false;
+                self.ctx.counters.connection_opened();
+                self.stats.resumed += 1;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                self.stats.unexpected_disconnects += 1;
+                self.stats.error(match e {
+                    SetupError::Refused(code) => code.as_str(),
+                    _ => "resume_failed",
+                });
+            }
+        }
+    }
+
+    async fn receive(&mut self, i: usize, generation: u32, incoming: Incoming) {
+        if generation != self.bots[i].generation {
+            return;
+        }
         let text = match incoming {
             Some(Ok(Message::Text(text))) => text,
+            Some(Ok(Message::Close(Some(frame)))) if u16::from(frame.code) == RESTARTING => {
+                return self.start_move(i, None);
+            }
             Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return self.lost(i),
             Some(Ok(_)) => return,
         };
@@ -724,6 +864,38 @@ impl Room {
                 }
             }
             ServerMessage::RoundTimedOut { .. } => self.bots[i].round = None,
+            // Back in the seat (after a restart or a move): the hand being
+            // played, as the room has it.
+            ServerMessage::RoomState(snapshot) => {
+                let playing = snapshot.state == RoomPhase::Playing;
+                if let Some(r) = snapshot.round.filter(|_| playing) {
+                    let bot = &mut self.bots[i];
+                    bot.round = Some(r.number);
+                    let key = (bot.match_no, r.number);
+                    if self.hand.as_ref().map(|h| (h.match_no, h.round)) != Some(key) {
+                        self.hand = Some(Hand {
+                            match_no: key.0,
+                            round: r.number,
+                            objective: r.objective,
+                            cards: r.cards,
+                            answers: None,
+                            first_seen: now,
+                            seen: 1,
+                        });
+                    }
+                }
+            }
+            // The room was handed to another node: follow it there.
+            ServerMessage::Redirect { url, .. } if id.is_none() => {
+                let mut follow = Follow::default();
+                match follow.redirect(&url) {
+                    Ok(url) => self.start_move(i, Some(url)),
+                    Err(_) => {
+                        self.stats.error("bad_redirect");
+                        self.lost(i);
+                    }
+                }
+            }
             ServerMessage::MatchOver { .. } => {
                 self.bots[i].round = None;
                 // The host starts a rematch, so the room keeps playing.
@@ -744,12 +916,15 @@ impl Room {
                     self.stats.late_answers += 1;
                     return;
                 }
+                // The server is restarting (its rooms are saved): the 1012
+                // that follows takes the player back to their seat.
+                if code == ErrorCode::ShuttingDown {
+                    self.stats.interrupted += u64::from(sent.is_some());
+                    return;
+                }
                 self.stats.error(code.as_str());
                 if sent.is_some() {
                     self.stats.refused_submissions += 1;
-                }
-                if code == ErrorCode::ShuttingDown {
-                    self.lost(i);
                 }
             }
             _ => {}
@@ -773,6 +948,20 @@ impl Room {
             self.lost(i);
         }
     }
+}
+
+/// A connection's stream, each message tagged with the player and the
+/// connection's generation, ending with a `None` marker so the loop learns
+/// which connection ended.
+fn tagged(
+    i: usize,
+    generation: u32,
+    stream: SplitStream<Ws>,
+) -> stream::BoxStream<'static, (usize, u32, Incoming)> {
+    stream
+        .map(move |m| (i, generation, Some(m)))
+        .chain(stream::once(async move { (i, generation, None) }))
+        .boxed()
 }
 
 fn micros(d: Duration) -> u64 {

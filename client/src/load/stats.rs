@@ -75,6 +75,11 @@ pub struct Stats {
     pub rooms_failed: u64,
     /// Redirects followed to the node holding a room, while joining.
     pub redirects_followed: u64,
+    /// Connections the server closed to restart (or that a stopping node
+    /// sent to the room's new node) whose player came back to their seat.
+    pub resumed: u64,
+    /// Submissions whose answer went down with such a connection.
+    pub interrupted: u64,
     /// Hands dealt, counted once per room.
     pub rounds_started: u64,
     /// Every round the server announced as won.
@@ -100,6 +105,8 @@ impl Default for Stats {
             connect_failures: 0,
             rooms_failed: 0,
             redirects_followed: 0,
+            resumed: 0,
+            interrupted: 0,
             rounds_started: 0,
             rounds_won: Vec::new(),
             matches_started: 0,
@@ -130,6 +137,8 @@ impl Stats {
         self.connect_failures += other.connect_failures;
         self.rooms_failed += other.rooms_failed;
         self.redirects_followed += other.redirects_followed;
+        self.resumed += other.resumed;
+        self.interrupted += other.interrupted;
         self.rounds_started += other.rounds_started;
         self.rounds_won.extend(other.rounds_won);
         self.matches_started += other.matches_started;

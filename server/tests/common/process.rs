@@ -42,7 +42,10 @@ impl Process {
             .arg(url)
             .args(args)
             .env("KRYPTO_ROOM_TIME_SCALE", "100")
-            .env("RUST_LOG", std::env::var("KRYPTO_TEST_SERVER_LOG").unwrap_or("warn".into()))
+            .env(
+                "RUST_LOG",
+                std::env::var("KRYPTO_TEST_SERVER_LOG").unwrap_or("warn".into()),
+            )
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
