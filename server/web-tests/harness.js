@@ -5,6 +5,7 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -39,6 +40,68 @@ export async function startServer() {
       child.kill('SIGTERM');
       await new Promise((ok) => (child.exitCode !== null ? ok() : child.on('exit', ok)));
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A throwaway PostgreSQL cluster (the machine's PostgreSQL 15, run as the
+ * `postgres` user when we are root), listening on a unix socket in a new
+ * temporary directory; `url` is its `postgres` database.
+ */
+export async function startPostgres() {
+  const bin = '/usr/lib/postgresql/15/bin';
+  const dir = mkdtempSync(join(tmpdir(), 'krypto-web-pg-'));
+  const root = process.getuid?.() === 0;
+  const run = (cmd, args) => (root
+    ? execFileSync('su', ['postgres', '-c', [cmd, ...args].map((a) => `'${a}'`).join(' ')])
+    : execFileSync(cmd, args));
+  if (root) execFileSync('chown', ['-R', 'postgres', dir]);
+  run(`${bin}/initdb`, ['-D', `${dir}/data`, '-U', 'postgres', '--auth=trust', '--no-sync', '--no-locale']);
+  run(`${bin}/pg_ctl`, ['-D', `${dir}/data`, '-o', `-k ${dir} -c listen_addresses= -c fsync=off`,
+    '-l', `${dir}/log`, '-w', 'start']);
+  return {
+    url: `postgres://postgres@localhost/postgres?host=${dir}`,
+    async stop() {
+      run(`${bin}/pg_ctl`, ['-D', `${dir}/data`, '-m', 'immediate', 'stop']);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A node of a cluster on `database` (a PostgreSQL URL), its public URL
+ * being its own loopback address.
+ */
+export async function startNode(database) {
+  const port = await new Promise((ok) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port: p } = probe.address();
+      probe.close(() => ok(p));
+    });
+  });
+  const child = spawn(bin('krypto-server'), [
+    '--listen', `127.0.0.1:${port}`, '--database', database,
+    '--public-url', `ws://127.0.0.1:${port}/ws`,
+  ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: 'warn' } });
+  let log = '';
+  child.stderr.on('data', (d) => { log += d; });
+  await new Promise((ok, fail) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('friends can join')) ok();
+    });
+    child.on('exit', (code) => fail(new Error(`krypto-server exited (${code}): ${log}`)));
+  });
+  return {
+    port,
+    base: `http://127.0.0.1:${port}`,
+    ws: `ws://127.0.0.1:${port}/ws`,
+    /** SIGTERM, then waits until it has exited. */
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await new Promise((ok) => (child.exitCode !== null ? ok() : child.on('exit', ok)));
     },
   };
 }
