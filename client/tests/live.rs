@@ -267,6 +267,9 @@ fn the_load_generator_rides_out_a_server_restart_in_its_seats() {
     assert_eq!(report.unexpected_disconnects, 0, "{report}");
     assert_eq!(report.error_total, 0, "{report}");
     assert_eq!(report.unanswered, 0, "{report}");
-    assert!(report.to_string().contains("6 players back in their seat"), "{report}");
+    assert!(
+        report.to_string().contains("6 players back in their seat"),
+        "{report}"
+    );
     server.stop();
 }

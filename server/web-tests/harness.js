@@ -15,12 +15,13 @@ export const repo = resolve(here, '..', '..');
 const bin = (name) => process.env[`KRYPTO_${name.toUpperCase().replace('-', '_')}_BIN`] ?? join(repo, 'target', 'debug', name);
 export const SCREENSHOTS = join(repo, 'docs', 'screenshots');
 
-/** Starts krypto-server on 127.0.0.1, port chosen by the system. */
-export async function startServer() {
-  const dir = mkdtempSync(join(tmpdir(), 'krypto-web-'));
-  const child = spawn(bin('krypto-server'), [
-    '--listen', '127.0.0.1:0', '--database', `sqlite://${join(dir, 'krypto.db')}`,
-  ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: 'warn' } });
+/**
+ * Runs krypto-server with `args`; resolves once it prints its join
+ * addresses, with the `ws://localhost:PORT/ws` port it printed.
+ */
+async function spawnServer(args) {
+  const child = spawn(bin('krypto-server'), args,
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: 'warn' } });
   let log = '';
   child.stderr.on('data', (d) => { log += d; });
   const port = await new Promise((ok, fail) => {
@@ -36,9 +37,24 @@ export async function startServer() {
     port,
     base: `http://127.0.0.1:${port}`,
     ws: `ws://127.0.0.1:${port}/ws`,
+    /** SIGTERM, then waits until it has exited. */
     async stop() {
-      child.kill('SIGTERM');
+      if (child.exitCode === null) child.kill('SIGTERM');
       await new Promise((ok) => (child.exitCode !== null ? ok() : child.on('exit', ok)));
+    },
+  };
+}
+
+/** Starts krypto-server on 127.0.0.1, port chosen by the system. */
+export async function startServer() {
+  const dir = mkdtempSync(join(tmpdir(), 'krypto-web-'));
+  const server = await spawnServer([
+    '--listen', '127.0.0.1:0', '--database', `sqlite://${join(dir, 'krypto.db')}`,
+  ]);
+  return {
+    ...server,
+    async stop() {
+      await server.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -80,30 +96,10 @@ export async function startNode(database) {
       probe.close(() => ok(p));
     });
   });
-  const child = spawn(bin('krypto-server'), [
+  return spawnServer([
     '--listen', `127.0.0.1:${port}`, '--database', database,
     '--public-url', `ws://127.0.0.1:${port}/ws`,
-  ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: 'warn' } });
-  let log = '';
-  child.stderr.on('data', (d) => { log += d; });
-  await new Promise((ok, fail) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('friends can join')) ok();
-    });
-    child.on('exit', (code) => fail(new Error(`krypto-server exited (${code}): ${log}`)));
-  });
-  return {
-    port,
-    base: `http://127.0.0.1:${port}`,
-    ws: `ws://127.0.0.1:${port}/ws`,
-    /** SIGTERM, then waits until it has exited. */
-    async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await new Promise((ok) => (child.exitCode !== null ? ok() : child.on('exit', ok)));
-    },
-  };
+  ]);
 }
 
 /** Starts `count` practice bots in room `code`; returns a stop function. */

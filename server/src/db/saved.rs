@@ -18,19 +18,21 @@ pub struct StoredRoom {
     pub for_node: Option<String>,
 }
 
+/// Stores one saved room (`$1` code, `$2` state, `$3` saved at, `$4` for
+/// which node), replacing an older row of that code.
+pub(crate) const SAVE_ROOM: &str = "INSERT INTO saved_rooms (code, state, saved_at, for_node)
+     VALUES ($1, $2, $3, $4)
+     ON CONFLICT (code) DO UPDATE
+     SET state = excluded.state, saved_at = excluded.saved_at, for_node = excluded.for_node";
+
 impl Db {
     /// Stores `rooms` in one transaction (a room saved again replaces its
     /// older row).
     pub async fn save_rooms(&self, rooms: &[StoredRoom]) -> Result<(), DbError> {
-        const SQL: &str = "INSERT INTO saved_rooms (code, state, saved_at, for_node)
-                           VALUES ($1, $2, $3, $4)
-                           ON CONFLICT (code) DO UPDATE
-                           SET state = excluded.state, saved_at = excluded.saved_at,
-                               for_node = excluded.for_node";
         on_store!(self, s => {
             let mut tx = s.pool.begin().await?;
             for room in rooms {
-                sqlx::query(SQL)
+                sqlx::query(SAVE_ROOM)
                     .bind(&room.code)
                     .bind(&room.state)
                     .bind(room.saved_at)

@@ -8,7 +8,7 @@ use std::time::Duration;
 use sqlx::{PgPool, Row};
 use uuid::Uuid;
 
-use crate::db::saved::StoredRoom;
+use crate::db::saved::{StoredRoom, SAVE_ROOM};
 use crate::db::DbError;
 
 /// The channel on which nodes announce new sessions (`LISTEN`/`NOTIFY`).
@@ -282,19 +282,7 @@ impl Directory {
         tx: &mut sqlx::PgTransaction<'_>,
         seats: impl Iterator<Item = &'a (i64, String)>,
     ) -> Result<(), DbError> {
-        let (players, codes): (Vec<i64>, Vec<String>) = seats.cloned().unzip();
-        sqlx::query(
-            "INSERT INTO seats (player_id, code, node_id)
-             SELECT player, code, $3 FROM UNNEST($1::bigint[], $2::text[]) AS u(player, code)
-             ON CONFLICT (player_id) DO UPDATE
-             SET code = EXCLUDED.code, node_id = EXCLUDED.node_id, orphaned_at = NULL",
-        )
-        .bind(&players)
-        .bind(&codes)
-        .bind(self.node)
-        .execute(&mut **tx)
-        .await?;
-        Ok(())
+        upsert_seats(tx, self.node, seats).await
     }
 
     /// Publishes changed listing entries of this node's rooms.
@@ -428,18 +416,13 @@ impl Directory {
     ) -> Result<(), DbError> {
         let mut tx = self.pool.begin().await?;
         for room in rooms {
-            sqlx::query(
-                "INSERT INTO saved_rooms (code, state, saved_at, for_node) VALUES ($1, $2, $3, $4)
-                 ON CONFLICT (code) DO UPDATE
-                 SET state = excluded.state, saved_at = excluded.saved_at,
-                     for_node = excluded.for_node",
-            )
-            .bind(&room.code)
-            .bind(&room.state)
-            .bind(room.saved_at)
-            .bind(target.to_string())
-            .execute(&mut *tx)
-            .await?;
+            sqlx::query(SAVE_ROOM)
+                .bind(&room.code)
+                .bind(&room.state)
+                .bind(room.saved_at)
+                .bind(target.to_string())
+                .execute(&mut *tx)
+                .await?;
         }
         sqlx::query("SELECT pg_notify($1, $2)")
             .bind(HANDOVER_CHANNEL)
@@ -518,6 +501,28 @@ impl Announcement {
     }
 }
 
+/// Writes `seats` (player, code) as node `node`'s, replacing any older seat
+/// of those players.
+async fn upsert_seats<'a>(
+    tx: &mut sqlx::PgTransaction<'_>,
+    node: Uuid,
+    seats: impl Iterator<Item = &'a (i64, String)>,
+) -> Result<(), DbError> {
+    let (players, codes): (Vec<i64>, Vec<String>) = seats.cloned().unzip();
+    sqlx::query(
+        "INSERT INTO seats (player_id, code, node_id)
+         SELECT player, code, $3 FROM UNNEST($1::bigint[], $2::text[]) AS u(player, code)
+         ON CONFLICT (player_id) DO UPDATE
+         SET code = EXCLUDED.code, node_id = EXCLUDED.node_id, orphaned_at = NULL",
+    )
+    .bind(&players)
+    .bind(&codes)
+    .bind(node)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
 impl Claim {
     /// Records that `opened` rooms (code, public) live on `node` now, with
     /// their members' `seats` (player, code), and deletes every claimed
@@ -540,18 +545,7 @@ impl Claim {
         .bind(node)
         .execute(&mut *self.tx)
         .await?;
-        let (players, seat_codes): (Vec<i64>, Vec<String>) = seats.iter().cloned().unzip();
-        sqlx::query(
-            "INSERT INTO seats (player_id, code, node_id)
-             SELECT player, code, $3 FROM UNNEST($1::bigint[], $2::text[]) AS u(player, code)
-             ON CONFLICT (player_id) DO UPDATE
-             SET code = EXCLUDED.code, node_id = EXCLUDED.node_id, orphaned_at = NULL",
-        )
-        .bind(&players)
-        .bind(&seat_codes)
-        .bind(node)
-        .execute(&mut *self.tx)
-        .await?;
+        upsert_seats(&mut self.tx, node, seats.iter()).await?;
         let claimed: Vec<&str> = self.rooms.iter().map(|r| r.code.as_str()).collect();
         sqlx::query("DELETE FROM saved_rooms WHERE code = ANY($1)")
             .bind(&claimed)
