@@ -11,15 +11,15 @@
 //! about what one such count does, and then serves every page until the
 //! board changes.
 //!
-//! Freshness: a copy is current while the recorder has committed nothing
-//! since it was read and it is younger than [`MAX_AGE`] (which bounds what
-//! other nodes' results and the clock can change). A copy that is out of
-//! date but younger than [`MAX_AGE`] is still served, while one reader
-//! reads the board again in the background; an older copy, or none, is
-//! read before answering. So a reader waits for the database only when a
-//! board has not been asked for in a while, and a new result reaches the
-//! board within about [`MAX_AGE`] at worst — at once when nobody looked at
-//! that board in the last [`MAX_AGE`].
+//! Freshness: a copy is current while no result has been committed here
+//! since it was read (the recorder counts the commits that change a board)
+//! and it is younger than [`MAX_AGE`]. After a result, the next reader
+//! reads the board again before answering — a player who has just been told
+//! a result finds it on the board — and readers arriving meanwhile wait for
+//! that one read instead of making their own. A copy older than [`MAX_AGE`]
+//! with nothing committed here (other nodes' results, the clock) is still
+//! served while one reader reads it again in the background, up to
+//! [`STALE_AGE`]; an older copy, or none, is read before answering.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -33,8 +33,11 @@ use crate::db::Db;
 use crate::leaderboard::{player_named, Board, BoardError, BoardQuery, Ranking, MAX_LIMIT};
 use crate::periods;
 
-/// How long a copy may serve at most, even when nothing was recorded here.
+/// How long a copy serves as current when nothing was recorded here.
 pub const MAX_AGE: Duration = Duration::from_secs(2);
+
+/// How long a copy may be served at all while it is read again behind it.
+pub const STALE_AGE: Duration = Duration::from_secs(10);
 
 /// Which board: the owned form of [`BoardKey`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -190,12 +193,13 @@ impl BoardCache {
     ) -> Result<Arc<Snapshot>, BoardError> {
         let slot = self.slot(&key);
         let mut held = slot.snapshot.lock().await;
-        if let Some(snapshot) = held.as_ref() {
+        if let Some(snapshot) = held.as_ref().filter(|s| s.version == version) {
             let age = snapshot.read_at.elapsed();
             if age < MAX_AGE {
-                if snapshot.version != version {
-                    self.refresh_later(&slot, db, key, version);
-                }
+                return Ok(snapshot.clone());
+            }
+            if age < STALE_AGE {
+                self.refresh_later(&slot, db, key, version);
                 return Ok(snapshot.clone());
             }
         }
@@ -225,7 +229,13 @@ impl BoardCache {
         let (slot, db) = (slot.clone(), db.clone());
         tokio::spawn(async move {
             match read(&db, &key, version).await {
-                Ok(fresh) => *slot.snapshot.lock().await = Some(Arc::new(fresh)),
+                Ok(fresh) => {
+                    let mut held = slot.snapshot.lock().await;
+                    // A reader may have read it meanwhile, more recently.
+                    if held.as_ref().is_none_or(|s| s.read_at <= fresh.read_at) {
+                        *held = Some(Arc::new(fresh));
+                    }
+                }
                 Err(e) => tracing::warn!(error = %e, "reading a leaderboard again"),
             }
             slot.refreshing.store(false, Ordering::Release);

@@ -63,7 +63,8 @@ enum Request {
 #[derive(Debug, Clone)]
 pub struct Recorder {
     tx: mpsc::Sender<Request>,
-    /// Batches committed so far: what leaderboards compare their copies to.
+    /// Batches committed so far that changed a leaderboard: what the
+    /// boards' copies compare themselves to.
     commits: Arc<AtomicU64>,
 }
 
@@ -77,9 +78,9 @@ impl Recorder {
         Ok((Recorder { tx, commits }, task))
     }
 
-    /// How many batches have been committed (whether or not they changed
-    /// a leaderboard): a board read before the count last moved may be out
-    /// of date.
+    /// How many committed batches changed a leaderboard (a round's result
+    /// or a match's end): a board read before the count last moved may be
+    /// out of date.
     pub fn commits(&self) -> u64 {
         self.commits.load(Ordering::Acquire)
     }
@@ -186,7 +187,12 @@ async fn commit_batch(
             batch.iter().map(|_| Err(failed.clone())).collect()
         }
     };
-    commits.fetch_add(1, Ordering::AcqRel);
+    if batch
+        .iter()
+        .any(|(writes, _)| writes.iter().any(Write::changes_boards))
+    {
+        commits.fetch_add(1, Ordering::AcqRel);
+    }
     for ((writes, reply), result) in batch.into_iter().zip(results) {
         match reply {
             Some(reply) => {

@@ -169,6 +169,14 @@ pub enum Write {
     },
 }
 
+impl Write {
+    /// Whether it can change a leaderboard (a round's result or a match's
+    /// end).
+    pub fn changes_boards(&self) -> bool {
+        matches!(self, Write::RoundResult(_) | Write::FinishMatch(_))
+    }
+}
+
 /// What a write produced.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Applied {
