@@ -48,11 +48,18 @@ async function spawnServer(args) {
 /** Starts krypto-server on 127.0.0.1, port chosen by the system. */
 export async function startServer() {
   const dir = mkdtempSync(join(tmpdir(), 'krypto-web-'));
-  const server = await spawnServer([
-    '--listen', '127.0.0.1:0', '--database', `sqlite://${join(dir, 'krypto.db')}`,
-  ]);
+  const database = `sqlite://${join(dir, 'krypto.db')}`;
+  let server = await spawnServer(['--listen', '127.0.0.1:0', '--database', database]);
+  const { port } = server;
   return {
-    ...server,
+    port,
+    base: server.base,
+    ws: server.ws,
+    /** A graceful restart: SIGTERM, then the same port and database. */
+    async restart() {
+      await server.stop();
+      server = await spawnServer(['--listen', `127.0.0.1:${port}`, '--database', database]);
+    },
     async stop() {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -1,12 +1,12 @@
-// Two nodes of a cluster on one throwaway PostgreSQL, in real Chromium: a
-// phone plays on node a with a bot; node a is stopped mid-round; the page
-// follows the room to node b by itself, token in hand, and plays on with
-// the same hand, and the bot with it.
+// Matches that outlive their server, in real Chromium: a server restarted
+// mid-round, and two nodes of a cluster on one throwaway PostgreSQL where
+// node a is stopped mid-round. Each time the page (and the bot with it)
+// comes back to its seat by itself and plays on with the same hand.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startPostgres, startNode, startBots, solve, launch, phone, readHand, tapFormula,
+  startPostgres, startNode, startServer, startBots, solve, launch, phone, readHand, tapFormula,
 } from './harness.js';
 
 let pg;
@@ -20,34 +20,61 @@ after(async () => {
   await pg?.stop();
 });
 
-test('a drained node sends the page to the room on the other node, mid-round', async () => {
-  const [a, b] = [await startNode(pg.url), await startNode(pg.url)];
+/** A phone page hosting a new room on `server` with a bot; the match is
+ * started. Returns the page, the room's code, the hand and the bots' stop. */
+async function hostWithBot(server, name) {
   const page = await phone(browser);
+  await page.goto(`${server.base}/`);
+  await page.keyboard.type(name);
+  await page.keyboard.press('Enter');
+  await page.getByText(`Hi ${name}!`).waitFor();
+  await page.getByRole('button', { name: 'Create a room' }).click();
+  await page.waitForURL(/\/r\/[A-Z0-9]{5}$/);
+  const code = page.url().split('/').pop();
+  const stopBots = startBots(server, code, { count: 1, pace: 1000 });
+  await page.locator('.roster li', { hasText: '-bot' }).waitFor();
+  await page.getByRole('button', { name: /Start/ }).click();
+  return { page, code, hand: await readHand(page), stopBots };
+}
+
+/** Wins the round on `page`, whose hand is `hand`. */
+async function win(page, hand) {
+  await tapFormula(page, solve(hand.cards, hand.target));
+  await page.getByRole('button', { name: 'Submit' }).tap();
+  await page.getByText('You won the round').waitFor();
+  await page.getByText('You: 1').waitFor();
+}
+
+test('a server restarted mid-round gives the page its seat back, same hand', async () => {
+  const server = await startServer();
   let stopBots = async () => {};
   try {
-    await page.goto(`${a.base}/`);
-    await page.keyboard.type('Edna');
-    await page.keyboard.press('Enter');
-    await page.getByText('Hi Edna!').waitFor();
-    await page.getByRole('button', { name: 'Create a room' }).click();
-    await page.waitForURL(/\/r\/[A-Z0-9]{5}$/);
-    const code = page.url().split('/').pop();
-    stopBots = startBots(a, code, { count: 1, pace: 1000 });
-    await page.locator('.roster li', { hasText: '-bot' }).waitFor();
-    await page.getByRole('button', { name: /Start/ }).click();
-    const hand = await readHand(page);
+    const hosted = await hostWithBot(server, 'Fern');
+    stopBots = hosted.stopBots;
+    await server.restart();
+    await hosted.page.getByText(/-bot$/).first().waitFor();
+    assert.equal(new URL(hosted.page.url()).pathname, `/r/${hosted.code}`);
+    assert.deepEqual(await readHand(hosted.page), hosted.hand);
+    await win(hosted.page, hosted.hand);
+    assert.deepEqual(hosted.page.problems.filter((p) => !/WebSocket/.test(p)), []);
+  } finally {
+    await stopBots();
+    await server.stop();
+  }
+});
 
+test('a drained node sends the page to the room on the other node, mid-round', async () => {
+  const [a, b] = [await startNode(pg.url), await startNode(pg.url)];
+  let stopBots = async () => {};
+  try {
+    const { page, code, hand, stopBots: stop } = await hostWithBot(a, 'Edna');
+    stopBots = stop;
     await a.stop();
     await page.waitForURL(`${b.base}/r/${code}`);
     assert.deepEqual(await readHand(page), hand, 'the same round, the same hand');
     assert.equal(new URL(page.url()).hash, '', 'the token left the address bar');
     await page.getByText(/-bot$/).first().waitFor();
-
-    // Edna wins the round on node b.
-    await tapFormula(page, solve(hand.cards, hand.target));
-    await page.getByRole('button', { name: 'Submit' }).tap();
-    await page.getByText('You won the round').waitFor();
-    await page.getByText('You: 1').waitFor();
+    await win(page, hand);
     assert.deepEqual(page.problems, []);
   } finally {
     await stopBots();
