@@ -228,7 +228,10 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                 NetEvent::Disconnected { reason, retry_in } => {
                     in_room = false;
                     println!("{name}: disconnected ({reason}); retrying in {retry_in:.1?}");
+                    // The plan went with the connection: the room's state on
+                    // coming back deals the same round again.
                     plan = None;
+                    last_round = 0;
                     retry_at = None;
                     continue;
                 }

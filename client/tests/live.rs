@@ -236,6 +236,45 @@ fn leaderboard_and_profile_commands_talk_to_the_server_and_create_nothing() {
 }
 
 #[test]
+fn a_bot_rides_out_a_server_restart_and_wins_the_round() {
+    let scratch = Scratch::new();
+    let server = TestServer::start("127.0.0.1:0", &scratch.db());
+    let addr = server.addr.to_string();
+    let url = server.url();
+    let mut ann = Proc::player("Ann", &url, &scratch.config("ann"), "--plain");
+    ann.send("/create");
+    let code = room_code(&ann.expect_prefix("room "));
+    ann.send("/set rounds=1 round_seconds=600");
+    // A hard bot at its normal pace thinks for seconds: the restart comes
+    // first.
+    let mut bots = Proc::spawn(
+        "bots",
+        &[
+            "bots", "--server", &url, "--room", &code, "--count", "1", "--skill", "hard",
+        ],
+        &scratch.config("bots"),
+    );
+    let joined = format!("joined room {code}");
+    bots.expect_contains(&joined);
+    ann.expect("the bot in the roster", |l| {
+        l.starts_with("room ") && l.contains("Ada-bot")
+    });
+    ann.send("/start");
+    ann.expect_prefix("round 1: make 15");
+    server.stop();
+    let server = TestServer::start(&addr, &scratch.db());
+    bots.expect_contains(&joined);
+    ann.expect_contains("your seat in room");
+    ann.expect("round 1 won by the bot", |l| {
+        l.starts_with("round 1 won by Ada-bot")
+    });
+    drop(bots);
+    ann.send("/quit");
+    assert!(ann.finish().success());
+    server.stop();
+}
+
+#[test]
 fn the_load_generator_rides_out_a_server_restart_in_its_seats() {
     let scratch = Scratch::new();
     let server = TestServer::start("127.0.0.1:0", &scratch.db());
