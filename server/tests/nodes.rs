@@ -460,3 +460,33 @@ async fn a_drained_node_hands_its_rooms_over_and_their_players_resume_mid_round(
     let sql = format!("SELECT count(*) FROM rooms WHERE code = '{code}'");
     assert_eq!(count(&db, &sql).await, 1);
 }
+
+#[tokio::test]
+async fn a_lone_node_stopped_mid_round_leaves_its_rooms_to_the_next_node_that_starts() {
+    let db = common::postgres::fresh_database().await;
+    let faster = ["--room-time-scale", "10"];
+    let mut a = node_with(&db, &faster);
+    let (mut ann, wa) = a.player(hello("Ann")).await;
+    let state = ann
+        .request(json!({"type": "create_room", "settings": {"rounds": 2, "round_seconds": 600}}))
+        .await;
+    let code = code_of(&state);
+    ann.request(json!({"type": "start"})).await;
+    let started = ann.recv_type("round_started").await;
+
+    // No other node to hand the room to: it is kept for whoever starts.
+    a.terminate();
+    assert_eq!(ann.expect_close().await, 1012);
+    assert!(a.exited_cleanly().await);
+    assert_eq!(count(&db, "SELECT count(*) FROM saved_rooms").await, 1);
+
+    let b = node_with(&db, &faster);
+    let (mut ann, again) = b.player(hello_again(&wa)).await;
+    assert_eq!(again["resumed"], true, "{again}");
+    let state = ann.recv_type("room_state").await;
+    assert_eq!(state["code"], code.as_str());
+    assert_eq!(state["round"]["cards"], started["cards"]);
+    assert_eq!(count(&db, "SELECT count(*) FROM saved_rooms").await, 0);
+    let sql = format!("SELECT count(*) FROM rooms WHERE code = '{code}'");
+    assert_eq!(count(&db, &sql).await, 1, "the room is b's in the directory");
+}
