@@ -282,8 +282,8 @@ impl Cluster {
     }
 
     /// Where room `code` (not open here) lives.
-    pub(crate) async fn locate(&self, code: &str) -> Located {
-        match self.directory.locate(code).await {
+    pub(crate) async fn locate(&self, code: &str, player: PlayerId) -> Located {
+        match self.directory.locate(code, player.0).await {
             Ok(Some(at)) if at.node == self.node => Located::Nowhere,
             Ok(Some(at)) if at.live => Located::Elsewhere { url: at.url },
             Ok(Some(_)) => Located::NodeStopped,

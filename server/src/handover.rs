@@ -108,9 +108,9 @@ impl Shared {
         }
         let rooms = claim.rooms.clone();
         let restored = self.restore_all(rooms).await;
-        let opened: Vec<(String, bool)> = restored
+        let opened: Vec<(String, bool, bool)> = restored
             .iter()
-            .map(|r| (r.code.clone(), r.public))
+            .map(|r| (r.code.clone(), r.public, r.locked))
             .collect();
         let seats: Vec<(i64, String)> = restored
             .iter()

@@ -241,6 +241,14 @@ impl Lobby {
         }
     }
 
+    /// Records that room `code` was locked or unlocked (the directory of a
+    /// cluster hides a locked room from strangers on other nodes).
+    pub(crate) fn locked(&self, code: &str, locked: bool) {
+        if let Some(directory) = &self.directory {
+            directory.locked(code, locked);
+        }
+    }
+
     /// Records that `player` left room `code` (if they were still in it).
     pub(crate) fn unseat(&self, player: PlayerId, code: &str) {
         let mut inner = self.lock();

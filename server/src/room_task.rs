@@ -78,6 +78,7 @@ pub fn create(
         summary: summary_tx,
         empty_since: None,
         log: MatchLog::default(),
+        locked: false,
     };
     // A new room has nothing to record: deliver its first snapshot now.
     task.send_out(fx, id.as_deref());
@@ -115,6 +116,8 @@ pub(crate) struct Restored {
     pub(crate) code: String,
     /// Whether it is listed.
     pub(crate) public: bool,
+    /// Whether it is locked.
+    pub(crate) locked: bool,
     /// Its members, each holding their seat.
     pub(crate) seats: Vec<PlayerId>,
 }
@@ -170,6 +173,7 @@ pub(crate) async fn restore(
         summary: summary_tx,
         empty_since: None,
         log,
+        locked: false,
     };
     // Nobody is connected yet: everyone's seat is held from now.
     for &(member, _) in &seats {
@@ -179,10 +183,12 @@ pub(crate) async fn restore(
     task.send_out(Effects::default(), None);
     tracing::info!(room = %code, match_id = ?task.log.match_id(), "room restored");
     let public = task.room.summary().settings.public;
+    let locked = task.room.is_locked();
     shared.room_tasks.spawn(task.run(rx));
     Ok(Restored {
         code,
         public,
+        locked,
         seats: seats.iter().map(|&(member, _)| member).collect(),
     })
 }
@@ -212,6 +218,8 @@ struct RoomTask {
     empty_since: Option<Instant>,
     /// The match being recorded.
     log: MatchLog,
+    /// Whether the room was locked when last told to the lobby.
+    locked: bool,
 }
 
 async fn sleep_until_opt(at: Option<Instant>) {
@@ -446,6 +454,10 @@ impl RoomTask {
             self.empty_since.get_or_insert_with(Instant::now);
         } else {
             self.empty_since = None;
+        }
+        if self.room.is_locked() != self.locked {
+            self.locked = self.room.is_locked();
+            self.shared.lobby.locked(self.room.code(), self.locked);
         }
         let summary = self.room.summary();
         self.summary.send_if_modified(|s| {

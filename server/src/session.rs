@@ -483,7 +483,7 @@ impl Session {
         let code = codes::normalize(code);
         let Some(room) = code.as_deref().and_then(|c| lobby.room(c)) else {
             let located = match (&self.shared.cluster, code.as_deref()) {
-                (Some(cluster), Some(code)) => cluster.locate(code).await,
+                (Some(cluster), Some(code)) => cluster.locate(code, welcomed.player).await,
                 _ => Located::Nowhere,
             };
             match (located, code) {

@@ -488,5 +488,48 @@ async fn a_lone_node_stopped_mid_round_leaves_its_rooms_to_the_next_node_that_st
     assert_eq!(state["round"]["cards"], started["cards"]);
     assert_eq!(count(&db, "SELECT count(*) FROM saved_rooms").await, 0);
     let sql = format!("SELECT count(*) FROM rooms WHERE code = '{code}'");
-    assert_eq!(count(&db, &sql).await, 1, "the room is b's in the directory");
+    assert_eq!(
+        count(&db, &sql).await,
+        1,
+        "the room is b's in the directory"
+    );
+}
+
+#[tokio::test]
+async fn another_nodes_locked_room_is_missing_to_strangers_and_there_for_its_members() {
+    let db = common::postgres::fresh_database().await;
+    let (a, b) = (node(&db), node(&db));
+    let (mut ann, _) = a.player(hello("Ann")).await;
+    let state = ann.request(json!({"type": "create_room"})).await;
+    let code = code_of(&state);
+    let (mut ben, wb) = a.player(hello("Ben")).await;
+    ben.request(json!({"type": "join_room", "code": code}))
+        .await;
+    seat_written(&db, &wb).await;
+    ann.request(json!({"type": "lock", "locked": true})).await;
+
+    // A stranger on node b gets what a missing code gets: no redirect that
+    // would confirm the code.
+    let (mut cat, _) = b.player(hello("Cat")).await;
+    let join = json!({"type": "join_room", "code": code});
+    let deadline = Instant::now() + PATIENCE;
+    let answer = loop {
+        let answer = cat.request(join.clone()).await;
+        if answer["type"] == "error" {
+            break answer;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the lock never reached the directory: {answer}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(answer["code"], "room_not_found", "{answer}");
+
+    // Ben, seated in it, is still sent there from node b.
+    let (mut ben_again, again) = b.player(hello_again(&wb)).await;
+    assert_eq!(again["resumed"], false);
+    let redirect = ben_again.recv_type("redirect").await;
+    assert_eq!(redirect["code"], code.as_str());
+    assert_eq!(redirect["url"], a.url());
 }

@@ -20,6 +20,8 @@ pub(crate) enum Change {
     Seat(PlayerId, String),
     /// `player` left room `code`.
     Unseat(PlayerId, String),
+    /// Room `code` was locked (true) or unlocked.
+    Locked(String, bool),
     /// Room `code` closed.
     Closed(String),
     /// Answer once everything queued before is written.
@@ -52,6 +54,11 @@ impl DirectoryQueue {
         self.send(Change::Unseat(player, code.to_owned()));
     }
 
+    /// Room `code` was locked or unlocked.
+    pub(crate) fn locked(&self, code: &str, locked: bool) {
+        self.send(Change::Locked(code.to_owned(), locked));
+    }
+
     /// Room `code` closed (or was never opened after its code was reserved).
     pub(crate) fn closed(&self, code: &str) {
         self.send(Change::Closed(code.to_owned()));
@@ -71,6 +78,7 @@ impl DirectoryQueue {
 pub(crate) struct Fold {
     seat: HashMap<PlayerId, String>,
     unseat: HashMap<PlayerId, String>,
+    locked: HashMap<String, bool>,
     closed: Vec<String>,
 }
 
@@ -90,9 +98,13 @@ impl Fold {
                     self.unseat.insert(*player, code.clone());
                 }
             },
+            Change::Locked(code, locked) => {
+                self.locked.insert(code.clone(), *locked);
+            }
             Change::Closed(code) => {
                 self.seat.retain(|_, c| c != code);
                 self.unseat.retain(|_, c| c != code);
+                self.locked.remove(code);
                 self.closed.push(code.clone());
             }
             Change::Flush(_) => {}
@@ -104,10 +116,12 @@ impl Fold {
         let mut changes = Changes {
             seat: self.seat.into_iter().map(|(p, c)| (p.0, c)).collect(),
             unseat: self.unseat.into_iter().map(|(p, c)| (p.0, c)).collect(),
+            locked: self.locked.into_iter().collect(),
             closed: self.closed,
         };
         changes.seat.sort();
         changes.unseat.sort();
+        changes.locked.sort();
         changes
     }
 }
@@ -183,5 +197,20 @@ mod tests {
         ]);
         assert_eq!(changes.seat, vec![(2, "BBBBB".to_owned())]);
         assert_eq!(changes.closed, vec!["AAAAA".to_owned()]);
+    }
+
+    #[test]
+    fn the_last_lock_of_a_room_wins_and_a_closed_room_has_none() {
+        let changes = fold(&[
+            Change::Locked("AAAAA".into(), true),
+            Change::Locked("BBBBB".into(), true),
+            Change::Locked("AAAAA".into(), false),
+            Change::Locked("CCCCC".into(), true),
+            Change::Closed("CCCCC".into()),
+        ]);
+        assert_eq!(
+            changes.locked,
+            vec![("AAAAA".to_owned(), false), ("BBBBB".to_owned(), true)]
+        );
     }
 }

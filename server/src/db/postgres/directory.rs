@@ -82,6 +82,8 @@ pub(crate) struct Changes {
     pub(crate) seat: Vec<(i64, String)>,
     /// Seats to clear if they still name that room: (player, code).
     pub(crate) unseat: Vec<(i64, String)>,
+    /// Rooms locked (true) or unlocked since the last batch.
+    pub(crate) locked: Vec<(String, bool)>,
     /// Rooms that closed (their seats go too).
     pub(crate) closed: Vec<String>,
 }
@@ -89,7 +91,10 @@ pub(crate) struct Changes {
 impl Changes {
     /// Nothing to write.
     pub(crate) fn is_empty(&self) -> bool {
-        self.seat.is_empty() && self.unseat.is_empty() && self.closed.is_empty()
+        self.seat.is_empty()
+            && self.unseat.is_empty()
+            && self.locked.is_empty()
+            && self.closed.is_empty()
     }
 }
 
@@ -244,6 +249,19 @@ impl Directory {
         if !changes.seat.is_empty() {
             self.upsert_seats(&mut tx, changes.seat.iter()).await?;
         }
+        if !changes.locked.is_empty() {
+            let (codes, locked): (Vec<String>, Vec<bool>) = changes.locked.iter().cloned().unzip();
+            sqlx::query(
+                "UPDATE rooms r SET locked = u.locked
+                 FROM UNNEST($1::text[], $2::bool[]) AS u(code, locked)
+                 WHERE r.code = u.code AND r.node_id = $3",
+            )
+            .bind(&codes)
+            .bind(&locked)
+            .bind(self.node)
+            .execute(&mut *tx)
+            .await?;
+        }
         tx.commit().await?;
         Ok(())
     }
@@ -322,14 +340,23 @@ impl Directory {
     }
 
     /// Where room `code` lives, if it is in the directory.
-    pub(crate) async fn locate(&self, code: &str) -> Result<Option<RoomLocation>, DbError> {
+    pub(crate) async fn locate(
+        &self,
+        code: &str,
+        player: i64,
+    ) -> Result<Option<RoomLocation>, DbError> {
+        // A locked room is shown only to those seated in it.
         let row = sqlx::query(
             "SELECT r.node_id, n.public_url,
                     n.heartbeat_at > now() - make_interval(secs => $2) AS live
-             FROM rooms r JOIN nodes n ON n.id = r.node_id WHERE r.code = $1",
+             FROM rooms r JOIN nodes n ON n.id = r.node_id
+             WHERE r.code = $1
+               AND (NOT r.locked
+                    OR EXISTS (SELECT 1 FROM seats s WHERE s.player_id = $3 AND s.code = r.code))",
         )
         .bind(code)
         .bind(self.timeout_secs())
+        .bind(player)
         .fetch_optional(&self.pool)
         .await?;
         row.map(|row| {
@@ -524,25 +551,30 @@ async fn upsert_seats<'a>(
 }
 
 impl Claim {
-    /// Records that `opened` rooms (code, public) live on `node` now, with
+    /// Records that `opened` rooms (code, public, locked) live on `node` now, with
     /// their members' `seats` (player, code), and deletes every claimed
     /// room (those that could not be restored too: they are lost either
     /// way, and their matches were recorded as abandoned).
     pub(crate) async fn finish(
         mut self,
         node: Uuid,
-        opened: &[(String, bool)],
+        opened: &[(String, bool, bool)],
         seats: &[(i64, String)],
     ) -> Result<(), DbError> {
-        let (codes, public): (Vec<String>, Vec<bool>) = opened.iter().cloned().unzip();
+        let codes: Vec<String> = opened.iter().map(|o| o.0.clone()).collect();
+        let public: Vec<bool> = opened.iter().map(|o| o.1).collect();
+        let locked: Vec<bool> = opened.iter().map(|o| o.2).collect();
         sqlx::query(
-            "INSERT INTO rooms (code, node_id, public)
-             SELECT code, $3, public FROM UNNEST($1::text[], $2::bool[]) AS u(code, public)
-             ON CONFLICT (code) DO UPDATE SET node_id = EXCLUDED.node_id, public = EXCLUDED.public",
+            "INSERT INTO rooms (code, node_id, public, locked)
+             SELECT code, $3, public, locked
+             FROM UNNEST($1::text[], $2::bool[], $4::bool[]) AS u(code, public, locked)
+             ON CONFLICT (code) DO UPDATE
+             SET node_id = EXCLUDED.node_id, public = EXCLUDED.public, locked = EXCLUDED.locked",
         )
         .bind(&codes)
         .bind(&public)
         .bind(node)
+        .bind(&locked)
         .execute(&mut *self.tx)
         .await?;
         upsert_seats(&mut self.tx, node, seats.iter()).await?;
