@@ -36,18 +36,18 @@ mod recording;
 /// full inbox waits (back-pressure on that one client).
 const INBOX: usize = 256;
 
-/// Creates a room hosted by `host` under `reserved` (a code the cluster's
+/// Creates a room hosted by `joiner` under `reserved` (a code the cluster's
 /// directory reserved; `None`: a fresh one), registers it and starts its
 /// task; the host gets the first `room_state` (carrying `id`).
 pub fn create(
     shared: &Arc<Shared>,
     reserved: Option<String>,
-    host: PlayerId,
     joiner: Joiner,
     settings: RoomSettings,
     client: Outbox,
     id: Option<String>,
 ) -> Result<Result<(), RoomError>, RegisterError> {
+    let host = joiner.id;
     let clock = RoomClock::new(&shared.config);
     let dealer = shared.config.dealer.make();
     let registered = shared.lobby.register(reserved, |code| {

@@ -428,7 +428,6 @@ impl Session {
         let created = room_task::create(
             &self.shared,
             reserved.clone(),
-            welcomed.player,
             Joiner::new(welcomed.player, welcomed.name).bot(welcomed.bot),
             settings,
             self.outbox.clone(),
