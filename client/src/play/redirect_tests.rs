@@ -198,3 +198,25 @@ fn an_unreachable_node_sends_the_client_home_to_ask_again() {
         ["ws://host-c:7878/ws"]
     );
 }
+
+#[test]
+fn a_room_handed_to_another_node_mid_round_is_followed_there() {
+    let mut app = game();
+    // The node stops and sends its players to the room's new node.
+    let actions = app.handle(redirect(None, NODE_B, CODE));
+    assert_eq!(follows(&actions), [NODE_B]);
+    assert!(feed(&app)
+        .iter()
+        .any(|l| l == &format!("room {CODE} moved to another server: following it")));
+    // The seat is held there.
+    assert_eq!(
+        sends(&app.handle(welcome(true))),
+        [ClientMessage::ListRooms]
+    );
+    app.handle(msg(ServerMessage::RoomState(snapshot(
+        RoomPhase::Playing,
+        None,
+    ))));
+    assert_eq!(app.moving, None);
+    assert_eq!(app.current_server(), NODE_B);
+}

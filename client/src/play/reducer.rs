@@ -555,10 +555,18 @@ impl App {
                 return Vec::new();
             }
         };
-        self.push(
-            FeedKind::Event,
-            format!("room {shown_code} is on another server: moving there"),
-        );
+        // Our own room moving (its node stopped and handed it over) or a
+        // room we asked for living elsewhere.
+        let ours = self
+            .room
+            .as_ref()
+            .is_some_and(|r| r.snapshot.code.eq_ignore_ascii_case(&code));
+        let line = if ours {
+            format!("room {shown_code} moved to another server: following it")
+        } else {
+            format!("room {shown_code} is on another server: moving there")
+        };
+        self.push(FeedKind::Event, line);
         // Watch again if that is what we asked for (or held).
         let asked = [&self.last_join, &self.rejoin]
             .into_iter()
