@@ -12,16 +12,6 @@ use super::app::{Action, App, Confirm, Conn, Event, InputMode, Screen};
 use super::net::NetEvent;
 use super::testkit::*;
 
-fn sends(actions: &[Action]) -> Vec<ClientMessage> {
-    actions
-        .iter()
-        .filter_map(|a| match a {
-            Action::Send(m) => Some(m.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 #[test]
 fn welcome_saves_the_token_and_lists_rooms() {
     let mut app = App::new("ws://h:1/ws", "ann");

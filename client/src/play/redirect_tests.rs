@@ -14,16 +14,6 @@ use super::app::{Action, App, Conn, Event, Screen};
 use super::net::NetEvent;
 use super::testkit::*;
 
-fn sends(actions: &[Action]) -> Vec<ClientMessage> {
-    actions
-        .iter()
-        .filter_map(|a| match a {
-            Action::Send(m) => Some(m.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 fn follows(actions: &[Action]) -> Vec<String> {
     actions
         .iter()

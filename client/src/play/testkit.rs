@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use krypto_core::protocol::{
-    PlayerId, PlayerInfo, RoomPhase, RoomSettings, RoomSnapshot, RoundInfo, ServerEnvelope,
-    ServerMessage, Standing,
+    ClientMessage, PlayerId, PlayerInfo, RoomPhase, RoomSettings, RoomSnapshot, RoundInfo,
+    ServerEnvelope, ServerMessage, Standing,
 };
 
-use super::app::{App, Event};
+use super::app::{Action, App, Event};
 use super::net::NetEvent;
 
 pub const ME: PlayerId = PlayerId(1);
@@ -183,4 +183,15 @@ pub fn redirect(id: Option<&str>, url: &str, code: &str) -> Event {
             message: m,
         }),
     })
+}
+
+/// The messages among `actions`, in order.
+pub fn sends(actions: &[Action]) -> Vec<ClientMessage> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Send(m) => Some(m.clone()),
+            _ => None,
+        })
+        .collect()
 }
