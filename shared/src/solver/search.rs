@@ -8,11 +8,11 @@
 //! cost stays bounded for the unsolvable hands where the plain depth-first
 //! search would explode.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::FxHashSet;
 
 use super::{note_overflow, validate, SolveError, COMBOS, MAX_CARDS};
 use crate::formula::ast::{Expr, Op};
-use crate::rational::Rational;
+use crate::rational::{ArithError, Rational};
 use crate::rules::Rules;
 
 /// Up to this many cards the depth-first search alone is fast enough even
@@ -226,21 +226,6 @@ impl<'a> Dfs<'a> {
     }
 }
 
-/// How a value of a subset was first made.
-#[derive(Debug, Clone, Copy)]
-enum Prov {
-    /// The subset is the single card with this index.
-    Leaf(u8),
-    /// `left op right`, the left operand from subset `left_mask` (the right
-    /// from the rest of the subset).
-    Bin {
-        op: Op,
-        left_mask: u16,
-        left: Rational,
-        right: Rational,
-    },
-}
-
 /// Target-directed search over subsets of card positions.
 ///
 /// Subsets of at most `small` cards get their full value set (each value
@@ -248,12 +233,43 @@ enum Prov {
 /// splits S into two parts, walks the values of the smaller part, and for
 /// each operation asks for the one value the larger part would need — so the
 /// big value sets (millions of values for seven cards) are never built.
-struct Reach<'a> {
+pub(super) struct Reach<'a> {
     cards: &'a [i64],
     rules: Rules,
     small: u32,
-    sets: Vec<Option<FxHashMap<Rational, Prov>>>,
-    overflow: bool,
+    sets: Vec<Option<ValueTable>>,
+    /// Any-subset mode (see [`Reach::for_subsets`]).
+    subset: bool,
+    pub(super) overflow: bool,
+}
+
+/// The values one subset makes, and the same values in the order they were
+/// found (walked without sorting or allocating). How a value was made is not
+/// kept: the rare witness is found again by asking the subset's splits.
+#[derive(Debug, Clone, Default)]
+struct ValueTable {
+    set: FxHashSet<Rational>,
+    list: Vec<Rational>,
+}
+
+impl ValueTable {
+    #[inline]
+    fn insert(&mut self, v: Rational) {
+        if self.set.insert(v) {
+            self.list.push(v);
+        }
+    }
+}
+
+/// `l op r`, inlined into the loops that combine tables.
+#[inline(always)]
+fn apply(op: Op, l: Rational, r: Rational) -> Result<Rational, ArithError> {
+    match op {
+        Op::Add => l.checked_add(r),
+        Op::Sub => l.checked_sub(r),
+        Op::Mul => l.checked_mul(r),
+        Op::Div => l.checked_div(r),
+    }
 }
 
 impl<'a> Reach<'a> {
@@ -270,7 +286,21 @@ impl<'a> Reach<'a> {
             rules,
             small,
             sets: vec![None; 1 << n],
+            subset: false,
             overflow: false,
+        }
+    }
+
+    /// A search where any subset of the cards may be used, so a value equal
+    /// to one of its own operands (`x × 1`, `x ÷ 1`, `2x − x`, `x² ÷ x`) is
+    /// not kept: the operand alone, over fewer cards, already makes it, and
+    /// anything built on it can be built on the operand instead. The tables
+    /// shrink; the answer to "does some subset make t" does not change as
+    /// long as every subset is asked (as `solve_subset` does).
+    pub(super) fn for_subsets(cards: &'a [i64], rules: Rules) -> Self {
+        Reach {
+            subset: true,
+            ..Reach::new(cards, rules)
         }
     }
 
@@ -279,10 +309,9 @@ impl<'a> Reach<'a> {
         if self.sets[mask as usize].is_some() {
             return;
         }
-        let mut set: FxHashMap<Rational, Prov> = FxHashMap::default();
+        let mut set = ValueTable::default();
         if mask.count_ones() == 1 {
-            let i = mask.trailing_zeros() as u8;
-            set.insert(Rational::from_int(self.cards[i as usize]), Prov::Leaf(i));
+            set.insert(Rational::from_int(self.cards[mask.trailing_zeros() as usize]));
             self.sets[mask as usize] = Some(set);
             return;
         }
@@ -296,19 +325,14 @@ impl<'a> Reach<'a> {
                 self.ensure(b);
                 let (sa, sb) = (&self.sets[a as usize], &self.sets[b as usize]);
                 if let (Some(sa), Some(sb)) = (sa, sb) {
-                    for &x in sa.keys() {
-                        for &y in sb.keys() {
+                    set.set.reserve(sa.list.len() * sb.list.len());
+                    for &x in &sa.list {
+                        for &y in &sb.list {
                             for (op, swapped) in COMBOS {
-                                let (l, r, lm) = if swapped { (y, x, b) } else { (x, y, a) };
-                                match op.apply(l, r) {
-                                    Ok(v) if self.rules.allows(v) => {
-                                        set.entry(v).or_insert(Prov::Bin {
-                                            op,
-                                            left_mask: lm,
-                                            left: l,
-                                            right: r,
-                                        });
-                                    }
+                                let (l, r) = if swapped { (y, x) } else { (x, y) };
+                                match apply(op, l, r) {
+                                    Ok(v) if self.subset && (v == l || v == r) => {}
+                                    Ok(v) if self.rules.allows(v) => set.insert(v),
                                     Ok(_) => {}
                                     Err(e) => note_overflow(e, &mut self.overflow),
                                 }
@@ -322,21 +346,17 @@ impl<'a> Reach<'a> {
         self.sets[mask as usize] = Some(set);
     }
 
-    /// Rebuilds the expression behind `value` in the (built) set of `mask`.
-    fn rebuild(&self, mask: u16, value: Rational) -> Option<Expr> {
-        match self.sets[mask as usize].as_ref()?.get(&value)? {
-            Prov::Leaf(i) => Some(Expr::Card(self.cards[*i as usize])),
-            Prov::Bin {
-                op,
-                left_mask,
-                left,
-                right,
-            } => Some(Expr::bin(
-                *op,
-                self.rebuild(*left_mask, *left)?,
-                self.rebuild(mask ^ left_mask, *right)?,
-            )),
+    /// An expression over exactly the cards of `mask` for `value`, a member
+    /// of its (built) table: found again through the splits.
+    fn rebuild(&mut self, mask: u16, value: Rational) -> Option<Expr> {
+        if mask.count_ones() == 1 {
+            let c = self.cards[mask.trailing_zeros() as usize];
+            return (Rational::from_int(c) == value).then_some(Expr::Card(c));
         }
+        if !self.sets[mask as usize].as_ref()?.set.contains(&value) {
+            return None;
+        }
+        self.query_by_splits(mask, value)
     }
 
     /// Any expression over `mask` (non-zero if asked), for the rare case of
@@ -345,7 +365,8 @@ impl<'a> Reach<'a> {
         self.ensure(mask);
         let v = *self.sets[mask as usize]
             .as_ref()?
-            .keys()
+            .list
+            .iter()
             .filter(|v| !nonzero || !v.is_zero())
             .min()?;
         self.rebuild(mask, v)
@@ -365,6 +386,21 @@ impl<'a> Reach<'a> {
             self.ensure(mask);
             return self.rebuild(mask, t);
         }
+        self.query_by_splits(mask, t)
+    }
+
+    /// [`Reach::query`] for a subset of at least two cards whose table may
+    /// not be built: looked up if it is, asked split by split if not.
+    pub(super) fn query_unbuilt(&mut self, mask: u16, t: Rational) -> Option<Expr> {
+        if self.sets[mask as usize].is_some() {
+            return self.rebuild(mask, t);
+        }
+        self.query_by_splits(mask, t)
+    }
+
+    /// [`Reach::query`] on a subset of at least two cards without building
+    /// its table: every split, walking the smaller part's values.
+    fn query_by_splits(&mut self, mask: u16, t: Rational) -> Option<Expr> {
         // Each unordered split once, `a` the smaller part.
         let mut a = (mask - 1) & mask;
         while a != 0 {
@@ -384,9 +420,11 @@ impl<'a> Reach<'a> {
     /// walked) and `y` from subset `b` (asked for the needed value)?
     fn query_split(&mut self, a: u16, b: u16, t: Rational) -> Option<Expr> {
         self.ensure(a);
-        let mut values: Vec<Rational> = self.sets[a as usize].as_ref()?.keys().copied().collect();
-        values.sort_unstable();
-        for v in values {
+        let len = self.sets[a as usize].as_ref()?.list.len();
+        for i in 0..len {
+            // `a`'s table is complete and no longer changes; only other
+            // subsets' tables are built while `b` is asked.
+            let v = self.sets[a as usize].as_ref()?.list[i];
             // (needed y, op, v is the left operand)
             let needs = [
                 (t.checked_sub(v), Op::Add, true),
