@@ -18,6 +18,7 @@ pub mod census;
 mod chain;
 mod distinct;
 mod fingerprint;
+mod reach;
 mod search;
 mod subset;
 

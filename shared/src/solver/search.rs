@@ -4,15 +4,14 @@
 //! two values, combine them, recurse" with exact rationals and early exit:
 //! most solvable deals are settled after a few hundred nodes. Larger hands
 //! first try that search with a node budget, then fall back to a
-//! target-directed search over per-subset value sets (see [`Reach`]), whose
+//! target-directed search over per-subset value sets (see `reach.rs`), whose
 //! cost stays bounded for the unsolvable hands where the plain depth-first
 //! search would explode.
 
-use rustc_hash::FxHashSet;
-
+use super::reach::Reach;
 use super::{note_overflow, validate, SolveError, COMBOS, MAX_CARDS};
 use crate::formula::ast::{Expr, Op};
-use crate::rational::{ArithError, Rational};
+use crate::rational::Rational;
 use crate::rules::Rules;
 
 /// Up to this many cards the depth-first search alone is fast enough even
@@ -63,11 +62,23 @@ pub(crate) fn solve_exact(
             Ok(None)
         };
     }
-    let mut reach = Reach::new(cards, rules);
-    let found = reach.query(full_mask(n), target);
+    let mask = full_mask(n);
+    let (found, overflow) = match (rules, target.to_integer()) {
+        (Rules::Free, _) => {
+            let mut reach = Reach::new(cards, rules);
+            (reach.query(mask, target), reach.overflow)
+        }
+        // Whole-number rules: plain integers, no fractions to reduce.
+        (_, Some(t)) => {
+            let mut reach = Reach::<i64>::new(cards, rules);
+            (reach.query(mask, t), reach.overflow)
+        }
+        // A fraction is never a whole-number rule's answer.
+        (_, None) => (None, false),
+    };
     match found {
         Some(e) => Ok(Some(e)),
-        None if reach.overflow => Err(SolveError::Overflow),
+        None if overflow => Err(SolveError::Overflow),
         None => Ok(None),
     }
 }
@@ -223,254 +234,6 @@ impl<'a> Dfs<'a> {
         }
         let (op, l, r) = self.nodes[id as usize - n];
         Expr::bin(op, self.build(l), self.build(r))
-    }
-}
-
-/// Target-directed search over subsets of card positions.
-///
-/// Subsets of at most `small` cards get their full value set (each value
-/// with how it was made). A query "can subset S make t" on a larger subset
-/// splits S into two parts, walks the values of the smaller part, and for
-/// each operation asks for the one value the larger part would need — so the
-/// big value sets (millions of values for seven cards) are never built.
-pub(super) struct Reach<'a> {
-    cards: &'a [i64],
-    rules: Rules,
-    small: u32,
-    sets: Vec<Option<ValueTable>>,
-    /// Any-subset mode (see [`Reach::for_subsets`]).
-    subset: bool,
-    pub(super) overflow: bool,
-}
-
-/// The values one subset makes, and the same values in the order they were
-/// found (walked without sorting or allocating). How a value was made is not
-/// kept: the rare witness is found again by asking the subset's splits.
-#[derive(Debug, Clone, Default)]
-struct ValueTable {
-    set: FxHashSet<Rational>,
-    list: Vec<Rational>,
-}
-
-impl ValueTable {
-    #[inline]
-    fn insert(&mut self, v: Rational) {
-        if self.set.insert(v) {
-            self.list.push(v);
-        }
-    }
-}
-
-/// `l op r`, inlined into the loops that combine tables.
-#[inline(always)]
-fn apply(op: Op, l: Rational, r: Rational) -> Result<Rational, ArithError> {
-    match op {
-        Op::Add => l.checked_add(r),
-        Op::Sub => l.checked_sub(r),
-        Op::Mul => l.checked_mul(r),
-        Op::Div => l.checked_div(r),
-    }
-}
-
-impl<'a> Reach<'a> {
-    fn new(cards: &'a [i64], rules: Rules) -> Self {
-        let n = cards.len();
-        // Larger tables cost more to build; smaller ones mean more queries.
-        let small = match n {
-            0..=5 => 3,
-            6 | 7 => 4,
-            _ => 5,
-        };
-        Reach {
-            cards,
-            rules,
-            small,
-            sets: vec![None; 1 << n],
-            subset: false,
-            overflow: false,
-        }
-    }
-
-    /// A search where any subset of the cards may be used, so a value equal
-    /// to one of its own operands (`x × 1`, `x ÷ 1`, `2x − x`, `x² ÷ x`) is
-    /// not kept: the operand alone, over fewer cards, already makes it, and
-    /// anything built on it can be built on the operand instead. The tables
-    /// shrink; the answer to "does some subset make t" does not change as
-    /// long as every subset is asked (as `solve_subset` does).
-    pub(super) fn for_subsets(cards: &'a [i64], rules: Rules) -> Self {
-        Reach {
-            subset: true,
-            ..Reach::new(cards, rules)
-        }
-    }
-
-    /// Builds the value set of `mask` (and, first, of its subsets).
-    fn ensure(&mut self, mask: u16) {
-        if self.sets[mask as usize].is_some() {
-            return;
-        }
-        let mut set = ValueTable::default();
-        if mask.count_ones() == 1 {
-            set.insert(Rational::from_int(self.cards[mask.trailing_zeros() as usize]));
-            self.sets[mask as usize] = Some(set);
-            return;
-        }
-        let low = mask & mask.wrapping_neg();
-        // Unordered splits: the left part holds the lowest card.
-        let mut a = (mask - 1) & mask;
-        while a != 0 {
-            if a & low != 0 {
-                let b = mask ^ a;
-                self.ensure(a);
-                self.ensure(b);
-                let (sa, sb) = (&self.sets[a as usize], &self.sets[b as usize]);
-                if let (Some(sa), Some(sb)) = (sa, sb) {
-                    set.set.reserve(sa.list.len() * sb.list.len());
-                    for &x in &sa.list {
-                        for &y in &sb.list {
-                            for (op, swapped) in COMBOS {
-                                let (l, r) = if swapped { (y, x) } else { (x, y) };
-                                match apply(op, l, r) {
-                                    Ok(v) if self.subset && (v == l || v == r) => {}
-                                    Ok(v) if self.rules.allows(v) => set.insert(v),
-                                    Ok(_) => {}
-                                    Err(e) => note_overflow(e, &mut self.overflow),
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            a = (a - 1) & mask;
-        }
-        self.sets[mask as usize] = Some(set);
-    }
-
-    /// An expression over exactly the cards of `mask` for `value`, a member
-    /// of its (built) table: found again through the splits.
-    fn rebuild(&mut self, mask: u16, value: Rational) -> Option<Expr> {
-        if mask.count_ones() == 1 {
-            let c = self.cards[mask.trailing_zeros() as usize];
-            return (Rational::from_int(c) == value).then_some(Expr::Card(c));
-        }
-        if !self.sets[mask as usize].as_ref()?.set.contains(&value) {
-            return None;
-        }
-        self.query_by_splits(mask, value)
-    }
-
-    /// Any expression over `mask` (non-zero if asked), for the rare case of
-    /// a zero operand (`0 × x = 0`, `0 ÷ x = 0`).
-    fn any(&mut self, mask: u16, nonzero: bool) -> Option<Expr> {
-        self.ensure(mask);
-        let v = *self.sets[mask as usize]
-            .as_ref()?
-            .list
-            .iter()
-            .filter(|v| !nonzero || !v.is_zero())
-            .min()?;
-        self.rebuild(mask, v)
-    }
-
-    /// An expression over exactly the cards of `mask` with value `t`.
-    fn query(&mut self, mask: u16, t: Rational) -> Option<Expr> {
-        let size = mask.count_ones();
-        if size == 1 {
-            let c = self.cards[mask.trailing_zeros() as usize];
-            return (Rational::from_int(c) == t).then_some(Expr::Card(c));
-        }
-        if !self.rules.allows(t) {
-            return None;
-        }
-        if size <= self.small {
-            self.ensure(mask);
-            return self.rebuild(mask, t);
-        }
-        self.query_by_splits(mask, t)
-    }
-
-    /// [`Reach::query`] for a subset of at least two cards whose table may
-    /// not be built: looked up if it is, asked split by split if not.
-    pub(super) fn query_unbuilt(&mut self, mask: u16, t: Rational) -> Option<Expr> {
-        if self.sets[mask as usize].is_some() {
-            return self.rebuild(mask, t);
-        }
-        self.query_by_splits(mask, t)
-    }
-
-    /// [`Reach::query`] on a subset of at least two cards without building
-    /// its table: every split, walking the smaller part's values.
-    fn query_by_splits(&mut self, mask: u16, t: Rational) -> Option<Expr> {
-        // Each unordered split once, `a` the smaller part.
-        let mut a = (mask - 1) & mask;
-        while a != 0 {
-            let b = mask ^ a;
-            let (na, nb) = (a.count_ones(), b.count_ones());
-            if na < nb || (na == nb && a < b) {
-                if let Some(e) = self.query_split(a, b, t) {
-                    return Some(e);
-                }
-            }
-            a = (a - 1) & mask;
-        }
-        None
-    }
-
-    /// Does `t = x op y` (either order) with `x` from subset `a` (small,
-    /// walked) and `y` from subset `b` (asked for the needed value)?
-    fn query_split(&mut self, a: u16, b: u16, t: Rational) -> Option<Expr> {
-        self.ensure(a);
-        let len = self.sets[a as usize].as_ref()?.list.len();
-        for i in 0..len {
-            // `a`'s table is complete and no longer changes; only other
-            // subsets' tables are built while `b` is asked.
-            let v = self.sets[a as usize].as_ref()?.list[i];
-            // (needed y, op, v is the left operand)
-            let needs = [
-                (t.checked_sub(v), Op::Add, true),
-                (t.checked_add(v), Op::Sub, false),
-                (v.checked_sub(t), Op::Sub, true),
-                (t.checked_div(v), Op::Mul, true),
-                (t.checked_mul(v), Op::Div, false),
-                (v.checked_div(t), Op::Div, true),
-            ];
-            for (need, op, v_left) in needs {
-                let y = match need {
-                    Ok(y) => y,
-                    Err(e) => {
-                        note_overflow(e, &mut self.overflow);
-                        continue;
-                    }
-                };
-                // v ÷ y = t needs y ≠ 0 (and y = v ÷ t is zero only if v is).
-                if op == Op::Div && !v_left && v.is_zero() {
-                    continue;
-                }
-                if op == Op::Div && v_left && y.is_zero() {
-                    continue;
-                }
-                if let Some(ey) = self.query(b, y) {
-                    let ev = self.rebuild(a, v)?;
-                    return Some(if v_left {
-                        Expr::bin(op, ev, ey)
-                    } else {
-                        Expr::bin(op, ey, ev)
-                    });
-                }
-            }
-            // Zero operands: 0 × y = 0 for any y, 0 ÷ y = 0 for any y ≠ 0.
-            if v.is_zero() && t.is_zero() {
-                if let Some(ey) = self.any(b, false) {
-                    let ev = self.rebuild(a, v)?;
-                    return Some(Expr::bin(Op::Mul, ev, ey));
-                }
-                if let Some(ey) = self.any(b, true) {
-                    let ev = self.rebuild(a, v)?;
-                    return Some(Expr::bin(Op::Div, ev, ey));
-                }
-            }
-        }
-        None
     }
 }
 

@@ -8,9 +8,7 @@
 //! split needs. Values equal to one of their operands are not kept (see
 //! [`Reach::for_subsets`]), which keeps the shared tables small.
 
-use rustc_hash::FxHashSet;
-
-use super::search::Reach;
+use super::reach::{Reach, Value};
 use super::{validate, SolveError};
 use crate::formula::ast::Expr;
 use crate::rational::Rational;
@@ -32,34 +30,46 @@ pub fn solve_subset(cards: &[i64], target: i64, rules: Rules) -> Result<Option<E
     if !rules.allows(t) {
         return Ok(None);
     }
-    let mut reach = Reach::for_subsets(cards, rules);
-    for mask in distinct_subsets(cards) {
-        if let Some(e) = reach.query_unbuilt(mask, t) {
-            return Ok(Some(e));
-        }
+    let (found, overflow) = if rules == Rules::Free {
+        first_hit(Reach::for_subsets(cards, rules), cards, t)
+    } else {
+        // Whole-number rules: plain integers, no fractions to reduce.
+        first_hit(Reach::<i64>::for_subsets(cards, rules), cards, target)
+    };
+    if let Some(e) = found {
+        return Ok(Some(e));
     }
-    if reach.overflow {
+    if overflow {
         Err(SolveError::Overflow)
     } else {
         Ok(None)
     }
 }
 
+/// The first subset, smallest first, that makes `t`, and whether some value
+/// overflowed on the way.
+fn first_hit<V: Value>(mut reach: Reach<'_, V>, cards: &[i64], t: V) -> (Option<Expr>, bool) {
+    let found = distinct_subsets(cards)
+        .into_iter()
+        .find_map(|mask| reach.query_unbuilt(mask, t));
+    (found, reach.overflow)
+}
+
 /// The subsets of at least two card positions, smallest first, one per
-/// distinct multiset of values (`5 5 7` has one `5 7`, not two).
+/// distinct multiset of values (`5 5 7` has one `5 7`, not two): among equal
+/// cards a subset takes the first ones.
 fn distinct_subsets(cards: &[i64]) -> Vec<u16> {
     let n = cards.len();
+    // For each position, the positions before it holding the same value.
+    let earlier: Vec<u16> = (0..n)
+        .map(|j| (0..j).filter(|&i| cards[i] == cards[j]).fold(0, |m, i| m | 1 << i))
+        .collect();
     let mut masks: Vec<u16> = (1..1u32 << n)
         .map(|m| m as u16)
         .filter(|m| m.count_ones() >= 2)
+        .filter(|&m| (0..n).all(|j| m >> j & 1 == 0 || m & earlier[j] == earlier[j]))
         .collect();
     masks.sort_by_key(|m| (m.count_ones(), *m));
-    let mut seen: FxHashSet<Vec<i64>> = FxHashSet::default();
-    masks.retain(|&m| {
-        let mut values: Vec<i64> = (0..n).filter(|i| m >> i & 1 == 1).map(|i| cards[i]).collect();
-        values.sort_unstable();
-        seen.insert(values)
-    });
     masks
 }
 
