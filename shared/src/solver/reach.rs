@@ -178,32 +178,47 @@ impl<'a, V: Value> Reach<'a, V> {
         }
         let low = mask & mask.wrapping_neg();
         // Unordered splits: the left part holds the lowest card.
+        let mut splits: Vec<(u16, u16)> = Vec::new();
         let mut a = (mask - 1) & mask;
         while a != 0 {
             if a & low != 0 {
-                let b = mask ^ a;
-                self.ensure(a);
-                self.ensure(b);
-                let (sa, sb) = (&self.sets[a as usize], &self.sets[b as usize]);
-                if let (Some(sa), Some(sb)) = (sa, sb) {
-                    set.set.reserve(sa.list.len() * sb.list.len());
-                    for &x in &sa.list {
-                        for &y in &sb.list {
-                            for (op, swapped) in COMBOS {
-                                let (l, r) = if swapped { (y, x) } else { (x, y) };
-                                match V::combine(op, l, r, &mut self.overflow) {
-                                    Some(v) if self.subset && (v == l || v == r) => {}
-                                    Some(v) if v.allowed(self.rules) => set.insert(v),
-                                    _ => {}
-                                }
-                            }
+                splits.push((a, mask ^ a));
+            }
+            a = (a - 1) & mask;
+        }
+        let mut pairs = 0;
+        for &(a, b) in &splits {
+            self.ensure(a);
+            self.ensure(b);
+            pairs += self.len(a) * self.len(b);
+        }
+        // About two distinct values per pair of operands: one allocation
+        // instead of a rehash per doubling.
+        set.set.reserve(2 * pairs);
+        set.list.reserve(2 * pairs);
+        for (a, b) in splits {
+            let (Some(sa), Some(sb)) = (&self.sets[a as usize], &self.sets[b as usize]) else {
+                continue;
+            };
+            for &x in &sa.list {
+                for &y in &sb.list {
+                    for (op, swapped) in COMBOS {
+                        let (l, r) = if swapped { (y, x) } else { (x, y) };
+                        match V::combine(op, l, r, &mut self.overflow) {
+                            Some(v) if self.subset && (v == l || v == r) => {}
+                            Some(v) if v.allowed(self.rules) => set.insert(v),
+                            _ => {}
                         }
                     }
                 }
             }
-            a = (a - 1) & mask;
         }
         self.sets[mask as usize] = Some(set);
+    }
+
+    /// How many values the (built) table of `mask` holds.
+    fn len(&self, mask: u16) -> usize {
+        self.sets[mask as usize].as_ref().map_or(0, |t| t.list.len())
     }
 
     /// An expression over exactly the cards of `mask` for `value`, a member
