@@ -32,7 +32,10 @@ fn main() -> ExitCode {
     let result = match args.as_slice() {
         ["countdown-instances", first, count] => instances(first, count),
         ["countdown", reps] => countdown(reps),
-        _ => Err("usage: peers countdown-instances FIRST_SEED COUNT | peers countdown REPS < FILE".into()),
+        _ => Err(
+            "usage: peers countdown-instances FIRST_SEED COUNT | peers countdown REPS < FILE"
+                .into(),
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -281,7 +281,10 @@ proptest! {
 fn naive_subset_size(cards: &[i64], target: i64, rules: Rules) -> Option<usize> {
     (1u32..1 << cards.len())
         .filter(|m| {
-            let sub: Vec<i64> = (0..cards.len()).filter(|i| m >> i & 1 == 1).map(|i| cards[i]).collect();
+            let sub: Vec<i64> = (0..cards.len())
+                .filter(|i| m >> i & 1 == 1)
+                .map(|i| cards[i])
+                .collect();
             naive_solvable(&sub, target, rules)
         })
         .map(|m| m.count_ones() as usize)
@@ -294,17 +297,35 @@ fn naive_subset_size(cards: &[i64], target: i64, rules: Rules) -> Option<usize> 
 fn check_subset(cards: &[i64], target: i64, rules: Rules) -> Result<(), TestCaseError> {
     let want = naive_subset_size(cards, target, rules);
     let got = solve_subset(cards, target, rules).unwrap();
-    prop_assert_eq!(got.is_some(), want.is_some(), "{:?} {} {}", cards, target, rules);
+    prop_assert_eq!(
+        got.is_some(),
+        want.is_some(),
+        "{:?} {} {}",
+        cards,
+        target,
+        rules
+    );
     if let Some(e) = got {
         prop_assert_eq!(e.value(), Ok(Rational::from_int(target)));
         prop_assert!(obeys(&e, rules));
         let mut left = cards.to_vec();
         for c in e.cards() {
             let at = left.iter().position(|&x| x == c);
-            prop_assert!(at.is_some(), "{} used too often in {} from {:?}", c, e, cards);
+            prop_assert!(
+                at.is_some(),
+                "{} used too often in {} from {:?}",
+                c,
+                e,
+                cards
+            );
             left.swap_remove(at.unwrap_or_default());
         }
-        prop_assert_eq!(Some(e.cards().len()), want, "{} is not a smallest witness", e);
+        prop_assert_eq!(
+            Some(e.cards().len()),
+            want,
+            "{} is not a smallest witness",
+            e
+        );
     }
     Ok(())
 }

@@ -218,7 +218,9 @@ impl<'a, V: Value> Reach<'a, V> {
 
     /// How many values the (built) table of `mask` holds.
     fn len(&self, mask: u16) -> usize {
-        self.sets[mask as usize].as_ref().map_or(0, |t| t.list.len())
+        self.sets[mask as usize]
+            .as_ref()
+            .map_or(0, |t| t.list.len())
     }
 
     /// An expression over exactly the cards of `mask` for `value`, a member

@@ -46,27 +46,71 @@ pub fn solve_subset(cards: &[i64], target: i64, rules: Rules) -> Result<Option<E
     }
 }
 
+/// Every distinct solution that uses some of the cards: for each distinct
+/// sub-multiset of the cards (smallest first, then in card order), its
+/// distinct solutions as [`solve_all`](super::solve_all) lists them. An
+/// expression that uses each of its cards once depends on every one of them,
+/// so solutions over different sub-multisets are never equal as functions of
+/// the cards and the lists do not overlap.
+pub fn solve_all_subsets(
+    cards: &[i64],
+    target: i64,
+    rules: Rules,
+) -> Result<Vec<Expr>, SolveError> {
+    validate(cards)?;
+    let mut out = Vec::new();
+    for mask in distinct_subsets(cards, 1) {
+        out.extend(super::solve_all(&pick(cards, mask), target, rules)?);
+    }
+    Ok(out)
+}
+
+/// How many solutions [`solve_all_subsets`] would list.
+pub fn count_solutions_subsets(
+    cards: &[i64],
+    target: i64,
+    rules: Rules,
+) -> Result<usize, SolveError> {
+    validate(cards)?;
+    distinct_subsets(cards, 1)
+        .into_iter()
+        .map(|mask| super::count_solutions(&pick(cards, mask), target, rules))
+        .sum()
+}
+
+/// The cards at the positions of `mask`.
+fn pick(cards: &[i64], mask: u16) -> Vec<i64> {
+    (0..cards.len())
+        .filter(|i| mask >> i & 1 == 1)
+        .map(|i| cards[i])
+        .collect()
+}
+
 /// The first subset, smallest first, that makes `t`, and whether some value
 /// overflowed on the way.
 fn first_hit<V: Value>(mut reach: Reach<'_, V>, cards: &[i64], t: V) -> (Option<Expr>, bool) {
-    let found = distinct_subsets(cards)
+    let found = distinct_subsets(cards, 2)
         .into_iter()
         .find_map(|mask| reach.query_unbuilt(mask, t));
     (found, reach.overflow)
 }
 
-/// The subsets of at least two card positions, smallest first, one per
+/// The subsets of at least `least` card positions, smallest first, one per
 /// distinct multiset of values (`5 5 7` has one `5 7`, not two): among equal
 /// cards a subset takes the first ones.
-fn distinct_subsets(cards: &[i64]) -> Vec<u16> {
+fn distinct_subsets(cards: &[i64], least: u32) -> Vec<u16> {
     let n = cards.len();
     // For each position, the positions before it holding the same value.
     let earlier: Vec<u16> = (0..n)
-        .map(|j| (0..j).filter(|&i| cards[i] == cards[j]).fold(0, |m, i| m | 1 << i))
+        .map(|j| {
+            (0..j)
+                .filter(|&i| cards[i] == cards[j])
+                .fold(0, |m, i| m | 1 << i)
+        })
         .collect();
     let mut masks: Vec<u16> = (1..1u32 << n)
         .map(|m| m as u16)
-        .filter(|m| m.count_ones() >= 2)
+        .filter(|m| m.count_ones() >= least)
         .filter(|&m| (0..n).all(|j| m >> j & 1 == 0 || m & earlier[j] == earlier[j]))
         .collect();
     masks.sort_by_key(|m| (m.count_ones(), *m));
@@ -91,12 +135,33 @@ mod tests {
     }
 
     #[test]
+    fn every_solution_over_every_subset() {
+        // 3 + 4 over two cards, then every solution over all three.
+        let all = solve_all_subsets(&[3, 4, 1], 7, Rules::Positive).unwrap();
+        let own = super::super::solve_all(&[3, 4, 1], 7, Rules::Positive).unwrap();
+        assert_eq!(all[0].to_string(), "3 + 4");
+        assert_eq!(all.len(), 1 + own.len());
+        assert_eq!(
+            count_solutions_subsets(&[3, 4, 1], 7, Rules::Positive),
+            Ok(all.len())
+        );
+        // The lone 7 once, though there are two; 7 and 7 make no 7.
+        assert_eq!(
+            solve_all_subsets(&[7, 7], 7, Rules::Positive)
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+
+    #[test]
     fn the_witness_uses_the_fewest_cards() {
         // 7 × 3 = 21 with two cards, though 5 cards could also make it.
         let e = solve_subset(&[1, 2, 3, 4, 7], 21, Rules::Positive)
             .unwrap()
             .unwrap();
         assert_eq!(e.cards().len(), 2);
-        assert_eq!(distinct_subsets(&[5, 5, 7]).len(), 3); // 5 5, 5 7, 5 5 7
+        assert_eq!(distinct_subsets(&[5, 5, 7], 2).len(), 3); // 5 5, 5 7, 5 5 7
+        assert_eq!(distinct_subsets(&[5, 5, 7], 1).len(), 5); // and 5, 7
     }
 }
