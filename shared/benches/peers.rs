@@ -17,8 +17,8 @@ use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use krypto_core::cards::{seeded_rng, Deck};
-use krypto_core::solver::solve_subset;
+use krypto_core::cards::{seeded_rng, Deal, Deck};
+use krypto_core::solver::{solve_all, solve_subset};
 use krypto_core::Rules;
 use rand::Rng;
 
@@ -30,12 +30,17 @@ fn main() -> ExitCode {
         .collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let result = match args.as_slice() {
-        ["countdown-instances", first, count] => instances(first, count),
-        ["countdown", reps] => countdown(reps),
-        _ => Err(
-            "usage: peers countdown-instances FIRST_SEED COUNT | peers countdown REPS < FILE"
-                .into(),
-        ),
+        ["countdown-instances", first, count] => countdown_instances(first, count),
+        ["krypto-instances", first, count] => krypto_instances(first, count),
+        ["countdown", reps] => solve(reps, |tiles, target| {
+            Ok(yes_no(
+                solve_subset(tiles, target, Rules::Positive)?.is_some(),
+            ))
+        }),
+        ["krypto-all", reps] => solve(reps, |hand, objective| {
+            Ok(solve_all(hand, objective, Rules::Free)?.len().to_string())
+        }),
+        _ => Err(USAGE.into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -48,25 +53,53 @@ fn main() -> ExitCode {
 
 type Error = Box<dyn std::error::Error>;
 
+const USAGE: &str = "usage: peers countdown-instances|krypto-instances FIRST_SEED COUNT > FILE
+       peers countdown|krypto-all REPS < FILE";
+
+fn yes_no(b: bool) -> String {
+    String::from(if b { "yes" } else { "no" })
+}
+
 /// Countdown games as the solver bench draws them: game `s` is six of the
 /// 24 tiles and a target 101–999 from `seeded_rng(s)`.
-fn instances(first: &str, count: &str) -> Result<(), Error> {
+fn countdown_instances(first: &str, count: &str) -> Result<(), Error> {
+    write_instances(first, count, |seed| {
+        let mut rng = seeded_rng(seed);
+        let tiles = Deck::countdown().draw(6, &mut rng);
+        (tiles, rng.random_range(101..=999))
+    })
+}
+
+/// Krypto deals as the solver bench deals them: `Deal::from_seed(s)`, five
+/// cards and the objective.
+fn krypto_instances(first: &str, count: &str) -> Result<(), Error> {
+    write_instances(first, count, |seed| {
+        let deal = Deal::from_seed(seed);
+        (deal.hand, deal.objective)
+    })
+}
+
+fn write_instances(
+    first: &str,
+    count: &str,
+    game: impl Fn(u64) -> (Vec<i64>, i64),
+) -> Result<(), Error> {
     let first: u64 = first.parse()?;
     let count: u64 = count.parse()?;
     let mut out = io::stdout().lock();
     for seed in first..first + count {
-        let mut rng = seeded_rng(seed);
-        let tiles = Deck::countdown().draw(6, &mut rng);
-        let target: i64 = rng.random_range(101..=999);
-        for t in tiles {
-            write!(out, "{t} ")?;
+        let (cards, target) = game(seed);
+        for c in cards {
+            write!(out, "{c} ")?;
         }
         writeln!(out, "{target}")?;
     }
     Ok(())
 }
 
-fn countdown(reps: &str) -> Result<(), Error> {
+/// Reads the instances on stdin, answers each REPS times with `answer`,
+/// prints the last answers and the time.
+fn solve(reps: &str, answer: impl Fn(&[i64], i64) -> Result<String, Error>) -> Result<(), Error> {
     let reps: u32 = reps.parse()?;
     let mut games: Vec<(Vec<i64>, i64)> = Vec::new();
     for line in io::stdin().lock().lines() {
@@ -76,22 +109,22 @@ fn countdown(reps: &str) -> Result<(), Error> {
             .map(str::parse)
             .collect::<Result<Vec<i64>, _>>()?;
         match numbers.split_last() {
-            Some((&target, tiles)) if !tiles.is_empty() => games.push((tiles.to_vec(), target)),
+            Some((&target, cards)) if !cards.is_empty() => games.push((cards.to_vec(), target)),
             _ if numbers.is_empty() => {}
             _ => return Err(format!("not an instance: {line:?}").into()),
         }
     }
-    let mut exact = vec![false; games.len()];
+    let mut answers = vec![String::new(); games.len()];
     let start = Instant::now();
     for _ in 0..reps {
-        for (i, (tiles, target)) in games.iter().enumerate() {
-            exact[i] = solve_subset(tiles, *target, Rules::Positive)?.is_some();
+        for (i, (cards, target)) in games.iter().enumerate() {
+            answers[i] = answer(cards, *target)?;
         }
     }
     let ns = start.elapsed().as_nanos();
     let mut out = io::stdout().lock();
-    for e in exact {
-        writeln!(out, "{}", if e { "yes" } else { "no" })?;
+    for a in answers {
+        writeln!(out, "{a}")?;
     }
     writeln!(out, "time_ns {ns}")?;
     Ok(())
