@@ -170,7 +170,49 @@ impl Engine<'_> {
         };
         let n_open = open.iter().filter(|&&o| o).count();
         let mut closed = 0;
-        if big.list.len() < n_open {
+        if big.list.len() < n_open && self.rules != Rules::Free {
+            // Whole-number rules: every value is an integer, and a quotient
+            // that is not whole is no value, so plain `i64` arithmetic
+            // (no fraction built and reduced only to be refused).
+            let ints = |set: &ValueSet| -> Vec<i64> {
+                set.iter().filter_map(Rational::to_integer).collect()
+            };
+            let (xs, ys) = (ints(big), ints(small));
+            let mut close = |v: Option<i64>| {
+                let Some(v) = v else {
+                    self.overflow.store(true, Ordering::Relaxed);
+                    return;
+                };
+                // `open` only holds targets the rules allow at the root.
+                if let Some(slot) = v
+                    .checked_sub(lo)
+                    .and_then(|i| usize::try_from(i).ok())
+                    .and_then(|i| open.get_mut(i))
+                {
+                    if *slot {
+                        *slot = false;
+                        closed += 1;
+                    }
+                }
+            };
+            for &x in &xs {
+                for &y in &ys {
+                    close(x.checked_add(y));
+                    close(x.checked_mul(y));
+                    close(x.checked_sub(y));
+                    close(y.checked_sub(x));
+                    for (a, b) in [(x, y), (y, x)] {
+                        // `checked_rem` fails only for i64::MIN ÷ −1, an
+                        // overflow (division by zero is no value at all).
+                        match a.checked_rem(b) {
+                            Some(0) => close(a.checked_div(b)),
+                            None if b != 0 => close(None),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        } else if big.list.len() < n_open {
             for &x in big.iter() {
                 for &y in small.iter() {
                     for (op, swapped) in COMBOS {
