@@ -21,7 +21,8 @@
 //! - [`cluster`]: with `--public-url`, this server is one node of many on
 //!   one PostgreSQL database: room codes, seats and public rooms in a
 //!   shared directory, redirects to other nodes, heartbeats, one session
-//!   per player across nodes.
+//!   per player across nodes. [`directory_queue`]: the lobby's seats and
+//!   closed rooms on their way to that directory, written in batches.
 //! - [`room_task`]: one task per room, owning the pure
 //!   `krypto_core::room::Room` and its clock ([`room_clock`]: real, sped up,
 //!   or moved by a test); it records each result and waits for the commit
@@ -43,6 +44,7 @@ mod cluster;
 mod codes;
 pub mod config;
 pub mod db;
+mod directory_queue;
 mod forwarded;
 mod handover;
 mod http;
