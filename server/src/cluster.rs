@@ -35,7 +35,7 @@ use crate::outbox::{close, ConnId};
 /// How long a dead node's seats are remembered, so a player coming back
 /// within the time a dropped seat is held anyway is told their room is
 /// gone.
-const SEAT_MEMORY: Duration = Duration::from_secs(60);
+const SEAT_MEMORY: Duration = Duration::from_millis(krypto_core::room::SEAT_HOLD_MS);
 
 /// Fresh codes tried before giving up (each collision is a chance of about
 /// one in 28 million per open room).

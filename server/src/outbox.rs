@@ -13,21 +13,9 @@ use krypto_core::protocol::ServerEnvelope;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-/// WebSocket close codes the server uses, in one place.
-pub(crate) mod close {
-    /// A newer connection of the same player took over.
-    pub(crate) const NORMAL: u16 = 1000;
-    /// A text frame that is not UTF-8 (RFC 6455 §8.1).
-    pub(crate) const INVALID_DATA: u16 = 1007;
-    /// Abuse or a broken rule: no hello in time, flooding, code guessing,
-    /// a peer that stopped answering pings or reading its messages.
-    pub(crate) const POLICY: u16 = 1008;
-    /// A frame or message over the size limit.
-    pub(crate) const TOO_BIG: u16 = 1009;
-    /// The server is shutting down and will be back: clients can say "the
-    /// server is restarting" and reconnect, rather than give up (1001).
-    pub(crate) const SERVICE_RESTART: u16 = 1012;
-}
+/// WebSocket close codes the server uses: krypto-core's, which clients
+/// read too.
+pub(crate) use krypto_core::protocol::close;
 
 /// Identifies one connection, so a late "disconnected" from a replaced
 /// connection is not mistaken for the player's current one.

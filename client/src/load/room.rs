@@ -25,9 +25,10 @@ use futures_util::future::BoxFuture;
 use futures_util::stream::{self, FuturesUnordered, SelectAll, SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use krypto_core::protocol::{
-    parse_server_message, ClientEnvelope, ClientMessage, ErrorCode, RoomPhase, ServerEnvelope,
-    ServerMessage, PROTOCOL_VERSION,
+    close, parse_server_message, ClientEnvelope, ClientMessage, ErrorCode, RoomPhase,
+    ServerEnvelope, ServerMessage, PROTOCOL_VERSION,
 };
+use krypto_core::room::SEAT_HOLD_MS;
 use krypto_core::settings::SettingsPatch;
 use krypto_core::Rules;
 use rand::rngs::StdRng;
@@ -41,7 +42,7 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use super::answers::{self, Answers, Right};
 use super::stats::{record, Counters, Stats, WonRound};
-use crate::redirect::{Follow, RedirectError};
+use crate::redirect::{Follow, RedirectError, HOME_AFTER_FAILURES};
 
 /// Bytes read from a socket at a time.
 const READ_BUFFER: usize = 4 * 1024;
@@ -50,12 +51,9 @@ type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 type Sink = SplitSink<Ws, Message>;
 type Incoming = Option<Result<Message, tungstenite::Error>>;
 
-/// The close code of a server stopping to restart (RFC 6455's 1012).
-const RESTARTING: u16 = 1012;
-/// How long a player keeps trying to get back to their seat.
-const MOVE_PATIENCE: Duration = Duration::from_secs(30);
-/// Failed tries at a redirect's node before going home instead.
-const TRIES_BEFORE_HOME: u32 = 3;
+/// How long a player keeps trying to get back to their seat: half the
+/// time the room holds it, so a player who makes it is still seated.
+const MOVE_PATIENCE: Duration = Duration::from_millis(SEAT_HOLD_MS / 2);
 
 /// Where the run as a whole is; the coordinator moves it forward and every
 /// room task watches it.
@@ -302,7 +300,7 @@ async fn come_back(
     let mut delay = Duration::from_millis(100);
     let mut failures = 0;
     loop {
-        let url = if failures < TRIES_BEFORE_HOME {
+        let url = if failures < HOME_AFTER_FAILURES {
             &first
         } else {
             &home
@@ -771,7 +769,9 @@ impl Room {
         }
         let text = match incoming {
             Some(Ok(Message::Text(text))) => text,
-            Some(Ok(Message::Close(Some(frame)))) if u16::from(frame.code) == RESTARTING => {
+            Some(Ok(Message::Close(Some(frame))))
+                if u16::from(frame.code) == close::SERVICE_RESTART =>
+            {
                 return self.start_move(i, None);
             }
             Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return self.lost(i),
