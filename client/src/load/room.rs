@@ -176,8 +176,10 @@ async fn set_up(
             Err(e) => {
                 failed = true;
                 stats.connect_failures += 1;
-                if let SetupError::Refused(code) = e {
-                    stats.error(code.as_str());
+                match e {
+                    SetupError::Refused(code) => stats.error(code.as_str()),
+                    SetupError::Unwritable => stats.error("unwritable_request"),
+                    _ => {}
                 }
             }
         }
@@ -197,6 +199,7 @@ async fn set_up(
                         stats.error("bad_redirect");
                     }
                     SetupError::Redirect(RedirectError::Loop(_)) => stats.error("redirect_loop"),
+                    SetupError::Unwritable => stats.error("unwritable_request"),
                     SetupError::Broken => {}
                 }
                 Err(())
@@ -222,6 +225,19 @@ enum SetupError {
     Broken,
     /// A redirect we would not follow.
     Redirect(RedirectError),
+    /// A request serde could not write (a bug: counted as an error).
+    Unwritable,
+}
+
+/// A request as a text frame; `None` (logged) when it cannot be written.
+fn text(envelope: &ClientEnvelope) -> Option<Message> {
+    match envelope.to_json() {
+        Ok(json) => Some(Message::text(json)),
+        Err(e) => {
+            eprintln!("krypto-load: a request could not be written: {e}");
+            None
+        }
+    }
 }
 
 /// Connects to `url` and says `hello` as `name` (with `token`, on a node we
@@ -335,9 +351,8 @@ async fn request(
         message,
     };
     let exchange = async {
-        ws.send(Message::text(envelope.to_json()))
-            .await
-            .map_err(|_| SetupError::Broken)?;
+        let request = text(&envelope).ok_or(SetupError::Unwritable)?;
+        ws.send(request).await.map_err(|_| SetupError::Broken)?;
         ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
         loop {
             let text = match ws.next().await {
@@ -393,8 +408,9 @@ async fn create_and_join(
         id: Some("start".to_owned()),
         message: ClientMessage::Start,
     };
+    let request = text(&start).ok_or(SetupError::Unwritable)?;
     host.ws
-        .send(Message::text(start.to_json()))
+        .send(request)
         .await
         .map_err(|_| SetupError::Broken)?;
     ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
@@ -671,6 +687,10 @@ impl Room {
                 id: Some(format!("s{seq}")),
                 message,
             };
+            let Some(request) = text(&envelope) else {
+                self.stats.error("unwritable_request");
+                continue;
+            };
             let sent_at = Instant::now();
             let measured = self.measure_from.is_some_and(|since| sent_at >= since);
             bot.pending.insert(
@@ -687,12 +707,7 @@ impl Room {
                 self.stats.measured_submissions += 1;
             }
             self.ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
-            if bot
-                .sink
-                .send(Message::text(envelope.to_json()))
-                .await
-                .is_err()
-            {
+            if bot.sink.send(request).await.is_err() {
                 self.lost(i);
             }
         }
@@ -757,6 +772,7 @@ impl Room {
                 self.stats.unexpected_disconnects += 1;
                 self.stats.error(match e {
                     SetupError::Refused(code) => code.as_str(),
+                    SetupError::Unwritable => "unwritable_request",
                     _ => "resume_failed",
                 });
             }
@@ -938,13 +954,12 @@ impl Room {
     }
 
     async fn send(&mut self, i: usize, envelope: ClientEnvelope) {
+        let Some(request) = text(&envelope) else {
+            self.stats.error("unwritable_request");
+            return;
+        };
         self.ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
-        if self.bots[i]
-            .sink
-            .send(Message::text(envelope.to_json()))
-            .await
-            .is_err()
-        {
+        if self.bots[i].sink.send(request).await.is_err() {
             self.lost(i);
         }
     }

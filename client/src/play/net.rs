@@ -253,7 +253,11 @@ async fn session<E: From<NetEvent>>(
             bot: identity.bot,
         },
     };
-    if let Err(e) = ws.send(Message::text(hello.to_json())).await {
+    let hello = match hello.to_json() {
+        Ok(json) => Message::text(json),
+        Err(e) => return lost(format!("could not write hello: {e}")),
+    };
+    if let Err(e) = ws.send(hello).await {
         return lost(format!("connection lost: {e}"));
     }
     loop {
@@ -270,7 +274,11 @@ async fn session<E: From<NetEvent>>(
                     }
                     Some(Command::Send(out)) => out,
                 };
-                if let Err(e) = ws.send(Message::text(out.to_json())).await {
+                let out = match out.to_json() {
+                    Ok(json) => Message::text(json),
+                    Err(e) => return lost(format!("could not write a request: {e}")),
+                };
+                if let Err(e) = ws.send(out).await {
                     return lost(format!("connection lost: {e}"));
                 }
             }

@@ -10,6 +10,10 @@ pub const INVALID_DATA: u16 = 1007;
 pub const POLICY: u16 = 1008;
 /// A frame or message over the size limit.
 pub const TOO_BIG: u16 = 1009;
+/// The server failed to write a message for this connection (a bug, logged
+/// on the server): rather than leave the client missing it, the
+/// connection ends, and the client reconnects and resumes its seat.
+pub const INTERNAL_ERROR: u16 = 1011;
 /// The server is shutting down and will be back (its rooms are saved, or
 /// handed to another node): clients say "the server is restarting" and
 /// reconnect rather than give up.
