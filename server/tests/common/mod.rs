@@ -71,8 +71,12 @@ tokio::task_local! {
 }
 
 /// Runs `test` with `backend` as the backend of every server and database
-/// it makes.
+/// it makes — or skips it when that is PostgreSQL and this machine has none
+/// (see [`postgres::available`]).
 pub async fn on(backend: Backend, test: impl std::future::Future<Output = ()>) {
+    if backend == Backend::Postgres && !postgres::available() {
+        return;
+    }
     BACKEND.scope(backend, test).await
 }
 
@@ -109,7 +113,9 @@ pub async fn fresh_database() -> TestDatabase {
             }
         }
         Backend::Postgres => TestDatabase {
-            url: postgres::fresh_database().await,
+            url: postgres::fresh_database()
+                .await
+                .expect("`on` runs PostgreSQL tests only where there is PostgreSQL"),
             _dir: None,
         },
     }
