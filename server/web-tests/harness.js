@@ -254,9 +254,10 @@ function say(line) {
 
 /**
  * Firefox through Playwright's WebDriver BiDi: `tap` delivers no touch
- * event at all, and `fill` sets the value without the browser counting it
- * as an edit (no `change` when the field is left). There a tap is a click,
- * and a fill ends with the `change` a person's edit would fire.
+ * event at all, and `fill` adds to a number field's value instead of
+ * replacing it, without the browser counting it as an edit (no `change`
+ * when the field is left). There a tap is a click, and a fill empties the
+ * field first and ends with the `change` a person's edit would fire.
  */
 function adapt(page) {
   if (ENGINE !== 'firefox') return;
@@ -266,11 +267,12 @@ function adapt(page) {
     const { fill } = locator;
     locator.tap = function tap(options) { return this.click(options); };
     locator.fill = async function fillAndChange(value, options) {
-      await fill.call(this, value, options);
+      await fill.call(this, '', options);
+      if (value !== '') await fill.call(this, value, options);
       await this.dispatchEvent('change');
     };
   }
-  say('firefox: tap() is a click, and fill() fires change itself (Playwright over BiDi delivers no touch event; its fill fires no change)');
+  say('firefox: tap() is a click, and fill() empties the field and fires change itself (Playwright over BiDi delivers no touch event; its fill appends to number fields and fires no change)');
 }
 
 function watch(page) {
