@@ -260,6 +260,9 @@ function say(line) {
  * field first and ends with the `change` a person's edit would fire.
  */
 function adapt(page) {
+  if (ENGINE === 'webkit') {
+    say('webkit: tap() is a click, pages have no device scale, and page.problems holds what a hook sees after each navigation (WebDriver classic has no touch and no console)');
+  }
   if (ENGINE !== 'firefox') return;
   const locator = Object.getPrototypeOf(page.locator('html'));
   if (!locator.adaptedToFirefox) {

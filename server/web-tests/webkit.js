@@ -40,13 +40,14 @@ const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 const pattern = (p) => (p instanceof RegExp ? { re: p.source, flags: p.flags } : { text: String(p) });
 
 /**
- * Runs in the page: the elements `steps` select, in document order. Loads
- * @testing-library/dom first when the page has not got it.
+ * Runs in the page: the elements `steps` select, in document order; null
+ * when the page has not got @testing-library/dom yet. (The library goes in
+ * as a script of its own: the page's CSP forbids eval, WebDriver's scripts
+ * are not bound by it.)
  */
-const RESOLVE = `
-const [steps, lib] = arguments;
-if (!window.TestingLibraryDom) (0, eval)(lib);
+const RESOLVE = `function resolve(steps) {
 const TL = window.TestingLibraryDom;
+if (!TL) return null;
 const norm = (s) => (s ?? '').replace(/\\s+/g, ' ').trim();
 const matches = (value, p, exact) => {
   const v = norm(value);
@@ -66,7 +67,7 @@ for (const s of steps) {
       if (s.disabled !== undefined) found = found.filter((e) => disabled(e) === s.disabled);
       next.push(...found);
     } else if (s.kind === 'label') {
-      next.push(...TL.queryAllByLabelText(root, (_, e) => matches(e.textContent, s.text, s.exact)));
+      next.push(...TL.queryAllByLabelText(root, (label) => matches(label, s.text, s.exact)));
       next.push(...[...root.querySelectorAll('[aria-label]')].filter((e) => matches(e.getAttribute('aria-label'), s.text, s.exact)));
     } else if (s.kind === 'text') {
       const all = [...root.querySelectorAll('body, body *')].filter((e) => !['SCRIPT', 'STYLE'].includes(e.tagName)
@@ -81,7 +82,7 @@ for (const s of steps) {
   els.sort((a, b) => (a === b ? 0 : a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
 }
 return els.filter((e) => e !== document.documentElement || steps.length === 0);
-`;
+}`;
 
 const VISIBLE = `
 const e = arguments[0];
@@ -124,17 +125,42 @@ class Locator {
   last() { return this.nth(-1); }
   nth(n) { return this._with({ kind: 'nth', n }); }
 
-  async _all() { return this._page._driver.executeScript(RESOLVE, this._steps, TESTING_LIBRARY); }
+  /** `expression` of `els`, the elements the locator selects now, read in the page. */
+  async _read(expression) {
+    const driver = this._page._driver;
+    const script = `${RESOLVE}\nconst els = resolve(arguments[0]);\nreturn els === null ? null : ${expression};`;
+    const found = await driver.executeScript(script, this._steps);
+    if (found !== null) return found;
+    await driver.executeScript(TESTING_LIBRARY);
+    return driver.executeScript(script, this._steps);
+  }
+
+  async _all() { return this._read('els'); }
+  /** The elements now, or none when the page could not be asked (kept as `_error`). */
+  async _now() {
+    try {
+      return await this._all();
+    } catch (e) {
+      this._error = e;
+      return [];
+    }
+  }
+
+  _timeout(what) {
+    const why = this._error ? ` (last error: ${this._error.message})` : '';
+    return new Error(`webkit: ${JSON.stringify(this._steps)} never ${what}${why}`);
+  }
+
   async _visible(e) { return this._page._driver.executeScript(VISIBLE, e); }
 
   /** The first element once it is visible (and enabled, for `enabled`). */
   async _element({ enabled = false, timeout = TIMEOUT } = {}) {
     const deadline = Date.now() + timeout;
     for (;;) {
-      const [e] = await this._all().catch(() => []);
+      const [e] = await this._now();
       if (e && await this._visible(e).catch(() => false)
         && (!enabled || !await e.getAttribute('disabled').catch(() => null))) return e;
-      if (Date.now() > deadline) throw new Error(`webkit: ${JSON.stringify(this._steps)} never became ${enabled ? 'enabled' : 'visible'}`);
+      if (Date.now() > deadline) throw this._timeout(enabled ? 'visible and enabled' : 'visible');
       await sleep(POLL);
     }
   }
@@ -142,11 +168,11 @@ class Locator {
   async waitFor({ state = 'visible', timeout = TIMEOUT } = {}) {
     const deadline = Date.now() + timeout;
     for (;;) {
-      const [e] = await this._all().catch(() => []);
+      const [e] = await this._now();
       const shown = e ? await this._visible(e).catch(() => false) : false;
       const done = { visible: shown, hidden: !shown, attached: !!e, detached: !e }[state];
       if (done) return this._page._sync();
-      if (Date.now() > deadline) throw new Error(`webkit: ${JSON.stringify(this._steps)} never ${state}`);
+      if (Date.now() > deadline) throw this._timeout(state);
       await sleep(POLL);
     }
   }
@@ -177,9 +203,7 @@ class Locator {
     const [e] = await this._all();
     return this._page._driver.executeScript('return arguments[0].textContent', e);
   }
-  async allTextContents() {
-    return this._page._driver.executeScript('return arguments[0].map((e) => e.textContent)', await this._all());
-  }
+  async allTextContents() { return this._read('els.map((e) => e.textContent)'); }
   async getAttribute(name) {
     await this.waitFor({ state: 'attached' });
     const [e] = await this._all();
@@ -190,7 +214,7 @@ class Locator {
     const [e] = await this._all();
     return this._page._driver.executeScript('return arguments[0].disabled === true', e);
   }
-  async count() { return (await this._all()).length; }
+  async count() { return this._read('els.length'); }
   async all() { return (await this._all()).map((_, i) => this.nth(i)); }
   async evaluate(fn, arg) {
     const e = await this._element();

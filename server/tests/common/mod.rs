@@ -3,7 +3,8 @@
 //! WebSocket client that speaks JSON.
 //!
 //! Every test runs on both backends: a test file wraps its tests in
-//! [`on_both!`], which makes a `sqlite::` and a `postgres::` copy of each;
+//! [`on_both!`], which makes a `sqlite::` and a `postgres::` copy of each
+//! (the latter skipped on a machine without PostgreSQL);
 //! [`TestServer`] and [`fresh_database`] read which one from the running
 //! test's task.
 
