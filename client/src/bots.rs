@@ -163,9 +163,18 @@ struct Plan {
 
 async fn bot(config: BotConfig) -> anyhow::Result<()> {
     let mut rng = StdRng::from_os_rng();
-    for attempt in 0..8 {
+    let mut attempt = 0;
+    let mut taken = 0;
+    while taken < 8 {
         let name = bot_name(config.first_name + attempt * config.stride);
+        attempt += 1;
         let mut target = target(config.server.as_deref(), Some(&name))?;
+        // Another `krypto bots` run from this config directory plays as
+        // this name: its token is in our tokens.toml, so logging in would
+        // take its seat. Held until this bot stops.
+        let Some(_claim) = target.dir.claim(&name)? else {
+            continue;
+        };
         target.bot = true;
         let (tx, mut rx) = mpsc::unbounded_channel::<NetEvent>();
         let net = target.connect(tx);
@@ -217,6 +226,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
             let message = match event {
                 NetEvent::Refused { code, message } => {
                     if code == ErrorCode::NameTaken {
+                        taken += 1;
                         break; // Try the next name.
                     }
                     anyhow::bail!("{name}: the server refused: {message}");
