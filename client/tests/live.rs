@@ -108,7 +108,7 @@ fn a_bot_plays_a_whole_match() {
     );
     // The bots join concurrently, in either order: wait for the roster.
     ann.expect("listing both bots", |l| {
-        l.starts_with("room ") && l.contains("Ada-bot") && l.contains("Alan-bot")
+        l.starts_with("room ") && l.contains("Ada-hard-bot") && l.contains("Alan-hard-bot")
     });
     bots.expect_contains(&format!("joined room {code}"));
     ann.send("/start");
@@ -278,7 +278,7 @@ fn two_bot_runs_from_one_config_directory_play_in_two_rooms() {
     }
     for (i, run) in runs.iter_mut().enumerate() {
         let line = run.expect_contains(" won round 1");
-        let name = if i == 0 { "Ada-bot" } else { "Alan-bot" };
+        let name = if i == 0 { "Ada-hard-bot" } else { "Alan-hard-bot" };
         assert!(line.starts_with(name), "{line}");
     }
     drop(runs);
@@ -311,7 +311,7 @@ fn a_bot_rides_out_a_server_restart_and_wins_the_round() {
     let joined = format!("joined room {code}");
     bots.expect_contains(&joined);
     ann.expect("the bot in the roster", |l| {
-        l.starts_with("room ") && l.contains("Ada-bot")
+        l.starts_with("room ") && l.contains("Ada-hard-bot")
     });
     ann.send("/start");
     ann.expect_prefix("round 1: make 15");
@@ -320,7 +320,7 @@ fn a_bot_rides_out_a_server_restart_and_wins_the_round() {
     bots.expect_contains(&joined);
     ann.expect_contains("your seat in room");
     ann.expect("round 1 won by the bot", |l| {
-        l.starts_with("round 1 won by Ada-bot")
+        l.starts_with("round 1 won by Ada-hard-bot")
     });
     drop(bots);
     ann.send("/quit");
