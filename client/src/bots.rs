@@ -301,7 +301,11 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                             && r.number != last_round
                     }) {
                         last_round = r.number;
-                        let hand = Hand { round: r.number, objective: r.objective, cards: &r.cards };
+                        let hand = Hand {
+                            round: r.number,
+                            objective: r.objective,
+                            cards: &r.cards,
+                        };
                         plan = think(&config, &mut rng, &settings, hand, Instant::now()).await;
                     }
                 }
@@ -313,7 +317,11 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     ..
                 } => {
                     last_round = round;
-                    let hand = Hand { round, objective, cards: &cards };
+                    let hand = Hand {
+                        round,
+                        objective,
+                        cards: &cards,
+                    };
                     plan = think(&config, &mut rng, &settings, hand, Instant::now()).await;
                 }
                 ServerMessage::Verdict {
@@ -520,12 +528,18 @@ mod tests {
                 .await
                 .unwrap();
             let pause = plan.at - seen;
-            assert!(pause >= median * 7 / 10 && pause <= median * 13 / 10, "{pause:?}");
+            assert!(
+                pause >= median * 7 / 10 && pause <= median * 13 / 10,
+                "{pause:?}"
+            );
             pauses.push(pause);
         }
         pauses.sort();
         let middle = pauses[50];
-        assert!(middle >= median * 9 / 10 && middle <= median * 11 / 10, "{middle:?}");
+        assert!(
+            middle >= median * 9 / 10 && middle <= median * 11 / 10,
+            "{middle:?}"
+        );
         // --pace scales it.
         let mut rng = StdRng::seed_from_u64(1);
         let mut fast = config(Skill::Medium);
@@ -585,12 +599,25 @@ mod tests {
             objective: 100,
             cards: &[1, 1, 1, 1, 1],
         };
-        let none = think(&config(Skill::Hard), &mut rng, &settings, hopeless, Instant::now()).await;
+        let none = think(
+            &config(Skill::Hard),
+            &mut rng,
+            &settings,
+            hopeless,
+            Instant::now(),
+        )
+        .await;
         assert!(none.is_none());
         settings.deal = DealMode::Any;
-        let claim = think(&config(Skill::Hard), &mut rng, &settings, hopeless, Instant::now())
-            .await
-            .unwrap();
+        let claim = think(
+            &config(Skill::Hard),
+            &mut rng,
+            &settings,
+            hopeless,
+            Instant::now(),
+        )
+        .await
+        .unwrap();
         assert_eq!(claim.formula, None);
         assert_eq!(claim.round, 2);
     }

@@ -278,7 +278,11 @@ fn two_bot_runs_from_one_config_directory_play_in_two_rooms() {
     }
     for (i, run) in runs.iter_mut().enumerate() {
         let line = run.expect_contains(" won round 1");
-        let name = if i == 0 { "Ada-hard-bot" } else { "Alan-hard-bot" };
+        let name = if i == 0 {
+            "Ada-hard-bot"
+        } else {
+            "Alan-hard-bot"
+        };
         assert!(line.starts_with(name), "{line}");
     }
     drop(runs);

@@ -4,11 +4,11 @@ use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use krypto_core::protocol::{
-    ClientMessage, LeaderboardRow, LeaveReason, Metric, Period, PlayerId, RoomPhase, RoomSummary,
-    ScoreEntry, ServerMessage, SettingsPatch, VerdictError, VerdictKind,
+    ClientMessage, LeaderboardRow, LeaveReason, Metric, Period, PlayerId, RoomPhase, RoomSettings,
+    RoomSummary, ScoreEntry, ServerMessage, SettingsPatch, VerdictError, VerdictKind,
 };
 
-use super::app::{Action, App, Confirm, Conn, Event, InputMode, Screen};
+use super::app::{Action, App, Confirm, Conn, Event, InputMode, Screen, SITTING_OUT};
 use super::net::NetEvent;
 use super::testkit::*;
 
@@ -757,6 +757,13 @@ fn a_resumed_seat_says_so_and_shows_the_hand_and_what_was_missed() {
             locked_out_ms: None,
         }),
     );
+    // What the room remembers: the chat and the start we heard, then a
+    // round won while we were away.
+    snap.recent.push(ServerMessage::MatchStarted {
+        rounds_total: 10,
+        settings: RoomSettings::default(),
+        countdown_ms: 3000,
+    });
     snap.recent.push(ServerMessage::RoundWon {
         round: 3,
         winner: BEN,
@@ -775,8 +782,10 @@ fn a_resumed_seat_says_so_and_shows_the_hand_and_what_was_missed() {
             .unwrap_or_else(|| panic!("no {text:?} in {lines:#?}"))
     };
     assert!(at("your seat in room KX7RB was resumed") < at("while you were away:"));
-    assert!(at("while you were away:") < at("[chat] Ben: good luck!"));
+    assert!(at("while you were away:") < at("round 3 won by Ben in 3.0s: 5 + 4 + 3 + 2 + 1"));
     assert!(at("round 3 won by Ben in 3.0s: 5 + 4 + 3 + 2 + 1") < at("round 4: make 15"));
+    // What we had heard is not told again.
+    assert_eq!(lines.iter().filter(|l| l.contains("good luck")).count(), 1);
     assert!(lines
         .last()
         .unwrap()
@@ -877,4 +886,141 @@ fn a_restarted_client_whose_seat_was_kept_says_so() {
         "{lines:#?}"
     );
     assert_eq!(app.screen(), Screen::Room);
+}
+
+#[test]
+fn a_reconnect_replays_only_what_was_missed_and_never_our_own_moves() {
+    let mut app = game();
+    won_by_ben(&mut app, 3);
+    app.handle(Event::Net(NetEvent::Disconnected {
+        reason: "connection lost".into(),
+        retry_in: Duration::from_millis(500),
+    }));
+    app.handle(welcome(true));
+    let before = app.feed.len();
+    let ben_joined = ServerMessage::PlayerJoined {
+        player: BEN,
+        name: "Ben".into(),
+        spectator: false,
+        bot: false,
+    };
+    let we_left = ServerMessage::PlayerLeft {
+        player: ME,
+        name: "Ann".into(),
+        reason: LeaveReason::Left,
+    };
+    let mut snap = snapshot(RoomPhase::BetweenRounds, None);
+    // The room's memory: a previous match, Ben's arrival, our leaving and
+    // coming back, then this match as we heard it, then one chat we missed.
+    snap.recent = vec![
+        ServerMessage::MatchStarted {
+            rounds_total: 1,
+            settings: RoomSettings::default(),
+            countdown_ms: 3000,
+        },
+        ServerMessage::MatchOver {
+            standings: standings(),
+        },
+        ben_joined.clone(),
+        we_left.clone(),
+        we_left,
+        ServerMessage::Chat {
+            from: BEN,
+            name: "Ben".into(),
+            text: "good luck!".into(),
+        },
+        ServerMessage::MatchStarted {
+            rounds_total: 10,
+            settings: RoomSettings::default(),
+            countdown_ms: 3000,
+        },
+        ServerMessage::RoundWon {
+            round: 3,
+            winner: BEN,
+            formula: Some("1 + 2 + 3 + 4 + 5".into()),
+            no_solution: false,
+            elapsed_ms: 4200,
+            points: 1,
+            scores: vec![ScoreEntry {
+                player: BEN,
+                score: 2,
+            }],
+        },
+        ServerMessage::Chat {
+            from: BEN,
+            name: "Ben".into(),
+            text: "where did you go?".into(),
+        },
+    ];
+    app.handle(msg(ServerMessage::RoomState(snap.clone())));
+    let new: Vec<String> = feed(&app)[before..].to_vec();
+    assert!(
+        new.iter().any(|l| l == "[chat] Ben: where did you go?"),
+        "{new:#?}"
+    );
+    for old in [
+        "match over",
+        "Ben joined",
+        "you left the room",
+        "good luck",
+        "won by Ben",
+        "match started",
+    ] {
+        assert!(
+            !new.iter().any(|l| l.contains(old)),
+            "{old:?} replayed: {new:#?}"
+        );
+    }
+    // A second drop with nothing new in between replays nothing.
+    app.handle(Event::Net(NetEvent::Disconnected {
+        reason: "connection lost".into(),
+        retry_in: Duration::from_millis(500),
+    }));
+    app.handle(welcome(true));
+    let before = app.feed.len();
+    app.handle(msg(ServerMessage::RoomState(snap)));
+    let new: Vec<String> = feed(&app)[before..].to_vec();
+    assert!(
+        !new.iter()
+            .any(|l| l.contains("[chat]") || l.contains("while you were away")),
+        "{new:#?}"
+    );
+}
+
+#[test]
+fn joining_mid_round_says_at_once_that_we_play_from_the_next_hand() {
+    let mut app = lobby();
+    let mut snap = snapshot(
+        RoomPhase::Playing,
+        Some(krypto_core::protocol::RoundInfo {
+            number: 2,
+            objective: 15,
+            cards: vec![1, 2, 3, 4, 5],
+            remaining_ms: 60_000,
+            duration_ms: 90_000,
+            locked_out_ms: None,
+        }),
+    );
+    snap.players[0].waiting = true;
+    app.handle(msg(ServerMessage::RoomState(snap)));
+    // Before a key is pressed, right after the hand.
+    let lines = feed(&app);
+    let hand = lines
+        .iter()
+        .position(|l| l.starts_with("round 2: make 15"))
+        .unwrap();
+    assert_eq!(lines[hand + 1], SITTING_OUT);
+    assert!(app.sitting_out());
+    let drawn = screen(&app);
+    assert!(drawn.contains("you play from the next one"), "{drawn}");
+    // An answer typed anyway is not sent.
+    typed(&mut app, "1+2+3+4+5");
+    assert!(sends(&app.handle(key(KeyCode::Enter))).is_empty());
+    assert_eq!(feed(&app).last().unwrap(), SITTING_OUT);
+    // The next hand is ours.
+    app.handle(round_started(3));
+    assert!(!app.sitting_out());
+    // The formula stayed in the field: Enter sends it now.
+    assert_eq!(app.input, "1+2+3+4+5");
+    assert_eq!(sends(&app.handle(key(KeyCode::Enter))).len(), 1);
 }

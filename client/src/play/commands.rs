@@ -10,7 +10,7 @@ use krypto_core::formula::{self, ErrorKind};
 use krypto_core::protocol::{ClientMessage, Metric, Period, PlayerId, MAX_CHAT_LEN};
 use krypto_core::settings::{Field, SettingsPatch};
 
-use super::app::{Action, App, Confirm, FeedKind};
+use super::app::{Action, App, Confirm, FeedKind, SITTING_OUT};
 use super::help;
 use super::wording::secs;
 
@@ -50,6 +50,10 @@ impl App {
             }
             return Vec::new();
         };
+        if self.sitting_out() {
+            self.error(SITTING_OUT);
+            return Vec::new();
+        }
         if let Some(until) = round.locked_until.filter(|u| *u > self.now) {
             let left = self.left(until);
             self.error(format!("locked out for {} more", secs(left.as_millis())));

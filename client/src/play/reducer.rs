@@ -17,7 +17,9 @@ use krypto_client::redirect;
 
 use super::app::{
     Action, App, Board, CatchUp, Conn, FeedKind, InputMode, Move, RoomView, RoundView, VerdictView,
+    SITTING_OUT,
 };
+use super::catch_up;
 use super::net::NetEvent;
 use super::wording::{join_cards, kind_words, metric_value, phase_name, plural, refusal, secs};
 
@@ -69,6 +71,9 @@ impl App {
 
     fn message(&mut self, envelope: ServerEnvelope) -> Vec<Action> {
         let message = envelope.message;
+        if self.room.is_some() {
+            self.heard.note(&message);
+        }
         let mut actions = Vec::new();
         let mut roster_changed = false;
         // The words first: they name players who may be about to leave.
@@ -632,6 +637,7 @@ impl App {
             .filter(|p| p.round.as_ref().map(|r| r.number) == round.as_ref().map(|r| r.number))
             .and_then(|p| p.verdict.clone());
         let recent = snapshot.recent.clone();
+        self.heard.enter(&snapshot.code);
         self.room = Some(RoomView {
             next_at: snapshot.next_ms.map(|ms| now + Duration::from_millis(ms)),
             snapshot,
@@ -646,6 +652,11 @@ impl App {
         if let Some(why) = catch_up {
             self.replay(why, &recent);
         }
+        // Whatever `recent` holds has now been seen, replayed or not.
+        self.heard.events.clear();
+        for m in &recent {
+            self.heard.note(m);
+        }
         if self.playing_a_match() {
             if self.mode == InputMode::Off {
                 self.mode = InputMode::Formula;
@@ -659,7 +670,14 @@ impl App {
     /// After a join or a resume: what happened in the room (its `recent`
     /// events) and the hand on the table now.
     fn replay(&mut self, why: CatchUp, recent: &[ServerMessage]) {
-        let lines: Vec<(FeedKind, String)> = recent.iter().flat_map(|m| self.describe(m)).collect();
+        let missed = catch_up::to_replay(
+            recent,
+            &self.heard.events,
+            self.me,
+            why == CatchUp::Joined,
+            self.in_match(),
+        );
+        let lines: Vec<(FeedKind, String)> = missed.iter().flat_map(|m| self.describe(m)).collect();
         if why == CatchUp::Resumed && !lines.is_empty() {
             self.push(FeedKind::Event, "while you were away:");
         }
@@ -677,6 +695,9 @@ impl App {
             secs(self.left(round.ends_at).as_millis())
         );
         self.push(FeedKind::Event, text);
+        if self.sitting_out() {
+            self.push(FeedKind::Event, SITTING_OUT);
+        }
     }
 
     /// The roster in one line, for line mode (the TUI draws it instead).

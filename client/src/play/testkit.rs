@@ -10,6 +10,9 @@ use krypto_core::protocol::{
     ServerEnvelope, ServerMessage, Standing,
 };
 
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
 use super::app::{Action, App, Event};
 use super::net::NetEvent;
 
@@ -194,4 +197,16 @@ pub fn sends(actions: &[Action]) -> Vec<ClientMessage> {
             _ => None,
         })
         .collect()
+}
+
+/// The app drawn on a `width`×`height` terminal.
+pub fn draw(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
+    terminal
+}
+
+/// The app drawn on an 80×24 terminal, as text.
+pub fn screen(app: &App) -> String {
+    draw(app, 80, 24).backend().to_string()
 }

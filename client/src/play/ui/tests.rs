@@ -7,22 +7,10 @@ use krypto_core::protocol::{
     LeaderboardRow, Metric, Period, PlayerId, RoomPhase, RoomSummary, ServerMessage, Standing,
     VerdictError, VerdictKind,
 };
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
 
 use super::super::app::{App, Event};
 use super::super::net::NetEvent;
 use super::super::testkit::*;
-
-fn draw(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
-    terminal
-}
-
-fn screen(app: &App) -> String {
-    draw(app, 80, 24).backend().to_string()
-}
 
 #[test]
 fn connecting_to_an_unreachable_server() {
