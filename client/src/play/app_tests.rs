@@ -1024,3 +1024,55 @@ fn joining_mid_round_says_at_once_that_we_play_from_the_next_hand() {
     assert_eq!(app.input, "1+2+3+4+5");
     assert_eq!(sends(&app.handle(key(KeyCode::Enter))).len(), 1);
 }
+
+#[test]
+fn the_keys_help_calls_always_work_during_a_round() {
+    let mut app = game();
+    // `l` and `q` are text in a round, as the help says ("Menus")...
+    typed(&mut app, "lq");
+    assert_eq!((app.input.as_str(), app.show_board), ("lq", false));
+    // ...and what it lists under "Always" works here.
+    let always = super::help::KEYS
+        .iter()
+        .find(|(screen, _)| *screen == "Always")
+        .unwrap()
+        .1[0];
+    assert!(
+        always.starts_with("F1 help · F2 board · Ctrl-C quit"),
+        "{always}"
+    );
+    let asked = sends(&app.handle(key(KeyCode::F(2))));
+    assert!(app.show_board);
+    assert!(
+        matches!(asked[..], [ClientMessage::Leaderboard { .. }]),
+        "{asked:?}"
+    );
+    app.handle(key(KeyCode::F(2)));
+    assert!(!app.show_board);
+    app.handle(key(KeyCode::F(1)));
+    assert!(app.help);
+    app.handle(key(KeyCode::Esc));
+    app.handle(Event::Key(KeyEvent::new(
+        KeyCode::Char('c'),
+        KeyModifiers::CONTROL,
+    )));
+    assert_eq!(app.confirm, Some(Confirm::Quit));
+    // The formula survived it all.
+    assert_eq!(app.input, "lq");
+}
+
+#[test]
+fn plain_help_lists_commands_not_the_terminal_uis_keys() {
+    let mut app = lobby();
+    let before = app.feed.len();
+    app.handle(Event::Line("/help".into()));
+    let text = feed(&app)[before..].join("\n");
+    assert!(
+        text.contains("/join CODE") && text.contains("press Enter"),
+        "{text}"
+    );
+    for key in ["F1", "Esc", "Tab", "↑↓", "l board"] {
+        assert!(!text.contains(key), "{key} in {text}");
+    }
+    assert!(!app.help);
+}

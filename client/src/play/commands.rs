@@ -75,8 +75,9 @@ impl App {
         })]
     }
 
-    /// Runs one `/command`. With `ask`, leaving or quitting a match waits
-    /// for a confirmation (the terminal UI); line mode acts at once.
+    /// Runs one `/command`. With `ask` (the terminal UI), leaving or quitting
+    /// a match waits for a confirmation and `/help` opens the overlay; line
+    /// mode acts at once and prints its own help.
     pub(super) fn command(&mut self, line: &str, ask: bool) -> Vec<Action> {
         let body = line.trim().trim_start_matches('/');
         let (cmd, rest) = match body.split_once(char::is_whitespace) {
@@ -87,9 +88,12 @@ impl App {
         match cmd.to_ascii_lowercase().as_str() {
             "quit" | "exit" | "q" if ask => self.ask(Confirm::Quit),
             "quit" | "exit" | "q" => vec![Action::Quit],
-            "help" | "?" => {
+            "help" | "?" if ask => {
                 self.help = true;
-                for l in help::lines() {
+                Vec::new()
+            }
+            "help" | "?" => {
+                for l in help::plain_lines() {
                     self.push(FeedKind::State, l);
                 }
                 Vec::new()

@@ -36,6 +36,16 @@ impl App {
             self.help = !self.help;
             return Vec::new();
         }
+        // The board on every screen, a round too, where `l` is text.
+        if key.code == KeyCode::F(2) {
+            self.help = false;
+            self.show_qr = false;
+            if self.show_board {
+                self.show_board = false;
+                return Vec::new();
+            }
+            return self.open_board();
+        }
         if self.help || self.show_qr {
             // Any key closes an overlay (and is not typed anywhere).
             self.help = false;
@@ -95,14 +105,7 @@ impl App {
                 self.input = "/".to_owned();
                 return Vec::new();
             }
-            KeyCode::Char('l') => {
-                self.show_board = true;
-                let (metric, period) = self
-                    .board
-                    .as_ref()
-                    .map_or((Metric::Rating, Period::All), |b| (b.metric, b.period));
-                return self.ask_board(metric, period);
-            }
+            KeyCode::Char('l') => return self.open_board(),
             _ => {}
         }
         match screen {
@@ -270,6 +273,15 @@ impl App {
             }
             _ => Vec::new(),
         }
+    }
+
+    fn open_board(&mut self) -> Vec<Action> {
+        self.show_board = true;
+        let (metric, period) = self
+            .board
+            .as_ref()
+            .map_or((Metric::Rating, Period::All), |b| (b.metric, b.period));
+        self.ask_board(metric, period)
     }
 
     fn board_key(&mut self, key: KeyEvent) -> Vec<Action> {

@@ -99,10 +99,10 @@ fn footer_hint(app: &App) -> String {
         (InputMode::Chat, _) => "Enter send · Esc cancel · /command works too",
         (InputMode::Command, _) => "Enter run · Esc cancel · /help lists commands",
         (InputMode::Formula, _) if app.no_solution_possible() => {
-            "Enter submit · Tab chat · Esc clear · x is × · /nosolution · F1 help"
+            "Enter submit · Tab chat · x is × · /nosolution · F1 help · F2 board"
         }
         (InputMode::Formula, _) => {
-            "Enter submit · Tab chat · Esc clear · x is × · /leave · F1 help"
+            "Enter submit · Tab chat · Esc clear · x is × · F1 help · F2 board"
         }
         (InputMode::Off, Screen::Connecting) => "q quit",
         (InputMode::Off, Screen::Lobby) => {
