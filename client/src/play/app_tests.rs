@@ -347,7 +347,7 @@ fn match_over_shows_the_podium_until_dismissed() {
     assert!(app
         .feed
         .iter()
-        .any(|l| l.text == "  1. Ann  5 points  rating 20.0 -> 22.5"));
+        .any(|l| l.text == "  1. Ann  5 points  rating 1520 → 1580 (+60)"));
     app.handle(key(KeyCode::Enter));
     assert_eq!(app.screen(), Screen::Room);
 }

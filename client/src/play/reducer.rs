@@ -21,7 +21,10 @@ use super::app::{
 };
 use super::catch_up;
 use super::net::NetEvent;
-use super::wording::{join_cards, kind_words, metric_value, phase_name, plural, refusal, secs};
+use super::wording::{
+    join_cards, kind_words, metric_value, phase_name, plural, rating_change, refusal, secs,
+    UNRATED_WHY,
+};
 
 impl App {
     pub(super) fn net(&mut self, event: NetEvent) -> Vec<Action> {
@@ -455,8 +458,8 @@ impl App {
                 let mut lines = vec![(FeedKind::Event, "match over:".to_owned())];
                 for s in standings {
                     let rating = match (s.rating_before, s.rating_after) {
-                        (Some(b), Some(a)) => format!("  rating {b:.1} -> {a:.1}"),
-                        _ => String::new(),
+                        (Some(b), Some(a)) => format!("  rating {}", rating_change(b, a)),
+                        _ => "  unrated".to_owned(),
                     };
                     lines.push((
                         FeedKind::Event,
@@ -468,6 +471,9 @@ impl App {
                             plural(s.score.unsigned_abs())
                         ),
                     ));
+                }
+                if standings.iter().any(|s| s.rating_after.is_none()) {
+                    lines.push((FeedKind::Event, format!("  ({UNRATED_WHY})")));
                 }
                 lines
             }

@@ -36,9 +36,9 @@ pub(crate) struct PlaceRow {
     pub score: i64,
     /// Final rank.
     pub rank: u32,
-    /// Conservative rating before, if the match rated them.
+    /// Rating before (as shown), if the match rated them.
     pub rating_before: Option<f64>,
-    /// Conservative rating after, if the match rated them.
+    /// Rating after (as shown), if the match rated them.
     pub rating_after: Option<f64>,
     /// When the match finished (UTC ms).
     pub finished_at: i64,
@@ -241,11 +241,17 @@ impl Stats {
         self.add(winner.0, result.at_ms, delta);
     }
 
-    /// A person's match finished: one more played and, if it rated them,
-    /// one more rated match, a win for rank 1 and their rating now, with
-    /// their totals after the batch (`state`).
+    /// A match finished: one more played and, if it rated them, one more
+    /// rated match, a win for rank 1 and their rating now, with their totals
+    /// after the batch (`state`). A bot's profile counts the match too; it
+    /// is never rated, so no board lists it.
     pub fn add_place(&mut self, place: &PlaceRow, state: Option<&RatingState>) {
         if place.bot {
+            let played = StatsDelta {
+                played: 1,
+                ..StatsDelta::default()
+            };
+            self.add(place.player, place.finished_at, played);
             return;
         }
         let rated = place.rating_after.is_some();
@@ -348,7 +354,7 @@ mod tests {
     }
 
     #[test]
-    fn bots_are_never_rated_nor_counted() {
+    fn bots_are_never_rated_nor_on_a_board_but_their_matches_count() {
         let m = end(
             vec![place(1, 1, true), place(2, 2, true), place(3, 3, true)],
             WED,
@@ -378,7 +384,22 @@ mod tests {
             at_ms: WED,
         };
         stats.add_round(&won, &bots);
-        assert!(stats.rows().all(|r| r.player != 2));
+        // The bot's rows say it played, and nothing a board ranks.
+        let bot: Vec<StatsDelta> = stats
+            .rows()
+            .filter(|r| r.player == 2)
+            .map(|r| r.delta)
+            .collect();
+        assert_eq!(bot.len(), 4);
+        for d in bot {
+            assert_eq!(
+                d,
+                StatsDelta {
+                    played: 1,
+                    ..StatsDelta::default()
+                }
+            );
+        }
     }
 
     #[test]

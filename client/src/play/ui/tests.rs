@@ -125,9 +125,9 @@ fn leaderboard() {
         metric: Metric::Rating,
         period: Period::All,
         rows: vec![
-            row(1, "Ben", 24.75, 12),
-            row(2, "Ann", 22.5, 9),
-            row(3, "Cat", 10.0, 30),
+            row(1, "Ben", 1688.0, 12),
+            row(2, "Ann", 1622.0, 9),
+            row(3, "Cat", 1410.0, 30),
         ],
     }));
     insta::assert_snapshot!(screen(&app));
