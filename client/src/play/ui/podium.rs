@@ -142,11 +142,7 @@ fn render_standings(app: &App, standings: &[Standing], area: Rect, buf: &mut Buf
     .block(panel(" Final standings "))
     .render(area, buf);
     // Say what "unrated" means where it shows, on the panel's last line.
-    if standings
-        .iter()
-        .any(|s| s.rating_after.is_none())
-        && area.height > 3
-    {
+    if standings.iter().any(|s| s.rating_after.is_none()) && area.height > 3 {
         let note = Rect {
             x: area.x + 2,
             y: area.y + area.height - 2,
