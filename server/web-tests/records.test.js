@@ -7,7 +7,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, phone } from './harness.js';
+import { startServer, launch, phone, ROOM_SETTINGS } from './harness.js';
 
 let server;
 let browser;
@@ -21,11 +21,6 @@ after(async () => {
   await browser?.close();
   await server?.stop();
 });
-
-const SETTINGS = {
-  variant: 'krypto', rules: 'free', rounds: 3, target_score: null, round_seconds: 90, lockout_seconds: 5,
-  wrong_penalty: 0, deal: 'solvable', difficulty: 'any', max_players: 8, public: false,
-};
 
 const member = (id, name, score, extra = {}) => ({ id, name, score, connected: true, spectator: false, waiting: false, ...extra });
 
@@ -45,7 +40,7 @@ test('medals only for real places, rating changes in whole points, unrated expla
     if (m.type === 'hello') {
       answer({ type: 'welcome', protocol: 1, player_id: 1, name: 'Ada', token: 'secret-1', server_version: '0.1.0', resumed: true, join_urls: [] });
       answer({
-        type: 'room_state', code: 'KXR7P', host: 1, settings: SETTINGS, state: 'finished', locked: false, rounds_total: 3,
+        type: 'room_state', code: 'KXR7P', host: 1, settings: ROOM_SETTINGS, state: 'finished', locked: false, rounds_total: 10,
         players: [member(1, 'Ada', 2), member(2, 'Bob', 0), member(3, 'Ada-easy-bot', 0, { bot: true })],
         recent: [over],
       });

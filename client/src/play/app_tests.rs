@@ -474,8 +474,9 @@ fn resuming_mid_round_restores_the_clock_and_lockout() {
 // Live play as people play it (issue 11)
 // ---------------------------------------------------------------------------
 
-fn won_by_ben(app: &mut App, round: u32) {
-    app.handle(msg(ServerMessage::RoundWon {
+/// Ben won `round` in 4.2 s.
+fn ben_won(round: u32) -> ServerMessage {
+    ServerMessage::RoundWon {
         round,
         winner: BEN,
         formula: Some("1 + 2 + 3 + 4 + 5".into()),
@@ -486,7 +487,11 @@ fn won_by_ben(app: &mut App, round: u32) {
             player: BEN,
             score: 2,
         }],
-    }));
+    }
+}
+
+fn won_by_ben(app: &mut App, round: u32) {
+    app.handle(msg(ben_won(round)));
 }
 
 #[test]
@@ -746,17 +751,7 @@ fn a_resumed_seat_says_so_and_shows_the_hand_and_what_was_missed() {
         retry_in: Duration::from_millis(500),
     }));
     app.handle(welcome(true));
-    let mut snap = snapshot(
-        RoomPhase::Playing,
-        Some(krypto_core::protocol::RoundInfo {
-            number: 4,
-            objective: 15,
-            cards: vec![1, 2, 3, 4, 5],
-            remaining_ms: 30_000,
-            duration_ms: 90_000,
-            locked_out_ms: None,
-        }),
-    );
+    let mut snap = snapshot(RoomPhase::Playing, Some(round_info(4, 30_000)));
     // What the room remembers: the chat and the start we heard, then a
     // round won while we were away.
     snap.recent.push(ServerMessage::MatchStarted {
@@ -934,18 +929,7 @@ fn a_reconnect_replays_only_what_was_missed_and_never_our_own_moves() {
             settings: RoomSettings::default(),
             countdown_ms: 3000,
         },
-        ServerMessage::RoundWon {
-            round: 3,
-            winner: BEN,
-            formula: Some("1 + 2 + 3 + 4 + 5".into()),
-            no_solution: false,
-            elapsed_ms: 4200,
-            points: 1,
-            scores: vec![ScoreEntry {
-                player: BEN,
-                score: 2,
-            }],
-        },
+        ben_won(3),
         ServerMessage::Chat {
             from: BEN,
             name: "Ben".into(),
@@ -990,17 +974,7 @@ fn a_reconnect_replays_only_what_was_missed_and_never_our_own_moves() {
 #[test]
 fn joining_mid_round_says_at_once_that_we_play_from_the_next_hand() {
     let mut app = lobby();
-    let mut snap = snapshot(
-        RoomPhase::Playing,
-        Some(krypto_core::protocol::RoundInfo {
-            number: 2,
-            objective: 15,
-            cards: vec![1, 2, 3, 4, 5],
-            remaining_ms: 60_000,
-            duration_ms: 90_000,
-            locked_out_ms: None,
-        }),
-    );
+    let mut snap = snapshot(RoomPhase::Playing, Some(round_info(2, 60_000)));
     snap.players[0].waiting = true;
     app.handle(msg(ServerMessage::RoomState(snap)));
     // Before a key is pressed, right after the hand.

@@ -65,6 +65,19 @@ pub fn round_started(round: u32) -> Event {
     })
 }
 
+/// Round `number` of 15 from 1 2 3 4 5 (90 s) with `remaining_ms` left, as
+/// a snapshot shows it.
+pub fn round_info(number: u32, remaining_ms: u64) -> RoundInfo {
+    RoundInfo {
+        number,
+        objective: 15,
+        cards: vec![1, 2, 3, 4, 5],
+        remaining_ms,
+        duration_ms: 90_000,
+        locked_out_ms: None,
+    }
+}
+
 /// The text of every feed line.
 pub fn feed(app: &App) -> Vec<String> {
     app.feed.iter().map(|l| l.text.clone()).collect()

@@ -331,6 +331,15 @@ mod tests {
         assert_eq!((idle.rating_before, idle.rating_after), (None, None));
     }
 
+    /// What `stats` adds to `player`'s rows, one per period.
+    fn deltas_of(stats: &Stats, player: i64) -> Vec<StatsDelta> {
+        stats
+            .rows()
+            .filter(|r| r.player == player)
+            .map(|r| r.delta)
+            .collect()
+    }
+
     #[test]
     fn a_farmer_and_an_idle_puppet_make_an_unrated_match() {
         let m = end(vec![place(1, 1, true), place(2, 2, false)], WED);
@@ -342,11 +351,7 @@ mod tests {
             stats.add_place(p, plan.ratings.get(&p.player));
         }
         // Played, but no rated match, no win, no rating.
-        let farmer: Vec<StatsDelta> = stats
-            .rows()
-            .filter(|r| r.player == 1)
-            .map(|r| r.delta)
-            .collect();
+        let farmer = deltas_of(&stats, 1);
         assert_eq!(farmer.len(), 4);
         assert!(farmer
             .iter()
@@ -385,11 +390,7 @@ mod tests {
         };
         stats.add_round(&won, &bots);
         // The bot's rows say it played, and nothing a board ranks.
-        let bot: Vec<StatsDelta> = stats
-            .rows()
-            .filter(|r| r.player == 2)
-            .map(|r| r.delta)
-            .collect();
+        let bot = deltas_of(&stats, 2);
         assert_eq!(bot.len(), 4);
         for d in bot {
             assert_eq!(
