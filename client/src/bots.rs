@@ -190,6 +190,8 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
         let mut plan: Option<Plan> = None;
         let mut last_round = 0u32;
         let mut in_room = false;
+        // When to say "ready" to the host's rematch.
+        let mut ready_at: Option<Instant> = None;
         // When to ask for the room again after it was not there.
         let mut retry_at: Option<Instant> = None;
         let mut waiting_said = false;
@@ -198,7 +200,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
         let mut follow = Follow::default();
         let mut moving = false;
         loop {
-            let wake = [plan.as_ref().map(|p| p.at), retry_at]
+            let wake = [plan.as_ref().map(|p| p.at), retry_at, ready_at]
                 .into_iter()
                 .flatten()
                 .min();
@@ -206,6 +208,10 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                 e = rx.recv() => e,
                 () = sleep_until(wake) => {
                     let now = Instant::now();
+                    if ready_at.is_some_and(|t| t <= now) {
+                        ready_at = None;
+                        net.send(ClientMessage::Ready);
+                    }
                     if retry_at.is_some_and(|t| t <= now) {
                         retry_at = None;
                         net.send(ClientMessage::JoinRoom {
@@ -250,6 +256,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     plan = None;
                     last_round = 0;
                     retry_at = None;
+                    ready_at = None;
                     continue;
                 }
                 NetEvent::Message { envelope, .. } => envelope.message,
@@ -295,6 +302,12 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     waiting_said = false;
                     retry_at = None;
                     settings = s.settings.clone();
+                    // A rematch asked while we were away (or joining).
+                    ready_at = s
+                        .ready_check
+                        .as_ref()
+                        .filter(|c| me.is_some_and(|me| !c.ready.contains(&me)))
+                        .map(|_| Instant::now() + ready_pause(&mut rng, config.pace));
                     if let Some(r) = s.round.filter(|r| {
                         s.state == RoomPhase::Playing
                             && r.remaining_ms > 0
@@ -309,7 +322,15 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                         plan = think(&config, &mut rng, &settings, hand, Instant::now()).await;
                     }
                 }
-                ServerMessage::MatchStarted { settings: s, .. } => settings = s,
+                ServerMessage::MatchStarted { settings: s, .. } => {
+                    settings = s;
+                    ready_at = None;
+                }
+                ServerMessage::ReadyCheck { ready, .. } => {
+                    if me.is_some_and(|me| !ready.contains(&me)) {
+                        ready_at = Some(Instant::now() + ready_pause(&mut rng, config.pace));
+                    }
+                }
                 ServerMessage::RoundStarted {
                     round,
                     objective,
@@ -440,6 +461,12 @@ async fn think(
             then: None,
         },
     })
+}
+
+/// How long a bot takes to say "ready" to a rematch: a person's glance at
+/// the screen, 1 to 3 s, at `pace` percent.
+fn ready_pause(rng: &mut StdRng, pace: u32) -> Duration {
+    scaled(Duration::from_millis(rng.random_range(1000..=3000)), pace)
 }
 
 /// `d` at `pace` percent.

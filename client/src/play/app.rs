@@ -204,6 +204,17 @@ pub struct RoomView {
     pub podium: Option<Vec<Standing>>,
     /// Our last verdict in this round.
     pub verdict: Option<VerdictView>,
+    /// The rematch's ready check, while one is open.
+    pub ready_check: Option<ReadyView>,
+}
+
+/// An open ready check before a rematch, on the client's clock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadyView {
+    /// When the match starts anyway.
+    pub ends_at: Duration,
+    /// Who said they are ready.
+    pub ready: Vec<PlayerId>,
 }
 
 /// A leaderboard as the server sent it.
@@ -427,6 +438,18 @@ impl App {
     /// our answers from the next hand on.
     pub fn sitting_out(&self) -> bool {
         self.live_round().is_some() && self.my_info().is_some_and(|p| p.waiting && !p.spectator)
+    }
+
+    /// Whether a ready check waits for our "ready": we are seated, and have
+    /// not said it yet.
+    pub fn ready_asked(&self) -> bool {
+        let (Some(room), Some(me)) = (&self.room, self.me) else {
+            return false;
+        };
+        room.ready_check
+            .as_ref()
+            .is_some_and(|c| !c.ready.contains(&me))
+            && !self.is_spectator()
     }
 
     /// Whether the room may deal hands without a solution, so that claiming

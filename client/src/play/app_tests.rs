@@ -4,8 +4,9 @@ use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use krypto_core::protocol::{
-    ClientMessage, LeaderboardRow, LeaveReason, Metric, Period, PlayerId, RoomPhase, RoomSettings,
-    RoomSummary, ScoreEntry, ServerMessage, SettingsPatch, VerdictError, VerdictKind,
+    ClientMessage, LeaderboardRow, LeaveReason, Metric, Period, PlayerId, ReadyCheckInfo,
+    RoomPhase, RoomSettings, RoomSummary, ScoreEntry, ServerMessage, SettingsPatch, VerdictError,
+    VerdictKind,
 };
 
 use super::app::{Action, App, Confirm, Conn, Event, InputMode, Screen, SITTING_OUT};
@@ -1011,9 +1012,16 @@ fn the_keys_help_calls_always_work_during_a_round() {
         .find(|(screen, _)| *screen == "Always")
         .unwrap()
         .1[0];
-    assert!(
-        always.starts_with("F1 help · F2 board · Ctrl-C quit"),
-        "{always}"
+    assert_eq!(always, "F1 help · F2 board · Alt-1…6 react · Ctrl-C quit");
+    let reacted = sends(&app.handle(Event::Key(KeyEvent::new(
+        KeyCode::Char('2'),
+        KeyModifiers::ALT,
+    ))));
+    assert_eq!(
+        reacted,
+        [ClientMessage::React {
+            emoji: "🎉".into()
+        }]
     );
     let asked = sends(&app.handle(key(KeyCode::F(2))));
     assert!(app.show_board);
@@ -1049,4 +1057,145 @@ fn plain_help_lists_commands_not_the_terminal_uis_keys() {
         assert!(!text.contains(key), "{key} in {text}");
     }
     assert!(!app.help);
+}
+
+// ---------------------------------------------------------------------------
+// The party: the rematch's ready step and reactions
+// ---------------------------------------------------------------------------
+
+fn ready_check(ready: Vec<PlayerId>) -> Event {
+    msg(ServerMessage::ReadyCheck { ms: 15_000, ready })
+}
+
+#[test]
+fn a_rematch_asks_ready_with_a_key_and_counts_who_is() {
+    let mut app = lobby();
+    // After a match, everyone connected (Cat watches).
+    app.handle(msg(ServerMessage::RoomState(snapshot(
+        RoomPhase::Finished,
+        None,
+    ))));
+    app.handle(msg(ServerMessage::MatchOver {
+        standings: standings(),
+    }));
+    assert_eq!(app.screen(), Screen::Podium);
+    app.handle(ready_check(Vec::new()));
+    assert_eq!(
+        feed(&app).last().unwrap(),
+        "rematch: ready? press r (or /ready); it starts when everyone is ready, or in 15 s"
+    );
+    assert!(app.ready_asked());
+    app.handle(Event::Tick(Duration::from_secs(3)));
+    let drawn = screen(&app);
+    assert!(
+        drawn.contains("Ready? press r · 0/2 ready · starts in 0:12"),
+        "{drawn}"
+    );
+    // Ben is ready first; the roster says so once the podium is closed.
+    app.handle(msg(ServerMessage::PlayerReady { player: BEN }));
+    assert_eq!(feed(&app).last().unwrap(), "Ben is ready");
+    assert_eq!(sends(&app.handle(ch('r'))), [ClientMessage::Ready]);
+    app.handle(msg(ServerMessage::PlayerReady { player: ME }));
+    assert_eq!(feed(&app).last().unwrap(), "you are ready");
+    assert!(!app.ready_asked());
+    app.handle(key(KeyCode::Esc));
+    assert_eq!(app.screen(), Screen::Room);
+    let drawn = screen(&app);
+    assert!(drawn.contains("Ben ✓ ready"), "{drawn}");
+    assert!(drawn.contains("Rematch: 2/2 ready"), "{drawn}");
+    // Asked twice: said why, nothing sent.
+    assert!(sends(&app.handle(Event::Line("/ready".into()))).is_empty());
+    assert!(feed(&app).last().unwrap().contains("ready already"));
+    app.handle(msg(ServerMessage::MatchStarted {
+        rounds_total: 10,
+        settings: RoomSettings::default(),
+        countdown_ms: 3000,
+    }));
+    assert!(app.room.as_ref().unwrap().ready_check.is_none());
+    assert!(!screen(&app).contains("Ready?"));
+}
+
+#[test]
+fn a_ready_check_open_on_arrival_is_asked_and_spectators_are_not_asked() {
+    let mut app = lobby();
+    let mut snap = snapshot(RoomPhase::Finished, None);
+    snap.ready_check = Some(ReadyCheckInfo {
+        ms: 9_000,
+        ready: vec![BEN],
+    });
+    app.handle(msg(ServerMessage::RoomState(snap.clone())));
+    assert!(app.ready_asked());
+    assert!(feed(&app)
+        .last()
+        .unwrap()
+        .starts_with("rematch: ready? press r (or /ready)"));
+    assert_eq!(
+        sends(&app.handle(Event::Line("/ready".into()))),
+        [ClientMessage::Ready]
+    );
+    // Watching: told, never asked.
+    let mut cat = App::new("ws://127.0.0.1:7878/ws", "Cat");
+    cat.handle(msg(ServerMessage::Welcome {
+        protocol: 1,
+        player_id: CAT,
+        name: "Cat".into(),
+        token: "00ff".into(),
+        server_version: "0.1.0".into(),
+        resumed: false,
+        join_urls: Vec::new(),
+    }));
+    cat.handle(msg(ServerMessage::RoomState(snap)));
+    assert!(!cat.ready_asked());
+    cat.handle(ready_check(Vec::new()));
+    assert_eq!(
+        feed(&cat).last().unwrap(),
+        "rematch: it starts when everyone is ready, or in 15 s"
+    );
+    assert!(sends(&cat.handle(ch('r'))).is_empty());
+}
+
+#[test]
+fn reactions_are_sent_by_emoji_or_number_and_shown_in_the_feed() {
+    let mut app = lobby();
+    assert!(sends(&app.handle(Event::Line("/react 🎉".into()))).is_empty());
+    assert!(feed(&app).last().unwrap().contains("need a room"));
+    let mut app = game();
+    let react = |e: &str| {
+        vec![ClientMessage::React {
+            emoji: e.to_owned(),
+        }]
+    };
+    assert_eq!(
+        sends(&app.handle(Event::Line("/react 🔥".into()))),
+        react("🔥")
+    );
+    assert_eq!(
+        sends(&app.handle(Event::Line("/react 2".into()))),
+        react("🎉")
+    );
+    // Never free text, never a number out of the list.
+    for bad in ["/react lol", "/react 7", "/react"] {
+        assert!(
+            sends(&app.handle(Event::Line(bad.into()))).is_empty(),
+            "{bad}"
+        );
+        assert_eq!(
+            feed(&app).last().unwrap(),
+            "react with one of: 1 👏  2 🎉  3 😮  4 😂  5 🔥  6 🤯"
+        );
+    }
+    app.handle(msg(ServerMessage::Reaction {
+        player: BEN,
+        name: "Ben".into(),
+        emoji: "😮".into(),
+    }));
+    assert_eq!(feed(&app).last().unwrap(), "Ben 😮");
+    app.handle(msg(ServerMessage::Reaction {
+        player: ME,
+        name: "Ann".into(),
+        emoji: "👏".into(),
+    }));
+    assert_eq!(feed(&app).last().unwrap(), "you 👏");
+    // The formula being typed is untouched.
+    assert_eq!(app.mode, InputMode::Formula);
 }

@@ -7,7 +7,7 @@
 //! is sent.
 
 use krypto_core::formula::{self, ErrorKind};
-use krypto_core::protocol::{ClientMessage, Metric, Period, PlayerId, MAX_CHAT_LEN};
+use krypto_core::protocol::{ClientMessage, Metric, Period, PlayerId, MAX_CHAT_LEN, REACTIONS};
 use krypto_core::settings::{Field, SettingsPatch};
 
 use super::app::{Action, App, Confirm, FeedKind, SITTING_OUT};
@@ -138,6 +138,8 @@ impl App {
                 }
             },
             "chat" | "say" => self.chat(rest),
+            "react" => self.react(rest),
+            "ready" => self.ready(),
             "nosolution" | "no-solution" | "none" => {
                 if self.room.is_some() && !self.no_solution_possible() {
                     self.error(
@@ -193,6 +195,54 @@ impl App {
                 Vec::new()
             }
         }
+    }
+
+    /// A reaction: one of the room's emoji, by itself or by its number
+    /// (`/react 2` is the second); with nothing, the list.
+    pub(super) fn react(&mut self, what: &str) -> Vec<Action> {
+        let list = || {
+            REACTIONS
+                .iter()
+                .enumerate()
+                .map(|(i, e)| format!("{} {e}", i + 1))
+                .collect::<Vec<_>>()
+                .join("  ")
+        };
+        if self.room.is_none() {
+            self.error("reactions need a room: /create or /join CODE first");
+            return Vec::new();
+        }
+        let by_number = what
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|i| REACTIONS.get(i));
+        let emoji = by_number.or_else(|| REACTIONS.iter().find(|e| **e == what));
+        match emoji {
+            Some(e) => vec![Action::Send(ClientMessage::React {
+                emoji: (*e).to_owned(),
+            })],
+            None => {
+                self.error(format!("react with one of: {}", list()));
+                Vec::new()
+            }
+        }
+    }
+
+    /// "Ready" for the rematch the host asked for.
+    pub(super) fn ready(&mut self) -> Vec<Action> {
+        if self.ready_asked() {
+            return vec![Action::Send(ClientMessage::Ready)];
+        }
+        let open = self.room.as_ref().is_some_and(|r| r.ready_check.is_some());
+        if open && self.is_spectator() {
+            self.error("spectators watch the rematch: only players say they are ready");
+        } else if open {
+            self.error("you are ready already; the match starts soon");
+        } else {
+            self.error("nobody asked: the host starts a rematch with /start");
+        }
+        Vec::new()
     }
 
     pub(super) fn chat(&mut self, text: &str) -> Vec<Action> {

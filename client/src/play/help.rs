@@ -39,7 +39,7 @@ pub const KEYS: [(&str, &[&str]); 7] = [
     (
         "Room",
         &[
-            "c chat · x leave · host: s start · o lock",
+            "c chat · x leave · r ready · host: s start · o lock",
             "↑↓ pick a setting · ←→ change it",
         ],
     ),
@@ -50,23 +50,20 @@ pub const KEYS: [(&str, &[&str]); 7] = [
             "Tab chat · /command Enter · letters go to the formula",
         ],
     ),
-    (
-        "Podium",
-        &["s rematch (host) · Enter or Esc back to the room"],
-    ),
+    ("Podium", &["s rematch (host) · r ready · Enter/Esc back"]),
     ("Board", &["m metric · p period · r refresh · Esc close"]),
     ("Menus", &["? help · l board · / command · q quit"]),
     (
         "Always",
-        &["F1 help · F2 board · Ctrl-C quit (a match asks first)"],
+        &["F1 help · F2 board · Alt-1…6 react · Ctrl-C quit"],
     ),
 ];
 
 /// The `/commands`.
 pub const COMMANDS: [&str; 5] = [
     "/create [public] · /join CODE · /spectate CODE · /rooms",
-    "/start · /set key=value · /lock · /unlock · /leave",
-    "/kick NAME · /host NAME · /chat TEXT · /quit",
+    "/start · /set key=value · /lock · /unlock · /leave · /quit",
+    "/kick NAME · /host NAME · /chat TEXT · /react 🎉 · /ready",
     "/nosolution (rooms that deal any hand, not only solvable)",
     "/leaderboard [rating|wins|rounds|fastest] [day|week|...]",
 ];

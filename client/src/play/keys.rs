@@ -36,6 +36,14 @@ impl App {
             self.help = !self.help;
             return Vec::new();
         }
+        // A reaction on every screen, a round too: Alt-1 to Alt-6.
+        if let (true, KeyCode::Char(c @ '1'..='6')) =
+            (key.modifiers.contains(KeyModifiers::ALT), key.code)
+        {
+            if self.room.is_some() {
+                return self.react(&c.to_string());
+            }
+        }
         // The board on every screen, a round too, where `l` is text.
         if key.code == KeyCode::F(2) {
             self.help = false;
@@ -145,6 +153,7 @@ impl App {
                 _ => Vec::new(),
             },
             Screen::Room | Screen::Podium => match key.code {
+                KeyCode::Char('r') => self.ready(),
                 KeyCode::Esc | KeyCode::Enter if screen == Screen::Podium => {
                     if let Some(r) = &mut self.room {
                         r.podium = None;

@@ -16,8 +16,8 @@ use krypto_core::protocol::{
 use krypto_client::redirect;
 
 use super::app::{
-    Action, App, Board, CatchUp, Conn, FeedKind, InputMode, Move, RoomView, RoundView, VerdictView,
-    SITTING_OUT,
+    Action, App, Board, CatchUp, Conn, FeedKind, InputMode, Move, ReadyView, RoomView, RoundView,
+    VerdictView, SITTING_OUT,
 };
 use super::catch_up;
 use super::net::NetEvent;
@@ -165,6 +165,7 @@ impl App {
                     r.podium = None;
                     r.round = None;
                     r.verdict = None;
+                    r.ready_check = None;
                     r.snapshot.rounds_total = rounds_total;
                     r.snapshot.settings = settings;
                     r.snapshot.state = RoomPhase::Countdown;
@@ -258,11 +259,22 @@ impl App {
                     self.input.clear();
                 }
             }
-            ServerMessage::Chat { .. }
-            | ServerMessage::Pong
-            | ServerMessage::Reaction { .. }
-            | ServerMessage::ReadyCheck { .. }
-            | ServerMessage::PlayerReady { .. } => {}
+            ServerMessage::Chat { .. } | ServerMessage::Pong | ServerMessage::Reaction { .. } => {}
+            ServerMessage::ReadyCheck { ms, ready } => {
+                if let Some(r) = &mut self.room {
+                    r.ready_check = Some(ReadyView {
+                        ends_at: self.now + Duration::from_millis(ms),
+                        ready,
+                    });
+                }
+            }
+            ServerMessage::PlayerReady { player } => {
+                if let Some(c) = self.room.as_mut().and_then(|r| r.ready_check.as_mut()) {
+                    if !c.ready.contains(&player) {
+                        c.ready.push(player);
+                    }
+                }
+            }
             ServerMessage::Redirect { url, code } => actions.extend(self.redirected(&url, code)),
             ServerMessage::PlayerJoined {
                 player,
@@ -484,16 +496,33 @@ impl App {
             ServerMessage::Chat { name, text, .. } => {
                 one(FeedKind::Chat, format!("[chat] {name}: {text}"))
             }
-            ServerMessage::Reaction { name, emoji, .. } => {
-                one(FeedKind::Chat, format!("{name} {emoji}"))
+            ServerMessage::Reaction {
+                player,
+                name,
+                emoji,
+            } => {
+                let who = if Some(*player) == self.me {
+                    "you"
+                } else {
+                    name
+                };
+                one(FeedKind::Chat, format!("{who} {emoji}"))
             }
-            ServerMessage::ReadyCheck { ms, .. } => one(
-                FeedKind::State,
-                format!(
-                    "rematch: it starts when everyone is ready, or in {} s",
+            ServerMessage::ReadyCheck { ms, .. } => {
+                let when = format!(
+                    "it starts when everyone is ready, or in {} s",
                     ms.div_ceil(1000)
-                ),
-            ),
+                );
+                let text = if self.is_spectator() {
+                    format!("rematch: {when}")
+                } else {
+                    format!("rematch: ready? press r (or /ready); {when}")
+                };
+                one(FeedKind::Event, text)
+            }
+            ServerMessage::PlayerReady { player } if Some(*player) == self.me => {
+                one(FeedKind::Event, "you are ready".to_owned())
+            }
             ServerMessage::PlayerReady { player } => one(
                 FeedKind::Event,
                 format!("{} is ready", self.name_of(*player)),
@@ -662,7 +691,12 @@ impl App {
             .and_then(|p| p.verdict.clone());
         let recent = snapshot.recent.clone();
         self.heard.enter(&snapshot.code);
+        let ready_check = snapshot.ready_check.as_ref().map(|c| ReadyView {
+            ends_at: now + Duration::from_millis(c.ms),
+            ready: c.ready.clone(),
+        });
         self.room = Some(RoomView {
+            ready_check,
             next_at: snapshot.next_ms.map(|ms| now + Duration::from_millis(ms)),
             snapshot,
             round,
@@ -707,6 +741,18 @@ impl App {
         }
         for (kind, text) in lines {
             self.push(kind, text);
+        }
+        // A ready check we have not answered: ask now, as it was asked.
+        if let Some(check) = self.room.as_ref().and_then(|r| r.ready_check.clone()) {
+            if self.ready_asked() {
+                let asked = ServerMessage::ReadyCheck {
+                    ms: self.left(check.ends_at).as_millis() as u64,
+                    ready: check.ready,
+                };
+                for (kind, text) in self.describe(&asked) {
+                    self.push(kind, text);
+                }
+            }
         }
         let Some(round) = self.live_round() else {
             return;
