@@ -1088,7 +1088,7 @@ fn a_rematch_asks_ready_with_a_key_and_counts_who_is() {
     app.handle(Event::Tick(Duration::from_secs(3)));
     let drawn = screen(&app);
     assert!(
-        drawn.contains("Ready? press r · 0/2 ready · starts in 0:12"),
+        drawn.contains("Ready? press r · 0/2 ready · starts in 0:12 · s starts it now"),
         "{drawn}"
     );
     // Ben is ready first; the roster says so once the podium is closed.
@@ -1103,6 +1103,8 @@ fn a_rematch_asks_ready_with_a_key_and_counts_who_is() {
     let drawn = screen(&app);
     assert!(drawn.contains("Ben ✓ ready"), "{drawn}");
     assert!(drawn.contains("Rematch: 2/2 ready"), "{drawn}");
+    // The host may start it at once.
+    assert_eq!(sends(&app.handle(ch('s'))), [ClientMessage::Start]);
     // Asked twice: said why, nothing sent.
     assert!(sends(&app.handle(Event::Line("/ready".into()))).is_empty());
     assert!(feed(&app).last().unwrap().contains("ready already"));

@@ -242,7 +242,10 @@ fn render_ready_prompt(app: &App, area: Rect, buf: &mut Buffer) {
         .filter(|p| !p.spectator && p.connected)
         .count();
     let left = clock(app.left(check.ends_at));
-    let count = format!("{}/{seated} ready · starts in {left}", check.ready.len());
+    let mut count = format!("{}/{seated} ready · starts in {left}", check.ready.len());
+    if app.is_host() {
+        count.push_str(" · s starts it now");
+    }
     let line = if app.ready_asked() {
         Line::from(vec![
             Span::styled("Ready? press r", Style::new().fg(ACCENT).bold()),
