@@ -61,7 +61,7 @@ test('medals only for real places, rating changes in whole points, unrated expla
   assert.deepEqual(page.problems, []);
 });
 
-test('a provisional rating reads 1560? ± 402, unrated is explained, and the way back is there', async () => {
+test('a provisional rating reads 1560? with its ± 402, unrated is explained, and the way back is there', async () => {
   const page = await phone(browser);
   await page.route(/\/api\/players\/Eli$/, (r) => r.fulfill({
     contentType: 'application/json',
@@ -75,8 +75,8 @@ test('a provisional rating reads 1560? ± 402, unrated is explained, and the way
     }),
   }));
   await page.goto(`${server.base}/p/Eli`);
-  await page.getByText('1560? ± 402').waitFor();
-  await page.getByText('Provisional (?) until 3 rated matches against 3 different people.').waitFor();
+  await page.getByText('1560?', { exact: true }).waitFor();
+  await page.getByText('± 402 · Provisional (?) until 3 rated matches against 3 different people.').waitFor();
   await page.getByRole('cell', { name: '1500 → 1560 (+60)' }).waitFor();
   await page.getByText('Unrated: a match rates the people (not bots) who answered, when two or more did.').waitFor();
   const back = page.getByRole('link', { name: '← Back to the game' });

@@ -27,12 +27,13 @@ export async function show(root, name) {
     const ratingNote = p.rating === null ? `Unrated: ${UNRATED_WHY.toLowerCase()}`
       : provisional ? `Provisional (?) until ${p.min_rated_matches ?? 'a few'} rated matches against ${p.min_opponents ?? 'a few'} different people.`
         : null;
-    const deviation = typeof p.rating_deviation === 'number' ? ` ± ${Math.round(p.rating_deviation)}` : '';
+    const deviation = typeof p.rating_deviation === 'number' ? `± ${Math.round(p.rating_deviation)}` : null;
     const unratedRows = p.recent_matches.some((m) => m.rating_after === null);
     fill(body,
       h('section', { class: 'card-panel' },
         h('dl', { class: 'stats' },
-          stat('Rating', p.rating === null ? 'unrated' : `${ratingText(p.rating, provisional)}${deviation}`, ratingNote),
+          stat('Rating', p.rating === null ? 'unrated' : ratingText(p.rating, provisional),
+            [p.rating === null ? null : deviation, ratingNote].filter(Boolean).join(' · ')),
           stat('Matches', String(p.matches)),
           stat('Rated matches', String(p.rated_matches)),
           stat('Matches won', String(p.wins)),
