@@ -866,11 +866,35 @@ fn a_repeated_connection_failure_is_told_once() {
 fn a_restarted_client_whose_seat_was_kept_says_so() {
     let mut app = App::new("ws://127.0.0.1:7878/ws", "Ann");
     app.handle(welcome(true));
-    app.handle(msg(ServerMessage::RoomState(snapshot(
-        RoomPhase::Lobby,
-        None,
-    ))));
+    let mut snap = snapshot(RoomPhase::Finished, None);
+    // The match before the last one is old news to a restarted client.
+    snap.recent = vec![
+        ben_won(1),
+        ServerMessage::MatchOver {
+            standings: standings(),
+        },
+        ServerMessage::Chat {
+            from: BEN,
+            name: "Ben".into(),
+            text: "good luck!".into(),
+        },
+    ];
+    snap.recent.insert(0, snap.recent[1].clone());
+    app.handle(msg(ServerMessage::RoomState(snap)));
     let lines = feed(&app);
+    assert_eq!(
+        lines.iter().filter(|l| *l == "match over:").count(),
+        1,
+        "{lines:#?}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.contains("won by Ben")),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.iter().any(|l| l == "[chat] Ben: good luck!"),
+        "{lines:#?}"
+    );
     assert!(
         lines
             .iter()

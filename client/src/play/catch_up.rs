@@ -5,7 +5,8 @@
 //! for someone who never left and our own "you left the room". So the
 //! client keeps the room events it heard live ([`Heard`]) and replays only
 //! what comes after them; a fresh join replays only the part of the room's
-//! story that is still going on (this match, or since the last one ended).
+//! story that is still going on (this match, or the last one's standings
+//! and what followed).
 
 use krypto_core::protocol::{PlayerId, ServerMessage};
 
@@ -64,7 +65,8 @@ fn is_story(message: &ServerMessage) -> bool {
 /// - Only what follows the last events we heard (all of it when none of
 ///   them is among `recent`: more happened than it holds).
 /// - On a fresh join (`joined`), only this match's events when one is on
-///   (`in_match`), else only what followed the last match's end.
+///   (`in_match`), else the last match's end (its standings) and what
+///   followed it.
 /// - Never our own arrivals and departures: we know we are here.
 pub fn to_replay<'a>(
     recent: &'a [ServerMessage],
@@ -83,11 +85,7 @@ pub fn to_replay<'a>(
                 matches!(m, ServerMessage::MatchOver { .. })
             }
         });
-        let segment = match (boundary, in_match) {
-            (Some(i), true) => i,
-            (Some(i), false) => i + 1,
-            (None, _) => 0,
-        };
+        let segment = boundary.unwrap_or(0);
         from = from.max(segment);
     }
     story[from..]
@@ -235,11 +233,11 @@ mod tests {
     }
 
     #[test]
-    fn a_join_replays_this_match_or_what_followed_the_last_one() {
+    fn a_join_replays_this_match_or_the_last_ones_end_and_what_followed() {
         let recent = [chat("old"), started(), chat("m1"), over(), chat("after")];
         assert_eq!(
             texts(to_replay(&recent, &[], Some(ME), true, false)),
-            ["after"]
+            ["over", "after"]
         );
         let recent = [started(), chat("m1"), over(), started(), chat("m2")];
         assert_eq!(

@@ -728,13 +728,11 @@ impl App {
     /// After a join or a resume: what happened in the room (its `recent`
     /// events) and the hand on the table now.
     fn replay(&mut self, why: CatchUp, recent: &[ServerMessage]) {
-        let missed = catch_up::to_replay(
-            recent,
-            &self.heard.events,
-            self.me,
-            why == CatchUp::Joined,
-            self.in_match(),
-        );
+        // A client started again has heard nothing: like a join, it gets
+        // only the part of the story still going on.
+        let fresh = why == CatchUp::Joined || self.heard.events.is_empty();
+        let missed =
+            catch_up::to_replay(recent, &self.heard.events, self.me, fresh, self.in_match());
         let lines: Vec<(FeedKind, String)> = missed.iter().flat_map(|m| self.describe(m)).collect();
         if why == CatchUp::Resumed && !lines.is_empty() {
             self.push(FeedKind::Event, "while you were away:");
