@@ -326,10 +326,10 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     settings = s;
                     ready_at = None;
                 }
-                ServerMessage::ReadyCheck { ready, .. } => {
-                    if me.is_some_and(|me| !ready.contains(&me)) {
-                        ready_at = Some(Instant::now() + ready_pause(&mut rng, config.pace));
-                    }
+                ServerMessage::ReadyCheck { ready, .. }
+                    if me.is_some_and(|me| !ready.contains(&me)) =>
+                {
+                    ready_at = Some(Instant::now() + ready_pause(&mut rng, config.pace));
                 }
                 ServerMessage::RoundStarted {
                     round,
