@@ -1225,3 +1225,20 @@ fn reactions_are_sent_by_emoji_or_number_and_shown_in_the_feed() {
     // The formula being typed is untouched.
     assert_eq!(app.mode, InputMode::Formula);
 }
+
+#[test]
+fn a_match_nobody_scored_in_has_no_podium() {
+    let mut app = room();
+    let mut nobody = standings();
+    for s in &mut nobody {
+        s.score = 0;
+        s.rank = 1;
+    }
+    app.handle(msg(ServerMessage::MatchOver { standings: nobody }));
+    let drawn = screen(&app);
+    assert!(
+        drawn.contains("Nobody scored a point: no podium this time."),
+        "{drawn}"
+    );
+    assert!(!drawn.contains("0 pt"), "{drawn}");
+}

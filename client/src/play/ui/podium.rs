@@ -26,6 +26,17 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     // Only real places stand on it: a player without a point gets no step.
     let placed: Vec<Standing> = standings.iter().filter(|s| on_podium(s)).cloned().collect();
     let steps = steps(&placed);
+    if steps.is_empty() {
+        let line = Line::styled("Nobody scored a point: no podium this time.", DIM);
+        let middle = Rect {
+            y: stage.y + stage.height / 2,
+            height: 1.min(stage.height),
+            ..stage
+        };
+        Paragraph::new(line)
+            .alignment(Alignment::Center)
+            .render(middle, buf);
+    }
     // Second, first, third from left to right, as on a real podium.
     let order = [1usize, 0, 2];
     let heights = [6u16, 8, 4];
