@@ -158,6 +158,7 @@ impl Session {
         let hello = identity::hello(
             &self.shared.db,
             &self.shared.recorder,
+            &self.shared.known_players,
             protocol,
             name.as_deref(),
             token.as_deref(),

@@ -37,6 +37,10 @@ use self::scores::{Applied, NewPlayer, Write};
 
 pub(crate) use self::postgres::directory;
 
+/// Longest wait for a pooled connection: a read during an outage fails
+/// after this.
+const POOL_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// Why the database failed.
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
@@ -53,6 +57,75 @@ pub enum DbError {
     /// input): the write is refused rather than recorded wrong.
     #[error("database invariant broken: {0}")]
     Invariant(&'static str),
+}
+
+impl DbError {
+    /// Whether the database could not be reached or could not take the
+    /// write *now* — a lost connection, a restarting or read-only server,
+    /// a lock held by another process, a full disk — rather than refusing
+    /// the write itself: the same write may succeed later, so it is kept
+    /// and retried, never dropped.
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            DbError::Sqlx(e) => sqlx_unavailable(e),
+            DbError::Migrate(sqlx::migrate::MigrateError::Execute(e)) => sqlx_unavailable(e),
+            DbError::Migrate(_) | DbError::UnsupportedUrl(_) | DbError::Invariant(_) => false,
+        }
+    }
+}
+
+/// See [`DbError::is_unavailable`].
+fn sqlx_unavailable(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(db) => {
+            if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
+                db.code().is_some_and(|code| sqlite_unavailable(&code))
+            } else if let Some(e) = db.try_downcast_ref::<sqlx::postgres::PgDatabaseError>() {
+                postgres_unavailable(e.code())
+            } else {
+                false
+            }
+        }
+        _ => false,
+    }
+}
+
+/// SQLite's primary result codes that mean "not now": BUSY (5), LOCKED
+/// (6), READONLY (8), IOERR (10), FULL (13), CANTOPEN (14), PROTOCOL (15).
+/// sqlx reports the extended code, whose low byte is the primary one.
+fn sqlite_unavailable(code: &str) -> bool {
+    code.parse::<i32>()
+        .is_ok_and(|code| matches!(code & 0xff, 5 | 6 | 8 | 10 | 13 | 14 | 15))
+}
+
+/// PostgreSQL's SQLSTATEs that mean "not now": classes 08 (connection), 53
+/// (insufficient resources: disk full, out of memory, too many
+/// connections) and 57P (shutting down, not yet accepting), a
+/// serialization failure or deadlock (40001, 40P01: retried by design) and
+/// a read-only server (25006: a standby during a failover).
+fn postgres_unavailable(code: &str) -> bool {
+    code.starts_with("08")
+        || code.starts_with("53")
+        || code.starts_with("57P")
+        || matches!(code, "40001" | "40P01" | "25006")
+}
+
+/// `url` without its password, for the log.
+fn redacted(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            // Only URLs that cannot have a password refuse one.
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        _ => url.to_owned(),
+    }
 }
 
 /// A stored player.
@@ -134,6 +207,35 @@ impl Db {
             Backend::Sqlite => Ok(Db::Sqlite(sqlite::Store::open(url).await?)),
             Backend::Postgres => Ok(Db::Postgres(postgres::Store::open(url).await?)),
         }
+    }
+
+    /// Opens the database at `url` like [`Db::open`], waiting for it while
+    /// it is unreachable (a database container still starting, a server
+    /// restarting): retried with backoff for up to `wait`, logging each
+    /// time. Any other failure, or the last one, is returned.
+    pub async fn open_waiting(url: &str, wait: std::time::Duration) -> Result<Db, DbError> {
+        let deadline = tokio::time::Instant::now() + wait;
+        let mut backoff = crate::backoff::Backoff::default();
+        loop {
+            match Db::open(url).await {
+                Ok(db) => return Ok(db),
+                Err(e) if e.is_unavailable() => {
+                    let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+                    if left.is_zero() {
+                        return Err(e);
+                    }
+                    tracing::warn!(error = %e, "waiting for the database at {}", redacted(url));
+                    tokio::time::sleep(backoff.next_wait().min(left)).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Whether the database answers a trivial query now.
+    pub async fn ping(&self) -> Result<(), DbError> {
+        on_store!(self, s => sqlx::query("SELECT 1").execute(&s.pool).await.map(|_| ())?);
+        Ok(())
     }
 
     /// The PostgreSQL pool, for the cluster's directory; `None` on SQLite

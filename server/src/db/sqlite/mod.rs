@@ -12,7 +12,7 @@ use sqlx::{ConnectOptions, Sqlite, SqliteConnection, SqlitePool};
 
 use super::batch;
 use super::scores::{Applied, Write};
-use super::DbError;
+use super::{DbError, POOL_WAIT};
 
 /// A SQLite database: a pool for reads (and the few direct writes) and the
 /// options to open the recorder's own connection.
@@ -45,6 +45,10 @@ impl Store {
             .pragma("wal_autocheckpoint", "16384");
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
+            // A query waits this long for a connection while the database
+            // is away, then fails (and its caller says so) instead of
+            // hanging for the default 30 s.
+            .acquire_timeout(POOL_WAIT)
             .connect_with(options.clone())
             .await?;
         sqlx::migrate!("../migrations/sqlite").run(&pool).await?;
