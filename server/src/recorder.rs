@@ -56,6 +56,10 @@ const QUEUE: usize = 8192;
 /// Most requests in one transaction, so one commit cannot grow without end.
 const MAX_BATCH: usize = 2048;
 
+/// Longest wait for a new connection to the database (an unreachable host
+/// may never refuse): the recorder journals meanwhile.
+const CONNECT_WAIT: Duration = Duration::from_secs(3);
+
 /// Why something was not recorded.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum RecordError {
@@ -425,7 +429,9 @@ impl Task {
     /// The recorder's connection, opened again if it was lost.
     async fn connect(&mut self) -> Result<&mut Writer, DbError> {
         if self.writer.is_none() {
-            let writer = self.db.writer().await?;
+            let writer = tokio::time::timeout(CONNECT_WAIT, self.db.writer())
+                .await
+                .map_err(|_| DbError::Timeout(CONNECT_WAIT))??;
             self.state.reconnects.fetch_add(1, Ordering::Relaxed);
             self.writer = Some(writer);
         }

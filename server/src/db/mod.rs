@@ -53,6 +53,9 @@ pub enum DbError {
     /// The URL names no database this server speaks.
     #[error("unsupported database URL {0:?}: use sqlite://… or postgres://…")]
     UnsupportedUrl(String),
+    /// The database did not answer in time.
+    #[error("database: no answer within {0:?}")]
+    Timeout(std::time::Duration),
     /// The database answered something the code rules out (a bug, not bad
     /// input): the write is refused rather than recorded wrong.
     #[error("database invariant broken: {0}")]
@@ -68,6 +71,7 @@ impl DbError {
     pub fn is_unavailable(&self) -> bool {
         match self {
             DbError::Sqlx(e) => sqlx_unavailable(e),
+            DbError::Timeout(_) => true,
             DbError::Migrate(sqlx::migrate::MigrateError::Execute(e)) => sqlx_unavailable(e),
             DbError::Migrate(_) | DbError::UnsupportedUrl(_) | DbError::Invariant(_) => false,
         }

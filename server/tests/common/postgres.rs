@@ -19,6 +19,11 @@ use sqlx::{Connection, PgConnection};
 
 const BIN: &str = "/usr/lib/postgresql/15/bin";
 
+/// The directory of PostgreSQL's programs (`initdb`, `pg_ctl`).
+pub fn bin_dir() -> PathBuf {
+    PathBuf::from(BIN)
+}
+
 /// Where to create test databases: a URL with `{db}` where the database's
 /// name goes.
 struct Admin {

@@ -55,9 +55,17 @@ impl Store {
         Ok(Store { pool, options })
     }
 
-    /// A connection of its own, for the recorder.
+    /// A connection of its own, for the recorder. It waits for another
+    /// writer's lock for 1 s, not 5: a lock held longer (a backup tool, a
+    /// shell with an open transaction) sends the recorder's writes to its
+    /// journal instead of stalling every room behind it.
     pub(crate) async fn connect(&self) -> Result<SqliteConnection, DbError> {
-        Ok(self.options.connect().await?)
+        Ok(self
+            .options
+            .clone()
+            .busy_timeout(Duration::from_secs(1))
+            .connect()
+            .await?)
     }
 
     /// Applies `writes` in a transaction of their own.
