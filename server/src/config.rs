@@ -201,8 +201,8 @@ impl Default for Config {
             node_timeout: Duration::from_secs(15),
             database_wait: Duration::from_secs(60),
             journal: None,
-            journal_max_bytes: 256 * 1024 * 1024,
-            journal_max_age: Duration::from_secs(24 * 60 * 60),
+            journal_max_bytes: crate::recorder::JOURNAL_MAX_BYTES,
+            journal_max_age: crate::recorder::JOURNAL_MAX_AGE,
         }
     }
 }

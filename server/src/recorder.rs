@@ -101,6 +101,24 @@ pub struct JournalOptions {
     pub max_age: Duration,
 }
 
+impl JournalOptions {
+    /// A journal at `path` with the default bounds.
+    pub fn at(path: PathBuf) -> JournalOptions {
+        JournalOptions {
+            path,
+            max_bytes: JOURNAL_MAX_BYTES,
+            max_age: JOURNAL_MAX_AGE,
+        }
+    }
+}
+
+/// The journal's default size bound: some hours of a busy server's results.
+pub const JOURNAL_MAX_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The journal's default age bound: a database away for a day needs a
+/// person, not more journal.
+pub const JOURNAL_MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
+
 type Reply = oneshot::Sender<Result<Vec<Applied>, RecordError>>;
 
 #[derive(Debug)]
