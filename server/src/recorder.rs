@@ -328,7 +328,15 @@ impl Task {
     /// requests; waits (retrying both) while neither is possible.
     async fn record(&mut self, mut batch: Batch) {
         if !self.down {
-            match self.commit(&batch).await {
+            let mut tried = self.commit(&batch).await;
+            if let Err(e) = &tried {
+                // A connection kept while the database restarted fails on
+                // its first use; a new one may simply work.
+                if e.is_connection_lost() {
+                    tried = self.commit(&batch).await;
+                }
+            }
+            match tried {
                 Ok(answers) => {
                     answer(batch, answers);
                     return;
@@ -541,8 +549,9 @@ impl Task {
             .journal
             .oldest_ms()
             .map(|oldest| Duration::from_millis(u64::try_from(now_ms() - oldest).unwrap_or(0)));
-        let full = self.journal.bytes() >= self.options.max_bytes
-            || age.is_some_and(|age| age >= self.options.max_age);
+        let full = self.journal.records() > 0
+            && (self.journal.bytes() >= self.options.max_bytes
+                || age.is_some_and(|age| age >= self.options.max_age));
         if full && !self.state.journal_full.swap(true, Ordering::Relaxed) {
             tracing::error!(
                 bytes = self.journal.bytes(),

@@ -66,12 +66,15 @@ impl Outage {
     /// second before its win goes to the journal, and that second must not
     /// be a whole round of room time.
     fn serve(&self) -> Process {
+        self.serve_with(&[])
+    }
+
+    /// The same, with more arguments.
+    fn serve_with(&self, args: &[&str]) -> Process {
         let journal = self.journal.display().to_string();
-        Process::start_at(
-            free_addr(),
-            &self.url,
-            &["--journal", &journal, "--room-time-scale", "10"],
-        )
+        let mut all = vec!["--journal", &journal, "--room-time-scale", "10"];
+        all.extend_from_slice(args);
+        Process::start_at(free_addr(), &self.url, &all)
     }
 
     /// Takes the database away.
@@ -118,6 +121,11 @@ impl Outage {
 
 /// Ann and Ben in a started match of ten rounds on `server`.
 async fn a_match(server: &Process) -> (Client, Client) {
+    a_match_of(server, 10).await
+}
+
+/// Ann and Ben in a started match of `rounds` rounds on `server`.
+async fn a_match_of(server: &Process, rounds: u32) -> (Client, Client) {
     let (mut ann, _) = server
         .player(json!({"type": "hello", "protocol": 1, "name": "Ann"}))
         .await;
@@ -125,7 +133,9 @@ async fn a_match(server: &Process) -> (Client, Client) {
         .player(json!({"type": "hello", "protocol": 1, "name": "Ben"}))
         .await;
     let state = ann
-        .request(json!({"type": "create_room", "settings": {"rounds": 10, "round_seconds": 60}}))
+        .request(
+            json!({"type": "create_room", "settings": {"rounds": rounds, "round_seconds": 60}}),
+        )
         .await;
     let code = state["code"].as_str().unwrap().to_owned();
     ben.request(json!({"type": "join_room", "code": code}))
@@ -259,6 +269,78 @@ on_both! {
         ready_again(&server).await;
         assert_eq!(outage.recorded().await, announced);
         assert!(!outage.journal.exists());
+    }
+
+    /// A journal at its bound (here: anything in it) refuses new matches,
+    /// clearly, and lets the match in play finish; both come back with the
+    /// database.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_full_journal_refuses_new_matches_and_finishes_the_one_in_play() {
+        let mut outage = Outage::new().await;
+        let server = outage.serve_with(&["--journal-max-mb", "0"]);
+        let (mut ann, mut ben) = a_match_of(&server, 2).await;
+        let mut announced = vec![win(&mut ann, &mut ben, 1).await];
+        outage.begin().await;
+        announced.push(win(&mut ann, &mut ben, 2).await);
+        let over = ann.recv_type("match_over").await;
+        assert_eq!(over["standings"][0]["score"], 1, "{over}");
+        let (code, body) = readyz(&server).await;
+        assert_eq!((code, &body["journal_full"]), (503, &json!(true)), "{body}");
+        let refused = ann.request(json!({"type": "start"})).await;
+        assert_eq!(refused["type"], "error", "{refused}");
+        assert_eq!(
+            refused["message"],
+            "the server cannot start new matches until its database is back; the match in play goes on"
+        );
+
+        outage.end().await;
+        let body = ready_again(&server).await;
+        assert_eq!(body.get("journal_full"), None, "{body}");
+        let started = ann.request(json!({"type": "start"})).await;
+        assert_ne!(started["type"], "error", "{started}");
+        assert_eq!(outage.recorded().await, announced);
+        let mut db = Raw::connect(&outage.url).await;
+        let finished: Vec<(String,)> = db.rows("SELECT status FROM matches WHERE status = 'finished'").await;
+        assert_eq!(finished.len(), 1, "the match that ended in the outage is finished");
+    }
+}
+
+/// Two nodes while PostgreSQL restarts behind them, idle: the next new
+/// player on each node is welcome at the first try (the recorder's and the
+/// pool's stale connections are replaced on first use).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_restart_of_postgresql_new_players_are_welcome_on_every_node() {
+    let cluster = OwnCluster::start();
+    let dir = tempfile::tempdir().unwrap();
+    let nodes: Vec<Process> = ["a", "b"]
+        .iter()
+        .map(|name| {
+            let addr = free_addr();
+            let public_url = format!("ws://{addr}/ws");
+            let journal = dir.path().join(name).display().to_string();
+            let args = [
+                "--public-url",
+                &public_url,
+                "--node-timeout-secs",
+                "1",
+                "--journal",
+                &journal,
+            ];
+            Process::start_at(addr, &cluster.url(), &args)
+        })
+        .collect();
+    for (i, node) in nodes.iter().enumerate() {
+        let welcome = newcomer(node, &format!("Before{i}")).await;
+        assert_eq!(welcome["type"], "welcome", "{welcome}");
+    }
+    cluster.down();
+    // Longer than the node timeout, as in a restart for an upgrade.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    cluster.up();
+    for (i, node) in nodes.iter().enumerate() {
+        ready_again(node).await;
+        let welcome = newcomer(node, &format!("After{i}")).await;
+        assert_eq!(welcome["type"], "welcome", "node {i}: {welcome}");
     }
 }
 

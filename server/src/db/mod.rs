@@ -78,6 +78,26 @@ impl DbError {
     }
 }
 
+impl DbError {
+    /// Whether the connection itself broke (the socket closed, the server
+    /// shut it down): a connection kept while the database restarted fails
+    /// like this on its next use, and a new one may simply work.
+    pub fn is_connection_lost(&self) -> bool {
+        match self {
+            DbError::Sqlx(
+                sqlx::Error::Io(_)
+                | sqlx::Error::Protocol(_)
+                | sqlx::Error::Tls(_)
+                | sqlx::Error::WorkerCrashed,
+            ) => true,
+            DbError::Sqlx(sqlx::Error::Database(db)) => db
+                .try_downcast_ref::<sqlx::postgres::PgDatabaseError>()
+                .is_some_and(|e| e.code().starts_with("08") || e.code().starts_with("57P0")),
+            _ => false,
+        }
+    }
+}
+
 /// See [`DbError::is_unavailable`].
 fn sqlx_unavailable(e: &sqlx::Error) -> bool {
     match e {
