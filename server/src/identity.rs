@@ -122,6 +122,15 @@ pub(crate) struct HelloRules<'a> {
     pub(crate) may_create_account: &'a (dyn Fn() -> bool + Sync),
 }
 
+/// Where players are kept: read from the database, created through the
+/// recorder, remembered in memory for an outage.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Players<'a> {
+    pub(crate) db: &'a Db,
+    pub(crate) recorder: &'a Recorder,
+    pub(crate) known: &'a KnownPlayers,
+}
+
 /// Decides a `hello`:
 ///
 /// - `protocol` other than 1 → `unsupported_protocol`;
@@ -138,9 +147,7 @@ pub(crate) struct HelloRules<'a> {
 /// A new player is created through the recorder's group commit, marked a
 /// bot if the hello said `bot`.
 pub(crate) async fn hello(
-    db: &Db,
-    recorder: &Recorder,
-    known_players: &KnownPlayers,
+    players: Players<'_>,
     protocol: u32,
     name: Option<&str>,
     token: Option<&str>,
@@ -153,6 +160,11 @@ pub(crate) async fn hello(
             format!("this server speaks protocol {PROTOCOL_VERSION}, not {protocol}"),
         ));
     }
+    let Players {
+        db,
+        recorder,
+        known: known_players,
+    } = players;
     let name = name.map(validate_name).transpose()?;
     let hash = token.and_then(token_hash);
     let known = match &hash {
