@@ -247,17 +247,12 @@ async fn readyz(State(shared): State<Arc<Shared>>) -> Response {
     }
     let unreachable = state.probe_outage();
     let failing = state.database_outage();
+    // Counted from the first sign of trouble, a failed write or probe.
+    let since = unreachable.iter().chain(&failing).map(|o| o.since).min();
+    let secs = since.map_or(0, |since| since.elapsed().as_secs());
     let database = match (&unreachable, &failing) {
-        (Some(o), _) => format!(
-            "unreachable for {} s: {}",
-            o.since.elapsed().as_secs(),
-            o.error
-        ),
-        (None, Some(o)) => format!(
-            "writes failing for {} s: {}",
-            o.since.elapsed().as_secs(),
-            o.error
-        ),
+        (Some(o), _) => format!("unreachable for {secs} s: {}", o.error),
+        (None, Some(o)) => format!("writes failing for {secs} s: {}", o.error),
         (None, None) => "ok".to_owned(),
     };
     let journal_error = state.journal_outage().map(|o| {
