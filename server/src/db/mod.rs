@@ -386,3 +386,42 @@ impl Writer {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outages_are_told_from_refused_writes_by_their_codes() {
+        // SQLite, extended codes: BUSY_SNAPSHOT, LOCKED, READONLY_DBMOVED,
+        // IOERR_WRITE, FULL, CANTOPEN — and a UNIQUE constraint, a CHECK.
+        for code in ["517", "6", "1032", "778", "13", "14"] {
+            assert!(sqlite_unavailable(code), "{code}");
+        }
+        for code in ["2067", "275", "1", "19"] {
+            assert!(!sqlite_unavailable(code), "{code}");
+        }
+        // PostgreSQL: connection failure, admin shutdown, starting up, disk
+        // full, read-only standby, serialization — and a unique violation,
+        // a foreign key, a syntax error.
+        for code in ["08006", "57P01", "57P03", "53100", "25006", "40001"] {
+            assert!(postgres_unavailable(code), "{code}");
+        }
+        for code in ["23505", "23503", "42601"] {
+            assert!(!postgres_unavailable(code), "{code}");
+        }
+        assert!(DbError::Timeout(std::time::Duration::from_secs(3)).is_unavailable());
+        assert!(!DbError::Invariant("x").is_unavailable());
+        assert!(DbError::Sqlx(sqlx::Error::PoolTimedOut).is_unavailable());
+        assert!(!DbError::Sqlx(sqlx::Error::RowNotFound).is_unavailable());
+    }
+
+    #[test]
+    fn passwords_stay_out_of_the_log() {
+        assert_eq!(
+            redacted("postgres://krypto:s3cret@db:5432/krypto"),
+            "postgres://krypto:***@db:5432/krypto"
+        );
+        assert_eq!(redacted("sqlite://data/k.db"), "sqlite://data/k.db");
+    }
+}
