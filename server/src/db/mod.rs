@@ -79,6 +79,22 @@ impl DbError {
 }
 
 impl DbError {
+    /// Whether SQLite found the file locked by another connection
+    /// (`SQLITE_BUSY`, `SQLITE_LOCKED`).
+    pub fn is_locked(&self) -> bool {
+        match self {
+            DbError::Sqlx(sqlx::Error::Database(db))
+            | DbError::Migrate(sqlx::migrate::MigrateError::Execute(sqlx::Error::Database(db))) => {
+                db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some()
+                    && db
+                        .code()
+                        .and_then(|code| code.parse::<i32>().ok())
+                        .is_some_and(|code| matches!(code & 0xff, 5 | 6))
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the connection itself broke (the socket closed, the server
     /// shut it down): a connection kept while the database restarted fails
     /// like this on its next use, and a new one may simply work.
@@ -235,15 +251,18 @@ impl Db {
 
     /// Opens the database at `url` like [`Db::open`], waiting for it while
     /// it is unreachable (a database container still starting, a server
-    /// restarting): retried with backoff for up to `wait`, logging each
-    /// time. Any other failure, or the last one, is returned.
+    /// restarting, a SQLite file locked by another process): retried with
+    /// backoff for up to `wait`, logging each time. Any other failure, or
+    /// the last one, is returned — a SQLite file that cannot be opened or
+    /// written (a wrong path, a full disk) at once: waiting would not help.
     pub async fn open_waiting(url: &str, wait: std::time::Duration) -> Result<Db, DbError> {
         let deadline = tokio::time::Instant::now() + wait;
         let mut backoff = crate::backoff::Backoff::default();
+        let sqlite = Backend::of_url(url)? == Backend::Sqlite;
         loop {
             match Db::open(url).await {
                 Ok(db) => return Ok(db),
-                Err(e) if e.is_unavailable() => {
+                Err(e) if e.is_unavailable() && (!sqlite || e.is_locked()) => {
                     let left = deadline.saturating_duration_since(tokio::time::Instant::now());
                     if left.is_zero() {
                         return Err(e);
