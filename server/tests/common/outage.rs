@@ -168,7 +168,12 @@ impl SmallDisk {
 
 impl Drop for SmallDisk {
     fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.dir.path()).output();
+        // Lazily: a file still open on it (a connection not yet closed)
+        // must not leave the mount behind.
+        let _ = Command::new("umount")
+            .arg("--lazy")
+            .arg(self.dir.path())
+            .output();
     }
 }
 
