@@ -492,10 +492,14 @@ impl Task {
         let replayed = entries.len();
         let mut requests: Vec<Vec<Write>> = Vec::new();
         let mut entries = entries.into_iter().peekable();
-        while entries.peek().is_some() || !requests.is_empty() {
+        while entries.peek().is_some() {
+            let mut batches = 0;
             while requests.len() < MAX_BATCH {
                 match entries.next() {
-                    Some(entry) => requests.extend(entry.requests),
+                    Some(entry) => {
+                        requests.extend(entry.requests);
+                        batches += 1;
+                    }
                     None => break,
                 }
             }
@@ -507,7 +511,9 @@ impl Task {
                             tracing::error!(error = %e, ?writes, "the database refused a journaled write");
                         }
                     }
-                    self.state.replayed_batches.fetch_add(1, Ordering::Relaxed);
+                    self.state
+                        .replayed_batches
+                        .fetch_add(batches, Ordering::Relaxed);
                     if requests.iter().flatten().any(Write::changes_boards) {
                         self.commits.fetch_add(1, Ordering::AcqRel);
                     }

@@ -424,3 +424,71 @@ async fn a_full_disk_holds_the_win_back_loudly_until_space_returns() {
         .await;
     assert_eq!(recorded, announced);
 }
+
+/// The recorder's counters and gauges (what `/readyz` and metrics read)
+/// follow an outage: a failed commit, a journaled batch waiting, then a
+/// reconnect and the batch replayed; new players are refused meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_recorders_counters_follow_an_outage() {
+    use krypto_server::db::scores::{NewMatch, NewPlayer, Write};
+    use krypto_server::db::{Created, Db};
+    use krypto_server::recorder::{JournalOptions, RecordError, Recorder};
+    use std::sync::atomic::Ordering::Relaxed;
+
+    let cluster = OwnCluster::start();
+    let db = Db::open(&cluster.url()).await.unwrap();
+    let player = |name: &str| NewPlayer {
+        name: name.into(),
+        name_key: name.to_lowercase(),
+        token_hash: format!("hash-{name}"),
+        bot: false,
+    };
+    let Created::Player(ann) = db.create_player(player("Ann")).await.unwrap() else {
+        panic!()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let journal = JournalOptions::at(dir.path().join("journal"));
+    let (recorder, task) = Recorder::start(&db, journal).await.unwrap();
+    let state = recorder.state().clone();
+    let start = |n: u128| {
+        vec![Write::StartMatch(NewMatch {
+            id: uuid::Uuid::from_u128(n),
+            room_code: "ABCDE".into(),
+            settings: json!({}),
+            players: vec![ann.player_id()],
+            at_ms: 1_000,
+        })]
+    };
+    recorder.commit(start(1)).await.unwrap();
+    assert_eq!(state.commits.load(Relaxed), 1);
+
+    cluster.down();
+    recorder.commit(start(2)).await.unwrap();
+    assert!(matches!(
+        recorder.create_player(player("Ben")).await,
+        Err(RecordError::Unavailable)
+    ));
+    assert_eq!(state.journal_batches.load(Relaxed), 1);
+    assert!(state.journal_bytes.load(Relaxed) > 0);
+    assert!(state.failed_commits.load(Relaxed) >= 1);
+    assert!(state.database_outage().is_some());
+
+    cluster.up();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while state.journal_batches.load(Relaxed) > 0 {
+        assert!(Instant::now() < deadline, "the journal was not replayed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(state.replayed_batches.load(Relaxed), 1);
+    assert!(state.reconnects.load(Relaxed) >= 1);
+    assert!(state.database_outage().is_none());
+    assert!(matches!(
+        recorder.create_player(player("Ben")).await,
+        Ok(Created::Player(_))
+    ));
+    recorder.close().await;
+    task.await.unwrap();
+    let mut raw = Raw::connect(&cluster.url()).await;
+    let (matches,): (i64,) = raw.one("SELECT count(*) FROM matches").await;
+    assert_eq!(matches, 2);
+}
