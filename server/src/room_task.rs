@@ -13,7 +13,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::ws::Utf8Bytes;
 use krypto_core::protocol::{
     ClientMessage, ErrorCode, PlayerId, RoomSettings, ServerEnvelope, ServerMessage,
 };
@@ -383,7 +382,7 @@ impl RoomTask {
     fn refuse(&self, player: PlayerId, id: Option<String>, message: &str) {
         if let Some(c) = self.clients.get(&player) {
             let error = ServerMessage::error(ErrorCode::Internal, message);
-            c.send_text(Utf8Bytes::from(ServerEnvelope::reply(id, error).to_json()));
+            c.send(&ServerEnvelope::reply(id, error));
         }
     }
 
@@ -449,11 +448,11 @@ impl RoomTask {
                 },
                 out.message,
             );
-            let text = Utf8Bytes::from(envelope.to_json());
+            let text = crate::outbox::frame(&envelope);
             match out.to {
                 Recipient::Player(p) => {
                     if let Some(c) = self.clients.get(&p) {
-                        c.send_text(text);
+                        c.send_frame(&text);
                     }
                 }
                 // "Everyone" means the room's members now: someone just
@@ -462,14 +461,14 @@ impl RoomTask {
                 Recipient::All => {
                     for (p, c) in &self.clients {
                         if self.room.is_member(*p) {
-                            c.send_text(text.clone());
+                            c.send_frame(&text);
                         }
                     }
                 }
                 Recipient::AllExcept(except) => {
                     for (p, c) in &self.clients {
                         if *p != except && self.room.is_member(*p) {
-                            c.send_text(text.clone());
+                            c.send_frame(&text);
                         }
                     }
                 }
