@@ -125,11 +125,6 @@ fn major_version(dir: &Path) -> Option<u32> {
     version.split(['.', 'b', 'r']).next()?.parse().ok()
 }
 
-/// The directory of PostgreSQL's programs (`initdb`, `pg_ctl`).
-pub fn bin_dir() -> PathBuf {
-    PathBuf::from(BIN)
-}
-
 /// Where to create test databases: a URL with `{db}` where the database's
 /// name goes.
 struct Admin {
