@@ -20,6 +20,7 @@ use krypto_core::protocol::{PlayerId, ServerEnvelope, ServerMessage};
 
 use crate::db::saved::StoredRoom;
 use crate::room_task::{self, Restored};
+use crate::metrics::RedirectReason;
 use crate::{ServerError, Shared};
 
 /// How long a stopping node waits for the node it handed its rooms to.
@@ -191,6 +192,7 @@ impl Shared {
             let text = axum::extract::ws::Utf8Bytes::from(envelope.to_json());
             for &member in &room.members {
                 if let Some(client) = self.lobby.session_of(member) {
+                    self.metrics.redirected(RedirectReason::Handover);
                     client.send_text(text.clone());
                 }
             }

@@ -7,8 +7,8 @@
 //!   `accept` and a slot of the client address's share.
 //! - [`serve`]: HTTP/1.1 on each connection (hyper), with the header-read
 //!   timeout that closes silent and trickling connections.
-//! - [`http`]: the routes — `/ws` (upgrade), `/healthz`, the scores API —
-//!   and JSON errors for everything else. [`forwarded`]: the client's
+//! - [`http`]: the routes — `/ws` (upgrade), `/healthz`, `/metrics`, the
+//!   scores API — and JSON errors for everything else. [`forwarded`]: the client's
 //!   address behind a trusted reverse proxy.
 //! - [`transport`]: one task per WebSocket: frames, message credits, the
 //!   hello deadline, pings, and the one place deciding which errors close a
@@ -34,6 +34,7 @@
 //!   per-player limits.
 //! - [`db`]: one store, SQLite or PostgreSQL (chosen by the URL), through
 //!   sqlx; batches written in each backend's idiom.
+//! - [`metrics`]: the counters `/metrics` shows, as cheap handles.
 //! - [`config`]: every limit and timing. [`join_urls`]: the addresses
 //!   friends can use, for the banner and `welcome`.
 //! - [`web`]: the browser client's pages and assets, embedded in the binary.
@@ -52,6 +53,7 @@ pub mod leaderboard;
 mod limits;
 mod listener;
 mod lobby;
+mod metrics;
 mod outbox;
 pub mod periods;
 pub mod ratings;
@@ -111,6 +113,8 @@ pub(crate) struct Shared {
     pub(crate) room_tasks: TaskTracker,
     /// Where room tasks put their state when the server stops.
     pub(crate) saved_rooms: handover::SavedRooms,
+    /// What `/metrics` shows.
+    pub(crate) metrics: metrics::Metrics,
 }
 
 impl Shared {
@@ -127,10 +131,11 @@ impl Shared {
                 return Err(ClusterError::NeedsPostgres.into());
             }
         }
+        let metrics = metrics::Metrics::new()?;
         let db = Db::open(&config.database_url).await?;
         let cluster =
             cluster::Cluster::open(&db, config.public_url.as_deref(), config.node_timeout).await?;
-        let (recorder, recorder_task) = recorder::Recorder::start(&db).await?;
+        let (recorder, recorder_task) = recorder::Recorder::start(&db, metrics.recording.clone()).await?;
         let lobby = lobby::Lobby::new(config.max_rooms, cluster.as_ref().map(|(c, _)| c.queue()));
         let cluster = cluster.map(|(cluster, pending)| {
             cluster.spawn(lobby.clone(), pending);
@@ -150,6 +155,7 @@ impl Shared {
             tracker: TaskTracker::new(),
             room_tasks: TaskTracker::new(),
             saved_rooms: handover::SavedRooms::default(),
+            metrics,
         });
         shared.restore_saved_rooms().await?;
         if let Some(cluster) = shared.cluster.clone() {
@@ -176,6 +182,17 @@ pub enum ServerError {
     /// Joining the cluster of nodes failed.
     #[error(transparent)]
     Cluster(#[from] ClusterError),
+    /// The metrics' histograms could not be set up.
+    #[error("metrics: {0}")]
+    Metrics(#[from] metrics_exporter_prometheus::BuildError),
+    /// `--metrics-listen` could not be bound.
+    #[error("cannot listen for metrics on {addr}: {source}")]
+    MetricsListen {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
 }
 
 /// Restores the rooms the last graceful stop saved, serves on `listener`
@@ -202,6 +219,14 @@ pub async fn run(
         shutdown.await;
         token.cancel();
     });
+    tokio::spawn(http::metrics_upkeep(shared.clone()));
+    if let Some(addr) = shared.config.metrics_listen {
+        let metrics_listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| ServerError::MetricsListen { addr, source })?;
+        tracing::info!(address = %metrics_listener.local_addr()?, "serving /metrics");
+        tokio::spawn(http::serve_metrics(metrics_listener, shared.clone()));
+    }
     serve::serve(
         listener,
         http::router(shared.clone()),

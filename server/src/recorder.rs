@@ -23,6 +23,7 @@ use tokio::task::JoinHandle;
 
 use crate::db::scores::{Applied, NewPlayer, Write};
 use crate::db::{Created, Db, DbError, Writer};
+pub use crate::metrics::RecorderMetrics;
 
 /// Requests waiting for the recorder; a room sending to a full queue waits
 /// (back-pressure when the disk cannot keep up).
@@ -69,13 +70,22 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// Opens the recorder's own connection and starts its task.
-    pub async fn start(db: &Db) -> Result<(Recorder, JoinHandle<()>), DbError> {
+    /// Opens the recorder's own connection and starts its task, which
+    /// counts its commits in `metrics`.
+    pub async fn start(
+        db: &Db,
+        metrics: RecorderMetrics,
+    ) -> Result<(Recorder, JoinHandle<()>), DbError> {
         let writer = db.writer().await?;
         let (tx, rx) = mpsc::channel(QUEUE);
         let commits = Arc::new(AtomicU64::new(0));
-        let task = tokio::spawn(run(writer, rx, commits.clone()));
+        let task = tokio::spawn(run(writer, rx, commits.clone(), metrics));
         Ok((Recorder { tx, commits }, task))
+    }
+
+    /// Requests waiting for the next group commit.
+    pub fn queue_depth(&self) -> usize {
+        self.tx.max_capacity() - self.tx.capacity()
     }
 
     /// How many committed batches changed a leaderboard (a round's result
@@ -133,7 +143,12 @@ impl Recorder {
     }
 }
 
-async fn run(mut writer: Writer, mut rx: mpsc::Receiver<Request>, commits: Arc<AtomicU64>) {
+async fn run(
+    mut writer: Writer,
+    mut rx: mpsc::Receiver<Request>,
+    commits: Arc<AtomicU64>,
+    metrics: RecorderMetrics,
+) {
     let mut closers = Vec::new();
     while let Some(first) = rx.recv().await {
         let mut batch = Vec::new();
@@ -155,7 +170,7 @@ async fn run(mut writer: Writer, mut rx: mpsc::Receiver<Request>, commits: Arc<A
             };
         }
         if !batch.is_empty() {
-            commit_batch(&mut writer, batch, &commits).await;
+            commit_batch(&mut writer, batch, &commits, &metrics).await;
         }
     }
     if let Err(e) = writer.close().await {
@@ -173,10 +188,19 @@ async fn commit_batch(
     writer: &mut Writer,
     batch: Vec<(Vec<Write>, Option<Reply>)>,
     commits: &AtomicU64,
+    metrics: &RecorderMetrics,
 ) {
     let requests: Vec<&[Write]> = batch.iter().map(|(writes, _)| writes.as_slice()).collect();
-    let results: Vec<Result<Vec<Applied>, RecordError>> = match writer.apply_batch(&requests).await
-    {
+    let started = std::time::Instant::now();
+    let applied = writer.apply_batch(&requests).await;
+    metrics
+        .commit_seconds
+        .record(started.elapsed().as_secs_f64());
+    match &applied {
+        Ok(_) => metrics.commits.increment(1),
+        Err(_) => metrics.failed_commits.increment(1),
+    }
+    let results: Vec<Result<Vec<Applied>, RecordError>> = match applied {
         Ok(results) => results
             .into_iter()
             .map(|r| r.map_err(|e| RecordError::Failed(Arc::new(e))))

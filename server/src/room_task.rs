@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::extract::ws::Utf8Bytes;
-use krypto_core::protocol::{ErrorCode, PlayerId, RoomSettings, ServerEnvelope};
+use krypto_core::protocol::{ClientMessage, ErrorCode, PlayerId, RoomSettings, ServerEnvelope};
 use krypto_core::room::{Effects, Joiner, Recipient, Room, RoomError, RoomLimits, SavedRoom};
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, watch};
@@ -337,6 +337,7 @@ impl RoomTask {
                 Err(_) => self.shared.lobby.unseat(player, self.room.code()),
             },
             RoomCommand::Request {
+                received,
                 player,
                 conn,
                 id,
@@ -347,6 +348,10 @@ impl RoomTask {
                 if self.clients.get(&player).is_some_and(|c| c.conn == conn) {
                     let fx = self.room.handle(player, &message, now);
                     self.deliver(fx, id.as_deref()).await;
+                    if matches!(message, ClientMessage::Submit { .. }) {
+                        let seconds = received.elapsed().as_secs_f64();
+                        self.shared.metrics.verdict_seconds.record(seconds);
+                    }
                 }
             }
             RoomCommand::Disconnected { player, conn } => {

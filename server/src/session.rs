@@ -23,6 +23,7 @@ use crate::cluster::{Located, SeatElsewhere};
 use crate::identity::{self, HelloError, HelloRules};
 use crate::leaderboard::{self, BoardError, BoardQuery};
 use crate::lobby::{RegisterError, RoomCommand};
+use crate::metrics::RedirectReason;
 use crate::outbox::{close, Outbox};
 use crate::{codes, room_task, Shared};
 
@@ -231,6 +232,7 @@ impl Session {
         match elsewhere {
             None => {}
             Some(SeatElsewhere::Redirect { url, code }) => {
+                self.shared.metrics.redirected(RedirectReason::Seat);
                 self.reply(id, ServerMessage::Redirect { url, code })
             }
             Some(SeatElsewhere::Gone { code, node_stopped }) => self.error(
@@ -306,6 +308,7 @@ impl Session {
             return self.error(id, ErrorCode::NotInRoom, "you are not in a room");
         };
         let command = RoomCommand::Request {
+            received: tokio::time::Instant::now(),
             player: welcomed.player,
             conn: self.outbox.conn,
             id: id.clone(),
@@ -487,6 +490,7 @@ impl Session {
             };
             match (located, code) {
                 (Located::Elsewhere { url }, Some(code)) => {
+                    self.shared.metrics.redirected(RedirectReason::Join);
                     self.reply(id, ServerMessage::Redirect { url, code });
                 }
                 (Located::NodeStopped, Some(code)) => {

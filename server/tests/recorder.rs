@@ -11,7 +11,7 @@ use krypto_server::db::scores::{
     Applied, AttemptRecord, NewMatch, NewPlayer, RoundOutcome, RoundResult, RoundStart, Write,
 };
 use krypto_server::db::{Created, Db};
-use krypto_server::recorder::{RecordError, Recorder};
+use krypto_server::recorder::{RecordError, Recorder, RecorderMetrics};
 
 on_both! {
     #[tokio::test]
@@ -28,7 +28,7 @@ on_both! {
             panic!()
         };
         let ann = ann.player_id();
-        let (recorder, task) = Recorder::start(&db).await.unwrap();
+        let (recorder, task) = Recorder::start(&db, RecorderMetrics::none()).await.unwrap();
         let match_id = uuid::Uuid::now_v7();
         let applied = recorder
             .commit(vec![Write::StartMatch(NewMatch {

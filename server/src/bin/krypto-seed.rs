@@ -27,7 +27,7 @@ use krypto_server::db::scores::{
 };
 use krypto_server::db::{Created, Db};
 use krypto_server::periods::now_ms;
-use krypto_server::recorder::Recorder;
+use krypto_server::recorder::{Recorder, RecorderMetrics};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -122,7 +122,7 @@ async fn main() -> anyhow::Result<()> {
         attempts: AtomicU64::new(0),
     });
 
-    let (recorder, task) = Recorder::start(&db).await?;
+    let (recorder, task) = Recorder::start(&db, RecorderMetrics::none()).await?;
     let started = Instant::now();
     let mut rooms = Vec::new();
     for room in 0..args.rooms {

@@ -1,0 +1,252 @@
+//! `GET /metrics`: the server's counters in Prometheus text format.
+//!
+//! Each server owns its own recorder (not the `metrics` crate's global one),
+//! so several servers in one process — the tests — count apart. The hot
+//! paths hold handles ([`Counter`], [`Gauge`], [`Histogram`]): a message
+//! costs one atomic add, a verdict one lock-free push into a bucket that
+//! the scrape (or the upkeep every few seconds) folds into the histogram.
+//! What is cheaper to read than to track — rooms, players, the recorder's
+//! queue — is read when scraped. Every series is listed in `docs/api.md`.
+
+use std::time::Duration;
+
+use metrics::{Counter, Gauge, Histogram, Key, Label, Recorder as _};
+use metrics_exporter_prometheus::{
+    BuildError, Matcher, PrometheusBuilder, PrometheusHandle,
+};
+
+/// How often histogram samples are folded when nobody scrapes, so they
+/// cannot pile up in memory.
+pub(crate) const UPKEEP_EVERY: Duration = Duration::from_secs(5);
+
+/// Bucket bounds (seconds) of the latency histograms: from half a
+/// millisecond (a verdict on an idle server) to 10 s (a commit stuck on a
+/// database that went away).
+const LATENCY_BUCKETS: &[f64] = &[
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+
+/// Why a redirect was sent.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum RedirectReason {
+    /// `hello` from a player seated in a room on another node.
+    Seat,
+    /// `join_room` for a room on another node.
+    Join,
+    /// This node is stopping and handed the player's room to another.
+    Handover,
+}
+
+impl RedirectReason {
+    const ALL: [RedirectReason; 3] = [
+        RedirectReason::Seat,
+        RedirectReason::Join,
+        RedirectReason::Handover,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            RedirectReason::Seat => "seat",
+            RedirectReason::Join => "join",
+            RedirectReason::Handover => "handover",
+        }
+    }
+}
+
+/// Which connection to the database was opened again after it broke.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Reconnect {
+    /// The cluster's `LISTEN` connection (session notices, hand-overs).
+    Listen,
+    /// This node's row in the cluster's directory, written again after
+    /// the other nodes had taken it for dead.
+    Directory,
+}
+
+impl Reconnect {
+    const ALL: [Reconnect; 2] = [Reconnect::Listen, Reconnect::Directory];
+
+    fn label(self) -> &'static str {
+        match self {
+            Reconnect::Listen => "listen",
+            Reconnect::Directory => "directory",
+        }
+    }
+}
+
+/// What the recorder counts: its commits, how long they take, and those
+/// that failed.
+#[derive(Debug, Clone)]
+pub struct RecorderMetrics {
+    /// Seconds from the start of a group commit to its end.
+    pub(crate) commit_seconds: Histogram,
+    /// Group commits that succeeded.
+    pub(crate) commits: Counter,
+    /// Group commits the database refused or could not take.
+    pub(crate) failed_commits: Counter,
+}
+
+impl RecorderMetrics {
+    /// Counts nothing (tools that record without serving).
+    pub fn none() -> RecorderMetrics {
+        RecorderMetrics {
+            commit_seconds: Histogram::noop(),
+            commits: Counter::noop(),
+            failed_commits: Counter::noop(),
+        }
+    }
+}
+
+/// The series read when scraped rather than tracked.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Snapshot {
+    /// Players with a session here.
+    pub(crate) players: usize,
+    /// Rooms open here.
+    pub(crate) rooms: usize,
+    /// Requests waiting for the recorder.
+    pub(crate) recorder_queue: usize,
+}
+
+/// The server's series, as handles.
+#[derive(Debug)]
+pub(crate) struct Metrics {
+    handle: PrometheusHandle,
+    /// WebSocket connections opened since the start.
+    pub(crate) connections_opened: Counter,
+    /// WebSocket connections open now.
+    pub(crate) connections: Gauge,
+    /// Text messages read from clients.
+    pub(crate) messages_in: Counter,
+    /// Text messages written to clients.
+    pub(crate) messages_out: Counter,
+    /// Seconds from reading a `submit` to sending its verdict.
+    pub(crate) verdict_seconds: Histogram,
+    /// What the recorder counts.
+    pub(crate) recording: RecorderMetrics,
+    redirects: [Counter; RedirectReason::ALL.len()],
+    reconnects: [Counter; Reconnect::ALL.len()],
+    players: Gauge,
+    rooms: Gauge,
+    recorder_queue: Gauge,
+}
+
+/// One series' name and help text.
+struct Series {
+    name: &'static str,
+    help: &'static str,
+}
+
+impl Metrics {
+    /// A fresh set of series, all at zero.
+    pub(crate) fn new() -> Result<Metrics, BuildError> {
+        let recorder = PrometheusBuilder::new()
+            .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), LATENCY_BUCKETS)?
+            .build_recorder();
+        let counter = |s: Series| {
+            recorder.describe_counter(s.name.into(), None, s.help.into());
+            recorder.register_counter(&Key::from_static_name(s.name), &METADATA)
+        };
+        let gauge = |s: Series| {
+            recorder.describe_gauge(s.name.into(), None, s.help.into());
+            recorder.register_gauge(&Key::from_static_name(s.name), &METADATA)
+        };
+        let histogram = |s: Series| {
+            recorder.describe_histogram(s.name.into(), None, s.help.into());
+            recorder.register_histogram(&Key::from_static_name(s.name), &METADATA)
+        };
+        let labelled = |s: &Series, label: &'static str, value: &'static str| {
+            recorder.describe_counter(s.name.into(), None, s.help.into());
+            let key = Key::from_parts(s.name, vec![Label::from_static_parts(label, value)]);
+            recorder.register_counter(&key, &METADATA)
+        };
+        let redirects = Series {
+            name: "krypto_redirects_total",
+            help: "Redirects sent to clients, by reason: seat, join, handover.",
+        };
+        let reconnects = Series {
+            name: "krypto_database_reconnects_total",
+            help: "Connections to the database opened again after they broke, by user.",
+        };
+        let metrics = Metrics {
+            connections_opened: counter(Series {
+                name: "krypto_connections_opened_total",
+                help: "WebSocket connections opened.",
+            }),
+            connections: gauge(Series {
+                name: "krypto_connections",
+                help: "WebSocket connections open now.",
+            }),
+            messages_in: counter(Series {
+                name: "krypto_messages_received_total",
+                help: "Text messages read from clients.",
+            }),
+            messages_out: counter(Series {
+                name: "krypto_messages_sent_total",
+                help: "Text messages written to clients.",
+            }),
+            verdict_seconds: histogram(Series {
+                name: "krypto_verdict_seconds",
+                help: "Seconds from reading a submit to sending its verdict (a winning one \
+                       includes the commit of the result).",
+            }),
+            recording: RecorderMetrics {
+                commit_seconds: histogram(Series {
+                    name: "krypto_commit_seconds",
+                    help: "Seconds one group commit of the recorder took, failed ones included.",
+                }),
+                commits: counter(Series {
+                    name: "krypto_commits_total",
+                    help: "Group commits of the recorder that succeeded.",
+                }),
+                failed_commits: counter(Series {
+                    name: "krypto_commit_failures_total",
+                    help: "Group commits of the recorder that failed.",
+                }),
+            },
+            redirects: RedirectReason::ALL.map(|r| labelled(&redirects, "reason", r.label())),
+            reconnects: Reconnect::ALL.map(|r| labelled(&reconnects, "user", r.label())),
+            players: gauge(Series {
+                name: "krypto_players",
+                help: "Players with a session on this server now.",
+            }),
+            rooms: gauge(Series {
+                name: "krypto_rooms",
+                help: "Rooms open on this server now.",
+            }),
+            recorder_queue: gauge(Series {
+                name: "krypto_recorder_queue",
+                help: "Requests waiting for the recorder's next group commit.",
+            }),
+            handle: recorder.handle(),
+        };
+        Ok(metrics)
+    }
+
+    /// Counts a redirect sent.
+    pub(crate) fn redirected(&self, reason: RedirectReason) {
+        self.redirects[reason as usize].increment(1);
+    }
+
+    /// Counts a connection to the database opened again.
+    pub(crate) fn reconnected(&self, user: Reconnect) {
+        self.reconnects[user as usize].increment(1);
+    }
+
+    /// The exposition, with the read-when-scraped series set to `now`.
+    pub(crate) fn render(&self, now: Snapshot) -> String {
+        self.players.set(now.players as f64);
+        self.rooms.set(now.rooms as f64);
+        self.recorder_queue.set(now.recorder_queue as f64);
+        self.handle.render()
+    }
+
+    /// Folds histogram samples gathered since the last scrape.
+    pub(crate) fn upkeep(&self) {
+        self.handle.run_upkeep();
+    }
+}
+
+/// Where the series come from; the Prometheus recorder ignores it.
+static METADATA: metrics::Metadata<'static> =
+    metrics::Metadata::new(module_path!(), metrics::Level::INFO, Some(module_path!()));
