@@ -32,6 +32,7 @@ pub(crate) use self::queue::DirectoryQueue;
 use crate::db::directory::{self, Directory, Target};
 use crate::db::{Db, DbError};
 use crate::lobby::Lobby;
+use crate::metrics::{Metrics, Reconnect};
 use crate::outbox::{close, ConnId};
 
 /// How long a dead node's seats are remembered, so a player coming back
@@ -147,8 +148,14 @@ pub(crate) struct Cluster {
     queue: DirectoryQueue,
     /// Between heartbeats.
     heartbeat_every: Duration,
+    /// A node whose heartbeat is older is dead.
+    node_timeout: Duration,
     /// The public rooms of the other live nodes, as of the last heartbeat.
-    remote_rooms: Mutex<Arc<Vec<RoomSummary>>>,
+    remote_rooms: Mutex<Arc<Vec<RemoteRoom>>>,
+    /// Counts the `LISTEN` connection opened again.
+    listen_reconnects: metrics::Counter,
+    /// Counts this node registering again after being taken for dead.
+    rejoins: metrics::Counter,
     /// Each player's latest session known here.
     sessions: Mutex<HashMap<PlayerId, Session>>,
     /// Set when this node starts to stop.
@@ -161,6 +168,16 @@ pub(crate) struct Cluster {
     /// Woken when saved rooms may be waiting for this node (a stopping
     /// node handed some over, or a heartbeat passed).
     claims: tokio::sync::Notify,
+}
+
+/// A public room of another node, listed until its node's last heartbeat
+/// is a node timeout old (so a node killed between two of our heartbeats
+/// leaves the listing on time).
+#[derive(Debug, Clone)]
+struct RemoteRoom {
+    summary: RoomSummary,
+    /// When its node's last heartbeat seen turns a node timeout old.
+    until: Instant,
 }
 
 /// What [`Cluster::open`] hands over to [`Cluster::spawn`].
@@ -178,6 +195,7 @@ impl Cluster {
         db: &Db,
         public_url: Option<&str>,
         node_timeout: Duration,
+        metrics: &Metrics,
     ) -> Result<Option<(Arc<Cluster>, Pending)>, ClusterError> {
         let Some(public_url) = public_url else {
             return Ok(None);
@@ -196,7 +214,10 @@ impl Cluster {
             directory,
             queue,
             heartbeat_every: (node_timeout / 5).max(Duration::from_millis(100)),
+            node_timeout,
             remote_rooms: Mutex::default(),
+            listen_reconnects: metrics.reconnects(Reconnect::Listen),
+            rejoins: metrics.node_rejoins.clone(),
             sessions: Mutex::default(),
             draining: AtomicBool::new(false),
             stopped: CancellationToken::new(),
@@ -360,11 +381,8 @@ impl Cluster {
     }
 
     /// Another node announced a session: an older one here is closed.
-    fn taken_over(&self, lobby: &Lobby, payload: &str) {
-        let Some(announced) = directory::Announcement::parse(payload) else {
-            tracing::warn!(payload, "unreadable session announcement");
-            return;
-        };
+    /// Hearing the same announcement twice changes nothing.
+    fn taken_over(&self, lobby: &Lobby, announced: directory::Announcement) {
         if announced.node == self.node {
             return;
         }
@@ -401,12 +419,19 @@ impl Cluster {
     }
 
     /// The public rooms of the other live nodes (a few seconds old at
-    /// most).
-    pub(crate) fn remote_public_rooms(&self) -> Arc<Vec<RoomSummary>> {
-        self.remote_rooms
+    /// most), without those whose node's heartbeat is now too old.
+    pub(crate) fn remote_public_rooms(&self) -> Vec<RoomSummary> {
+        let rooms = self
+            .remote_rooms
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .clone()
+            .clone();
+        let now = Instant::now();
+        rooms
+            .iter()
+            .filter(|r| r.until > now)
+            .map(|r| r.summary.clone())
+            .collect()
     }
 
     /// Marks this node as draining (it is stopping: no rooms should be

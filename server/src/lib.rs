@@ -133,8 +133,13 @@ impl Shared {
         }
         let metrics = metrics::Metrics::new()?;
         let db = Db::open(&config.database_url).await?;
-        let cluster =
-            cluster::Cluster::open(&db, config.public_url.as_deref(), config.node_timeout).await?;
+        let cluster = cluster::Cluster::open(
+            &db,
+            config.public_url.as_deref(),
+            config.node_timeout,
+            &metrics,
+        )
+        .await?;
         let (recorder, recorder_task) = recorder::Recorder::start(&db, metrics.recording.clone()).await?;
         let lobby = lobby::Lobby::new(config.max_rooms, cluster.as_ref().map(|(c, _)| c.queue()));
         let cluster = cluster.map(|(cluster, pending)| {

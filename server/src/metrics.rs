@@ -58,18 +58,14 @@ impl RedirectReason {
 pub(crate) enum Reconnect {
     /// The cluster's `LISTEN` connection (session notices, hand-overs).
     Listen,
-    /// This node's row in the cluster's directory, written again after
-    /// the other nodes had taken it for dead.
-    Directory,
 }
 
 impl Reconnect {
-    const ALL: [Reconnect; 2] = [Reconnect::Listen, Reconnect::Directory];
+    const ALL: [Reconnect; 1] = [Reconnect::Listen];
 
     fn label(self) -> &'static str {
         match self {
             Reconnect::Listen => "listen",
-            Reconnect::Directory => "directory",
         }
     }
 }
@@ -124,6 +120,10 @@ pub(crate) struct Metrics {
     pub(crate) verdict_seconds: Histogram,
     /// What the recorder counts.
     pub(crate) recording: RecorderMetrics,
+    /// Times this node found itself taken for dead by the others (its
+    /// heartbeat stopped for longer than the node timeout) and registered
+    /// again.
+    pub(crate) node_rejoins: Counter,
     redirects: [Counter; RedirectReason::ALL.len()],
     reconnects: [Counter; Reconnect::ALL.len()],
     players: Gauge,
@@ -204,6 +204,10 @@ impl Metrics {
                     help: "Group commits of the recorder that failed.",
                 }),
             },
+            node_rejoins: counter(Series {
+                name: "krypto_node_rejoins_total",
+                help: "Times this node was taken for dead by the others and registered again.",
+            }),
             redirects: RedirectReason::ALL.map(|r| labelled(&redirects, "reason", r.label())),
             reconnects: Reconnect::ALL.map(|r| labelled(&reconnects, "user", r.label())),
             players: gauge(Series {
@@ -228,9 +232,9 @@ impl Metrics {
         self.redirects[reason as usize].increment(1);
     }
 
-    /// Counts a connection to the database opened again.
-    pub(crate) fn reconnected(&self, user: Reconnect) {
-        self.reconnects[user as usize].increment(1);
+    /// The counter of `user`'s connection opened again.
+    pub(crate) fn reconnects(&self, user: Reconnect) -> Counter {
+        self.reconnects[user as usize].clone()
     }
 
     /// The exposition, with the read-when-scraped series set to `now`.

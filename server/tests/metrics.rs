@@ -8,22 +8,10 @@
 mod common;
 
 use common::process::{free_addr, Process};
-use common::{http_get, solve, TestServer};
+use common::{http_get, sample, solve, TestServer};
 use serde_json::json;
 
-/// The value of the sample `series` (a name, with its labels if any) in a
-/// Prometheus text exposition.
-fn sample(text: &str, series: &str) -> f64 {
-    text.lines()
-        .filter(|l| !l.starts_with('#'))
-        .find_map(|l| {
-            let (name, value) = l.rsplit_once(' ')?;
-            (name == series).then(|| value.parse().unwrap())
-        })
-        .unwrap_or_else(|| panic!("no sample {series} in:\n{text}"))
-}
-
-/// The status line, the headers and the body of a GET.
+/// The body of `GET /metrics`.
 async fn scrape(server: &TestServer) -> String {
     let (status, body) = server.get("/metrics").await;
     assert!(status.contains(" 200 "), "{status}");

@@ -63,81 +63,122 @@ fn is_root() -> bool {
         .is_ok_and(|o| o.stdout.starts_with(b"0\n"))
 }
 
-/// Starts a cluster in a new temporary directory; returns its URL template.
-fn start_cluster() -> String {
-    let root = is_root();
-    let dir: PathBuf = tempfile::Builder::new()
-        .prefix("krypto-pg-")
-        .tempdir()
-        .expect("temporary directory")
-        .keep();
-    let data = dir.join("data");
-    if root {
+/// A PostgreSQL cluster of its own in a temporary directory, listening
+/// only on a unix socket there; stopped and deleted once the test binary
+/// exits. Tests of outages stop and start it.
+pub struct Cluster {
+    dir: PathBuf,
+    data: PathBuf,
+    root: bool,
+}
+
+impl Cluster {
+    /// Creates the cluster (not started yet).
+    pub fn init() -> Cluster {
+        let root = is_root();
+        let dir: PathBuf = tempfile::Builder::new()
+            .prefix("krypto-pg-")
+            .tempdir()
+            .expect("temporary directory")
+            .keep();
+        let data = dir.join("data");
+        if root {
+            run(
+                command("chown", &["-R", "postgres", path(&dir)], false),
+                "chown",
+            );
+        }
+        let initdb = format!("{BIN}/initdb");
         run(
-            command("chown", &["-R", "postgres", path(&dir)], false),
-            "chown",
+            command(
+                &initdb,
+                &[
+                    "-D",
+                    path(&data),
+                    "-U",
+                    "postgres",
+                    "--auth=trust",
+                    "--no-sync",
+                    "--encoding=UTF8",
+                    "--no-locale",
+                ],
+                root,
+            ),
+            "initdb",
+        );
+        let cluster = Cluster { dir, data, root };
+        cluster.watch();
+        cluster
+    }
+
+    /// Starts the watchdog, in a session of its own so a Ctrl-C to the
+    /// tests does not kill it before it has stopped the cluster.
+    fn watch(&self) {
+        let watch = format!(
+            "while test -d /proc/{pid}; do sleep 1; done; \
+             {BIN}/pg_ctl -D {data} -m immediate stop >/dev/null 2>&1; rm -rf {dir}",
+            pid = std::process::id(),
+            data = path(&self.data),
+            dir = path(&self.dir),
+        );
+        // `setsid --fork` returns at once, leaving the watchdog running.
+        let started = command("setsid", &["--fork", "sh", "-c", &watch], self.root)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("the cluster's watchdog");
+        assert!(started.success(), "the cluster's watchdog did not start");
+    }
+
+    fn pg_ctl(&self, args: &[&str], what: &str) {
+        let mut all = vec!["-D", path(&self.data)];
+        all.extend_from_slice(args);
+        run(command(&format!("{BIN}/pg_ctl"), &all, self.root), what);
+    }
+
+    /// Starts the cluster and waits until it takes connections.
+    pub fn start(&self) {
+        let options = format!(
+            "-k {} -c listen_addresses='' -c fsync=off -c synchronous_commit=off \
+             -c full_page_writes=off -c max_connections=400",
+            path(&self.dir)
+        );
+        let log = self.dir.join("log");
+        self.pg_ctl(
+            &["-o", &options, "-l", path(&log), "-w", "start"],
+            "pg_ctl start",
         );
     }
-    let initdb = format!("{BIN}/initdb");
-    run(
-        command(
-            &initdb,
-            &[
-                "-D",
-                path(&data),
-                "-U",
-                "postgres",
-                "--auth=trust",
-                "--no-sync",
-                "--encoding=UTF8",
-                "--no-locale",
-            ],
-            root,
-        ),
-        "initdb",
-    );
-    let options = format!(
-        "-k {} -c listen_addresses='' -c fsync=off -c synchronous_commit=off \
-         -c full_page_writes=off -c max_connections=400",
-        path(&dir)
-    );
-    let pg_ctl = format!("{BIN}/pg_ctl");
-    let log = dir.join("log");
-    run(
-        command(
-            &pg_ctl,
-            &[
-                "-D",
-                path(&data),
-                "-o",
-                &options,
-                "-l",
-                path(&log),
-                "-w",
-                "start",
-            ],
-            root,
-        ),
-        "pg_ctl start",
-    );
-    // The watchdog, in a session of its own so a Ctrl-C to the tests does
-    // not kill it before it has stopped the cluster.
-    let watch = format!(
-        "while test -d /proc/{pid}; do sleep 1; done; \
-         {pg_ctl} -D {data} -m immediate stop >/dev/null 2>&1; rm -rf {dir}",
-        pid = std::process::id(),
-        data = path(&data),
-        dir = path(&dir),
-    );
-    // `setsid --fork` returns at once, leaving the watchdog running.
-    let started = command("setsid", &["--fork", "sh", "-c", &watch], root)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .expect("the cluster's watchdog");
-    assert!(started.success(), "the cluster's watchdog did not start");
-    format!("postgres://postgres@localhost/{{db}}?host={}", path(&dir))
+
+    /// Stops the cluster as an operator would for a restart: `-m fast`
+    /// (every connection is closed, the data is kept).
+    pub fn stop(&self) {
+        self.pg_ctl(&["-m", "fast", "-w", "stop"], "pg_ctl stop");
+    }
+
+    /// Its URL template, with `{db}` where the database's name goes.
+    pub fn url_template(&self) -> String {
+        format!(
+            "postgres://postgres@localhost/{{db}}?host={}",
+            path(&self.dir)
+        )
+    }
+
+    /// A new, empty database in this cluster (started); returns its URL.
+    pub async fn fresh_database(&self) -> String {
+        create_database(&Admin {
+            template: self.url_template(),
+        })
+        .await
+    }
+}
+
+/// Starts a cluster in a new temporary directory; returns its URL template.
+fn start_cluster() -> String {
+    let cluster = Cluster::init();
+    cluster.start();
+    cluster.url_template()
 }
 
 fn path(p: &Path) -> &str {
@@ -167,8 +208,11 @@ fn admin() -> &'static Admin {
 
 /// A new, empty database; returns its URL.
 pub async fn fresh_database() -> String {
+    create_database(admin()).await
+}
+
+async fn create_database(admin: &Admin) -> String {
     static NEXT: AtomicU32 = AtomicU32::new(0);
-    let admin = admin();
     let name = format!(
         "krypto_test_{}_{}",
         std::process::id(),
