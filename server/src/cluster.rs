@@ -160,6 +160,10 @@ pub(crate) struct Cluster {
     sessions: Mutex<HashMap<PlayerId, Session>>,
     /// Set when this node starts to stop.
     draining: AtomicBool,
+    /// Whether this node has been in touch with the database for a whole
+    /// node timeout (see `heartbeat`): until then an old heartbeat of
+    /// another node proves nothing (the database may just be back).
+    judging: AtomicBool,
     /// Cancelled once the node has left: the tasks end.
     stopped: CancellationToken,
     /// Held by a heartbeat while it writes, so leaving cannot interleave
@@ -220,6 +224,7 @@ impl Cluster {
             rejoins: metrics.node_rejoins.clone(),
             sessions: Mutex::default(),
             draining: AtomicBool::new(false),
+            judging: AtomicBool::new(false),
             stopped: CancellationToken::new(),
             beat: tokio::sync::Mutex::new(()),
             claims: tokio::sync::Notify::new(),
@@ -302,11 +307,17 @@ impl Cluster {
         self.queue.closed(code);
     }
 
+    /// Whether another node's old heartbeat may be taken to mean it is
+    /// dead (its row, while it exists, still counts as live otherwise).
+    fn judging(&self) -> bool {
+        self.judging.load(Ordering::Relaxed)
+    }
+
     /// Where room `code` (not open here) lives.
     pub(crate) async fn locate(&self, code: &str, player: PlayerId) -> Located {
         match self.directory.locate(code, player.0).await {
             Ok(Some(at)) if at.node == self.node => Located::Nowhere,
-            Ok(Some(at)) if at.live => Located::Elsewhere { url: at.url },
+            Ok(Some(at)) if at.live || !self.judging() => Located::Elsewhere { url: at.url },
             Ok(Some(_)) => Located::NodeStopped,
             Ok(None) => Located::Nowhere,
             Err(e) => {
@@ -330,7 +341,8 @@ impl Cluster {
             // The lobby here knows better (the directory lags a little).
             return None;
         }
-        if let (true, true, Some(url)) = (seat.live, seat.room_open, &seat.url) {
+        let live = seat.live || (seat.url.is_some() && !self.judging());
+        if let (true, true, Some(url)) = (live, seat.room_open, &seat.url) {
             return Some(SeatElsewhere::Redirect {
                 url: url.clone(),
                 code: seat.code,
@@ -341,7 +353,7 @@ impl Cluster {
         }
         Some(SeatElsewhere::Gone {
             code: seat.code,
-            node_stopped: !seat.live,
+            node_stopped: !live,
         })
     }
 

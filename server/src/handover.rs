@@ -19,8 +19,8 @@ use std::time::Duration;
 use krypto_core::protocol::{PlayerId, ServerEnvelope, ServerMessage};
 
 use crate::db::saved::StoredRoom;
-use crate::room_task::{self, Restored};
 use crate::metrics::RedirectReason;
+use crate::room_task::{self, Restored};
 use crate::{ServerError, Shared};
 
 /// How long a stopping node waits for the node it handed its rooms to.

@@ -140,7 +140,8 @@ impl Shared {
             &metrics,
         )
         .await?;
-        let (recorder, recorder_task) = recorder::Recorder::start(&db, metrics.recording.clone()).await?;
+        let (recorder, recorder_task) =
+            recorder::Recorder::start(&db, metrics.recording.clone()).await?;
         let lobby = lobby::Lobby::new(config.max_rooms, cluster.as_ref().map(|(c, _)| c.queue()));
         let cluster = cluster.map(|(cluster, pending)| {
             cluster.spawn(lobby.clone(), pending);

@@ -11,9 +11,7 @@
 use std::time::Duration;
 
 use metrics::{Counter, Gauge, Histogram, Key, Label, Recorder as _};
-use metrics_exporter_prometheus::{
-    BuildError, Matcher, PrometheusBuilder, PrometheusHandle,
-};
+use metrics_exporter_prometheus::{BuildError, Matcher, PrometheusBuilder, PrometheusHandle};
 
 /// How often histogram samples are folded when nobody scrapes, so they
 /// cannot pile up in memory.

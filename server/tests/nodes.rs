@@ -618,10 +618,7 @@ async fn after_a_database_outage_longer_than_the_node_timeout_every_node_and_roo
     // Each node lists the other's room again, and sends players there.
     let mut expected = vec![on_a.clone(), on_b.clone()];
     expected.sort();
-    let (mut eve, _) = eventually("B welcomes a newcomer", || {
-        try_player(&b, hello("Eve"))
-    })
-    .await;
+    let (mut eve, _) = eventually("B welcomes a newcomer", || try_player(&b, hello("Eve"))).await;
     for client in [&mut dan, &mut eve] {
         assert_eq!(listed(client, |codes| codes.len() == 2).await.0, expected);
     }
@@ -657,7 +654,9 @@ async fn a_killed_nodes_rooms_leave_the_listing_once_its_last_heartbeat_is_a_tim
         let rows: Vec<(f64,)> = Raw::connect(&db).await.rows(&last_sql).await;
         rows.first().map(|row| row.0)
     };
-    let mut at = last().await.expect("the killed node is still in the directory");
+    let mut at = last()
+        .await
+        .expect("the killed node is still in the directory");
     loop {
         until_db_time(&db, at + timeout).await;
         // Gone (reaped after its timeout) or unchanged: `at` was the last.

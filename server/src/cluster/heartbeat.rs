@@ -11,6 +11,7 @@
 //! so the nodes' clocks may disagree.
 
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -88,37 +89,13 @@ async fn beat(
 ) {
     let directory = &cluster.directory;
     let timeout = cluster.node_timeout;
-    let draining = cluster.draining.load(std::sync::atomic::Ordering::Relaxed);
-    match directory.heartbeat(draining).await {
-        Ok(Some(now)) => contact.beat(now, timeout),
-        Ok(None) => {
-            // The others took this node for dead (it was cut off or paused
-            // for longer than the timeout) and deleted its rows.
-            tracing::warn!(node = %cluster.node, "this node was taken for dead: registering again");
-            published.clear();
-            contact.lost();
-            match rejoin(cluster, lobby).await {
-                Ok(now) => {
-                    cluster.rejoins.increment(1);
-                    contact.beat(now, timeout);
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "registering again failed");
-                    return;
-                }
-            }
-        }
-        Err(e) => {
-            if contact.last.is_some() {
-                tracing::warn!(error = %e, "heartbeat failed");
-            } else {
-                tracing::debug!(error = %e, "heartbeat failed again");
-            }
-            contact.lost();
-            return;
-        }
+    let touched = touch(cluster, lobby, published, contact).await;
+    let judging = contact.may_judge(timeout);
+    cluster.judging.store(judging, Ordering::Relaxed);
+    if !touched {
+        return;
     }
-    if contact.may_judge(timeout) {
+    if judging {
         match directory.reap(SEAT_MEMORY, ANNOUNCEMENT_MEMORY).await {
             Ok(dead) if !dead.is_empty() => {
                 tracing::info!(?dead, "dead nodes removed from the directory");
@@ -153,6 +130,51 @@ async fn beat(
     cluster.prune_announcements();
     // Rooms saved for a node that is gone, or for whoever comes next.
     cluster.want_claims();
+}
+
+/// Refreshes this node's heartbeat (registering again if the others took
+/// it for dead); false when the database could not be reached.
+async fn touch(
+    cluster: &Cluster,
+    lobby: &Lobby,
+    published: &mut PublishedMap,
+    contact: &mut Contact,
+) -> bool {
+    let timeout = cluster.node_timeout;
+    let draining = cluster.draining.load(Ordering::Relaxed);
+    match cluster.directory.heartbeat(draining).await {
+        Ok(Some(now)) => {
+            contact.beat(now, timeout);
+            true
+        }
+        Ok(None) => {
+            // The others took this node for dead (it was cut off or paused
+            // for longer than the timeout) and deleted its rows.
+            tracing::warn!(node = %cluster.node, "this node was taken for dead: registering again");
+            published.clear();
+            contact.lost();
+            match rejoin(cluster, lobby).await {
+                Ok(now) => {
+                    cluster.rejoins.increment(1);
+                    contact.beat(now, timeout);
+                    true
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "registering again failed");
+                    false
+                }
+            }
+        }
+        Err(e) => {
+            if contact.last.is_some() {
+                tracing::warn!(error = %e, "heartbeat failed");
+            } else {
+                tracing::debug!(error = %e, "heartbeat failed again");
+            }
+            contact.lost();
+            false
+        }
+    }
 }
 
 /// Registers the node again with every room and seat it holds; returns
