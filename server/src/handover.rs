@@ -189,11 +189,11 @@ impl Shared {
                 url: target.url.clone(),
                 code: room.room.code.clone(),
             });
-            let text = axum::extract::ws::Utf8Bytes::from(envelope.to_json());
+            let text = crate::outbox::frame(&envelope);
             for &member in &room.members {
                 if let Some(client) = self.lobby.session_of(member) {
                     self.metrics.redirected(RedirectReason::Handover);
-                    client.send_text(text.clone());
+                    client.send_frame(&text);
                 }
             }
         }
