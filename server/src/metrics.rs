@@ -8,8 +8,10 @@
 //! What is cheaper to read than to track — rooms, players, the recorder's
 //! queue — is read when scraped. Every series is listed in `docs/api.md`.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use crate::durability::Durability;
 use metrics::{Counter, Gauge, Histogram, Key, Label, Recorder as _};
 use metrics_exporter_prometheus::{BuildError, Matcher, PrometheusBuilder, PrometheusHandle};
 
@@ -56,50 +58,44 @@ impl RedirectReason {
 pub(crate) enum Reconnect {
     /// The cluster's `LISTEN` connection (session notices, hand-overs).
     Listen,
+    /// The recorder's connection (counted by the recorder).
+    Recorder,
 }
 
 impl Reconnect {
-    const ALL: [Reconnect; 1] = [Reconnect::Listen];
+    const ALL: [Reconnect; 2] = [Reconnect::Listen, Reconnect::Recorder];
 
     fn label(self) -> &'static str {
         match self {
             Reconnect::Listen => "listen",
-        }
-    }
-}
-
-/// What the recorder counts: its commits, how long they take, and those
-/// that failed.
-#[derive(Debug, Clone)]
-pub struct RecorderMetrics {
-    /// Seconds from the start of a group commit to its end.
-    pub(crate) commit_seconds: Histogram,
-    /// Group commits that succeeded.
-    pub(crate) commits: Counter,
-    /// Group commits the database refused or could not take.
-    pub(crate) failed_commits: Counter,
-}
-
-impl RecorderMetrics {
-    /// Counts nothing (tools that record without serving).
-    pub fn none() -> RecorderMetrics {
-        RecorderMetrics {
-            commit_seconds: Histogram::noop(),
-            commits: Counter::noop(),
-            failed_commits: Counter::noop(),
+            Reconnect::Recorder => "recorder",
         }
     }
 }
 
 /// The series read when scraped rather than tracked.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Snapshot {
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Snapshot<'a> {
     /// Players with a session here.
     pub(crate) players: usize,
     /// Rooms open here.
     pub(crate) rooms: usize,
-    /// Requests waiting for the recorder.
-    pub(crate) recorder_queue: usize,
+    /// What the recorder and its journal count.
+    pub(crate) recorder: &'a Durability,
+}
+
+/// The recorder's series, copied from its [`Durability`] when scraped.
+#[derive(Debug)]
+struct Recording {
+    queue: Gauge,
+    commits: Counter,
+    failed_commits: Counter,
+    commit_seconds: Gauge,
+    commit_seconds_max: Gauge,
+    journal_batches: Gauge,
+    journal_bytes: Gauge,
+    journal_full: Gauge,
+    replayed: Counter,
 }
 
 /// The server's series, as handles.
@@ -116,8 +112,7 @@ pub(crate) struct Metrics {
     pub(crate) messages_out: Counter,
     /// Seconds from reading a `submit` to sending its verdict.
     pub(crate) verdict_seconds: Histogram,
-    /// What the recorder counts.
-    pub(crate) recording: RecorderMetrics,
+    recording: Recording,
     /// Times this node found itself taken for dead by the others (its
     /// heartbeat stopped for longer than the node timeout) and registered
     /// again.
@@ -126,7 +121,6 @@ pub(crate) struct Metrics {
     reconnects: [Counter; Reconnect::ALL.len()],
     players: Gauge,
     rooms: Gauge,
-    recorder_queue: Gauge,
 }
 
 /// One series' name and help text.
@@ -188,10 +182,10 @@ impl Metrics {
                 help: "Seconds from reading a submit to sending its verdict (a winning one \
                        includes the commit of the result).",
             }),
-            recording: RecorderMetrics {
-                commit_seconds: histogram(Series {
-                    name: "krypto_commit_seconds",
-                    help: "Seconds one group commit of the recorder took, failed ones included.",
+            recording: Recording {
+                queue: gauge(Series {
+                    name: "krypto_recorder_queue",
+                    help: "Requests waiting for the recorder's next group commit.",
                 }),
                 commits: counter(Series {
                     name: "krypto_commits_total",
@@ -199,7 +193,33 @@ impl Metrics {
                 }),
                 failed_commits: counter(Series {
                     name: "krypto_commit_failures_total",
-                    help: "Group commits of the recorder that failed.",
+                    help: "Group commits that failed because the database was unavailable \
+                           (each was journaled or retried, not dropped).",
+                }),
+                commit_seconds: gauge(Series {
+                    name: "krypto_commit_seconds_total",
+                    help: "Seconds spent in successful group commits, summed (divided by \
+                           krypto_commits_total: the mean commit latency).",
+                }),
+                commit_seconds_max: gauge(Series {
+                    name: "krypto_commit_seconds_max",
+                    help: "The longest successful group commit so far, in seconds.",
+                }),
+                journal_batches: gauge(Series {
+                    name: "krypto_journal_batches",
+                    help: "Batches waiting in the journal for the database.",
+                }),
+                journal_bytes: gauge(Series {
+                    name: "krypto_journal_bytes",
+                    help: "The journal's size in bytes.",
+                }),
+                journal_full: gauge(Series {
+                    name: "krypto_journal_full",
+                    help: "1 while the journal is at its bound (new matches are refused).",
+                }),
+                replayed: counter(Series {
+                    name: "krypto_journal_replayed_total",
+                    help: "Batches replayed from the journal into the database.",
                 }),
             },
             node_rejoins: counter(Series {
@@ -215,10 +235,6 @@ impl Metrics {
             rooms: gauge(Series {
                 name: "krypto_rooms",
                 help: "Rooms open on this server now.",
-            }),
-            recorder_queue: gauge(Series {
-                name: "krypto_recorder_queue",
-                help: "Requests waiting for the recorder's next group commit.",
             }),
             handle: recorder.handle(),
         };
@@ -236,10 +252,24 @@ impl Metrics {
     }
 
     /// The exposition, with the read-when-scraped series set to `now`.
-    pub(crate) fn render(&self, now: Snapshot) -> String {
+    pub(crate) fn render(&self, now: Snapshot<'_>) -> String {
         self.players.set(now.players as f64);
         self.rooms.set(now.rooms as f64);
-        self.recorder_queue.set(now.recorder_queue as f64);
+        let d = now.recorder;
+        let read = |n: &AtomicU64| n.load(Ordering::Relaxed);
+        let r = &self.recording;
+        r.queue.set(read(&d.queue_depth) as f64);
+        r.commits.absolute(read(&d.commits));
+        r.failed_commits.absolute(read(&d.failed_commits));
+        r.commit_seconds.set(read(&d.commit_micros) as f64 / 1e6);
+        r.commit_seconds_max
+            .set(read(&d.max_commit_micros) as f64 / 1e6);
+        r.journal_batches.set(read(&d.journal_batches) as f64);
+        r.journal_bytes.set(read(&d.journal_bytes) as f64);
+        r.journal_full
+            .set(f64::from(u8::from(d.journal_full.load(Ordering::Relaxed))));
+        r.replayed.absolute(read(&d.replayed_batches));
+        self.reconnects[Reconnect::Recorder as usize].absolute(read(&d.reconnects));
         self.handle.render()
     }
 
