@@ -116,6 +116,9 @@ pub struct Config {
     /// A node whose heartbeat is older than this is dead: its rooms leave
     /// the directory. Heartbeats are five times as frequent.
     pub node_timeout: Duration,
+    /// A second address serving only `GET /metrics` (kept off the public
+    /// port); `/metrics` is on the main port either way.
+    pub metrics_listen: Option<std::net::SocketAddr>,
     /// How long a starting server waits for an unreachable database
     /// (retrying with backoff) before giving up.
     pub database_wait: Duration,
@@ -199,6 +202,7 @@ impl Default for Config {
             min_rated_opponents: crate::ratings::MIN_OPPONENTS,
             public_url: None,
             node_timeout: Duration::from_secs(15),
+            metrics_listen: None,
             database_wait: Duration::from_secs(60),
             journal: None,
             journal_max_bytes: crate::recorder::JOURNAL_MAX_BYTES,

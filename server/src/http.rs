@@ -1,7 +1,8 @@
 //! The HTTP side of the single port: the WebSocket upgrade at `/ws`, the
 //! health checks at `/healthz` (liveness) and `/readyz` (readiness: the
-//! database and the recorder's journal), and the scores API (`/api/leaderboard`,
-//! `/api/players/{name}`). Every refusal — unknown paths and methods
+//! database and the recorder's journal), the metrics at `/metrics` (unless
+//! `--metrics-listen` moves them to a port of their own), and the scores
+//! API (`/api/leaderboard`, `/api/players/{name}`). Every refusal — unknown paths and methods
 //! included — is JSON: `{"error": {"code", "message"}}`.
 
 use std::collections::HashMap;
@@ -23,14 +24,20 @@ use crate::identity::MAX_NAME_CHARS;
 use crate::leaderboard::{self, BoardError, BoardQuery, DEFAULT_LIMIT, MAX_LIMIT};
 use crate::listener::PeerAddr;
 use crate::session::SERVER_VERSION;
-use crate::{forwarded, periods, transport, Shared};
+use crate::{forwarded, metrics, periods, transport, Shared};
 
 /// The routes, sharing the server's state.
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
-    Router::new()
+    let router = Router::new()
         .route("/ws", get(upgrade))
         .route("/healthz", get(healthz))
-        .route("/readyz", get(readyz))
+        .route("/readyz", get(readyz));
+    let router = if shared.config.metrics_listen.is_none() {
+        router.route("/metrics", get(get_metrics))
+    } else {
+        router
+    };
+    router
         .route("/api/leaderboard", get(get_leaderboard))
         .route("/api/players/{name}", get(get_player))
         .merge(crate::web::routes())
@@ -213,6 +220,53 @@ async fn healthz() -> Json<Health> {
         status: "ok",
         version: SERVER_VERSION,
     })
+}
+
+/// `GET /metrics`: Prometheus text format, version 0.0.4.
+async fn get_metrics(State(shared): State<Arc<Shared>>) -> Response {
+    let (rooms, players) = shared.lobby.counts();
+    let snapshot = metrics::Snapshot {
+        players,
+        rooms,
+        recorder: shared.recorder.state(),
+    };
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        shared.metrics.render(snapshot),
+    )
+        .into_response()
+}
+
+/// Serves only `GET /metrics` on `listener` (`--metrics-listen`) until the
+/// server stops.
+pub(crate) async fn serve_metrics(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
+    let stop = shared.disconnect.clone();
+    let router = Router::new()
+        .route("/metrics", get(get_metrics))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(shared);
+    if let Err(e) = axum::serve(listener, router)
+        .with_graceful_shutdown(stop.cancelled_owned())
+        .await
+    {
+        tracing::error!(error = %e, "the metrics listener failed");
+    }
+}
+
+/// Folds the histograms' samples now and then, so they cannot pile up
+/// while nobody scrapes.
+pub(crate) async fn metrics_upkeep(shared: Arc<Shared>) {
+    let mut every = tokio::time::interval(metrics::UPKEEP_EVERY);
+    loop {
+        tokio::select! {
+            () = shared.disconnect.cancelled() => return,
+            _ = every.tick() => shared.metrics.upkeep(),
+        }
+    }
 }
 
 /// How long `/readyz` waits for the database to answer.

@@ -7,8 +7,8 @@
 //!   `accept` and a slot of the client address's share.
 //! - [`serve`]: HTTP/1.1 on each connection (hyper), with the header-read
 //!   timeout that closes silent and trickling connections.
-//! - [`http`]: the routes — `/ws` (upgrade), `/healthz`, the scores API —
-//!   and JSON errors for everything else. [`forwarded`]: the client's
+//! - [`http`]: the routes — `/ws` (upgrade), `/healthz`, `/metrics`, the
+//!   scores API — and JSON errors for everything else. [`forwarded`]: the client's
 //!   address behind a trusted reverse proxy.
 //! - [`transport`]: one task per WebSocket: frames, message credits, the
 //!   hello deadline, pings, and the one place deciding which errors close a
@@ -37,6 +37,7 @@
 //!   per-player limits.
 //! - [`db`]: one store, SQLite or PostgreSQL (chosen by the URL), through
 //!   sqlx; batches written in each backend's idiom.
+//! - [`metrics`]: the counters `/metrics` shows, as cheap handles.
 //! - [`config`]: every limit and timing. [`join_urls`]: the addresses
 //!   friends can use, for the banner and `welcome`.
 //! - [`web`]: the browser client's pages and assets, embedded in the binary.
@@ -59,6 +60,7 @@ pub mod leaderboard;
 mod limits;
 mod listener;
 mod lobby;
+mod metrics;
 mod outbox;
 pub mod periods;
 pub mod ratings;
@@ -121,6 +123,8 @@ pub(crate) struct Shared {
     pub(crate) room_tasks: TaskTracker,
     /// Where room tasks put their state when the server stops.
     pub(crate) saved_rooms: handover::SavedRooms,
+    /// What `/metrics` shows.
+    pub(crate) metrics: metrics::Metrics,
 }
 
 impl Shared {
@@ -137,9 +141,15 @@ impl Shared {
                 return Err(ClusterError::NeedsPostgres.into());
             }
         }
+        let metrics = metrics::Metrics::new()?;
         let db = Db::open_waiting(&config.database_url, config.database_wait).await?;
-        let cluster =
-            cluster::Cluster::open(&db, config.public_url.as_deref(), config.node_timeout).await?;
+        let cluster = cluster::Cluster::open(
+            &db,
+            config.public_url.as_deref(),
+            config.node_timeout,
+            &metrics,
+        )
+        .await?;
         let (recorder, recorder_task) =
             recorder::Recorder::start(&db, config.journal_options()).await?;
         let lobby = lobby::Lobby::new(config.max_rooms, cluster.as_ref().map(|(c, _)| c.queue()));
@@ -162,6 +172,7 @@ impl Shared {
             tracker: TaskTracker::new(),
             room_tasks: TaskTracker::new(),
             saved_rooms: handover::SavedRooms::default(),
+            metrics,
         });
         shared.restore_saved_rooms().await?;
         if let Some(cluster) = shared.cluster.clone() {
@@ -188,6 +199,17 @@ pub enum ServerError {
     /// Joining the cluster of nodes failed.
     #[error(transparent)]
     Cluster(#[from] ClusterError),
+    /// The metrics' histograms could not be set up.
+    #[error("metrics: {0}")]
+    Metrics(#[from] metrics_exporter_prometheus::BuildError),
+    /// `--metrics-listen` could not be bound.
+    #[error("cannot listen for metrics on {addr}: {source}")]
+    MetricsListen {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
     /// The recorder could not start (its journal could not be read).
     #[error(transparent)]
     Recorder(#[from] recorder::StartError),
@@ -240,6 +262,14 @@ pub async fn run(
         shutdown.await;
         token.cancel();
     });
+    tokio::spawn(http::metrics_upkeep(shared.clone()));
+    if let Some(addr) = shared.config.metrics_listen {
+        let metrics_listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| ServerError::MetricsListen { addr, source })?;
+        tracing::info!(address = %metrics_listener.local_addr()?, "serving /metrics");
+        tokio::spawn(http::serve_metrics(metrics_listener, shared.clone()));
+    }
     serve::serve(
         listener,
         http::router(shared.clone()),

@@ -29,6 +29,10 @@ struct Args {
         default_value = "sqlite://krypto.db"
     )]
     database: String,
+    /// Serve GET /metrics (Prometheus) on this address only, e.g.
+    /// 127.0.0.1:9100, instead of on the main port.
+    #[arg(long, env = "KRYPTO_METRICS_LISTEN")]
+    metrics_listen: Option<SocketAddr>,
     /// Log format.
     #[arg(long, env = "KRYPTO_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -216,6 +220,7 @@ async fn main() -> anyhow::Result<()> {
         room_time_scale: args.room_time_scale.max(1),
         public_url: args.public_url,
         node_timeout: node_timeout(args.node_timeout_secs)?,
+        metrics_listen: args.metrics_listen,
         database_wait: Duration::from_secs(args.database_wait_secs),
         journal: args.journal,
         journal_max_bytes: args.journal_max_mb.saturating_mul(1024 * 1024),

@@ -342,6 +342,7 @@ impl RoomTask {
                 Err(_) => self.shared.lobby.unseat(player, self.room.code()),
             },
             RoomCommand::Request {
+                received,
                 player,
                 conn,
                 id,
@@ -356,6 +357,10 @@ impl RoomTask {
                     }
                     let fx = self.room.handle(player, &message, now);
                     self.deliver(fx, id.as_deref()).await;
+                    if matches!(message, ClientMessage::Submit { .. }) {
+                        let seconds = received.elapsed().as_secs_f64();
+                        self.shared.metrics.verdict_seconds.record(seconds);
+                    }
                 }
             }
             RoomCommand::Disconnected { player, conn } => {

@@ -6,6 +6,7 @@ use super::{now, Session, Welcomed, SERVER_VERSION};
 use crate::cluster::SeatElsewhere;
 use crate::identity::{self, HelloError, HelloRules};
 use crate::lobby::RoomCommand;
+use crate::metrics::RedirectReason;
 use crate::outbox::close;
 
 impl Session {
@@ -108,6 +109,7 @@ impl Session {
         match elsewhere {
             None => {}
             Some(SeatElsewhere::Redirect { url, code }) => {
+                self.shared.metrics.redirected(RedirectReason::Seat);
                 self.reply(id, ServerMessage::Redirect { url, code })
             }
             Some(SeatElsewhere::Gone { code, node_stopped }) => self.error(

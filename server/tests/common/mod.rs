@@ -297,6 +297,18 @@ pub fn solve(started: &Value) -> String {
         .to_string()
 }
 
+/// The value of the sample `series` (a name, with its labels if any) in a
+/// Prometheus text exposition (`GET /metrics`).
+pub fn sample(text: &str, series: &str) -> f64 {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .find_map(|l| {
+            let (name, value) = l.rsplit_once(' ')?;
+            (name == series).then(|| value.parse().unwrap())
+        })
+        .unwrap_or_else(|| panic!("no sample {series} in:\n{text}"))
+}
+
 /// One HTTP/1.1 GET to `addr`; returns the status line and the body.
 pub async fn http_get(addr: SocketAddr, path: &str) -> (String, String) {
     let mut s = TcpStream::connect(addr).await.unwrap();
