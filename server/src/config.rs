@@ -62,6 +62,19 @@ pub struct Config {
     /// Messages refused for lack of credits, in a row, before the connection
     /// is closed with 1008 (abuse rather than an over-eager client).
     pub max_rate_strikes: u32,
+    /// Frame credits: every frame a client sends — pings, pongs and
+    /// continuation frames too, which are never messages — costs one; a
+    /// client out of them is closed with 1008. Well above what the message
+    /// budget lets through (a message is one frame; a pong every ping).
+    pub frame_burst: u32,
+    /// Frame credits regained per second.
+    pub frame_refill_per_sec: u32,
+    /// Largest frame accepted before `hello` (a `hello` is a name and a
+    /// token): a socket nobody knows yet holds only a few KiB.
+    pub max_frame_before_hello: usize,
+    /// Bytes the WebSocket library may hold for a client that does not read
+    /// (the kernel's socket buffer comes first); past it the connection ends.
+    pub max_write_buffer: usize,
     /// Failed room-code guesses allowed per client address, and per player,
     /// per [`Config::limit_window`] (0: no limit). Counted across
     /// connections, so a new socket does not reset it.
@@ -139,6 +152,10 @@ impl Default for Config {
             message_burst: 20,
             message_refill_per_sec: 10,
             max_rate_strikes: 20,
+            frame_burst: 64,
+            frame_refill_per_sec: 32,
+            max_frame_before_hello: 2 * 1024,
+            max_write_buffer: 64 * 1024,
             max_code_misses: 10,
             max_new_accounts: 20,
             limit_window: Duration::from_secs(60),

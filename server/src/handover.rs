@@ -188,7 +188,7 @@ impl Shared {
                 url: target.url.clone(),
                 code: room.room.code.clone(),
             });
-            let text = axum::extract::ws::Utf8Bytes::from(envelope.to_json());
+            let text = tungstenite::Utf8Bytes::from(envelope.to_json());
             for &member in &room.members {
                 if let Some(client) = self.lobby.session_of(member) {
                     client.send_text(text.clone());

@@ -4,13 +4,12 @@
 //! included — is JSON: `{"error": {"code", "message"}}`.
 
 use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use axum::extract::rejection::{PathRejection, QueryRejection};
-use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{ConnectInfo, Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{ConnectInfo, Path, Query, Request, State};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -20,6 +19,7 @@ use crate::identity::MAX_NAME_CHARS;
 use crate::leaderboard::{self, BoardError, BoardQuery, DEFAULT_LIMIT, MAX_LIMIT};
 use crate::listener::PeerAddr;
 use crate::session::SERVER_VERSION;
+use crate::ws_upgrade::{SocketLimits, Upgrade};
 use crate::{forwarded, periods, transport, Shared};
 
 /// The routes, sharing the server's state.
@@ -210,13 +210,8 @@ async fn healthz() -> Json<Health> {
     })
 }
 
-async fn upgrade(
-    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
-    State(shared): State<Arc<Shared>>,
-    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
-    headers: HeaderMap,
-) -> Response {
-    let Ok(ws) = ws else {
+async fn upgrade(State(shared): State<Arc<Shared>>, mut request: Request) -> Response {
+    let Some(ws) = Upgrade::from_request(&mut request) else {
         return ApiError::new(
             StatusCode::UPGRADE_REQUIRED,
             "upgrade_required",
@@ -224,8 +219,20 @@ async fn upgrade(
         )
         .into_response();
     };
-    let trusted = &shared.config.trusted_proxies;
-    let client_ip = forwarded::client_ip(peer, &headers, trusted);
+    let Some(ConnectInfo(PeerAddr(peer))) =
+        request.extensions().get::<ConnectInfo<PeerAddr>>().copied()
+    else {
+        return ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "the server lost track of this connection",
+        )
+        .into_response();
+    };
+    let headers = request.headers();
+    let config = &shared.config;
+    let trusted = &config.trusted_proxies;
+    let client_ip = forwarded::client_ip(peer, headers, trusted);
     // A direct client was counted when its TCP connection was accepted; a
     // proxy's connections are counted here, by the client it speaks for.
     let slot = if forwarded::is_trusted(peer.ip(), trusted) {
@@ -243,19 +250,22 @@ async fn upgrade(
     } else {
         None
     };
-    let max = shared.config.max_frame_bytes;
+    let limits = SocketLimits {
+        max_frame_bytes: config.max_frame_bytes,
+        max_write_buffer: config.max_write_buffer,
+        frame_burst: config.frame_burst,
+        frame_refill_per_sec: config.frame_refill_per_sec,
+        max_frame_before_hello: config.max_frame_before_hello as u64,
+    };
+    let welcomed = Arc::new(AtomicBool::new(false));
     let tracker = shared.tracker.clone();
-    // tungstenite's default read buffer is 128 KiB, zero-filled before each
-    // read: about 140 KiB per idle socket, 1.4 GiB at 10,000 players. Our
-    // frames are at most 16 KiB and usually under 200 bytes; 4 KiB is plenty.
-    ws.max_frame_size(max)
-        .max_message_size(max)
-        .read_buffer_size(4 * 1024)
-        .on_upgrade(move |socket| {
-            tracker.track_future(async move {
-                transport::serve(socket, shared, client_ip).await;
-                drop(slot);
-            })
-        })
-        .into_response()
+    ws.accept(
+        limits,
+        welcomed.clone(),
+        &tracker,
+        move |socket| async move {
+            transport::serve(socket, shared, client_ip, welcomed).await;
+            drop(slot);
+        },
+    )
 }

@@ -10,6 +10,8 @@
 //! - [`http`]: the routes — `/ws` (upgrade), `/healthz`, the scores API —
 //!   and JSON errors for everything else. [`forwarded`]: the client's
 //!   address behind a trusted reverse proxy.
+//! - [`ws_upgrade`]: the WebSocket handshake, onto a socket whose every
+//!   frame [`frame_meter`] charges before tungstenite sees it.
 //! - [`transport`]: one task per WebSocket: frames, message credits, the
 //!   hello deadline, pings, and the one place deciding which errors close a
 //!   connection and with which code.
@@ -44,6 +46,7 @@ mod codes;
 pub mod config;
 pub mod db;
 mod forwarded;
+mod frame_meter;
 mod handover;
 mod http;
 mod identity;
@@ -62,6 +65,7 @@ mod serve;
 mod session;
 mod transport;
 mod web;
+mod ws_upgrade;
 
 use std::future::Future;
 use std::net::SocketAddr;

@@ -8,10 +8,10 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use axum::extract::ws::Utf8Bytes;
 use krypto_core::protocol::ServerEnvelope;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+use tungstenite::Utf8Bytes;
 
 /// WebSocket close codes the server uses, in one place.
 pub(crate) mod close {

@@ -13,12 +13,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::ws::Utf8Bytes;
 use krypto_core::protocol::{ErrorCode, PlayerId, RoomSettings, ServerEnvelope};
 use krypto_core::room::{Effects, Joiner, Recipient, Room, RoomError, RoomLimits, SavedRoom};
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
+use tungstenite::Utf8Bytes;
 use uuid::Uuid;
 
 use self::recording::MatchLog;

@@ -356,4 +356,57 @@ on_both! {
         assert!(!body.contains("ZZZZZZZZZZZZZZZZZZZZZ"), "{body}");
         server.shutdown().await;
     }
+
+    #[tokio::test]
+    async fn floods_of_frames_that_are_never_messages_are_closed_before_and_after_hello() {
+        let server = TestServer::start().await;
+        let (mut ann, _) = server.player("Ann").await;
+        let floods: [(&str, fn() -> Vec<Message>); 3] = [
+            ("pings", || vec![Message::Ping(Vec::new().into()); 200]),
+            ("unsolicited pongs", || vec![Message::Pong(Vec::new().into()); 200]),
+            ("empty continuation frames", || {
+                let mut frames = vec![Message::Frame(Frame::message(
+                    Vec::new(),
+                    OpCode::Data(Data::Text),
+                    false,
+                ))];
+                frames.extend((0..200).map(|_| {
+                    Message::Frame(Frame::message(Vec::new(), OpCode::Data(Data::Continue), false))
+                }));
+                frames
+            }),
+        ];
+        for (n, (what, flood)) in floods.into_iter().enumerate() {
+            for welcomed in [false, true] {
+                let mut c = if welcomed {
+                    server.player(&format!("Eve{n}")).await.0
+                } else {
+                    server.connect().await
+                };
+                for frame in flood() {
+                    c.ws.feed(frame).await.unwrap();
+                }
+                c.ws.flush().await.unwrap();
+                assert_eq!(c.expect_close().await, 1008, "{what}, welcomed: {welcomed}");
+            }
+        }
+        // The player beside them noticed nothing.
+        assert_eq!(ann.request(json!({"type": "ping"})).await["type"], "pong");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn before_hello_a_frame_larger_than_any_hello_is_refused() {
+        let server = TestServer::start().await;
+        let mut c = server.connect().await;
+        let big = format!(r#"{{"type":"hello","protocol":1,"name":"{}"}}"#, "a".repeat(8000));
+        c.send_raw(Message::text(big.clone())).await;
+        assert_eq!(c.expect_close().await, 1009);
+        // After hello the usual frame limit applies: the same size is only
+        // a bad name.
+        let (mut ann, _) = server.player("Ann").await;
+        ann.send_raw(Message::text(big.replace("hello", "chat"))).await;
+        assert_eq!(ann.recv().await["type"], "error");
+        server.shutdown().await;
+    }
 }
