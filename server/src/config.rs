@@ -55,6 +55,9 @@ pub struct Config {
     /// Messages that may wait for a client's socket; a client that lets the
     /// queue fill up is too slow to read and is disconnected.
     pub outgoing_queue: usize,
+    /// Bytes of messages that may wait for a client's socket, whatever
+    /// their number: past it the client is disconnected as too slow.
+    pub outgoing_queue_bytes: usize,
     /// Message credits: how many messages a client may send in a burst.
     pub message_burst: u32,
     /// Message credits regained per second.
@@ -149,6 +152,7 @@ impl Default for Config {
             handshake_timeout: Duration::from_secs(10),
             ping_interval: Duration::from_secs(20),
             outgoing_queue: 256,
+            outgoing_queue_bytes: 256 * 1024,
             message_burst: 20,
             message_refill_per_sec: 10,
             max_rate_strikes: 20,

@@ -107,7 +107,7 @@ pub(crate) async fn serve(
     welcomed: Arc<AtomicBool>,
 ) {
     let config = &shared.config;
-    let (outbox, rx) = Outbox::new(config.outgoing_queue);
+    let (outbox, rx) = Outbox::with_max_bytes(config.outgoing_queue, config.outgoing_queue_bytes);
     let (sink, stream) = socket.split();
     let writer = tokio::spawn(write_loop(sink, rx, outbox.clone()));
     let mut transport = Transport {
@@ -152,6 +152,9 @@ async fn write_loop(
             () = outbox.killed() => break,
             item = rx.recv() => item,
         };
+        if let Some(item) = &item {
+            outbox.taken(item);
+        }
         let (message, last) = match item {
             None => break,
             Some(Outbound::Text(text)) => (Message::Text(text), false),
