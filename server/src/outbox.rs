@@ -195,7 +195,10 @@ mod tests {
         assert!(outbox.send_text(text.clone()));
         let first = rx.try_recv().unwrap();
         outbox.taken(&first);
-        assert!(outbox.send_text(text.clone()), "600 bytes wait after one was taken");
+        assert!(
+            outbox.send_text(text.clone()),
+            "600 bytes wait after one was taken"
+        );
         assert!(outbox.kill_frame().is_none());
         assert!(!outbox.send_text(text), "1200 bytes would wait");
         assert_eq!(outbox.kill_frame().unwrap().0, close::POLICY);

@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use common::{Client, TestServer, PATIENCE};
 use futures_util::SinkExt;
+use krypto_core::formula::MAX_LEN;
+use krypto_core::room::ATTEMPT_BURST;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -409,4 +411,62 @@ on_both! {
         assert_eq!(ann.recv().await["type"], "error");
         server.shutdown().await;
     }
+
+    #[tokio::test]
+    async fn refused_attempts_store_no_more_than_a_formula_and_a_seat_is_rate_limited() {
+        let server = TestServer::with_config(scripted).await;
+        let (mut ann, _) = server.player("Ann").await;
+        let (mut ben, _) = server.player("Ben").await;
+        let state = ann
+            .request(json!({"type": "create_room", "settings": {"rounds": 1}}))
+            .await;
+        let code = state["code"].as_str().unwrap().to_owned();
+        ben.request(json!({"type": "join_room", "code": code})).await;
+        ann.request(json!({"type": "start"})).await;
+        ben.recv_type("round_started").await;
+        // Ben sends formulas as long as a frame allows: the first is refused
+        // as too long (and locks him out), the next as locked out, and past
+        // the seat's budget they are refused unread.
+        let long = "1+".repeat(7000) + "1";
+        let mut verdicts = Vec::new();
+        for _ in 0..ATTEMPT_BURST + 2 {
+            let v = ben
+                .request(json!({"type": "submit", "round": 1, "formula": long}))
+                .await;
+            verdicts.push(if v["type"] == "verdict" {
+                v["error"]["kind"].as_str().unwrap().to_owned()
+            } else {
+                v["code"].as_str().unwrap().to_owned()
+            });
+        }
+        assert_eq!(verdicts[0], "too_long", "{verdicts:?}");
+        assert!(verdicts[1..ATTEMPT_BURST].iter().all(|v| v == "locked_out"), "{verdicts:?}");
+        assert!(verdicts[ATTEMPT_BURST..].iter().all(|v| v == "rate_limited"), "{verdicts:?}");
+        let v = ann
+            .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4+5"}))
+            .await;
+        assert_eq!(v["accepted"], true, "{v}");
+        ann.recv_type("match_over").await;
+        let mut db = server.raw().await;
+        let (rows, stored): (i64, i64) = db
+            .one("SELECT COUNT(*), CAST(COALESCE(SUM(LENGTH(formula)), 0) AS BIGINT) FROM attempts")
+            .await;
+        assert_eq!(rows, ATTEMPT_BURST as i64 + 1, "Ben's judged and locked-out tries, Ann's win");
+        let printed_win = "1 + 2 + 3 + 4 + 5".len() as i64;
+        assert_eq!(stored, MAX_LEN as i64 + printed_win, "only the too-long try's first {MAX_LEN} characters");
+        server.shutdown().await;
+    }
+}
+
+/// Rooms deal 1 2 3 4 5 → 15 every round, with clocks 100× fast.
+fn scripted(c: &mut krypto_server::Config) {
+    c.room_time_scale = 100;
+    c.dealer = krypto_server::config::DealerFactory(std::sync::Arc::new(|| {
+        Box::new(krypto_core::room::ScriptedDealer::new(vec![
+            krypto_core::cards::Deal {
+                objective: 15,
+                hand: vec![1, 2, 3, 4, 5],
+            },
+        ]))
+    }));
 }

@@ -74,6 +74,12 @@ pub const SEAT_HOLD_MS: u64 = 60_000;
 pub const CHAT_BURST: usize = 5;
 /// …within this window, per member.
 pub const CHAT_WINDOW_MS: u64 = 10_000;
+/// Answer flood limit: at most this many formulas or claims…
+pub const ATTEMPT_BURST: usize = 10;
+/// …within this window, per seat. A person's tries are seconds apart (and
+/// a wrong one locks them out); a script's thousands would each be judged
+/// and recorded.
+pub const ATTEMPT_WINDOW_MS: u64 = 10_000;
 /// Points for winning a round.
 pub const ROUND_POINTS: i64 = 1;
 /// How many recent events a snapshot carries for a resuming client's feed.

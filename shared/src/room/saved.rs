@@ -226,6 +226,7 @@ impl Room {
                     0
                 },
                 chat_expiries: m.chat_counts_ms.iter().map(|&ms| now + ms).collect(),
+                attempt_expiries: VecDeque::new(),
             })
             .collect();
         let mut room = Room {
