@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::OnceLock;
 
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, Query};
 use axum::http::header::{self, HeaderMap, HeaderValue};
 use axum::http::StatusCode;
@@ -55,10 +56,10 @@ macro_rules! asset {
 const JS: &str = "text/javascript; charset=utf-8";
 
 /// The page shell every route serves.
-const INDEX: Asset = asset!("index.html", "text/html; charset=utf-8");
+static INDEX: Asset = asset!("index.html", "text/html; charset=utf-8");
 
 /// The files under `/assets/`.
-const ASSETS: &[Asset] = &[
+static ASSETS: &[Asset] = &[
     asset!("app.css", "text/css; charset=utf-8"),
     asset!("icon.svg", "image/svg+xml"),
     asset!("js/main.js", JS),
@@ -88,6 +89,8 @@ const ASSETS: &[Asset] = &[
 /// The routes of the browser client. They use no server state, so they
 /// merge into any router.
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
+    // Compress once now rather than on a player's first visit.
+    prepared();
     Router::new()
         .route("/", get(page))
         .route("/r/{code}", get(page))
@@ -121,41 +124,164 @@ fn common_headers(headers: &mut HeaderMap) {
     );
 }
 
-/// The ETag of each embedded file, by address, computed once.
-fn etag(asset: &Asset) -> &'static str {
-    static TAGS: OnceLock<HashMap<usize, String>> = OnceLock::new();
-    let tags = TAGS.get_or_init(|| {
-        std::iter::once(&INDEX)
-            .chain(ASSETS)
-            .map(|a| {
-                let digest = Sha256::digest(a.body);
-                (
-                    a.body.as_ptr() as usize,
-                    format!("\"{}\"", hex::encode(&digest[..12])),
-                )
-            })
-            .collect()
-    });
-    tags.get(&(asset.body.as_ptr() as usize))
-        .map(String::as_str)
-        .unwrap_or("\"\"")
+/// One embedded file as it is served: its bytes as they are and compressed,
+/// and the ETag of its content.
+struct Prepared {
+    /// The file.
+    asset: &'static Asset,
+    /// Brotli and gzip copies, when smaller than the file itself.
+    br: Option<Bytes>,
+    gzip: Option<Bytes>,
+    /// A hash of the content, quoted: the same content has the same tag in
+    /// every build, and a changed file a new one.
+    tag: String,
 }
 
-/// An embedded file, or 304 when the browser's copy is current.
+/// Every embedded file, prepared once (the first request, or [`routes`]).
+fn prepared() -> &'static [Prepared] {
+    static PREPARED: OnceLock<Vec<Prepared>> = OnceLock::new();
+    PREPARED.get_or_init(|| {
+        std::iter::once(&INDEX)
+            .chain(ASSETS)
+            .map(|asset| {
+                let smaller =
+                    |packed: Vec<u8>| (packed.len() < asset.body.len()).then(|| packed.into());
+                Prepared {
+                    asset,
+                    br: brotli_of(asset.body).and_then(smaller),
+                    gzip: gzip_of(asset.body).and_then(smaller),
+                    tag: content_tag(asset.body),
+                }
+            })
+            .collect()
+    })
+}
+
+/// The ETag of `body`: 96 bits of its SHA-256, quoted.
+fn content_tag(body: &[u8]) -> String {
+    let digest = Sha256::digest(body);
+    format!("\"{}\"", hex::encode(&digest[..12]))
+}
+
+fn brotli_of(body: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(body.len() / 3);
+    let params = brotli::enc::BrotliEncoderParams {
+        quality: 11,
+        ..Default::default()
+    };
+    brotli::BrotliCompress(&mut &body[..], &mut out, &params).ok()?;
+    Some(out)
+}
+
+fn gzip_of(body: &[u8]) -> Option<Vec<u8>> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(body).ok()?;
+    encoder.finish().ok()
+}
+
+/// The encodings a response can have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Encoding {
+    Br,
+    Gzip,
+    Identity,
+}
+
+impl Encoding {
+    /// The `Content-Encoding` value and the suffix its ETag carries (a
+    /// compressed copy is another representation, so another tag).
+    fn names(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Encoding::Br => Some(("br", "-br")),
+            Encoding::Gzip => Some(("gzip", "-gz")),
+            Encoding::Identity => None,
+        }
+    }
+}
+
+/// The best encoding `Accept-Encoding` allows: brotli, then gzip, else none.
+/// A coding is refused by `;q=0`; `*` stands for the codings not named.
+fn negotiate(request: &HeaderMap) -> Encoding {
+    let mut br = None;
+    let mut gzip = None;
+    let mut any = None;
+    for item in request
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+    {
+        let mut parts = item.split(';');
+        let coding = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+        let accepted = parts
+            .filter_map(|p| p.trim().strip_prefix("q="))
+            .all(|q| q.trim().parse::<f32>().map_or(false, |q| q > 0.0));
+        match coding.as_str() {
+            "br" => br = Some(accepted),
+            "gzip" | "x-gzip" => gzip = Some(accepted),
+            "*" => any = Some(accepted),
+            _ => {}
+        }
+    }
+    if br.or(any) == Some(true) {
+        Encoding::Br
+    } else if gzip.or(any) == Some(true) {
+        Encoding::Gzip
+    } else {
+        Encoding::Identity
+    }
+}
+
+/// Whether `If-None-Match` names the content tagged `tag` (in any of its
+/// encodings) or is `*`.
+fn still_fresh(request: &HeaderMap, tag: &str) -> bool {
+    let bare = tag.trim_end_matches('"');
+    request
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|t| t.trim().trim_start_matches("W/"))
+        .any(|t| {
+            t == "*"
+                || t == tag
+                || ["-br\"", "-gz\""]
+                    .iter()
+                    .any(|suffix| t.strip_suffix(suffix) == Some(bare))
+        })
+}
+
+/// An embedded file, compressed when the browser takes it, or 304 when the
+/// browser's copy is current.
 fn serve(asset: &'static Asset, request: &HeaderMap) -> Response {
-    let tag = etag(asset);
-    let fresh = request
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == tag));
-    let mut response = if fresh {
+    let Some(file) = prepared().iter().find(|p| p.asset.path == asset.path) else {
+        return not_found("asset");
+    };
+    let (encoding, body) = match negotiate(request) {
+        Encoding::Br if file.br.is_some() => (Encoding::Br, file.br.clone()),
+        Encoding::Br | Encoding::Gzip if file.gzip.is_some() => (Encoding::Gzip, file.gzip.clone()),
+        _ => (Encoding::Identity, None),
+    };
+    let tag = match encoding.names() {
+        Some((_, suffix)) => format!("{}{suffix}\"", file.tag.trim_end_matches('"')),
+        None => file.tag.clone(),
+    };
+    let mut response = if still_fresh(request, &file.tag) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
-        let mut r = asset.body.into_response();
+        let mut r = match body {
+            Some(packed) => Body::from(packed).into_response(),
+            None => asset.body.into_response(),
+        };
         r.headers_mut().insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static(asset.content_type),
         );
+        if let Some((name, _)) = encoding.names() {
+            r.headers_mut()
+                .insert(header::CONTENT_ENCODING, HeaderValue::from_static(name));
+        }
         r
     };
     let headers = response.headers_mut();
@@ -163,7 +289,8 @@ fn serve(asset: &'static Asset, request: &HeaderMap) -> Response {
     // Revalidate every time: the ETag makes that a 304, and an upgraded
     // server is never hidden behind a stale copy.
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    if let Ok(v) = HeaderValue::from_str(tag) {
+    headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    if let Ok(v) = HeaderValue::from_str(&tag) {
         headers.insert(header::ETAG, v);
     }
     response

@@ -458,6 +458,107 @@ on_both! {
     }
 }
 
+/// The headers and raw body of one GET to `addr` with extra header lines.
+async fn get_raw(
+    addr: std::net::SocketAddr,
+    path: &str,
+    extra: &str,
+) -> (u16, std::collections::HashMap<String, String>, Vec<u8>) {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{extra}\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(PATIENCE, s.read_to_end(&mut raw))
+        .await
+        .unwrap()
+        .unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8(raw[..split].to_vec()).unwrap();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    (status, headers, raw[split + 4..].to_vec())
+}
+
+// Against the real binary of the profile under test: `cargo test --release
+// -p krypto-server --test hostile etags` checks the release build (where
+// every tag once came out as `""`).
+#[tokio::test]
+async fn etags_are_content_hashes_and_pages_come_compressed() {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("k.db").display());
+    let server = common::process::Process::start(&url);
+    let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+    for (path, file) in [
+        ("/", "index.html"),
+        ("/r/KXR7P", "index.html"),
+        ("/assets/js/main.js", "js/main.js"),
+        ("/r/assets/js/screens/round.js", "js/screens/round.js"),
+        ("/assets/app.css", "app.css"),
+    ] {
+        let content = std::fs::read(web.join(file)).unwrap();
+        let tag = format!("\"{}\"", hex::encode(&Sha256::digest(&content)[..12]));
+        let (status, headers, body) = get_raw(server.addr, path, "").await;
+        assert_eq!(status, 200, "{path}");
+        assert_eq!(headers["etag"], tag, "{path}");
+        assert_eq!(body, content, "{path}");
+        assert!(headers["vary"].contains("accept-encoding"), "{path}");
+        // An empty tag is no tag; the right one is a 304.
+        let (status, _, _) = get_raw(server.addr, path, "If-None-Match: \"\"\r\n").await;
+        assert_eq!(status, 200, "{path}: an empty If-None-Match");
+        let (status, _, _) = get_raw(server.addr, path, &format!("If-None-Match: {tag}\r\n")).await;
+        assert_eq!(status, 304, "{path}");
+        // Compressed as the browser allows, and the same content once unpacked.
+        let (_, headers, packed) = get_raw(
+            server.addr,
+            path,
+            "Accept-Encoding: gzip, deflate, br, zstd\r\n",
+        )
+        .await;
+        assert_eq!(headers["content-encoding"], "br", "{path}");
+        assert!(
+            packed.len() * 2 < content.len(),
+            "{path}: {} of {}",
+            packed.len(),
+            content.len()
+        );
+        let mut unpacked = Vec::new();
+        brotli::Decompressor::new(&packed[..], 4096)
+            .read_to_end(&mut unpacked)
+            .unwrap();
+        assert_eq!(unpacked, content, "{path}");
+        let br_tag = headers["etag"].clone();
+        assert_ne!(br_tag, tag, "another representation, another tag");
+        let (status, _, _) = get_raw(
+            server.addr,
+            path,
+            &format!("Accept-Encoding: br\r\nIf-None-Match: {br_tag}\r\n"),
+        )
+        .await;
+        assert_eq!(status, 304, "{path}");
+        let (_, headers, packed) =
+            get_raw(server.addr, path, "Accept-Encoding: gzip;q=1, br;q=0\r\n").await;
+        assert_eq!(headers["content-encoding"], "gzip", "{path}");
+        let mut unpacked = Vec::new();
+        flate2::read::GzDecoder::new(&packed[..])
+            .read_to_end(&mut unpacked)
+            .unwrap();
+        assert_eq!(unpacked, content, "{path}");
+    }
+}
+
 /// Rooms deal 1 2 3 4 5 → 15 every round, with clocks 100× fast.
 fn scripted(c: &mut krypto_server::Config) {
     c.room_time_scale = 100;
