@@ -93,6 +93,9 @@ pub struct Config {
     /// Open connections per client address (0: no cap), so one address
     /// cannot hold every connection the server allows.
     pub max_connections_per_ip: usize,
+    /// Bits of an IPv6 address that make one client for every per-address
+    /// limit (64: a home connection's network).
+    pub ipv6_prefix: u8,
     /// Reverse proxies whose `X-Forwarded-For` is believed; from anyone
     /// else the header is ignored (it is trivially forged).
     pub trusted_proxies: Vec<IpNet>,
@@ -165,6 +168,7 @@ impl Default for Config {
             limit_window: Duration::from_secs(60),
             max_guess_strikes: 5,
             max_connections_per_ip: 100,
+            ipv6_prefix: 64,
             trusted_proxies: Vec::new(),
             max_spectators: 100,
             empty_room_grace: Duration::from_secs(60),

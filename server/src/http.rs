@@ -232,7 +232,10 @@ async fn upgrade(State(shared): State<Arc<Shared>>, mut request: Request) -> Res
     let headers = request.headers();
     let config = &shared.config;
     let trusted = &config.trusted_proxies;
-    let client_ip = forwarded::client_ip(peer, headers, trusted);
+    let client_ip = match forwarded::client_ip(peer, headers, trusted) {
+        Ok(ip) => ip,
+        Err(e) => return ApiError::bad_request(e.to_string()).into_response(),
+    };
     // A direct client was counted when its TCP connection was accepted; a
     // proxy's connections are counted here, by the client it speaks for.
     let slot = if forwarded::is_trusted(peer.ip(), trusted) {

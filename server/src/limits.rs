@@ -3,6 +3,11 @@
 //! or player over a sliding window (room-code misses, new accounts), and
 //! open connections per address. Time is an input, so they are tested
 //! without clocks.
+//!
+//! An "address" is an IPv4 address, or an IPv6 network of
+//! [`Config::ipv6_prefix`] bits ([`address_key`]): one home connection gets
+//! a whole /64 and could otherwise take a fresh budget from each of its
+//! 2^64 addresses.
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::Hash;
@@ -13,6 +18,19 @@ use std::time::{Duration, Instant};
 use krypto_core::protocol::PlayerId;
 
 use crate::Config;
+
+/// The address budgets count `ip` against: IPv4 as it is, IPv6 cut to its
+/// first `ipv6_prefix` bits (IPv4-mapped IPv6 is IPv4).
+pub(crate) fn address_key(ip: IpAddr, ipv6_prefix: u8) -> IpAddr {
+    match ip.to_canonical() {
+        IpAddr::V4(v4) => IpAddr::V4(v4),
+        IpAddr::V6(v6) => {
+            let bits = u32::from(ipv6_prefix.min(128));
+            let mask = u128::MAX.checked_shl(128 - bits).unwrap_or(0);
+            IpAddr::V6((u128::from(v6) & mask).into())
+        }
+    }
+}
 
 /// What a budget says about one more message or guess.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,19 +177,24 @@ pub(crate) struct ConnectionsPerAddress {
     open: Mutex<HashMap<IpAddr, usize>>,
     /// Most per address; 0 means no cap.
     max: usize,
+    /// How much of an IPv6 address is one client's.
+    ipv6_prefix: u8,
 }
 
 impl ConnectionsPerAddress {
-    /// At most `max` connections per address (0: no cap).
-    pub(crate) fn new(max: usize) -> Arc<Self> {
+    /// At most `max` connections per address (0: no cap), IPv6 addresses
+    /// counted by their first `ipv6_prefix` bits.
+    pub(crate) fn new(max: usize, ipv6_prefix: u8) -> Arc<Self> {
         Arc::new(ConnectionsPerAddress {
             open: Mutex::new(HashMap::new()),
             max,
+            ipv6_prefix,
         })
     }
 
     /// A slot for one more connection from `ip`, or `None` at the cap.
     pub(crate) fn acquire(self: &Arc<Self>, ip: IpAddr) -> Option<AddressSlot> {
+        let ip = address_key(ip, self.ipv6_prefix);
         let mut open = lock(&self.open);
         let count = open.entry(ip).or_insert(0);
         if self.max != 0 && *count >= self.max {
@@ -217,6 +240,8 @@ pub(crate) struct SharedLimits {
     accounts: Mutex<SlidingWindow<IpAddr>>,
     /// Open connections per client address.
     pub(crate) connections: Arc<ConnectionsPerAddress>,
+    /// How much of an IPv6 address is one client's.
+    ipv6_prefix: u8,
 }
 
 impl SharedLimits {
@@ -227,24 +252,31 @@ impl SharedLimits {
             misses_by_ip: Mutex::new(SlidingWindow::new(config.max_code_misses, window)),
             misses_by_player: Mutex::new(SlidingWindow::new(config.max_code_misses, window)),
             accounts: Mutex::new(SlidingWindow::new(config.max_new_accounts, window)),
-            connections: ConnectionsPerAddress::new(config.max_connections_per_ip),
+            connections: ConnectionsPerAddress::new(
+                config.max_connections_per_ip,
+                config.ipv6_prefix,
+            ),
+            ipv6_prefix: config.ipv6_prefix,
         }
     }
 
     /// Whether `player` at `ip` may try a room code at `now`.
     pub(crate) fn may_guess(&self, ip: IpAddr, player: PlayerId, now: Instant) -> bool {
+        let ip = address_key(ip, self.ipv6_prefix);
         lock(&self.misses_by_ip).allows(&ip, now)
             && lock(&self.misses_by_player).allows(&player, now)
     }
 
     /// Counts a room code that named no room.
     pub(crate) fn missed(&self, ip: IpAddr, player: PlayerId, now: Instant) {
+        let ip = address_key(ip, self.ipv6_prefix);
         lock(&self.misses_by_ip).record(ip, now);
         lock(&self.misses_by_player).record(player, now);
     }
 
     /// Whether `ip` may create one more account at `now`; counts it if so.
     pub(crate) fn new_account(&self, ip: IpAddr, now: Instant) -> bool {
+        let ip = address_key(ip, self.ipv6_prefix);
         let mut accounts = lock(&self.accounts);
         let allowed = accounts.allows(&ip, now);
         if allowed {
@@ -342,15 +374,39 @@ mod tests {
     fn connection_slots_are_capped_per_address_and_given_back() {
         let a: IpAddr = "10.0.0.1".parse().unwrap();
         let b: IpAddr = "10.0.0.2".parse().unwrap();
-        let cap = ConnectionsPerAddress::new(2);
+        let cap = ConnectionsPerAddress::new(2, 64);
         let first = cap.acquire(a).unwrap();
         let _second = cap.acquire(a).unwrap();
         assert!(cap.acquire(a).is_none());
         assert!(cap.acquire(b).is_some());
         drop(first);
         assert!(cap.acquire(a).is_some());
-        let unlimited = ConnectionsPerAddress::new(0);
+        let unlimited = ConnectionsPerAddress::new(0, 64);
         let slots: Vec<_> = (0..500).filter_map(|_| unlimited.acquire(a)).collect();
         assert_eq!(slots.len(), 500);
+    }
+
+    #[test]
+    fn an_ipv6_network_is_one_address() {
+        let key = |ip: &str, prefix| address_key(ip.parse().unwrap(), prefix);
+        let home = key("2001:db8:1:2::1", 64);
+        assert_eq!(home, key("2001:db8:1:2:ffff:ffff:ffff:ffff", 64));
+        assert_eq!(home, "2001:db8:1:2::".parse::<IpAddr>().unwrap());
+        assert_ne!(home, key("2001:db8:1:3::1", 64));
+        assert_eq!(
+            key("2001:db8::1", 128),
+            "2001:db8::1".parse::<IpAddr>().unwrap()
+        );
+        assert_eq!(key("2001:db8::1", 0), "::".parse::<IpAddr>().unwrap());
+        assert_eq!(
+            key("::ffff:10.0.0.1", 64),
+            "10.0.0.1".parse::<IpAddr>().unwrap()
+        );
+        assert_eq!(key("10.0.0.1", 64), "10.0.0.1".parse::<IpAddr>().unwrap());
+        let cap = ConnectionsPerAddress::new(2, 64);
+        let _a = cap.acquire("2001:db8:1:2::1".parse().unwrap()).unwrap();
+        let _b = cap.acquire("2001:db8:1:2::2".parse().unwrap()).unwrap();
+        assert!(cap.acquire("2001:db8:1:2::3".parse().unwrap()).is_none());
+        assert!(cap.acquire("2001:db8:1:3::3".parse().unwrap()).is_some());
     }
 }

@@ -45,6 +45,10 @@ struct Args {
     /// Most open connections from one client address (0: no cap).
     #[arg(long, env = "KRYPTO_MAX_CONNECTIONS_PER_IP", default_value_t = 100)]
     max_connections_per_ip: usize,
+    /// Bits of an IPv6 address that are one client for every per-address
+    /// limit (64: one home connection's network).
+    #[arg(long, env = "KRYPTO_IPV6_PREFIX", default_value_t = 64, value_parser = clap::value_parser!(u8).range(0..=128))]
+    ipv6_prefix: u8,
     /// Reverse proxies (CIDR list, comma-separated, e.g. 127.0.0.1/32,::1/128)
     /// whose X-Forwarded-For names the client; anyone else's is ignored.
     #[arg(long, env = "KRYPTO_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_network)]
@@ -188,6 +192,7 @@ async fn main() -> anyhow::Result<()> {
         max_rooms: args.max_rooms,
         max_connections_per_ip: args.max_connections_per_ip,
         trusted_proxies: args.trusted_proxies,
+        ipv6_prefix: args.ipv6_prefix,
         max_code_misses: args.max_code_misses,
         max_new_accounts: args.max_new_accounts,
         max_spectators: args.max_spectators,

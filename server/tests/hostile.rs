@@ -166,6 +166,68 @@ on_both! {
     }
 
     #[tokio::test]
+    async fn an_ipv6_home_network_is_one_address_for_every_budget() {
+        let server = TestServer::with_config(|c| {
+            c.max_connections_per_ip = 1;
+            c.max_new_accounts = 1;
+            c.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
+        })
+        .await;
+        let mut first = connect_as(&server, "2001:db8:1:2::1").await.unwrap();
+        match connect_as(&server, "2001:db8:1:2::ffff").await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                assert_eq!(response.status(), 429);
+            }
+            other => panic!("a second address of one /64: {:?}", other.map(|_| ())),
+        }
+        first.send(json!({"type": "hello", "protocol": 1, "name": "Ann"})).await;
+        assert_eq!(first.recv().await["type"], "welcome");
+        drop(first);
+        // Another address of the same network: no second account.
+        let retry = async {
+            loop {
+                if let Ok(c) = connect_as(&server, "2001:db8:1:2::2").await {
+                    break c;
+                }
+                tokio::task::yield_now().await;
+            }
+        };
+        let mut again = tokio::time::timeout(PATIENCE, retry).await.unwrap();
+        again.send(json!({"type": "hello", "protocol": 1, "name": "Ann2"})).await;
+        again.expect_error("rate_limited").await;
+        // The neighbour's network has its own budget.
+        let mut other = connect_as(&server, "2001:db8:1:3::1").await.unwrap();
+        other.send(json!({"type": "hello", "protocol": 1, "name": "Ben"})).await;
+        assert_eq!(other.recv().await["type"], "welcome");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn an_unreadable_forwarded_chain_is_refused_never_counted_as_the_proxy() {
+        let server = TestServer::with_config(|c| {
+            c.max_connections_per_ip = 1;
+            c.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
+        })
+        .await;
+        match connect_as(&server, "garbage").await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                assert_eq!(response.status(), 400);
+            }
+            other => panic!("garbage was accepted: {:?}", other.map(|_| ())),
+        }
+        // What the client wrote left of the proxy's entry is not read: the
+        // client is the address the proxy saw, with its one connection.
+        let _first = connect_as(&server, "203.0.113.7").await.unwrap();
+        match connect_as(&server, "garbage, 203.0.113.7").await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                assert_eq!(response.status(), 429);
+            }
+            other => panic!("a fresh budget: {:?}", other.map(|_| ())),
+        }
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
     async fn a_forged_forwarded_address_from_an_untrusted_peer_changes_nothing() {
         let server = TestServer::with_config(|c| c.max_connections_per_ip = 1).await;
         let _first = connect_as(&server, "198.51.100.1").await.unwrap();
