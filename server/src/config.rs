@@ -93,6 +93,12 @@ pub struct Config {
     /// Open connections per client address (0: no cap), so one address
     /// cannot hold every connection the server allows.
     pub max_connections_per_ip: usize,
+    /// Origins besides this server's own whose pages may open `/ws`
+    /// (`https://krypto.example.com` behind a proxy). They are also the
+    /// server's public addresses: first in `welcome.join_urls`, so invite
+    /// links and QR codes use them. Clients without an `Origin` (terminal,
+    /// bots) are never asked for one.
+    pub allowed_origins: Vec<String>,
     /// Bits of an IPv6 address that make one client for every per-address
     /// limit (64: a home connection's network).
     pub ipv6_prefix: u8,
@@ -169,6 +175,7 @@ impl Default for Config {
             max_guess_strikes: 5,
             max_connections_per_ip: 100,
             ipv6_prefix: 64,
+            allowed_origins: Vec::new(),
             trusted_proxies: Vec::new(),
             max_spectators: 100,
             empty_room_grace: Duration::from_secs(60),

@@ -19,7 +19,7 @@ use crate::identity::MAX_NAME_CHARS;
 use crate::leaderboard::{self, BoardError, BoardQuery, DEFAULT_LIMIT, MAX_LIMIT};
 use crate::listener::PeerAddr;
 use crate::session::SERVER_VERSION;
-use crate::ws_upgrade::{SocketLimits, Upgrade};
+use crate::ws_upgrade::{self, SocketLimits, Upgrade};
 use crate::{forwarded, periods, transport, Shared};
 
 /// The routes, sharing the server's state.
@@ -29,7 +29,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/healthz", get(healthz))
         .route("/api/leaderboard", get(get_leaderboard))
         .route("/api/players/{name}", get(get_player))
-        .merge(crate::web::routes())
+        .merge(crate::web::routes(shared.own_bases.clone()))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(shared)
@@ -231,6 +231,14 @@ async fn upgrade(State(shared): State<Arc<Shared>>, mut request: Request) -> Res
     };
     let headers = request.headers();
     let config = &shared.config;
+    if !ws_upgrade::origin_allowed(headers, &config.allowed_origins) {
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            "forbidden_origin",
+            "pages of other sites may not open this server's WebSocket (see --allowed-origins)",
+        )
+        .into_response();
+    }
     let trusted = &config.trusted_proxies;
     let client_ip = match forwarded::client_ip(peer, headers, trusted) {
         Ok(ip) => ip,

@@ -81,7 +81,7 @@ pub use db::{Db, DbError};
 /// Tokens as `hello` hands them out and the database keeps them (for
 /// `migrate-db` tests and tools that seed players).
 pub use identity::{new_token, token_hash};
-pub use join_urls::banner_lines;
+pub use join_urls::{banner_lines, parse_origin};
 pub use room_clock::ManualClock;
 
 /// What every connection and room task shares.
@@ -102,8 +102,12 @@ pub(crate) struct Shared {
     pub(crate) cluster: Option<Arc<cluster::Cluster>>,
     /// Limits shared by every connection: per address and per player.
     pub(crate) limits: limits::SharedLimits,
-    /// The base addresses friends can use, sent in every `welcome`.
+    /// The base addresses friends can use, sent in every `welcome`: the
+    /// declared public origins, then the LAN addresses.
     pub(crate) join_urls: Vec<String>,
+    /// Those and this machine's loopback addresses: the bases QR codes are
+    /// drawn for, the first one when none is asked for.
+    pub(crate) own_bases: Arc<[String]>,
     /// Cancelled when the server starts shutting down: it accepts no more
     /// connections, and rooms save their state and stop.
     pub(crate) shutdown: CancellationToken,
@@ -140,13 +144,20 @@ impl Shared {
             cluster.spawn(lobby.clone(), pending);
             cluster
         });
+        let public_bases =
+            join_urls::public_bases(bound, &config.allowed_origins, config.public_url.as_deref());
         let shared = Arc::new(Shared {
             recorder,
             boards: board_cache::BoardCache::new(),
             lobby,
             cluster,
             limits: limits::SharedLimits::new(&config),
-            join_urls: join_urls::join_urls(bound),
+            own_bases: public_bases
+                .iter()
+                .cloned()
+                .chain(join_urls::loopback_bases(bound.port()))
+                .collect(),
+            join_urls: public_bases,
             config: Arc::new(config),
             db,
             shutdown: CancellationToken::new(),

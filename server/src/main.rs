@@ -45,6 +45,11 @@ struct Args {
     /// Most open connections from one client address (0: no cap).
     #[arg(long, env = "KRYPTO_MAX_CONNECTIONS_PER_IP", default_value_t = 100)]
     max_connections_per_ip: usize,
+    /// Origins (comma-separated, e.g. https://krypto.example.com) whose
+    /// pages may open /ws besides this server's own; the first is the
+    /// address invite links and QR codes show.
+    #[arg(long, env = "KRYPTO_ALLOWED_ORIGINS", value_delimiter = ',', value_parser = krypto_server::parse_origin)]
+    allowed_origins: Vec<String>,
     /// Bits of an IPv6 address that are one client for every per-address
     /// limit (64: one home connection's network).
     #[arg(long, env = "KRYPTO_IPV6_PREFIX", default_value_t = 64, value_parser = clap::value_parser!(u8).range(0..=128))]
@@ -193,6 +198,7 @@ async fn main() -> anyhow::Result<()> {
         max_connections_per_ip: args.max_connections_per_ip,
         trusted_proxies: args.trusted_proxies,
         ipv6_prefix: args.ipv6_prefix,
+        allowed_origins: args.allowed_origins,
         max_code_misses: args.max_code_misses,
         max_new_accounts: args.max_new_accounts,
         max_spectators: args.max_spectators,

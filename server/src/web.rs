@@ -11,8 +11,7 @@
 //! running the old app, and between upgrades a reload costs a 304.
 
 use std::collections::HashMap;
-use std::net::IpAddr;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, Query};
@@ -88,7 +87,8 @@ static ASSETS: &[Asset] = &[
 
 /// The routes of the browser client. They use no server state, so they
 /// merge into any router.
-pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
+/// `own` are the bases QR codes may show (see [`qr_base`]).
+pub fn routes<S: Clone + Send + Sync + 'static>(own: Arc<[String]>) -> Router<S> {
     // Compress once now rather than on a player's first visit.
     prepared();
     Router::new()
@@ -105,7 +105,10 @@ pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .route("/tv/assets/{*path}", get(asset))
         .route("/p/assets/{*path}", get(asset))
         .route("/favicon.ico", get(favicon))
-        .route("/r/{code}/qr.svg", get(qr))
+        .route(
+            "/r/{code}/qr.svg",
+            get(move |code, params| qr(own.clone(), code, params)),
+        )
 }
 
 /// Headers every answer of the browser client carries.
@@ -348,93 +351,40 @@ async fn favicon(request: HeaderMap) -> Response {
     }
 }
 
-/// Longest `base` accepted for a QR code: a scheme, an IPv6 address and a
-/// port fit easily.
-const MAX_BASE_LEN: usize = 80;
-
-/// Whether `base` (`http://host:port`) points at this server: the host the
-/// browser used to reach it, `localhost`, or an address of one of this
-/// machine's network interfaces (the LAN address a TV page shows phones).
-/// Anything else is refused, so the route cannot mint QR codes for other
-/// sites.
-fn own_base(base: &str, request_host: Option<&str>) -> bool {
-    if base.len() > MAX_BASE_LEN {
-        return false;
-    }
-    let Some(authority) = base
-        .strip_prefix("http://")
-        .or_else(|| base.strip_prefix("https://"))
-    else {
-        return false;
-    };
-    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']');
-    if authority.is_empty() || !authority.chars().all(allowed) {
-        return false;
-    }
-    if request_host.is_some_and(|h| h.eq_ignore_ascii_case(authority)) {
-        return true;
-    }
-    let host = host_of(authority);
-    if host.eq_ignore_ascii_case("localhost") {
-        return true;
-    }
-    let Ok(ip) = host
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .parse::<IpAddr>()
-    else {
-        return false;
-    };
-    ip.is_loopback()
-        || if_addrs::get_if_addrs()
-            .map(|interfaces| interfaces.iter().any(|i| i.ip() == ip))
-            .unwrap_or(false)
-}
-
-/// The host part of `host:port`, `[v6]:port`, `host` or `[v6]`.
-fn host_of(authority: &str) -> &str {
-    if authority.starts_with('[') {
-        return match authority.find(']') {
-            Some(end) => &authority[..=end],
-            None => authority,
-        };
-    }
-    match authority.rsplit_once(':') {
-        Some((host, port)) if !host.contains(':') && port.chars().all(|c| c.is_ascii_digit()) => {
-            host
-        }
-        _ => authority,
+/// The base of a QR code's link: `base` when it is one of `own` (this
+/// server's public, LAN and loopback addresses), else the first of them
+/// when none is asked for. Never the request's `Host`, which anyone can
+/// write: the picture would send phones elsewhere.
+fn qr_base<'a>(base: Option<&'a str>, own: &'a [String]) -> Result<&'a str, ()> {
+    match base.map(|b| b.trim_end_matches('/')) {
+        Some(b) => own
+            .iter()
+            .find(|o| o.eq_ignore_ascii_case(b))
+            .map(String::as_str)
+            .ok_or(()),
+        None => own.first().map(String::as_str).ok_or(()),
     }
 }
 
 /// `GET /r/CODE/qr.svg?base=http://192.168.1.20:7878`: a QR code of
 /// `BASE/r/CODE`, for phones to scan off the TV or a friend's screen.
-/// Without `base`, the address the browser used.
 async fn qr(
+    own: Arc<[String]>,
     Path(code): Path<String>,
     Query(params): Query<HashMap<String, String>>,
-    request: HeaderMap,
 ) -> Response {
     let Some(code) = codes::normalize(&code) else {
         return not_found("room code");
     };
-    let host = request.get(header::HOST).and_then(|v| v.to_str().ok());
-    let base = match params.get("base").map(|b| b.trim_end_matches('/')) {
-        Some(b) if own_base(b, host) => b.to_owned(),
-        Some(_) => {
-            let mut r = (
-                StatusCode::BAD_REQUEST,
-                [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-                "base must be an address of this server\n",
-            )
-                .into_response();
-            common_headers(r.headers_mut());
-            return r;
-        }
-        None => match host {
-            Some(h) if own_base(&format!("http://{h}"), Some(h)) => format!("http://{h}"),
-            _ => "http://localhost".to_owned(),
-        },
+    let Ok(base) = qr_base(params.get("base").map(String::as_str), &own) else {
+        let mut r = (
+            StatusCode::BAD_REQUEST,
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            "base must be an address of this server\n",
+        )
+            .into_response();
+        common_headers(r.headers_mut());
+        return r;
     };
     let text = format!("{base}/r/{code}");
     let Ok(qr) = QrCode::with_error_correction_level(text.as_bytes(), EcLevel::M) else {
@@ -453,10 +403,11 @@ async fn qr(
         header::CONTENT_TYPE,
         HeaderValue::from_static("image/svg+xml"),
     );
-    // The picture depends only on the address, which never changes meaning.
+    // The picture depends only on the address, checked against this
+    // server's own; its LAN address may change with a restart.
     headers.insert(
         header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=86400"),
+        HeaderValue::from_static("public, max-age=300"),
     );
     common_headers(headers);
     r
@@ -468,21 +419,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn own_addresses_are_accepted() {
-        assert!(own_base("http://localhost:7878", None));
-        assert!(own_base("http://127.0.0.1:7878", None));
-        assert!(own_base("http://[::1]:7878", None));
-        assert!(own_base("http://party.lan:7878", Some("party.lan:7878")));
-    }
-
-    #[test]
-    fn other_sites_are_refused() {
-        assert!(!own_base("http://example.com", Some("localhost:7878")));
-        assert!(!own_base("http://8.8.8.8:7878", Some("localhost:7878")));
-        assert!(!own_base("javascript:alert(1)", None));
-        assert!(!own_base("http://localhost:7878/evil?x=", None));
-        assert!(!own_base("http://localhost@example.com", None));
-        assert!(!own_base("", None));
+    fn qr_codes_are_drawn_only_for_the_servers_own_bases() {
+        let own: Vec<String> = ["https://k.example", "http://localhost:7878"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(qr_base(None, &own), Ok("https://k.example"));
+        assert_eq!(
+            qr_base(Some("http://localhost:7878/"), &own),
+            Ok("http://localhost:7878")
+        );
+        for refused in [
+            "http://example.com",
+            "http://localhost:7879",
+            "javascript:alert(1)",
+            "http://localhost:7878/evil?x=",
+            "",
+        ] {
+            assert_eq!(qr_base(Some(refused), &own), Err(()), "{refused}");
+        }
+        assert_eq!(qr_base(None, &[]), Err(()));
     }
 
     #[test]

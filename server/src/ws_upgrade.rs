@@ -119,6 +119,30 @@ impl Upgrade {
     }
 }
 
+/// Whether a browser page may open this WebSocket: any client that sends no
+/// `Origin` (the terminal client, bots: browsers always send one), a page
+/// of this very server (its origin names the `Host` the request was sent
+/// to), or one of `allowed` (`--allowed-origins`). Anything else — another
+/// site's page opening a socket with the visitor's cookies and address, or
+/// an `Origin` of `null` — is refused.
+pub(crate) fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    let origin = origin.trim().trim_end_matches('/');
+    if allowed.iter().any(|a| a.eq_ignore_ascii_case(origin)) {
+        return true;
+    }
+    let authority = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"));
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    matches!((authority, host), (Some(a), Some(h)) if a.eq_ignore_ascii_case(h.trim()))
+}
+
 /// Whether the comma-separated header `name` lists `token` (any case).
 fn header_has_token(headers: &HeaderMap, name: HeaderName, token: &str) -> bool {
     headers
@@ -127,4 +151,46 @@ fn header_has_token(headers: &HeaderMap, name: HeaderName, token: &str) -> bool 
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .any(|t| t.trim().eq_ignore_ascii_case(token))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, HeaderValue::from_str(v).unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn pages_of_this_server_and_allowed_origins_may_connect_others_not() {
+        let allowed = vec!["https://k.example".to_owned()];
+        let host = ("host", "192.168.1.5:7878");
+        assert!(
+            origin_allowed(&headers(&[host]), &allowed),
+            "no Origin: not a browser"
+        );
+        assert!(origin_allowed(
+            &headers(&[host, ("origin", "http://192.168.1.5:7878")]),
+            &allowed
+        ));
+        assert!(origin_allowed(
+            &headers(&[host, ("origin", "https://K.example")]),
+            &allowed
+        ));
+        for other in [
+            "https://evil.example",
+            "null",
+            "http://192.168.1.5:7879",
+            "file://",
+        ] {
+            assert!(
+                !origin_allowed(&headers(&[host, ("origin", other)]), &allowed),
+                "{other}"
+            );
+        }
+    }
 }

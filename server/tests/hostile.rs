@@ -228,6 +228,58 @@ on_both! {
     }
 
     #[tokio::test]
+    async fn another_sites_page_cannot_open_the_websocket() {
+        let server = TestServer::with_config(|c| {
+            c.allowed_origins = vec!["https://krypto.example".to_owned()];
+        })
+        .await;
+        let with_origin = |origin: &str| {
+            let mut request = server.url().into_client_request().unwrap();
+            request.headers_mut().insert("origin", origin.parse().unwrap());
+            request
+        };
+        for evil in ["https://evil.example", "null", "http://127.0.0.1:1"] {
+            match tokio_tungstenite::connect_async(with_origin(evil)).await {
+                Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                    assert_eq!(response.status(), 403, "{evil}");
+                }
+                other => panic!("{evil} was let in: {:?}", other.map(|_| ())),
+            }
+        }
+        // The server's own pages, the declared origin, and clients that
+        // send no Origin at all (terminal, bots) connect as before.
+        let own = format!("http://{}", server.addr);
+        for (name, fine) in [("Ann", own.as_str()), ("Ben", "https://krypto.example")] {
+            let (ws, _) = tokio_tungstenite::connect_async(with_origin(fine)).await.unwrap();
+            let mut c = Client { ws };
+            c.send(json!({"type": "hello", "protocol": 1, "name": name})).await;
+            assert_eq!(c.recv().await["type"], "welcome", "{fine}");
+        }
+        let (mut bot, _) = server.player("Bot").await;
+        assert_eq!(bot.request(json!({"type": "ping"})).await["type"], "pong");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn qr_codes_never_follow_the_host_header() {
+        let server = TestServer::start().await;
+        let ask = |host: &str| {
+            format!("GET /r/KXR7P/qr.svg HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n")
+        };
+        let own = http(&server, &ask(&server.addr.to_string())).await;
+        let forged = http(&server, &ask("evil.example")).await;
+        assert_eq!(own.0, 200);
+        assert_eq!(forged, own, "the picture followed the Host header");
+        let (status, _) = http(
+            &server,
+            "GET /r/KXR7P/qr.svg?base=http%3A%2F%2Fevil.example HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
+        )
+        .await;
+        assert_eq!(status, 400);
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
     async fn a_forged_forwarded_address_from_an_untrusted_peer_changes_nothing() {
         let server = TestServer::with_config(|c| c.max_connections_per_ip = 1).await;
         let _first = connect_as(&server, "198.51.100.1").await.unwrap();
