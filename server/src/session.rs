@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use krypto_core::protocol::{
     parse_client_message, ClientEnvelope, ClientMessage, ErrorCode, Metric, Period, PlayerId,
-    ServerEnvelope, ServerMessage, PROTOCOL_VERSION,
+    RoomSummary, ServerEnvelope, ServerMessage, PROTOCOL_VERSION, ROOMS_PAGE,
 };
 use krypto_core::room::Joiner;
 use tokio::sync::oneshot;
@@ -254,13 +254,14 @@ impl Session {
         let lobby = self.shared.lobby.clone();
         match message {
             ClientMessage::Ping | ClientMessage::Hello { .. } => {}
-            ClientMessage::ListRooms => {
+            ClientMessage::ListRooms { after } => {
                 let mut rooms = lobby.public_rooms();
                 if let Some(cluster) = &self.shared.cluster {
                     rooms.extend(cluster.remote_public_rooms().iter().cloned());
                     rooms.sort_by(|a, b| a.code.cmp(&b.code));
                 }
-                self.reply(id, ServerMessage::Rooms { rooms })
+                let (rooms, next) = page_of_rooms(rooms, after.as_deref());
+                self.reply(id, ServerMessage::Rooms { rooms, next })
             }
             ClientMessage::Leaderboard {
                 metric,
@@ -556,6 +557,24 @@ impl Session {
 /// Now, on the clock tests can pause.
 fn now() -> std::time::Instant {
     Instant::now().into_std()
+}
+
+/// The page of `rooms` (sorted by code) after the code `after`, and the
+/// cursor of the next page if there is one.
+fn page_of_rooms(
+    rooms: Vec<RoomSummary>,
+    after: Option<&str>,
+) -> (Vec<RoomSummary>, Option<String>) {
+    let mut page: Vec<RoomSummary> = rooms
+        .into_iter()
+        .filter(|r| after.is_none_or(|a| r.code.as_str() > a))
+        .take(ROOMS_PAGE + 1)
+        .collect();
+    let next = (page.len() > ROOMS_PAGE).then(|| {
+        page.truncate(ROOMS_PAGE);
+        page.last().map(|r| r.code.clone())
+    });
+    (page, next.flatten())
 }
 
 #[cfg(test)]

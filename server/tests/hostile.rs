@@ -11,6 +11,7 @@ use std::time::Duration;
 use common::{Client, TestServer, PATIENCE};
 use futures_util::SinkExt;
 use krypto_core::formula::MAX_LEN;
+use krypto_core::protocol::ROOMS_PAGE;
 use krypto_core::room::ATTEMPT_BURST;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -224,6 +225,35 @@ on_both! {
             }
             other => panic!("a fresh budget: {:?}", other.map(|_| ())),
         }
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn list_rooms_answers_a_page_at_a_time() {
+        let server = TestServer::with_config(|c| c.max_new_accounts = 0).await;
+        let mut hosts = Vec::new();
+        for i in 0..ROOMS_PAGE + 10 {
+            let (mut host, _) = server.player(&format!("Host{i}")).await;
+            let state = host.request(json!({"type": "create_room", "public": true})).await;
+            assert_eq!(state["type"], "room_state", "{state}");
+            hosts.push(host);
+        }
+        let (mut eve, _) = server.player("Eve").await;
+        let first = eve.request(json!({"type": "list_rooms"})).await;
+        let rooms = first["rooms"].as_array().unwrap();
+        assert_eq!(rooms.len(), ROOMS_PAGE);
+        let next = first["next"].as_str().unwrap();
+        assert_eq!(rooms.last().unwrap()["code"], next);
+        assert!(first.to_string().len() < 30_000, "{} bytes", first.to_string().len());
+        let second = eve.request(json!({"type": "list_rooms", "after": next})).await;
+        let rest = second["rooms"].as_array().unwrap();
+        assert_eq!(rest.len(), 10);
+        assert!(second.get("next").is_none(), "{second}");
+        let mut codes: Vec<&str> = rooms.iter().chain(rest).map(|r| r["code"].as_str().unwrap()).collect();
+        let listed = codes.clone();
+        codes.sort();
+        codes.dedup();
+        assert_eq!(codes, listed, "every room once, by code");
         server.shutdown().await;
     }
 

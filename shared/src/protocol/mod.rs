@@ -53,6 +53,10 @@ pub const MAX_ID_LEN: usize = 64;
 /// Longest chat message, in characters.
 pub const MAX_CHAT_LEN: usize = 200;
 
+/// Most rooms in one `rooms` reply: a 30-byte `list_rooms` never costs the
+/// server hundreds of kilobytes; the rest are a `next` away.
+pub const ROOMS_PAGE: usize = 50;
+
 /// A player's permanent identity: the database id of their row.
 ///
 /// A newtype so a player id is never mistaken for a score or a round number.
