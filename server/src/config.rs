@@ -78,6 +78,16 @@ pub struct Config {
     /// Bytes the WebSocket library may hold for a client that does not read
     /// (the kernel's socket buffer comes first); past it the connection ends.
     pub max_write_buffer: usize,
+    /// HTTP API requests (`/api/...`) and QR codes one client address may
+    /// make in a burst (0: no limit); pages and assets are not counted.
+    pub http_burst: u32,
+    /// Of those, regained per second.
+    pub http_refill_per_sec: u32,
+    /// New WebSocket connections one client address may open in a burst
+    /// (0: no limit): a house of phones reconnecting at once fits.
+    pub ws_open_burst: u32,
+    /// Of those, regained per second.
+    pub ws_open_refill_per_sec: u32,
     /// Failed room-code guesses allowed per client address, and per player,
     /// per [`Config::limit_window`] (0: no limit). Counted across
     /// connections, so a new socket does not reset it.
@@ -169,6 +179,10 @@ impl Default for Config {
             frame_refill_per_sec: 32,
             max_frame_before_hello: 2 * 1024,
             max_write_buffer: 64 * 1024,
+            http_burst: 120,
+            http_refill_per_sec: 20,
+            ws_open_burst: 60,
+            ws_open_refill_per_sec: 5,
             max_code_misses: 10,
             max_new_accounts: 20,
             limit_window: Duration::from_secs(60),

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{ConnectInfo, Path, Query, Request, State};
 use axum::http::StatusCode;
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -32,7 +33,52 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .merge(crate::web::routes(shared.own_bases.clone()))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(
+            shared.clone(),
+            rate_limit,
+        ))
         .with_state(shared)
+}
+
+/// Per-address budgets for what costs the server work: the scores API and
+/// QR codes (a database read or a drawing each), and opening a WebSocket (a
+/// `hello` each). Pages and assets are served from memory and not counted.
+/// Over budget: 429 `rate_limited`, try again in a second.
+async fn rate_limit(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
+    let path = request.uri().path();
+    let opens_socket = path == "/ws";
+    if !opens_socket && !path.starts_with("/api/") && !path.ends_with("/qr.svg") {
+        return next.run(request).await;
+    }
+    let Some(ConnectInfo(PeerAddr(peer))) =
+        request.extensions().get::<ConnectInfo<PeerAddr>>().copied()
+    else {
+        return next.run(request).await;
+    };
+    let ip = match forwarded::client_ip(peer, request.headers(), &shared.config.trusted_proxies) {
+        Ok(ip) => ip,
+        Err(e) => return ApiError::bad_request(e.to_string()).into_response(),
+    };
+    let now = std::time::Instant::now();
+    let allowed = if opens_socket {
+        shared.limits.ws_open(ip, now)
+    } else {
+        shared.limits.http_request(ip, now)
+    };
+    if allowed {
+        return next.run(request).await;
+    }
+    let mut response = ApiError::new(
+        StatusCode::TOO_MANY_REQUESTS,
+        "rate_limited",
+        "too many requests from your address: try again in a second",
+    )
+    .into_response();
+    response.headers_mut().insert(
+        axum::http::header::RETRY_AFTER,
+        axum::http::HeaderValue::from_static("1"),
+    );
+    response
 }
 
 /// An API refusal: the status and `{"error": {"code", "message"}}`.

@@ -75,14 +75,23 @@ impl MessageCredits {
         }
     }
 
-    /// Spends one credit for a message arriving at `now`.
-    pub(crate) fn spend(&mut self, now: Instant) -> Allowance {
+    /// The credits at `now`.
+    fn refilled(&self, now: Instant) -> u64 {
         let elapsed_ms = now.saturating_duration_since(self.last).as_millis();
         let elapsed_ms = u64::try_from(elapsed_ms).unwrap_or(u64::MAX);
-        self.milli = self
-            .milli
+        self.milli
             .saturating_add(elapsed_ms.saturating_mul(self.refill_per_sec))
-            .min(self.cap_milli);
+            .min(self.cap_milli)
+    }
+
+    /// Whether the bucket is full again at `now` (nothing to remember).
+    pub(crate) fn full_at(&self, now: Instant) -> bool {
+        self.refilled(now) >= self.cap_milli
+    }
+
+    /// Spends one credit for a message arriving at `now`.
+    pub(crate) fn spend(&mut self, now: Instant) -> Allowance {
+        self.milli = self.refilled(now);
         self.last = now;
         if self.milli >= 1000 {
             self.milli -= 1000;
@@ -96,6 +105,52 @@ impl MessageCredits {
                 Allowance::Limited
             }
         }
+    }
+}
+
+/// A token bucket per client address: HTTP API requests and QR codes, and
+/// new WebSocket connections. Addresses whose bucket is full again are
+/// forgotten when the map doubles.
+#[derive(Debug)]
+pub(crate) struct BucketsPerAddress {
+    /// Each address's bucket.
+    buckets: HashMap<IpAddr, MessageCredits>,
+    /// Requests in a burst, and regained per second.
+    burst: u32,
+    per_sec: u32,
+    /// Keys held after the last sweep.
+    swept_len: usize,
+}
+
+impl BucketsPerAddress {
+    /// `burst` requests at once, `per_sec` a second after that (burst 0: no
+    /// limit).
+    pub(crate) fn new(burst: u32, per_sec: u32) -> Self {
+        BucketsPerAddress {
+            buckets: HashMap::new(),
+            burst,
+            per_sec,
+            swept_len: 0,
+        }
+    }
+
+    /// Whether `ip` may make one more request at `now`; spends it if so.
+    pub(crate) fn allow(&mut self, ip: IpAddr, now: Instant) -> bool {
+        if self.burst == 0 {
+            return true;
+        }
+        let (burst, per_sec) = (self.burst, self.per_sec);
+        let allowed = self
+            .buckets
+            .entry(ip)
+            .or_insert_with(|| MessageCredits::new(burst, per_sec, u32::MAX, now))
+            .spend(now)
+            == Allowance::Allowed;
+        if self.buckets.len() > (2 * self.swept_len).max(1024) {
+            self.buckets.retain(|_, b| !b.full_at(now));
+            self.swept_len = self.buckets.len();
+        }
+        allowed
     }
 }
 
@@ -242,6 +297,10 @@ pub(crate) struct SharedLimits {
     pub(crate) connections: Arc<ConnectionsPerAddress>,
     /// How much of an IPv6 address is one client's.
     ipv6_prefix: u8,
+    /// HTTP API requests and QR codes per client address.
+    http_requests: Mutex<BucketsPerAddress>,
+    /// New WebSocket connections per client address.
+    ws_opens: Mutex<BucketsPerAddress>,
 }
 
 impl SharedLimits {
@@ -257,7 +316,27 @@ impl SharedLimits {
                 config.ipv6_prefix,
             ),
             ipv6_prefix: config.ipv6_prefix,
+            http_requests: Mutex::new(BucketsPerAddress::new(
+                config.http_burst,
+                config.http_refill_per_sec,
+            )),
+            ws_opens: Mutex::new(BucketsPerAddress::new(
+                config.ws_open_burst,
+                config.ws_open_refill_per_sec,
+            )),
         }
+    }
+
+    /// Whether `ip` may make one more API or QR request at `now`.
+    pub(crate) fn http_request(&self, ip: IpAddr, now: Instant) -> bool {
+        let ip = address_key(ip, self.ipv6_prefix);
+        lock(&self.http_requests).allow(ip, now)
+    }
+
+    /// Whether `ip` may open one more WebSocket at `now`.
+    pub(crate) fn ws_open(&self, ip: IpAddr, now: Instant) -> bool {
+        let ip = address_key(ip, self.ipv6_prefix);
+        lock(&self.ws_opens).allow(ip, now)
     }
 
     /// Whether `player` at `ip` may try a room code at `now`.
@@ -384,6 +463,32 @@ mod tests {
         let unlimited = ConnectionsPerAddress::new(0, 64);
         let slots: Vec<_> = (0..500).filter_map(|_| unlimited.acquire(a)).collect();
         assert_eq!(slots.len(), 500);
+    }
+
+    #[test]
+    fn each_address_has_its_own_bucket_and_full_ones_are_forgotten() {
+        let t0 = Instant::now();
+        let a: IpAddr = "10.0.0.1".parse().unwrap();
+        let b: IpAddr = "10.0.0.2".parse().unwrap();
+        let mut buckets = BucketsPerAddress::new(2, 1);
+        assert!(buckets.allow(a, t0) && buckets.allow(a, t0));
+        assert!(!buckets.allow(a, t0));
+        assert!(buckets.allow(b, t0));
+        assert!(buckets.allow(a, t0 + Duration::from_secs(1)));
+        for i in 0..1100u32 {
+            buckets.allow(IpAddr::from(i.to_be_bytes()), t0);
+        }
+        // Ten seconds on, the first ones are full again and forgotten.
+        for i in 1100..2100u32 {
+            buckets.allow(IpAddr::from(i.to_be_bytes()), t0 + Duration::from_secs(10));
+        }
+        assert!(
+            buckets.buckets.len() <= 1000,
+            "{} kept",
+            buckets.buckets.len()
+        );
+        let mut unlimited = BucketsPerAddress::new(0, 0);
+        assert!((0..100).all(|_| unlimited.allow(a, t0)));
     }
 
     #[test]

@@ -258,6 +258,44 @@ on_both! {
     }
 
     #[tokio::test]
+    async fn the_api_qr_codes_and_new_sockets_are_rate_limited_per_address() {
+        let server = TestServer::with_config(|c| {
+            c.http_burst = 5;
+            c.http_refill_per_sec = 0;
+            c.ws_open_burst = 3;
+            c.ws_open_refill_per_sec = 0;
+            c.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
+        })
+        .await;
+        let ask = |path: &str, from: &str| {
+            format!("GET {path} HTTP/1.1\r\nHost: k\r\nX-Forwarded-For: {from}\r\nConnection: close\r\n\r\n")
+        };
+        let mut statuses = Vec::new();
+        for path in ["/api/leaderboard", "/api/players/Nobody", "/r/KXR7P/qr.svg"].iter().cycle().take(8) {
+            statuses.push(http(&server, &ask(path, "198.51.100.1")).await.0);
+        }
+        assert_eq!(statuses, [200, 404, 200, 200, 404, 429, 429, 429]);
+        let (status, body) = http(&server, &ask("/api/leaderboard", "198.51.100.1")).await;
+        assert_json_error(status, &body, 429, "rate_limited");
+        // Pages are not counted; another address has its own budget.
+        assert_eq!(http(&server, &ask("/", "198.51.100.1")).await.0, 200);
+        assert_eq!(http(&server, &ask("/api/leaderboard", "198.51.100.2")).await.0, 200);
+        // New sockets: three, then 429.
+        let mut open = Vec::new();
+        for _ in 0..3 {
+            open.push(connect_as(&server, "198.51.100.1").await.unwrap());
+        }
+        match connect_as(&server, "198.51.100.1").await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                assert_eq!(response.status(), 429);
+            }
+            other => panic!("a fourth socket: {:?}", other.map(|_| ())),
+        }
+        assert!(connect_as(&server, "198.51.100.2").await.is_ok());
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
     async fn another_sites_page_cannot_open_the_websocket() {
         let server = TestServer::with_config(|c| {
             c.allowed_origins = vec!["https://krypto.example".to_owned()];
