@@ -296,6 +296,53 @@ on_both! {
     }
 
     #[tokio::test]
+    async fn ascii_look_alike_names_are_taken_and_old_keys_are_recomputed() {
+        let database = common::fresh_database().await;
+        let url = database.url.clone();
+        let server = TestServer::on_database(common::TestDatabase::existing(url.clone()), |_| {}).await;
+        let (_, paul) = server.player("Paul Allen").await;
+        let (_, ann) = server.player("Ann").await;
+        for spoof in ["PauI AIIen", "PAUL ALLEN", "Pau1 A11en"] {
+            let mut c = server.connect().await;
+            c.send(json!({"type": "hello", "protocol": 1, "name": spoof})).await;
+            c.expect_error("name_taken").await;
+        }
+        // A database from before: Ann's row made into a look-alike that the
+        // old key (ASCII kept as typed) let in.
+        let mut db = server.raw().await;
+        let _: Vec<(i64,)> = db
+            .rows("UPDATE players SET name = 'PauI AIIen', name_key = 'paui aiien' WHERE name = 'Ann' RETURNING id")
+            .await;
+        let _: Vec<(i64,)> = db.rows("UPDATE name_key_version SET version = 1 RETURNING version").await;
+        drop(db);
+        server.shutdown().await;
+
+        let server = TestServer::on_database(common::TestDatabase::existing(url), |_| {}).await;
+        // Both keep their accounts (and the server has opened its database).
+        for welcome in [&paul, &ann] {
+            let mut c = server.connect().await;
+            c.send(json!({"type": "hello", "protocol": 1, "token": welcome["token"]})).await;
+            let back = c.recv().await;
+            assert_eq!(back["type"], "welcome", "{back}");
+        }
+        let mut db = server.raw().await;
+        let keys: Vec<(i64, String)> = db.rows("SELECT id, name_key FROM players ORDER BY id").await;
+        let (paul_id, ann_id) = (paul["player_id"].as_i64().unwrap(), ann["player_id"].as_i64().unwrap());
+        assert_eq!(keys, vec![
+            (paul_id, krypto_core::names::key("Paul Allen")),
+            (ann_id, format!("{}#{ann_id}", krypto_core::names::key("Paul Allen"))),
+        ]);
+        let (version,): (i64,) = db.one("SELECT CAST(version AS BIGINT) FROM name_key_version").await;
+        assert_eq!(version, i64::from(krypto_core::names::KEY_VERSION));
+        // Nobody can take either look-alike again.
+        let mut c = server.connect().await;
+        c.send(json!({"type": "hello", "protocol": 1, "name": "PauI AIIen"})).await;
+        c.expect_error("name_taken").await;
+        server.shutdown().await;
+        drop(database);
+    }
+
+    #[tokio::test]
     async fn another_sites_page_cannot_open_the_websocket() {
         let server = TestServer::with_config(|c| {
             c.allowed_origins = vec!["https://krypto.example".to_owned()];
