@@ -188,10 +188,10 @@ impl Shared {
                 url: target.url.clone(),
                 code: room.room.code.clone(),
             });
-            let text = tungstenite::Utf8Bytes::from(envelope.to_json());
+            let text = crate::outbox::frame(&envelope);
             for &member in &room.members {
                 if let Some(client) = self.lobby.session_of(member) {
-                    client.send_text(text.clone());
+                    client.send_frame(&text);
                 }
             }
         }

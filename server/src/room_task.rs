@@ -18,7 +18,6 @@ use krypto_core::room::{Effects, Joiner, Recipient, Room, RoomError, RoomLimits,
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
-use tungstenite::Utf8Bytes;
 use uuid::Uuid;
 
 use self::recording::MatchLog;
@@ -420,11 +419,11 @@ impl RoomTask {
                 },
                 out.message,
             );
-            let text = Utf8Bytes::from(envelope.to_json());
+            let text = crate::outbox::frame(&envelope);
             match out.to {
                 Recipient::Player(p) => {
                     if let Some(c) = self.clients.get(&p) {
-                        c.send_text(text);
+                        c.send_frame(&text);
                     }
                 }
                 // "Everyone" means the room's members now: someone just
@@ -433,14 +432,14 @@ impl RoomTask {
                 Recipient::All => {
                     for (p, c) in &self.clients {
                         if self.room.is_member(*p) {
-                            c.send_text(text.clone());
+                            c.send_frame(&text);
                         }
                     }
                 }
                 Recipient::AllExcept(except) => {
                     for (p, c) in &self.clients {
                         if *p != except && self.room.is_member(*p) {
-                            c.send_text(text.clone());
+                            c.send_frame(&text);
                         }
                     }
                 }

@@ -6,9 +6,6 @@
 // node B at `http://proxy/node-b/`), so every address the page makes is
 // built from the base its own address shows, never from `/`.
 
-/** Most redirects in a row without a seat before the page gives up. */
-export const MAX_HOPS = 5;
-
 /** The routes of the app, after its base. */
 const ROUTE_TAIL = /(\/(r|tv|p)\/[^/]+|\/leaderboard)?\/?$/;
 
@@ -68,15 +65,16 @@ export function redirectPage({ url, code, tv, token, hops }) {
 
 /**
  * What a redirect handed over in the fragment: `{token, hops}` (token null
- * when there is none or it is not one a server would give).
+ * when there is none or it is not one a server would give; hops at most
+ * `maxHops + 1`, the server's redirects-in-a-row limit plus one).
  */
-export function handover(hash) {
+export function handover(hash, maxHops) {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
   const token = params.get('token');
   const hops = Number.parseInt(params.get('hops') ?? '', 10);
   return {
     token: token && /^[\x21-\x7e]{1,256}$/.test(token) ? token : null,
-    hops: Number.isInteger(hops) && hops > 0 ? Math.min(hops, MAX_HOPS + 1) : 0,
+    hops: Number.isInteger(hops) && hops > 0 ? Math.min(hops, maxHops + 1) : 0,
   };
 }
 

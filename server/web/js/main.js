@@ -4,7 +4,8 @@
 // actions they are given.
 
 import { Connection } from './net.js';
-import { basePath, routePath, redirectPage, handover, shown, MAX_HOPS } from './address.js';
+import { basePath, routePath, redirectPage, handover, shown } from './address.js';
+import { LIMITS } from './limits.js';
 import { createState, applyServer, canPlay } from './state.js';
 import { loadIdentity, saveIdentity, forgetIdentity } from './store.js';
 import { appendPiece, removeLast, wantsOperand, MAX_LEN } from './formula.js';
@@ -37,7 +38,8 @@ const route = parseRoute(routePath(location.pathname));
 // A redirect from another node handed over the token (and how many
 // redirects led here) in the fragment: keep the token, and take it out of
 // the address at once (history, bookmarks, a shared screen).
-const handed = handover(location.hash);
+const MAX_HOPS = LIMITS.redirects_in_a_row;
+const handed = handover(location.hash, MAX_HOPS);
 if (location.hash) history.replaceState(null, '', location.pathname + location.search);
 if (handed.token && route.kind !== 'leaderboard' && route.kind !== 'profile') {
   saveIdentity(route.kind === 'tv' ? 'tv' : 'player', { name: '', token: handed.token });
@@ -85,9 +87,9 @@ function startGame(route) {
   }
 
   function sayHello() {
-    if (identity) conn.send({ type: 'hello', protocol: 1, token: identity.token });
-    else if (pendingName) conn.send({ type: 'hello', protocol: 1, name: pendingName });
-    else if (kind === 'tv') conn.send({ type: 'hello', protocol: 1, name: (pendingName = tvName()) });
+    if (identity) conn.send({ type: 'hello', protocol: LIMITS.protocol, token: identity.token });
+    else if (pendingName) conn.send({ type: 'hello', protocol: LIMITS.protocol, name: pendingName });
+    else if (kind === 'tv') conn.send({ type: 'hello', protocol: LIMITS.protocol, name: (pendingName = tvName()) });
     else state.needName = true;
   }
 

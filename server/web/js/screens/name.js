@@ -1,10 +1,11 @@
 // The first screen on a new phone: choose the name others will see.
 
 import { h, fill } from '../dom.js';
+import { LIMITS } from '../limits.js';
 
 export function mount(root, { act }) {
   const input = h('input', {
-    id: 'name', name: 'name', type: 'text', maxlength: 20, autocomplete: 'nickname',
+    id: 'name', name: 'name', type: 'text', maxlength: LIMITS.name_chars, autocomplete: 'nickname',
     autocapitalize: 'words', spellcheck: 'false', required: true, enterkeyhint: 'go',
   });
   const error = h('p', { class: 'error', role: 'alert' });
@@ -20,7 +21,7 @@ export function mount(root, { act }) {
   },
   h('label', { for: 'name', text: 'Name' }),
   input,
-  h('p', { class: 'hint', text: 'Up to 20 letters, digits, spaces, - or _. Others see it on the scoreboard.' }),
+  h('p', { class: 'hint', text: `Up to ${LIMITS.name_chars} letters, digits, spaces, - or _. Others see it on the scoreboard.` }),
   error,
   button);
   fill(root, h('header', { class: 'hero' },
