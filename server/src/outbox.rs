@@ -209,16 +209,16 @@ mod tests {
     fn a_queue_over_its_bytes_kills_the_connection_and_taking_frees_them() {
         let (outbox, mut rx) = Outbox::with_max_bytes(100, 1000);
         let text = Utf8Bytes::from("x".repeat(400));
-        assert!(outbox.send_text(text.clone()));
-        assert!(outbox.send_text(text.clone()));
+        assert!(outbox.send_frame(&Ok(text.clone())));
+        assert!(outbox.send_frame(&Ok(text.clone())));
         let first = rx.try_recv().unwrap();
         outbox.taken(&first);
         assert!(
-            outbox.send_text(text.clone()),
+            outbox.send_frame(&Ok(text.clone())),
             "600 bytes wait after one was taken"
         );
         assert!(outbox.kill_frame().is_none());
-        assert!(!outbox.send_text(text), "1200 bytes would wait");
+        assert!(!outbox.send_frame(&Ok(text)), "1200 bytes would wait");
         assert_eq!(outbox.kill_frame().unwrap().0, close::POLICY);
     }
 

@@ -247,7 +247,7 @@ fn negotiate(request: &HeaderMap) -> Encoding {
         let coding = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
         let accepted = parts
             .filter_map(|p| p.trim().strip_prefix("q="))
-            .all(|q| q.trim().parse::<f32>().map_or(false, |q| q > 0.0));
+            .all(|q| q.trim().parse::<f32>().is_ok_and(|q| q > 0.0));
         match coding.as_str() {
             "br" => br = Some(accepted),
             "gzip" | "x-gzip" => gzip = Some(accepted),

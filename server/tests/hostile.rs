@@ -592,7 +592,7 @@ on_both! {
     async fn floods_of_frames_that_are_never_messages_are_closed_before_and_after_hello() {
         let server = TestServer::start().await;
         let (mut ann, _) = server.player("Ann").await;
-        let floods: [(&str, fn() -> Vec<Message>); 3] = [
+        let floods: [(&str, Flood); 3] = [
             ("pings", || vec![Message::Ping(Vec::new().into()); 200]),
             ("unsolicited pongs", || vec![Message::Pong(Vec::new().into()); 200]),
             ("empty continuation frames", || {
@@ -787,6 +787,9 @@ async fn etags_are_content_hashes_and_pages_come_compressed() {
         assert_eq!(unpacked, content, "{path}");
     }
 }
+
+/// Makes the frames of one flood.
+type Flood = fn() -> Vec<Message>;
 
 /// Rooms deal 1 2 3 4 5 → 15 every round, with clocks 100× fast.
 fn scripted(c: &mut krypto_server::Config) {
