@@ -56,6 +56,9 @@ pub struct Config {
     /// Messages that may wait for a client's socket; a client that lets the
     /// queue fill up is too slow to read and is disconnected.
     pub outgoing_queue: usize,
+    /// Bytes of messages that may wait for a client's socket, whatever
+    /// their number: past it the client is disconnected as too slow.
+    pub outgoing_queue_bytes: usize,
     /// Message credits: how many messages a client may send in a burst.
     pub message_burst: u32,
     /// Message credits regained per second.
@@ -63,6 +66,29 @@ pub struct Config {
     /// Messages refused for lack of credits, in a row, before the connection
     /// is closed with 1008 (abuse rather than an over-eager client).
     pub max_rate_strikes: u32,
+    /// Frame credits: every frame a client sends — pings, pongs and
+    /// continuation frames too, which are never messages — costs one; a
+    /// client out of them is closed with 1008. Well above what the message
+    /// budget lets through (a message is one frame; a pong every ping).
+    pub frame_burst: u32,
+    /// Frame credits regained per second.
+    pub frame_refill_per_sec: u32,
+    /// Largest frame accepted before `hello` (a `hello` is a name and a
+    /// token): a socket nobody knows yet holds only a few KiB.
+    pub max_frame_before_hello: usize,
+    /// Bytes the WebSocket library may hold for a client that does not read
+    /// (the kernel's socket buffer comes first); past it the connection ends.
+    pub max_write_buffer: usize,
+    /// HTTP API requests (`/api/...`) and QR codes one client address may
+    /// make in a burst (0: no limit); pages and assets are not counted.
+    pub http_burst: u32,
+    /// Of those, regained per second.
+    pub http_refill_per_sec: u32,
+    /// New WebSocket connections one client address may open in a burst
+    /// (0: no limit): a house of phones reconnecting at once fits.
+    pub ws_open_burst: u32,
+    /// Of those, regained per second.
+    pub ws_open_refill_per_sec: u32,
     /// Failed room-code guesses allowed per client address, and per player,
     /// per [`Config::limit_window`] (0: no limit). Counted across
     /// connections, so a new socket does not reset it.
@@ -78,6 +104,15 @@ pub struct Config {
     /// Open connections per client address (0: no cap), so one address
     /// cannot hold every connection the server allows.
     pub max_connections_per_ip: usize,
+    /// Origins besides this server's own whose pages may open `/ws`
+    /// (`https://krypto.example.com` behind a proxy). They are also the
+    /// server's public addresses: first in `welcome.join_urls`, so invite
+    /// links and QR codes use them. Clients without an `Origin` (terminal,
+    /// bots) are never asked for one.
+    pub allowed_origins: Vec<String>,
+    /// Bits of an IPv6 address that make one client for every per-address
+    /// limit (64: a home connection's network).
+    pub ipv6_prefix: u8,
     /// Reverse proxies whose `X-Forwarded-For` is believed; from anyone
     /// else the header is ignored (it is trivially forged).
     pub trusted_proxies: Vec<IpNet>,
@@ -181,14 +216,25 @@ impl Default for Config {
             handshake_timeout: Duration::from_secs(10),
             ping_interval: Duration::from_secs(20),
             outgoing_queue: 256,
+            outgoing_queue_bytes: 256 * 1024,
             message_burst: 20,
             message_refill_per_sec: 10,
             max_rate_strikes: 20,
+            frame_burst: 64,
+            frame_refill_per_sec: 32,
+            max_frame_before_hello: 2 * 1024,
+            max_write_buffer: 64 * 1024,
+            http_burst: 120,
+            http_refill_per_sec: 20,
+            ws_open_burst: 60,
+            ws_open_refill_per_sec: 5,
             max_code_misses: 10,
             max_new_accounts: 20,
             limit_window: Duration::from_secs(60),
             max_guess_strikes: 5,
             max_connections_per_ip: 100,
+            ipv6_prefix: 64,
+            allowed_origins: Vec::new(),
             trusted_proxies: Vec::new(),
             max_spectators: 100,
             empty_room_grace: Duration::from_secs(60),

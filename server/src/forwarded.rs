@@ -4,7 +4,7 @@
 
 use std::net::{IpAddr, SocketAddr};
 
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, HeaderValue};
 use ipnet::IpNet;
 
 /// Whether `ip` is one of the trusted proxies.
@@ -13,32 +13,40 @@ pub(crate) fn is_trusted(ip: IpAddr, trusted: &[IpNet]) -> bool {
     trusted.iter().any(|net| net.contains(&ip))
 }
 
+/// A trusted proxy forwarded a chain whose client cannot be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the X-Forwarded-For header is not a list of addresses")]
+pub(crate) struct Unreadable;
+
 /// The client's address. When the peer is a trusted proxy, the
 /// `X-Forwarded-For` chain is read from the right (each proxy appends the
 /// address it saw) and the first address that is not itself a trusted proxy
 /// is the client; everything left of it could have been written by the
-/// client. Otherwise, and when the header is missing or unreadable, the peer.
-pub(crate) fn client_ip(peer: SocketAddr, headers: &HeaderMap, trusted: &[IpNet]) -> IpAddr {
+/// client, and is never read. An entry that is not an address before that
+/// one makes the request [`Unreadable`]: it is refused, never counted as the
+/// proxy's (a fresh budget for whoever wrote it). Without the header, or
+/// from an untrusted peer, the peer.
+pub(crate) fn client_ip(
+    peer: SocketAddr,
+    headers: &HeaderMap,
+    trusted: &[IpNet],
+) -> Result<IpAddr, Unreadable> {
     let peer_ip = peer.ip().to_canonical();
     if !is_trusted(peer_ip, trusted) {
-        return peer_ip;
+        return Ok(peer_ip);
     }
-    let mut hops = Vec::new();
-    for value in headers.get_all("x-forwarded-for") {
-        let Ok(text) = value.to_str() else {
-            return peer_ip;
-        };
-        for hop in text.split(',') {
-            match parse_hop(hop) {
-                Some(ip) => hops.push(ip),
-                None => return peer_ip,
+    // Later header lines were appended by later proxies.
+    let values: Vec<&HeaderValue> = headers.get_all("x-forwarded-for").iter().collect();
+    for value in values.into_iter().rev() {
+        let text = value.to_str().map_err(|_| Unreadable)?;
+        for hop in text.rsplit(',') {
+            let ip = parse_hop(hop).ok_or(Unreadable)?;
+            if !is_trusted(ip, trusted) {
+                return Ok(ip);
             }
         }
     }
-    hops.into_iter()
-        .rev()
-        .find(|ip| !is_trusted(*ip, trusted))
-        .unwrap_or(peer_ip)
+    Ok(peer_ip)
 }
 
 /// One address of the chain: `1.2.3.4`, `1.2.3.4:5678`, `2001:db8::1` or
@@ -74,9 +82,11 @@ mod tests {
         let forged = headers(&["10.0.0.1"]);
         assert_eq!(
             client_ip(peer, &forged, &nets(&["127.0.0.1/32"])),
-            peer.ip()
+            Ok(peer.ip())
         );
-        assert_eq!(client_ip(peer, &forged, &[]), peer.ip());
+        assert_eq!(client_ip(peer, &forged, &[]), Ok(peer.ip()));
+        let garbage = headers(&["garbage"]);
+        assert_eq!(client_ip(peer, &garbage, &[]), Ok(peer.ip()));
     }
 
     #[test]
@@ -86,7 +96,7 @@ mod tests {
         let client: IpAddr = "198.51.100.7".parse().unwrap();
         assert_eq!(
             client_ip(proxy, &headers(&["198.51.100.7"]), &trusted),
-            client
+            Ok(client)
         );
         // The client wrote "1.1.1.1" itself; a second trusted proxy added
         // the address it saw.
@@ -96,23 +106,40 @@ mod tests {
                 &headers(&["1.1.1.1, 198.51.100.7", "10.1.2.3"]),
                 &trusted
             ),
-            client
+            Ok(client)
         );
         assert_eq!(
             client_ip(proxy, &headers(&["[2001:db8::7]:443"]), &trusted),
-            "2001:db8::7".parse::<IpAddr>().unwrap()
+            Ok("2001:db8::7".parse::<IpAddr>().unwrap())
+        );
+        // What the client wrote left of its address is never read.
+        assert_eq!(
+            client_ip(proxy, &headers(&["garbage, 198.51.100.7"]), &trusted),
+            Ok(client)
         );
     }
 
     #[test]
-    fn a_missing_or_garbled_header_means_the_peer() {
+    fn a_missing_header_means_the_peer_and_a_garbled_one_no_client() {
         let proxy: SocketAddr = "127.0.0.1:40000".parse().unwrap();
         let trusted = nets(&["127.0.0.1/32"]);
-        assert_eq!(client_ip(proxy, &HeaderMap::new(), &trusted), proxy.ip());
         assert_eq!(
-            client_ip(proxy, &headers(&["not an address"]), &trusted),
-            proxy.ip()
+            client_ip(proxy, &HeaderMap::new(), &trusted),
+            Ok(proxy.ip())
         );
+        for garbled in [
+            &["not an address"][..],
+            &["198.51.100.7, garbage"],
+            &["198.51.100.7", "garbage"],
+            &[""],
+            &["127.0.0.1, x"],
+        ] {
+            assert_eq!(
+                client_ip(proxy, &headers(garbled), &trusted),
+                Err(Unreadable),
+                "{garbled:?}"
+            );
+        }
     }
 
     #[test]

@@ -6,15 +6,14 @@
 //! included — is JSON: `{"error": {"code", "message"}}`.
 
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::rejection::{PathRejection, QueryRejection};
-use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{ConnectInfo, Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{ConnectInfo, Path, Query, Request, State};
+use axum::http::StatusCode;
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -24,6 +23,7 @@ use crate::identity::MAX_NAME_CHARS;
 use crate::leaderboard::{self, BoardError, BoardQuery, DEFAULT_LIMIT, MAX_LIMIT};
 use crate::listener::PeerAddr;
 use crate::session::SERVER_VERSION;
+use crate::ws_upgrade::{self, SocketLimits, Upgrade};
 use crate::{forwarded, metrics, periods, transport, Shared};
 
 /// The routes, sharing the server's state.
@@ -40,10 +40,55 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
     router
         .route("/api/leaderboard", get(get_leaderboard))
         .route("/api/players/{name}", get(get_player))
-        .merge(crate::web::routes())
+        .merge(crate::web::routes(shared.own_bases.clone()))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(
+            shared.clone(),
+            rate_limit,
+        ))
         .with_state(shared)
+}
+
+/// Per-address budgets for what costs the server work: the scores API and
+/// QR codes (a database read or a drawing each), and opening a WebSocket (a
+/// `hello` each). Pages and assets are served from memory and not counted.
+/// Over budget: 429 `rate_limited`, try again in a second.
+async fn rate_limit(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
+    let path = request.uri().path();
+    let opens_socket = path == "/ws";
+    if !opens_socket && !path.starts_with("/api/") && !path.ends_with("/qr.svg") {
+        return next.run(request).await;
+    }
+    let Some(ConnectInfo(PeerAddr(peer))) =
+        request.extensions().get::<ConnectInfo<PeerAddr>>().copied()
+    else {
+        return next.run(request).await;
+    };
+    let ip = match forwarded::client_ip(peer, request.headers(), &shared.config.trusted_proxies) {
+        Ok(ip) => ip,
+        Err(e) => return ApiError::bad_request(e.to_string()).into_response(),
+    };
+    let now = std::time::Instant::now();
+    let allowed = if opens_socket {
+        shared.limits.ws_open(ip, now)
+    } else {
+        shared.limits.http_request(ip, now)
+    };
+    if allowed {
+        return next.run(request).await;
+    }
+    let mut response = ApiError::new(
+        StatusCode::TOO_MANY_REQUESTS,
+        "rate_limited",
+        "too many requests from your address: try again in a second",
+    )
+    .into_response();
+    response.headers_mut().insert(
+        axum::http::header::RETRY_AFTER,
+        axum::http::HeaderValue::from_static("1"),
+    );
+    response
 }
 
 /// An API refusal: the status and `{"error": {"code", "message"}}`.
@@ -332,13 +377,8 @@ async fn readyz(State(shared): State<Arc<Shared>>) -> Response {
     (status, Json(body)).into_response()
 }
 
-async fn upgrade(
-    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
-    State(shared): State<Arc<Shared>>,
-    ConnectInfo(PeerAddr(peer)): ConnectInfo<PeerAddr>,
-    headers: HeaderMap,
-) -> Response {
-    let Ok(ws) = ws else {
+async fn upgrade(State(shared): State<Arc<Shared>>, mut request: Request) -> Response {
+    let Some(ws) = Upgrade::from_request(&mut request) else {
         return ApiError::new(
             StatusCode::UPGRADE_REQUIRED,
             "upgrade_required",
@@ -346,8 +386,31 @@ async fn upgrade(
         )
         .into_response();
     };
-    let trusted = &shared.config.trusted_proxies;
-    let client_ip = forwarded::client_ip(peer, &headers, trusted);
+    let Some(ConnectInfo(PeerAddr(peer))) =
+        request.extensions().get::<ConnectInfo<PeerAddr>>().copied()
+    else {
+        return ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "the server lost track of this connection",
+        )
+        .into_response();
+    };
+    let headers = request.headers();
+    let config = &shared.config;
+    if !ws_upgrade::origin_allowed(headers, &config.allowed_origins) {
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            "forbidden_origin",
+            "pages of other sites may not open this server's WebSocket (see --allowed-origins)",
+        )
+        .into_response();
+    }
+    let trusted = &config.trusted_proxies;
+    let client_ip = match forwarded::client_ip(peer, headers, trusted) {
+        Ok(ip) => ip,
+        Err(e) => return ApiError::bad_request(e.to_string()).into_response(),
+    };
     // A direct client was counted when its TCP connection was accepted; a
     // proxy's connections are counted here, by the client it speaks for.
     let slot = if forwarded::is_trusted(peer.ip(), trusted) {
@@ -365,19 +428,22 @@ async fn upgrade(
     } else {
         None
     };
-    let max = shared.config.max_frame_bytes;
+    let limits = SocketLimits {
+        max_frame_bytes: config.max_frame_bytes,
+        max_write_buffer: config.max_write_buffer,
+        frame_burst: config.frame_burst,
+        frame_refill_per_sec: config.frame_refill_per_sec,
+        max_frame_before_hello: config.max_frame_before_hello as u64,
+    };
+    let welcomed = Arc::new(AtomicBool::new(false));
     let tracker = shared.tracker.clone();
-    // tungstenite's default read buffer is 128 KiB, zero-filled before each
-    // read: about 140 KiB per idle socket, 1.4 GiB at 10,000 players. Our
-    // frames are at most 16 KiB and usually under 200 bytes; 4 KiB is plenty.
-    ws.max_frame_size(max)
-        .max_message_size(max)
-        .read_buffer_size(4 * 1024)
-        .on_upgrade(move |socket| {
-            tracker.track_future(async move {
-                transport::serve(socket, shared, client_ip).await;
-                drop(slot);
-            })
-        })
-        .into_response()
+    ws.accept(
+        limits,
+        welcomed.clone(),
+        &tracker,
+        move |socket| async move {
+            transport::serve(socket, shared, client_ip, welcomed).await;
+            drop(slot);
+        },
+    )
 }

@@ -60,6 +60,71 @@ pub(crate) fn join_urls(bound: SocketAddr) -> Vec<String> {
         .collect()
 }
 
+/// `text` as a web origin (`https://krypto.example.com`,
+/// `http://192.168.1.20:7878`): http or https, a host, no path, query or
+/// user; as browsers write it in `Origin` (lower case, default port left out).
+pub fn parse_origin(text: &str) -> Result<String, String> {
+    let bad =
+        |why: &str| format!("{text:?} is not an origin like https://krypto.example.com: {why}");
+    let url = url::Url::parse(text.trim()).map_err(|_| bad("not a URL"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(bad("use http:// or https://"));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(bad("it names no host"));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(bad("it must not carry a user or password"));
+    }
+    if url.path() != "/" || url.query().is_some() || url.fragment().is_some() {
+        return Err(bad("it must have no path, query or fragment"));
+    }
+    Ok(url.origin().ascii_serialization())
+}
+
+/// The http(s) origin of a node's `ws(s)://host:port/ws` public URL.
+fn origin_of_ws(public_url: &str) -> Option<String> {
+    let url = url::Url::parse(public_url).ok()?;
+    let scheme = match url.scheme() {
+        "ws" => "http",
+        "wss" => "https",
+        _ => return None,
+    };
+    let host = url.host_str()?;
+    Some(match url.port() {
+        Some(port) => format!("{scheme}://{host}:{port}"),
+        None => format!("{scheme}://{host}"),
+    })
+}
+
+/// The addresses this server is known by, most public first: the origins
+/// the operator declared (`--allowed-origins`), a node's public URL, the
+/// LAN addresses. They go in `welcome.join_urls`, and are the only bases
+/// QR codes are drawn for.
+pub(crate) fn public_bases(
+    bound: SocketAddr,
+    allowed_origins: &[String],
+    public_url: Option<&str>,
+) -> Vec<String> {
+    let mut bases: Vec<String> = allowed_origins.to_vec();
+    bases.extend(public_url.and_then(origin_of_ws));
+    for base in join_urls(bound) {
+        if !bases.contains(&base) {
+            bases.push(base);
+        }
+    }
+    bases
+}
+
+/// The loopback addresses of this server (`http://localhost:PORT` first):
+/// a TV or laptop on the server's own machine uses them.
+pub(crate) fn loopback_bases(port: u16) -> Vec<String> {
+    ["localhost", "127.0.0.1", "[::1]"]
+        .iter()
+        .map(|host| format!("http://{host}:{port}"))
+        .collect()
+}
+
 /// The start-up banner's lines after its title: for each LAN address the
 /// command a friend types and the page a phone opens, then this machine's.
 pub fn banner_lines(bound: SocketAddr) -> Vec<String> {
@@ -79,6 +144,51 @@ pub fn banner_lines(bound: SocketAddr) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn origins_are_read_as_browsers_write_them() {
+        assert_eq!(
+            parse_origin("HTTPS://Krypto.Example.com/").unwrap(),
+            "https://krypto.example.com"
+        );
+        assert_eq!(
+            parse_origin("http://192.168.1.20:7878").unwrap(),
+            "http://192.168.1.20:7878"
+        );
+        assert_eq!(
+            parse_origin("https://k.example:443").unwrap(),
+            "https://k.example"
+        );
+        for bad in [
+            "ws://k.example",
+            "https://k.example/play",
+            "k.example",
+            "https://u@k.example",
+            "javascript:alert(1)",
+        ] {
+            assert!(parse_origin(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn public_bases_put_the_declared_ones_first() {
+        let bound: SocketAddr = "192.168.1.5:7878".parse().unwrap();
+        assert_eq!(
+            public_bases(
+                bound,
+                &["https://k.example".to_owned()],
+                Some("wss://node-b.example/ws")
+            ),
+            vec![
+                "https://k.example",
+                "https://node-b.example",
+                "http://192.168.1.5:7878"
+            ]
+        );
+        let local: SocketAddr = "127.0.0.1:7878".parse().unwrap();
+        assert!(public_bases(local, &[], None).is_empty());
+        assert_eq!(loopback_bases(7878)[0], "http://localhost:7878");
+    }
 
     #[test]
     fn loopback_servers_offer_no_lan_address() {

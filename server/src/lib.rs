@@ -10,6 +10,8 @@
 //! - [`http`]: the routes — `/ws` (upgrade), `/healthz`, `/metrics`, the
 //!   scores API — and JSON errors for everything else. [`forwarded`]: the client's
 //!   address behind a trusted reverse proxy.
+//! - [`ws_upgrade`]: the WebSocket handshake, onto a socket whose every
+//!   frame [`frame_meter`] charges before tungstenite sees it.
 //! - [`transport`]: one task per WebSocket: frames, message credits, the
 //!   hello deadline, pings, and the one place deciding which errors close a
 //!   connection and with which code.
@@ -51,6 +53,7 @@ pub mod db;
 mod directory_queue;
 pub mod durability;
 mod forwarded;
+mod frame_meter;
 mod handover;
 mod http;
 mod identity;
@@ -71,6 +74,7 @@ mod serve;
 mod session;
 mod transport;
 mod web;
+mod ws_upgrade;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -86,7 +90,7 @@ pub use db::{Db, DbError};
 /// Tokens as `hello` hands them out and the database keeps them (for
 /// `migrate-db` tests and tools that seed players).
 pub use identity::{new_token, token_hash};
-pub use join_urls::banner_lines;
+pub use join_urls::{banner_lines, parse_origin};
 pub use room_clock::ManualClock;
 
 /// What every connection and room task shares.
@@ -110,8 +114,12 @@ pub(crate) struct Shared {
     pub(crate) cluster: Option<Arc<cluster::Cluster>>,
     /// Limits shared by every connection: per address and per player.
     pub(crate) limits: limits::SharedLimits,
-    /// The base addresses friends can use, sent in every `welcome`.
+    /// The base addresses friends can use, sent in every `welcome`: the
+    /// declared public origins, then the LAN addresses.
     pub(crate) join_urls: Vec<String>,
+    /// Those and this machine's loopback addresses: the bases QR codes are
+    /// drawn for, the first one when none is asked for.
+    pub(crate) own_bases: Arc<[String]>,
     /// Cancelled when the server starts shutting down: it accepts no more
     /// connections, and rooms save their state and stop.
     pub(crate) shutdown: CancellationToken,
@@ -157,6 +165,8 @@ impl Shared {
             cluster.spawn(lobby.clone(), pending);
             cluster
         });
+        let public_bases =
+            join_urls::public_bases(bound, &config.allowed_origins, config.public_url.as_deref());
         let shared = Arc::new(Shared {
             recorder,
             known_players: identity::KnownPlayers::default(),
@@ -164,7 +174,12 @@ impl Shared {
             lobby,
             cluster,
             limits: limits::SharedLimits::new(&config),
-            join_urls: join_urls::join_urls(bound),
+            own_bases: public_bases
+                .iter()
+                .cloned()
+                .chain(join_urls::loopback_bases(bound.port()))
+                .collect(),
+            join_urls: public_bases,
             config: Arc::new(config),
             db,
             shutdown: CancellationToken::new(),

@@ -3,6 +3,11 @@
 //! or player over a sliding window (room-code misses, new accounts), and
 //! open connections per address. Time is an input, so they are tested
 //! without clocks.
+//!
+//! An "address" is an IPv4 address, or an IPv6 network of
+//! [`Config::ipv6_prefix`] bits ([`address_key`]): one home connection gets
+//! a whole /64 and could otherwise take a fresh budget from each of its
+//! 2^64 addresses.
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::Hash;
@@ -13,6 +18,19 @@ use std::time::{Duration, Instant};
 use krypto_core::protocol::PlayerId;
 
 use crate::Config;
+
+/// The address budgets count `ip` against: IPv4 as it is, IPv6 cut to its
+/// first `ipv6_prefix` bits (IPv4-mapped IPv6 is IPv4).
+pub(crate) fn address_key(ip: IpAddr, ipv6_prefix: u8) -> IpAddr {
+    match ip.to_canonical() {
+        IpAddr::V4(v4) => IpAddr::V4(v4),
+        IpAddr::V6(v6) => {
+            let bits = u32::from(ipv6_prefix.min(128));
+            let mask = u128::MAX.checked_shl(128 - bits).unwrap_or(0);
+            IpAddr::V6((u128::from(v6) & mask).into())
+        }
+    }
+}
 
 /// What a budget says about one more message or guess.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,14 +75,23 @@ impl MessageCredits {
         }
     }
 
-    /// Spends one credit for a message arriving at `now`.
-    pub(crate) fn spend(&mut self, now: Instant) -> Allowance {
+    /// The credits at `now`.
+    fn refilled(&self, now: Instant) -> u64 {
         let elapsed_ms = now.saturating_duration_since(self.last).as_millis();
         let elapsed_ms = u64::try_from(elapsed_ms).unwrap_or(u64::MAX);
-        self.milli = self
-            .milli
+        self.milli
             .saturating_add(elapsed_ms.saturating_mul(self.refill_per_sec))
-            .min(self.cap_milli);
+            .min(self.cap_milli)
+    }
+
+    /// Whether the bucket is full again at `now` (nothing to remember).
+    pub(crate) fn full_at(&self, now: Instant) -> bool {
+        self.refilled(now) >= self.cap_milli
+    }
+
+    /// Spends one credit for a message arriving at `now`.
+    pub(crate) fn spend(&mut self, now: Instant) -> Allowance {
+        self.milli = self.refilled(now);
         self.last = now;
         if self.milli >= 1000 {
             self.milli -= 1000;
@@ -78,6 +105,52 @@ impl MessageCredits {
                 Allowance::Limited
             }
         }
+    }
+}
+
+/// A token bucket per client address: HTTP API requests and QR codes, and
+/// new WebSocket connections. Addresses whose bucket is full again are
+/// forgotten when the map doubles.
+#[derive(Debug)]
+pub(crate) struct BucketsPerAddress {
+    /// Each address's bucket.
+    buckets: HashMap<IpAddr, MessageCredits>,
+    /// Requests in a burst, and regained per second.
+    burst: u32,
+    per_sec: u32,
+    /// Keys held after the last sweep.
+    swept_len: usize,
+}
+
+impl BucketsPerAddress {
+    /// `burst` requests at once, `per_sec` a second after that (burst 0: no
+    /// limit).
+    pub(crate) fn new(burst: u32, per_sec: u32) -> Self {
+        BucketsPerAddress {
+            buckets: HashMap::new(),
+            burst,
+            per_sec,
+            swept_len: 0,
+        }
+    }
+
+    /// Whether `ip` may make one more request at `now`; spends it if so.
+    pub(crate) fn allow(&mut self, ip: IpAddr, now: Instant) -> bool {
+        if self.burst == 0 {
+            return true;
+        }
+        let (burst, per_sec) = (self.burst, self.per_sec);
+        let allowed = self
+            .buckets
+            .entry(ip)
+            .or_insert_with(|| MessageCredits::new(burst, per_sec, u32::MAX, now))
+            .spend(now)
+            == Allowance::Allowed;
+        if self.buckets.len() > (2 * self.swept_len).max(1024) {
+            self.buckets.retain(|_, b| !b.full_at(now));
+            self.swept_len = self.buckets.len();
+        }
+        allowed
     }
 }
 
@@ -159,19 +232,24 @@ pub(crate) struct ConnectionsPerAddress {
     open: Mutex<HashMap<IpAddr, usize>>,
     /// Most per address; 0 means no cap.
     max: usize,
+    /// How much of an IPv6 address is one client's.
+    ipv6_prefix: u8,
 }
 
 impl ConnectionsPerAddress {
-    /// At most `max` connections per address (0: no cap).
-    pub(crate) fn new(max: usize) -> Arc<Self> {
+    /// At most `max` connections per address (0: no cap), IPv6 addresses
+    /// counted by their first `ipv6_prefix` bits.
+    pub(crate) fn new(max: usize, ipv6_prefix: u8) -> Arc<Self> {
         Arc::new(ConnectionsPerAddress {
             open: Mutex::new(HashMap::new()),
             max,
+            ipv6_prefix,
         })
     }
 
     /// A slot for one more connection from `ip`, or `None` at the cap.
     pub(crate) fn acquire(self: &Arc<Self>, ip: IpAddr) -> Option<AddressSlot> {
+        let ip = address_key(ip, self.ipv6_prefix);
         let mut open = lock(&self.open);
         let count = open.entry(ip).or_insert(0);
         if self.max != 0 && *count >= self.max {
@@ -217,6 +295,12 @@ pub(crate) struct SharedLimits {
     accounts: Mutex<SlidingWindow<IpAddr>>,
     /// Open connections per client address.
     pub(crate) connections: Arc<ConnectionsPerAddress>,
+    /// How much of an IPv6 address is one client's.
+    ipv6_prefix: u8,
+    /// HTTP API requests and QR codes per client address.
+    http_requests: Mutex<BucketsPerAddress>,
+    /// New WebSocket connections per client address.
+    ws_opens: Mutex<BucketsPerAddress>,
 }
 
 impl SharedLimits {
@@ -227,24 +311,51 @@ impl SharedLimits {
             misses_by_ip: Mutex::new(SlidingWindow::new(config.max_code_misses, window)),
             misses_by_player: Mutex::new(SlidingWindow::new(config.max_code_misses, window)),
             accounts: Mutex::new(SlidingWindow::new(config.max_new_accounts, window)),
-            connections: ConnectionsPerAddress::new(config.max_connections_per_ip),
+            connections: ConnectionsPerAddress::new(
+                config.max_connections_per_ip,
+                config.ipv6_prefix,
+            ),
+            ipv6_prefix: config.ipv6_prefix,
+            http_requests: Mutex::new(BucketsPerAddress::new(
+                config.http_burst,
+                config.http_refill_per_sec,
+            )),
+            ws_opens: Mutex::new(BucketsPerAddress::new(
+                config.ws_open_burst,
+                config.ws_open_refill_per_sec,
+            )),
         }
+    }
+
+    /// Whether `ip` may make one more API or QR request at `now`.
+    pub(crate) fn http_request(&self, ip: IpAddr, now: Instant) -> bool {
+        let ip = address_key(ip, self.ipv6_prefix);
+        lock(&self.http_requests).allow(ip, now)
+    }
+
+    /// Whether `ip` may open one more WebSocket at `now`.
+    pub(crate) fn ws_open(&self, ip: IpAddr, now: Instant) -> bool {
+        let ip = address_key(ip, self.ipv6_prefix);
+        lock(&self.ws_opens).allow(ip, now)
     }
 
     /// Whether `player` at `ip` may try a room code at `now`.
     pub(crate) fn may_guess(&self, ip: IpAddr, player: PlayerId, now: Instant) -> bool {
+        let ip = address_key(ip, self.ipv6_prefix);
         lock(&self.misses_by_ip).allows(&ip, now)
             && lock(&self.misses_by_player).allows(&player, now)
     }
 
     /// Counts a room code that named no room.
     pub(crate) fn missed(&self, ip: IpAddr, player: PlayerId, now: Instant) {
+        let ip = address_key(ip, self.ipv6_prefix);
         lock(&self.misses_by_ip).record(ip, now);
         lock(&self.misses_by_player).record(player, now);
     }
 
     /// Whether `ip` may create one more account at `now`; counts it if so.
     pub(crate) fn new_account(&self, ip: IpAddr, now: Instant) -> bool {
+        let ip = address_key(ip, self.ipv6_prefix);
         let mut accounts = lock(&self.accounts);
         let allowed = accounts.allows(&ip, now);
         if allowed {
@@ -342,15 +453,65 @@ mod tests {
     fn connection_slots_are_capped_per_address_and_given_back() {
         let a: IpAddr = "10.0.0.1".parse().unwrap();
         let b: IpAddr = "10.0.0.2".parse().unwrap();
-        let cap = ConnectionsPerAddress::new(2);
+        let cap = ConnectionsPerAddress::new(2, 64);
         let first = cap.acquire(a).unwrap();
         let _second = cap.acquire(a).unwrap();
         assert!(cap.acquire(a).is_none());
         assert!(cap.acquire(b).is_some());
         drop(first);
         assert!(cap.acquire(a).is_some());
-        let unlimited = ConnectionsPerAddress::new(0);
+        let unlimited = ConnectionsPerAddress::new(0, 64);
         let slots: Vec<_> = (0..500).filter_map(|_| unlimited.acquire(a)).collect();
         assert_eq!(slots.len(), 500);
+    }
+
+    #[test]
+    fn each_address_has_its_own_bucket_and_full_ones_are_forgotten() {
+        let t0 = Instant::now();
+        let a: IpAddr = "10.0.0.1".parse().unwrap();
+        let b: IpAddr = "10.0.0.2".parse().unwrap();
+        let mut buckets = BucketsPerAddress::new(2, 1);
+        assert!(buckets.allow(a, t0) && buckets.allow(a, t0));
+        assert!(!buckets.allow(a, t0));
+        assert!(buckets.allow(b, t0));
+        assert!(buckets.allow(a, t0 + Duration::from_secs(1)));
+        for i in 0..1100u32 {
+            buckets.allow(IpAddr::from(i.to_be_bytes()), t0);
+        }
+        // Ten seconds on, the first ones are full again and forgotten.
+        for i in 1100..2100u32 {
+            buckets.allow(IpAddr::from(i.to_be_bytes()), t0 + Duration::from_secs(10));
+        }
+        assert!(
+            buckets.buckets.len() <= 1000,
+            "{} kept",
+            buckets.buckets.len()
+        );
+        let mut unlimited = BucketsPerAddress::new(0, 0);
+        assert!((0..100).all(|_| unlimited.allow(a, t0)));
+    }
+
+    #[test]
+    fn an_ipv6_network_is_one_address() {
+        let key = |ip: &str, prefix| address_key(ip.parse().unwrap(), prefix);
+        let home = key("2001:db8:1:2::1", 64);
+        assert_eq!(home, key("2001:db8:1:2:ffff:ffff:ffff:ffff", 64));
+        assert_eq!(home, "2001:db8:1:2::".parse::<IpAddr>().unwrap());
+        assert_ne!(home, key("2001:db8:1:3::1", 64));
+        assert_eq!(
+            key("2001:db8::1", 128),
+            "2001:db8::1".parse::<IpAddr>().unwrap()
+        );
+        assert_eq!(key("2001:db8::1", 0), "::".parse::<IpAddr>().unwrap());
+        assert_eq!(
+            key("::ffff:10.0.0.1", 64),
+            "10.0.0.1".parse::<IpAddr>().unwrap()
+        );
+        assert_eq!(key("10.0.0.1", 64), "10.0.0.1".parse::<IpAddr>().unwrap());
+        let cap = ConnectionsPerAddress::new(2, 64);
+        let _a = cap.acquire("2001:db8:1:2::1".parse().unwrap()).unwrap();
+        let _b = cap.acquire("2001:db8:1:2::2".parse().unwrap()).unwrap();
+        assert!(cap.acquire("2001:db8:1:2::3".parse().unwrap()).is_none());
+        assert!(cap.acquire("2001:db8:1:3::3".parse().unwrap()).is_some());
     }
 }

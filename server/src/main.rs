@@ -49,6 +49,29 @@ struct Args {
     /// Most open connections from one client address (0: no cap).
     #[arg(long, env = "KRYPTO_MAX_CONNECTIONS_PER_IP", default_value_t = 100)]
     max_connections_per_ip: usize,
+    /// Origins (comma-separated, e.g. https://krypto.example.com) whose
+    /// pages may open /ws besides this server's own; the first is the
+    /// address invite links and QR codes show.
+    #[arg(long, env = "KRYPTO_ALLOWED_ORIGINS", value_delimiter = ',', value_parser = krypto_server::parse_origin)]
+    allowed_origins: Vec<String>,
+    /// Scores API requests and QR codes one client address may make at once
+    /// (0: no limit)…
+    #[arg(long, env = "KRYPTO_HTTP_BURST", default_value_t = 120)]
+    http_burst: u32,
+    /// …and per second after that.
+    #[arg(long, env = "KRYPTO_HTTP_PER_SEC", default_value_t = 20)]
+    http_per_sec: u32,
+    /// WebSocket connections one client address may open at once (0: no
+    /// limit; load tests from one address need that)…
+    #[arg(long, env = "KRYPTO_WS_OPEN_BURST", default_value_t = 60)]
+    ws_open_burst: u32,
+    /// …and per second after that.
+    #[arg(long, env = "KRYPTO_WS_OPEN_PER_SEC", default_value_t = 5)]
+    ws_open_per_sec: u32,
+    /// Bits of an IPv6 address that are one client for every per-address
+    /// limit (64: one home connection's network).
+    #[arg(long, env = "KRYPTO_IPV6_PREFIX", default_value_t = 64, value_parser = clap::value_parser!(u8).range(0..=128))]
+    ipv6_prefix: u8,
     /// Reverse proxies (CIDR list, comma-separated, e.g. 127.0.0.1/32,::1/128)
     /// whose X-Forwarded-For names the client; anyone else's is ignored.
     #[arg(long, env = "KRYPTO_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_network)]
@@ -212,6 +235,12 @@ async fn main() -> anyhow::Result<()> {
         max_rooms: args.max_rooms,
         max_connections_per_ip: args.max_connections_per_ip,
         trusted_proxies: args.trusted_proxies,
+        ipv6_prefix: args.ipv6_prefix,
+        http_burst: args.http_burst,
+        http_refill_per_sec: args.http_per_sec,
+        ws_open_burst: args.ws_open_burst,
+        ws_open_refill_per_sec: args.ws_open_per_sec,
+        allowed_origins: args.allowed_origins,
         max_code_misses: args.max_code_misses,
         max_new_accounts: args.max_new_accounts,
         max_spectators: args.max_spectators,

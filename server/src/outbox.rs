@@ -2,16 +2,17 @@
 //! and rooms send to one connection.
 //!
 //! Everything sent to a client goes through a bounded queue with `try_send`:
-//! a room never waits for a socket. A client that lets its queue fill up is
-//! too slow to read, and is disconnected instead of being buffered without end.
+//! a room never waits for a socket. A client that lets its queue fill up —
+//! in messages or in bytes — is too slow to read, and is disconnected
+//! instead of being buffered without end.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use axum::extract::ws::Utf8Bytes;
 use krypto_core::protocol::ServerEnvelope;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+use tungstenite::Utf8Bytes;
 
 /// WebSocket close codes the server uses: krypto-core's, which clients
 /// read too.
@@ -79,18 +80,41 @@ pub(crate) struct Outbox {
     tx: mpsc::Sender<Outbound>,
     /// Shared with the connection's tasks.
     kill: Arc<Kill>,
+    /// Bytes of text queued and not yet taken by the writer.
+    queued_bytes: Arc<AtomicUsize>,
+    /// Most bytes that may wait in the queue.
+    max_bytes: usize,
 }
 
 impl Outbox {
     /// A handle and the receiving end of its queue of `capacity` messages.
+    #[cfg(test)]
     pub(crate) fn new(capacity: usize) -> (Outbox, mpsc::Receiver<Outbound>) {
+        Self::with_max_bytes(capacity, usize::MAX)
+    }
+
+    /// A queue of `capacity` messages and `max_bytes` bytes of text; the
+    /// writer reports each message it takes with [`Outbox::taken`].
+    pub(crate) fn with_max_bytes(
+        capacity: usize,
+        max_bytes: usize,
+    ) -> (Outbox, mpsc::Receiver<Outbound>) {
         let (tx, rx) = mpsc::channel(capacity.max(1));
         let handle = Outbox {
             conn: ConnId::next(),
             tx,
             kill: Arc::new(Kill::default()),
+            queued_bytes: Arc::new(AtomicUsize::new(0)),
+            max_bytes,
         };
         (handle, rx)
+    }
+
+    /// The writer took `item` off the queue.
+    pub(crate) fn taken(&self, item: &Outbound) {
+        if let Outbound::Text(text) = item {
+            self.queued_bytes.fetch_sub(text.len(), Ordering::Relaxed);
+        }
     }
 
     /// Queues a message; false if the client is gone or was just
@@ -119,7 +143,20 @@ impl Outbox {
     }
 
     fn push(&self, item: Outbound) -> bool {
-        match self.tx.try_send(item) {
+        let bytes = match &item {
+            Outbound::Text(text) => text.len(),
+            Outbound::Ping | Outbound::Close(..) => 0,
+        };
+        let queued = self.queued_bytes.fetch_add(bytes, Ordering::Relaxed);
+        let result = if queued.saturating_add(bytes) > self.max_bytes {
+            Err(mpsc::error::TrySendError::Full(item))
+        } else {
+            self.tx.try_send(item)
+        };
+        if result.is_err() {
+            self.queued_bytes.fetch_sub(bytes, Ordering::Relaxed);
+        }
+        match result {
             Ok(()) => true,
             Err(mpsc::error::TrySendError::Full(_)) => {
                 self.kill(close::POLICY, "too slow: outgoing queue full");
@@ -167,6 +204,23 @@ mod tests {
     use krypto_core::protocol::ServerMessage;
 
     use super::*;
+
+    #[test]
+    fn a_queue_over_its_bytes_kills_the_connection_and_taking_frees_them() {
+        let (outbox, mut rx) = Outbox::with_max_bytes(100, 1000);
+        let text = Utf8Bytes::from("x".repeat(400));
+        assert!(outbox.send_frame(&Ok(text.clone())));
+        assert!(outbox.send_frame(&Ok(text.clone())));
+        let first = rx.try_recv().unwrap();
+        outbox.taken(&first);
+        assert!(
+            outbox.send_frame(&Ok(text.clone())),
+            "600 bytes wait after one was taken"
+        );
+        assert!(outbox.kill_frame().is_none());
+        assert!(!outbox.send_frame(&Ok(text)), "1200 bytes would wait");
+        assert_eq!(outbox.kill_frame().unwrap().0, close::POLICY);
+    }
 
     #[test]
     fn a_message_that_could_not_be_written_closes_the_connection_after_the_others() {

@@ -4,27 +4,34 @@
 //!
 //! This is the one place that decides which mistakes close the connection
 //! and with which code ([`Ending`]). Only abuse and broken frames do:
-//! oversized frames 1009, text that is not UTF-8 1007; no hello in time,
-//! flooding, code guessing, dead or non-reading peers 1008; a server
+//! oversized frames 1009 (before `hello`, any frame larger than a `hello`),
+//! text that is not UTF-8 1007; no hello in time, flooding with messages or
+//! with frames of any kind ([`crate::frame_meter`]), code guessing, dead or
+//! non-reading peers 1008; a server
 //! shutting down says 1012 (it is restarting). Every other mistake — bad
 //! JSON, an unknown type, missing fields, a binary frame, a message out of
 //! turn — is the session's to answer with a typed `error`, and the
 //! connection stays usable.
 
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use krypto_core::protocol::{ErrorCode, ServerEnvelope, ServerMessage};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+use tungstenite::protocol::frame::coding::CloseCode;
+use tungstenite::protocol::CloseFrame;
+use tungstenite::Message;
 
+use crate::frame_meter::MeterError;
 use crate::limits::{Allowance, MessageCredits};
 use crate::outbox::{close, Outbound, Outbox};
 use crate::session::{Abuse, Session};
+use crate::ws_upgrade::Socket;
 use crate::Shared;
 
 /// How long a killed connection tries to send its close frame.
@@ -43,6 +50,11 @@ enum Ending {
     NoHello,
     /// Out of message credits again and again.
     Flood,
+    /// Out of frame credits: pings, pongs or continuation frames by the
+    /// thousand, which are never messages.
+    FrameFlood,
+    /// A frame before `hello` larger than any `hello`.
+    TooBigBeforeHello,
     /// The previous ping is still unanswered: the peer is gone, so the
     /// close frame is not queued behind anything (the connection is killed).
     NoPong,
@@ -62,6 +74,8 @@ impl Ending {
             Ending::NotUtf8 => (close::INVALID_DATA, "text frames must be UTF-8"),
             Ending::NoHello => (close::POLICY, "no hello in time"),
             Ending::Flood => (close::POLICY, "message flood"),
+            Ending::FrameFlood => (close::POLICY, "frame flood"),
+            Ending::TooBigBeforeHello => (close::TOO_BIG, "say hello first"),
             Ending::NoPong => (close::POLICY, "no pong"),
             Ending::Abuse(Abuse::CodeGuessing) => (close::POLICY, "room code guessing"),
         }
@@ -79,12 +93,21 @@ struct Transport {
     closing_since: Option<Instant>,
     /// Whether a close frame of ours is queued behind other messages.
     goodbye_queued: bool,
+    /// Set once the session is welcomed: lifts the frame meter's limit on
+    /// frames before `hello`.
+    welcomed: Arc<AtomicBool>,
 }
 
 /// Serves one upgraded WebSocket from `client_ip` until it closes.
-pub(crate) async fn serve(socket: WebSocket, shared: Arc<Shared>, client_ip: IpAddr) {
+/// `welcomed` is the frame meter's flag, set here once `hello` is answered.
+pub(crate) async fn serve(
+    socket: Socket,
+    shared: Arc<Shared>,
+    client_ip: IpAddr,
+    welcomed: Arc<AtomicBool>,
+) {
     let config = &shared.config;
-    let (outbox, rx) = Outbox::new(config.outgoing_queue);
+    let (outbox, rx) = Outbox::with_max_bytes(config.outgoing_queue, config.outgoing_queue_bytes);
     let (sink, stream) = socket.split();
     let metrics = &shared.metrics;
     metrics.connections_opened.increment(1);
@@ -103,6 +126,7 @@ pub(crate) async fn serve(socket: WebSocket, shared: Arc<Shared>, client_ip: IpA
         outbox: outbox.clone(),
         closing_since: None,
         goodbye_queued: false,
+        welcomed,
     };
     tracing::debug!(ip = %client_ip, conn = outbox.conn.0, "websocket open");
     transport.read_loop(stream).await;
@@ -123,7 +147,7 @@ pub(crate) async fn serve(socket: WebSocket, shared: Arc<Shared>, client_ip: IpA
 
 /// Sends queued messages until the queue says close or the connection is killed.
 async fn write_loop(
-    mut sink: SplitSink<WebSocket, Message>,
+    mut sink: SplitSink<Socket, Message>,
     mut rx: mpsc::Receiver<Outbound>,
     outbox: Outbox,
     sent_count: metrics::Counter,
@@ -134,11 +158,14 @@ async fn write_loop(
             () = outbox.killed() => break,
             item = rx.recv() => item,
         };
+        if let Some(item) = &item {
+            outbox.taken(item);
+        }
         let (message, last) = match item {
             None => break,
             Some(Outbound::Text(text)) => (Message::Text(text), false),
             // A ping needs no payload: the pong answers whichever ping is out.
-            Some(Outbound::Ping) => (Message::Ping(axum::body::Bytes::new()), false),
+            Some(Outbound::Ping) => (Message::Ping(tungstenite::Bytes::new()), false),
             Some(Outbound::Close(code, reason)) => (close_message(code, &reason), true),
         };
         let text = matches!(message, Message::Text(_));
@@ -168,13 +195,13 @@ async fn write_loop(
 
 fn close_message(code: u16, reason: &str) -> Message {
     Message::Close(Some(CloseFrame {
-        code,
+        code: CloseCode::from(code),
         reason: reason.into(),
     }))
 }
 
 impl Transport {
-    async fn read_loop(&mut self, mut stream: SplitStream<WebSocket>) {
+    async fn read_loop(&mut self, mut stream: SplitStream<Socket>) {
         let shutdown = self.shared.disconnect.clone();
         let config = self.shared.config.clone();
         let hello_deadline = Instant::now() + config.handshake_timeout;
@@ -224,8 +251,13 @@ impl Transport {
                             if let Err(abuse) = self.session.handle_text(text.as_str()).await {
                                 self.end(Ending::Abuse(abuse));
                             }
+                            if self.session.is_welcomed() {
+                                self.welcomed.store(true, Ordering::Relaxed);
+                            }
                         }
                     }
+                    // Raw frames are only ever written, never read.
+                    Some(Ok(Message::Frame(_))) => {}
                     Some(Ok(Message::Binary(_))) => {
                         if self.spend_credit() {
                             self.reply(ServerMessage::error(
@@ -241,6 +273,17 @@ impl Transport {
                         match classify(&e) {
                             ReadError::TooBig => self.end(Ending::TooBig),
                             ReadError::NotUtf8 => self.end(Ending::NotUtf8),
+                            ReadError::Meter(refusal) => {
+                                // The socket reads no more: say why and go.
+                                let ending = match refusal {
+                                    MeterError::Flood => Ending::FrameFlood,
+                                    MeterError::TooBigBeforeHello => Ending::TooBigBeforeHello,
+                                };
+                                tracing::info!(conn = self.outbox.conn.0, reason = %refusal, "closing an abusive connection");
+                                let (code, reason) = ending.frame();
+                                self.outbox.kill(code, reason);
+                                return;
+                            }
                             ReadError::Fatal => {
                                 tracing::debug!(conn = self.outbox.conn.0, error = %e, "websocket read failed");
                                 return;
@@ -306,22 +349,20 @@ enum ReadError {
     TooBig,
     /// A text frame that is not UTF-8: close with 1007.
     NotUtf8,
+    /// The frame meter refused a frame: close with 1008 or 1009.
+    Meter(MeterError),
     /// The socket or the WebSocket protocol broke: end.
     Fatal,
 }
 
-fn classify(e: &axum::Error) -> ReadError {
-    // axum wraps tungstenite's error; look for it through the source chain.
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = source {
-        if let Some(ts) = err.downcast_ref::<tungstenite::Error>() {
-            return match ts {
-                tungstenite::Error::Capacity(_) => ReadError::TooBig,
-                tungstenite::Error::Utf8(_) => ReadError::NotUtf8,
-                _ => ReadError::Fatal,
-            };
-        }
-        source = err.source();
+fn classify(e: &tungstenite::Error) -> ReadError {
+    match e {
+        tungstenite::Error::Capacity(_) => ReadError::TooBig,
+        tungstenite::Error::Utf8(_) => ReadError::NotUtf8,
+        tungstenite::Error::Io(io) => match MeterError::of(io) {
+            Some(refusal) => ReadError::Meter(*refusal),
+            None => ReadError::Fatal,
+        },
+        _ => ReadError::Fatal,
     }
-    ReadError::Fatal
 }

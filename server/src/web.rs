@@ -14,9 +14,9 @@
 //! running the old app, and between upgrades a reload costs a 304.
 
 use std::collections::HashMap;
-use std::net::IpAddr;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, Query};
 use axum::http::header::{self, HeaderMap, HeaderValue};
 use axum::http::StatusCode;
@@ -59,10 +59,10 @@ macro_rules! asset {
 const JS: &str = "text/javascript; charset=utf-8";
 
 /// The page shell every route serves.
-const INDEX: Asset = asset!("index.html", "text/html; charset=utf-8");
+static INDEX: Asset = asset!("index.html", "text/html; charset=utf-8");
 
 /// The files under `/assets/`.
-const ASSETS: &[Asset] = &[
+static ASSETS: &[Asset] = &[
     asset!("app.css", "text/css; charset=utf-8"),
     asset!("icon.svg", "image/svg+xml"),
     asset!("js/main.js", JS),
@@ -113,7 +113,10 @@ fn limits_asset() -> &'static Asset {
 
 /// The routes of the browser client. They use no server state, so they
 /// merge into any router.
-pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
+/// `own` are the bases QR codes may show (see [`qr_base`]).
+pub fn routes<S: Clone + Send + Sync + 'static>(own: Arc<[String]>) -> Router<S> {
+    // Compress once now rather than on a player's first visit.
+    prepared();
     Router::new()
         .route("/", get(page))
         .route("/r/{code}", get(page))
@@ -129,7 +132,10 @@ pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .route("/p/assets/{*path}", get(asset))
         .route("/js/limits.js", get(limits))
         .route("/favicon.ico", get(favicon))
-        .route("/r/{code}/qr.svg", get(qr))
+        .route(
+            "/r/{code}/qr.svg",
+            get(move |code, params| qr(own.clone(), code, params)),
+        )
 }
 
 /// Headers every answer of the browser client carries.
@@ -148,42 +154,165 @@ fn common_headers(headers: &mut HeaderMap) {
     );
 }
 
-/// The ETag of each embedded file, by address, computed once.
-fn etag(asset: &Asset) -> &'static str {
-    static TAGS: OnceLock<HashMap<usize, String>> = OnceLock::new();
-    let tags = TAGS.get_or_init(|| {
+/// One embedded file as it is served: its bytes as they are and compressed,
+/// and the ETag of its content.
+struct Prepared {
+    /// The file.
+    asset: &'static Asset,
+    /// Brotli and gzip copies, when smaller than the file itself.
+    br: Option<Bytes>,
+    gzip: Option<Bytes>,
+    /// A hash of the content, quoted: the same content has the same tag in
+    /// every build, and a changed file a new one.
+    tag: String,
+}
+
+/// Every embedded file, prepared once (the first request, or [`routes`]).
+fn prepared() -> &'static [Prepared] {
+    static PREPARED: OnceLock<Vec<Prepared>> = OnceLock::new();
+    PREPARED.get_or_init(|| {
         std::iter::once(&INDEX)
             .chain(ASSETS)
             .chain(std::iter::once(limits_asset()))
-            .map(|a| {
-                let digest = Sha256::digest(a.body);
-                (
-                    a.body.as_ptr() as usize,
-                    format!("\"{}\"", hex::encode(&digest[..12])),
-                )
+            .map(|asset| {
+                let smaller =
+                    |packed: Vec<u8>| (packed.len() < asset.body.len()).then(|| packed.into());
+                Prepared {
+                    asset,
+                    br: brotli_of(asset.body).and_then(smaller),
+                    gzip: gzip_of(asset.body).and_then(smaller),
+                    tag: content_tag(asset.body),
+                }
             })
             .collect()
-    });
-    tags.get(&(asset.body.as_ptr() as usize))
-        .map(String::as_str)
-        .unwrap_or("\"\"")
+    })
 }
 
-/// An embedded file, or 304 when the browser's copy is current.
+/// The ETag of `body`: 96 bits of its SHA-256, quoted.
+fn content_tag(body: &[u8]) -> String {
+    let digest = Sha256::digest(body);
+    format!("\"{}\"", hex::encode(&digest[..12]))
+}
+
+fn brotli_of(body: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(body.len() / 3);
+    let params = brotli::enc::BrotliEncoderParams {
+        quality: 11,
+        ..Default::default()
+    };
+    brotli::BrotliCompress(&mut &body[..], &mut out, &params).ok()?;
+    Some(out)
+}
+
+fn gzip_of(body: &[u8]) -> Option<Vec<u8>> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(body).ok()?;
+    encoder.finish().ok()
+}
+
+/// The encodings a response can have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Encoding {
+    Br,
+    Gzip,
+    Identity,
+}
+
+impl Encoding {
+    /// The `Content-Encoding` value and the suffix its ETag carries (a
+    /// compressed copy is another representation, so another tag).
+    fn names(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Encoding::Br => Some(("br", "-br")),
+            Encoding::Gzip => Some(("gzip", "-gz")),
+            Encoding::Identity => None,
+        }
+    }
+}
+
+/// The best encoding `Accept-Encoding` allows: brotli, then gzip, else none.
+/// A coding is refused by `;q=0`; `*` stands for the codings not named.
+fn negotiate(request: &HeaderMap) -> Encoding {
+    let mut br = None;
+    let mut gzip = None;
+    let mut any = None;
+    for item in request
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+    {
+        let mut parts = item.split(';');
+        let coding = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+        let accepted = parts
+            .filter_map(|p| p.trim().strip_prefix("q="))
+            .all(|q| q.trim().parse::<f32>().is_ok_and(|q| q > 0.0));
+        match coding.as_str() {
+            "br" => br = Some(accepted),
+            "gzip" | "x-gzip" => gzip = Some(accepted),
+            "*" => any = Some(accepted),
+            _ => {}
+        }
+    }
+    if br.or(any) == Some(true) {
+        Encoding::Br
+    } else if gzip.or(any) == Some(true) {
+        Encoding::Gzip
+    } else {
+        Encoding::Identity
+    }
+}
+
+/// Whether `If-None-Match` names the content tagged `tag` (in any of its
+/// encodings) or is `*`.
+fn still_fresh(request: &HeaderMap, tag: &str) -> bool {
+    let bare = tag.trim_end_matches('"');
+    request
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|t| t.trim().trim_start_matches("W/"))
+        .any(|t| {
+            t == "*"
+                || t == tag
+                || ["-br\"", "-gz\""]
+                    .iter()
+                    .any(|suffix| t.strip_suffix(suffix) == Some(bare))
+        })
+}
+
+/// An embedded file, compressed when the browser takes it, or 304 when the
+/// browser's copy is current.
 fn serve(asset: &'static Asset, request: &HeaderMap) -> Response {
-    let tag = etag(asset);
-    let fresh = request
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == tag));
-    let mut response = if fresh {
+    let Some(file) = prepared().iter().find(|p| p.asset.path == asset.path) else {
+        return not_found("asset");
+    };
+    let (encoding, body) = match negotiate(request) {
+        Encoding::Br if file.br.is_some() => (Encoding::Br, file.br.clone()),
+        Encoding::Br | Encoding::Gzip if file.gzip.is_some() => (Encoding::Gzip, file.gzip.clone()),
+        _ => (Encoding::Identity, None),
+    };
+    let tag = match encoding.names() {
+        Some((_, suffix)) => format!("{}{suffix}\"", file.tag.trim_end_matches('"')),
+        None => file.tag.clone(),
+    };
+    let mut response = if still_fresh(request, &file.tag) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
-        let mut r = asset.body.into_response();
+        let mut r = match body {
+            Some(packed) => Body::from(packed).into_response(),
+            None => asset.body.into_response(),
+        };
         r.headers_mut().insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static(asset.content_type),
         );
+        if let Some((name, _)) = encoding.names() {
+            r.headers_mut()
+                .insert(header::CONTENT_ENCODING, HeaderValue::from_static(name));
+        }
         r
     };
     let headers = response.headers_mut();
@@ -191,7 +320,8 @@ fn serve(asset: &'static Asset, request: &HeaderMap) -> Response {
     // Revalidate every time: the ETag makes that a 304, and an upgraded
     // server is never hidden behind a stale copy.
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    if let Ok(v) = HeaderValue::from_str(tag) {
+    headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    if let Ok(v) = HeaderValue::from_str(&tag) {
         headers.insert(header::ETAG, v);
     }
     response
@@ -254,93 +384,40 @@ async fn favicon(request: HeaderMap) -> Response {
     }
 }
 
-/// Longest `base` accepted for a QR code: a scheme, an IPv6 address and a
-/// port fit easily.
-const MAX_BASE_LEN: usize = 80;
-
-/// Whether `base` (`http://host:port`) points at this server: the host the
-/// browser used to reach it, `localhost`, or an address of one of this
-/// machine's network interfaces (the LAN address a TV page shows phones).
-/// Anything else is refused, so the route cannot mint QR codes for other
-/// sites.
-fn own_base(base: &str, request_host: Option<&str>) -> bool {
-    if base.len() > MAX_BASE_LEN {
-        return false;
-    }
-    let Some(authority) = base
-        .strip_prefix("http://")
-        .or_else(|| base.strip_prefix("https://"))
-    else {
-        return false;
-    };
-    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']');
-    if authority.is_empty() || !authority.chars().all(allowed) {
-        return false;
-    }
-    if request_host.is_some_and(|h| h.eq_ignore_ascii_case(authority)) {
-        return true;
-    }
-    let host = host_of(authority);
-    if host.eq_ignore_ascii_case("localhost") {
-        return true;
-    }
-    let Ok(ip) = host
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .parse::<IpAddr>()
-    else {
-        return false;
-    };
-    ip.is_loopback()
-        || if_addrs::get_if_addrs()
-            .map(|interfaces| interfaces.iter().any(|i| i.ip() == ip))
-            .unwrap_or(false)
-}
-
-/// The host part of `host:port`, `[v6]:port`, `host` or `[v6]`.
-fn host_of(authority: &str) -> &str {
-    if authority.starts_with('[') {
-        return match authority.find(']') {
-            Some(end) => &authority[..=end],
-            None => authority,
-        };
-    }
-    match authority.rsplit_once(':') {
-        Some((host, port)) if !host.contains(':') && port.chars().all(|c| c.is_ascii_digit()) => {
-            host
-        }
-        _ => authority,
+/// The base of a QR code's link: `base` when it is one of `own` (this
+/// server's public, LAN and loopback addresses), else the first of them
+/// when none is asked for. Never the request's `Host`, which anyone can
+/// write: the picture would send phones elsewhere.
+fn qr_base<'a>(base: Option<&'a str>, own: &'a [String]) -> Result<&'a str, ()> {
+    match base.map(|b| b.trim_end_matches('/')) {
+        Some(b) => own
+            .iter()
+            .find(|o| o.eq_ignore_ascii_case(b))
+            .map(String::as_str)
+            .ok_or(()),
+        None => own.first().map(String::as_str).ok_or(()),
     }
 }
 
 /// `GET /r/CODE/qr.svg?base=http://192.168.1.20:7878`: a QR code of
 /// `BASE/r/CODE`, for phones to scan off the TV or a friend's screen.
-/// Without `base`, the address the browser used.
 async fn qr(
+    own: Arc<[String]>,
     Path(code): Path<String>,
     Query(params): Query<HashMap<String, String>>,
-    request: HeaderMap,
 ) -> Response {
     let Some(code) = codes::normalize(&code) else {
         return not_found("room code");
     };
-    let host = request.get(header::HOST).and_then(|v| v.to_str().ok());
-    let base = match params.get("base").map(|b| b.trim_end_matches('/')) {
-        Some(b) if own_base(b, host) => b.to_owned(),
-        Some(_) => {
-            let mut r = (
-                StatusCode::BAD_REQUEST,
-                [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-                "base must be an address of this server\n",
-            )
-                .into_response();
-            common_headers(r.headers_mut());
-            return r;
-        }
-        None => match host {
-            Some(h) if own_base(&format!("http://{h}"), Some(h)) => format!("http://{h}"),
-            _ => "http://localhost".to_owned(),
-        },
+    let Ok(base) = qr_base(params.get("base").map(String::as_str), &own) else {
+        let mut r = (
+            StatusCode::BAD_REQUEST,
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            "base must be an address of this server\n",
+        )
+            .into_response();
+        common_headers(r.headers_mut());
+        return r;
     };
     let text = format!("{base}/r/{code}");
     let Ok(qr) = QrCode::with_error_correction_level(text.as_bytes(), EcLevel::M) else {
@@ -359,10 +436,11 @@ async fn qr(
         header::CONTENT_TYPE,
         HeaderValue::from_static("image/svg+xml"),
     );
-    // The picture depends only on the address, which never changes meaning.
+    // The picture depends only on the address, checked against this
+    // server's own; its LAN address may change with a restart.
     headers.insert(
         header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=86400"),
+        HeaderValue::from_static("public, max-age=300"),
     );
     common_headers(headers);
     r
@@ -374,21 +452,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn own_addresses_are_accepted() {
-        assert!(own_base("http://localhost:7878", None));
-        assert!(own_base("http://127.0.0.1:7878", None));
-        assert!(own_base("http://[::1]:7878", None));
-        assert!(own_base("http://party.lan:7878", Some("party.lan:7878")));
-    }
-
-    #[test]
-    fn other_sites_are_refused() {
-        assert!(!own_base("http://example.com", Some("localhost:7878")));
-        assert!(!own_base("http://8.8.8.8:7878", Some("localhost:7878")));
-        assert!(!own_base("javascript:alert(1)", None));
-        assert!(!own_base("http://localhost:7878/evil?x=", None));
-        assert!(!own_base("http://localhost@example.com", None));
-        assert!(!own_base("", None));
+    fn qr_codes_are_drawn_only_for_the_servers_own_bases() {
+        let own: Vec<String> = ["https://k.example", "http://localhost:7878"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(qr_base(None, &own), Ok("https://k.example"));
+        assert_eq!(
+            qr_base(Some("http://localhost:7878/"), &own),
+            Ok("http://localhost:7878")
+        );
+        for refused in [
+            "http://example.com",
+            "http://localhost:7879",
+            "javascript:alert(1)",
+            "http://localhost:7878/evil?x=",
+            "",
+        ] {
+            assert_eq!(qr_base(Some(refused), &own), Err(()), "{refused}");
+        }
+        assert_eq!(qr_base(None, &[]), Err(()));
     }
 
     #[test]

@@ -10,6 +10,9 @@ use std::time::Duration;
 
 use common::{Client, TestServer, PATIENCE};
 use futures_util::SinkExt;
+use krypto_core::formula::MAX_LEN;
+use krypto_core::protocol::ROOMS_PAGE;
+use krypto_core::room::ATTEMPT_BURST;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -160,6 +163,234 @@ on_both! {
         for c in [&mut first, &mut other] {
             assert_eq!(c.request(json!({"type": "ping"})).await["type"], "pong");
         }
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn an_ipv6_home_network_is_one_address_for_every_budget() {
+        let server = TestServer::with_config(|c| {
+            c.max_connections_per_ip = 1;
+            c.max_new_accounts = 1;
+            c.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
+        })
+        .await;
+        let mut first = connect_as(&server, "2001:db8:1:2::1").await.unwrap();
+        match connect_as(&server, "2001:db8:1:2::ffff").await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                assert_eq!(response.status(), 429);
+            }
+            other => panic!("a second address of one /64: {:?}", other.map(|_| ())),
+        }
+        first.send(json!({"type": "hello", "protocol": 1, "name": "Ann"})).await;
+        assert_eq!(first.recv().await["type"], "welcome");
+        drop(first);
+        // Another address of the same network: no second account.
+        let retry = async {
+            loop {
+                if let Ok(c) = connect_as(&server, "2001:db8:1:2::2").await {
+                    break c;
+                }
+                tokio::task::yield_now().await;
+            }
+        };
+        let mut again = tokio::time::timeout(PATIENCE, retry).await.unwrap();
+        again.send(json!({"type": "hello", "protocol": 1, "name": "Ann2"})).await;
+        again.expect_error("rate_limited").await;
+        // The neighbour's network has its own budget.
+        let mut other = connect_as(&server, "2001:db8:1:3::1").await.unwrap();
+        other.send(json!({"type": "hello", "protocol": 1, "name": "Ben"})).await;
+        assert_eq!(other.recv().await["type"], "welcome");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn an_unreadable_forwarded_chain_is_refused_never_counted_as_the_proxy() {
+        let server = TestServer::with_config(|c| {
+            c.max_connections_per_ip = 1;
+            c.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
+        })
+        .await;
+        match connect_as(&server, "garbage").await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                assert_eq!(response.status(), 400);
+            }
+            other => panic!("garbage was accepted: {:?}", other.map(|_| ())),
+        }
+        // What the client wrote left of the proxy's entry is not read: the
+        // client is the address the proxy saw, with its one connection.
+        let _first = connect_as(&server, "203.0.113.7").await.unwrap();
+        match connect_as(&server, "garbage, 203.0.113.7").await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                assert_eq!(response.status(), 429);
+            }
+            other => panic!("a fresh budget: {:?}", other.map(|_| ())),
+        }
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn list_rooms_answers_a_page_at_a_time() {
+        let server = TestServer::with_config(|c| c.max_new_accounts = 0).await;
+        let mut hosts = Vec::new();
+        for i in 0..ROOMS_PAGE + 10 {
+            let (mut host, _) = server.player(&format!("Host{i}")).await;
+            let state = host.request(json!({"type": "create_room", "public": true})).await;
+            assert_eq!(state["type"], "room_state", "{state}");
+            hosts.push(host);
+        }
+        let (mut eve, _) = server.player("Eve").await;
+        let first = eve.request(json!({"type": "list_rooms"})).await;
+        let rooms = first["rooms"].as_array().unwrap();
+        assert_eq!(rooms.len(), ROOMS_PAGE);
+        let next = first["next"].as_str().unwrap();
+        assert_eq!(rooms.last().unwrap()["code"], next);
+        assert!(first.to_string().len() < 30_000, "{} bytes", first.to_string().len());
+        let second = eve.request(json!({"type": "list_rooms", "after": next})).await;
+        let rest = second["rooms"].as_array().unwrap();
+        assert_eq!(rest.len(), 10);
+        assert!(second.get("next").is_none(), "{second}");
+        let mut codes: Vec<&str> = rooms.iter().chain(rest).map(|r| r["code"].as_str().unwrap()).collect();
+        let listed = codes.clone();
+        codes.sort();
+        codes.dedup();
+        assert_eq!(codes, listed, "every room once, by code");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn the_api_qr_codes_and_new_sockets_are_rate_limited_per_address() {
+        let server = TestServer::with_config(|c| {
+            c.http_burst = 5;
+            c.http_refill_per_sec = 0;
+            c.ws_open_burst = 3;
+            c.ws_open_refill_per_sec = 0;
+            c.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
+        })
+        .await;
+        let ask = |path: &str, from: &str| {
+            format!("GET {path} HTTP/1.1\r\nHost: k\r\nX-Forwarded-For: {from}\r\nConnection: close\r\n\r\n")
+        };
+        let mut statuses = Vec::new();
+        for path in ["/api/leaderboard", "/api/players/Nobody", "/r/KXR7P/qr.svg"].iter().cycle().take(8) {
+            statuses.push(http(&server, &ask(path, "198.51.100.1")).await.0);
+        }
+        assert_eq!(statuses, [200, 404, 200, 200, 404, 429, 429, 429]);
+        let (status, body) = http(&server, &ask("/api/leaderboard", "198.51.100.1")).await;
+        assert_json_error(status, &body, 429, "rate_limited");
+        // Pages are not counted; another address has its own budget.
+        assert_eq!(http(&server, &ask("/", "198.51.100.1")).await.0, 200);
+        assert_eq!(http(&server, &ask("/api/leaderboard", "198.51.100.2")).await.0, 200);
+        // New sockets: three, then 429.
+        let mut open = Vec::new();
+        for _ in 0..3 {
+            open.push(connect_as(&server, "198.51.100.1").await.unwrap());
+        }
+        match connect_as(&server, "198.51.100.1").await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                assert_eq!(response.status(), 429);
+            }
+            other => panic!("a fourth socket: {:?}", other.map(|_| ())),
+        }
+        assert!(connect_as(&server, "198.51.100.2").await.is_ok());
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn ascii_look_alike_names_are_taken_and_old_keys_are_recomputed() {
+        let database = common::fresh_database().await;
+        let url = database.url.clone();
+        let server = TestServer::on_database(common::TestDatabase::existing(url.clone()), |_| {}).await;
+        let (_, paul) = server.player("Paul Allen").await;
+        let (_, ann) = server.player("Ann").await;
+        for spoof in ["PauI AIIen", "PAUL ALLEN", "Pau1 A11en"] {
+            let mut c = server.connect().await;
+            c.send(json!({"type": "hello", "protocol": 1, "name": spoof})).await;
+            c.expect_error("name_taken").await;
+        }
+        // A database from before: Ann's row made into a look-alike that the
+        // old key (ASCII kept as typed) let in.
+        let mut db = server.raw().await;
+        let _: Vec<(i64,)> = db
+            .rows("UPDATE players SET name = 'PauI AIIen', name_key = 'paui aiien' WHERE name = 'Ann' RETURNING id")
+            .await;
+        let _: Vec<(i64,)> = db.rows("UPDATE name_key_version SET version = 1 RETURNING version").await;
+        drop(db);
+        server.shutdown().await;
+
+        let server = TestServer::on_database(common::TestDatabase::existing(url), |_| {}).await;
+        // Both keep their accounts (and the server has opened its database).
+        for welcome in [&paul, &ann] {
+            let mut c = server.connect().await;
+            c.send(json!({"type": "hello", "protocol": 1, "token": welcome["token"]})).await;
+            let back = c.recv().await;
+            assert_eq!(back["type"], "welcome", "{back}");
+        }
+        let mut db = server.raw().await;
+        let keys: Vec<(i64, String)> = db.rows("SELECT id, name_key FROM players ORDER BY id").await;
+        let (paul_id, ann_id) = (paul["player_id"].as_i64().unwrap(), ann["player_id"].as_i64().unwrap());
+        assert_eq!(keys, vec![
+            (paul_id, krypto_core::names::key("Paul Allen")),
+            (ann_id, format!("{}#{ann_id}", krypto_core::names::key("Paul Allen"))),
+        ]);
+        let (version,): (i64,) = db.one("SELECT CAST(version AS BIGINT) FROM name_key_version").await;
+        assert_eq!(version, i64::from(krypto_core::names::KEY_VERSION));
+        // Nobody can take either look-alike again.
+        let mut c = server.connect().await;
+        c.send(json!({"type": "hello", "protocol": 1, "name": "PauI AIIen"})).await;
+        c.expect_error("name_taken").await;
+        server.shutdown().await;
+        drop(database);
+    }
+
+    #[tokio::test]
+    async fn another_sites_page_cannot_open_the_websocket() {
+        let server = TestServer::with_config(|c| {
+            c.allowed_origins = vec!["https://krypto.example".to_owned()];
+        })
+        .await;
+        let with_origin = |origin: &str| {
+            let mut request = server.url().into_client_request().unwrap();
+            request.headers_mut().insert("origin", origin.parse().unwrap());
+            request
+        };
+        for evil in ["https://evil.example", "null", "http://127.0.0.1:1"] {
+            match tokio_tungstenite::connect_async(with_origin(evil)).await {
+                Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                    assert_eq!(response.status(), 403, "{evil}");
+                }
+                other => panic!("{evil} was let in: {:?}", other.map(|_| ())),
+            }
+        }
+        // The server's own pages, the declared origin, and clients that
+        // send no Origin at all (terminal, bots) connect as before.
+        let own = format!("http://{}", server.addr);
+        for (name, fine) in [("Ann", own.as_str()), ("Ben", "https://krypto.example")] {
+            let (ws, _) = tokio_tungstenite::connect_async(with_origin(fine)).await.unwrap();
+            let mut c = Client { ws };
+            c.send(json!({"type": "hello", "protocol": 1, "name": name})).await;
+            assert_eq!(c.recv().await["type"], "welcome", "{fine}");
+        }
+        let (mut bot, _) = server.player("Bot").await;
+        assert_eq!(bot.request(json!({"type": "ping"})).await["type"], "pong");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn qr_codes_never_follow_the_host_header() {
+        let server = TestServer::start().await;
+        let ask = |host: &str| {
+            format!("GET /r/KXR7P/qr.svg HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n")
+        };
+        let own = http(&server, &ask(&server.addr.to_string())).await;
+        let forged = http(&server, &ask("evil.example")).await;
+        assert_eq!(own.0, 200);
+        assert_eq!(forged, own, "the picture followed the Host header");
+        let (status, _) = http(
+            &server,
+            "GET /r/KXR7P/qr.svg?base=http%3A%2F%2Fevil.example HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
+        )
+        .await;
+        assert_eq!(status, 400);
         server.shutdown().await;
     }
 
@@ -356,4 +587,219 @@ on_both! {
         assert!(!body.contains("ZZZZZZZZZZZZZZZZZZZZZ"), "{body}");
         server.shutdown().await;
     }
+
+    #[tokio::test]
+    async fn floods_of_frames_that_are_never_messages_are_closed_before_and_after_hello() {
+        let server = TestServer::start().await;
+        let (mut ann, _) = server.player("Ann").await;
+        let floods: [(&str, Flood); 3] = [
+            ("pings", || vec![Message::Ping(Vec::new().into()); 200]),
+            ("unsolicited pongs", || vec![Message::Pong(Vec::new().into()); 200]),
+            ("empty continuation frames", || {
+                let mut frames = vec![Message::Frame(Frame::message(
+                    Vec::new(),
+                    OpCode::Data(Data::Text),
+                    false,
+                ))];
+                frames.extend((0..200).map(|_| {
+                    Message::Frame(Frame::message(Vec::new(), OpCode::Data(Data::Continue), false))
+                }));
+                frames
+            }),
+        ];
+        for (n, (what, flood)) in floods.into_iter().enumerate() {
+            for welcomed in [false, true] {
+                let mut c = if welcomed {
+                    server.player(&format!("Eve{n}")).await.0
+                } else {
+                    server.connect().await
+                };
+                for frame in flood() {
+                    c.ws.feed(frame).await.unwrap();
+                }
+                c.ws.flush().await.unwrap();
+                assert_eq!(c.expect_close().await, 1008, "{what}, welcomed: {welcomed}");
+            }
+        }
+        // The player beside them noticed nothing.
+        assert_eq!(ann.request(json!({"type": "ping"})).await["type"], "pong");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn before_hello_a_frame_larger_than_any_hello_is_refused() {
+        let server = TestServer::start().await;
+        let mut c = server.connect().await;
+        let big = format!(r#"{{"type":"hello","protocol":1,"name":"{}"}}"#, "a".repeat(8000));
+        c.send_raw(Message::text(big.clone())).await;
+        assert_eq!(c.expect_close().await, 1009);
+        // After hello the usual frame limit applies: the same size is only
+        // a bad name.
+        let (mut ann, _) = server.player("Ann").await;
+        ann.send_raw(Message::text(big.replace("hello", "chat"))).await;
+        assert_eq!(ann.recv().await["type"], "error");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn refused_attempts_store_no_more_than_a_formula_and_a_seat_is_rate_limited() {
+        let server = TestServer::with_config(scripted).await;
+        let (mut ann, _) = server.player("Ann").await;
+        let (mut ben, _) = server.player("Ben").await;
+        let state = ann
+            .request(json!({"type": "create_room", "settings": {"rounds": 1}}))
+            .await;
+        let code = state["code"].as_str().unwrap().to_owned();
+        ben.request(json!({"type": "join_room", "code": code})).await;
+        ann.request(json!({"type": "start"})).await;
+        ben.recv_type("round_started").await;
+        // Ben sends formulas as long as a frame allows: the first is refused
+        // as too long (and locks him out), the next as locked out, and past
+        // the seat's budget they are refused unread.
+        let long = "1+".repeat(7000) + "1";
+        let mut verdicts = Vec::new();
+        for _ in 0..ATTEMPT_BURST + 2 {
+            let v = ben
+                .request(json!({"type": "submit", "round": 1, "formula": long}))
+                .await;
+            verdicts.push(if v["type"] == "verdict" {
+                v["error"]["kind"].as_str().unwrap().to_owned()
+            } else {
+                v["code"].as_str().unwrap().to_owned()
+            });
+        }
+        assert_eq!(verdicts[0], "too_long", "{verdicts:?}");
+        assert!(verdicts[1..ATTEMPT_BURST].iter().all(|v| v == "locked_out"), "{verdicts:?}");
+        assert!(verdicts[ATTEMPT_BURST..].iter().all(|v| v == "rate_limited"), "{verdicts:?}");
+        let v = ann
+            .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4+5"}))
+            .await;
+        assert_eq!(v["accepted"], true, "{v}");
+        ann.recv_type("match_over").await;
+        let mut db = server.raw().await;
+        let (rows, stored): (i64, i64) = db
+            .one("SELECT COUNT(*), CAST(COALESCE(SUM(LENGTH(formula)), 0) AS BIGINT) FROM attempts")
+            .await;
+        assert_eq!(rows, ATTEMPT_BURST as i64 + 1, "Ben's judged and locked-out tries, Ann's win");
+        let printed_win = "1 + 2 + 3 + 4 + 5".len() as i64;
+        assert_eq!(stored, MAX_LEN as i64 + printed_win, "only the too-long try's first {MAX_LEN} characters");
+        server.shutdown().await;
+    }
+}
+
+/// The headers and raw body of one GET to `addr` with extra header lines.
+async fn get_raw(
+    addr: std::net::SocketAddr,
+    path: &str,
+    extra: &str,
+) -> (u16, std::collections::HashMap<String, String>, Vec<u8>) {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{extra}\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(PATIENCE, s.read_to_end(&mut raw))
+        .await
+        .unwrap()
+        .unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8(raw[..split].to_vec()).unwrap();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    (status, headers, raw[split + 4..].to_vec())
+}
+
+// Against the real binary of the profile under test: `cargo test --release
+// -p krypto-server --test hostile etags` checks the release build (where
+// every tag once came out as `""`).
+#[tokio::test]
+async fn etags_are_content_hashes_and_pages_come_compressed() {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("k.db").display());
+    let server = common::process::Process::start(&url);
+    let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+    for (path, file) in [
+        ("/", "index.html"),
+        ("/r/KXR7P", "index.html"),
+        ("/assets/js/main.js", "js/main.js"),
+        ("/r/assets/js/screens/round.js", "js/screens/round.js"),
+        ("/assets/app.css", "app.css"),
+    ] {
+        let content = std::fs::read(web.join(file)).unwrap();
+        let tag = format!("\"{}\"", hex::encode(&Sha256::digest(&content)[..12]));
+        let (status, headers, body) = get_raw(server.addr, path, "").await;
+        assert_eq!(status, 200, "{path}");
+        assert_eq!(headers["etag"], tag, "{path}");
+        assert_eq!(body, content, "{path}");
+        assert!(headers["vary"].contains("accept-encoding"), "{path}");
+        // An empty tag is no tag; the right one is a 304.
+        let (status, _, _) = get_raw(server.addr, path, "If-None-Match: \"\"\r\n").await;
+        assert_eq!(status, 200, "{path}: an empty If-None-Match");
+        let (status, _, _) = get_raw(server.addr, path, &format!("If-None-Match: {tag}\r\n")).await;
+        assert_eq!(status, 304, "{path}");
+        // Compressed as the browser allows, and the same content once unpacked.
+        let (_, headers, packed) = get_raw(
+            server.addr,
+            path,
+            "Accept-Encoding: gzip, deflate, br, zstd\r\n",
+        )
+        .await;
+        assert_eq!(headers["content-encoding"], "br", "{path}");
+        assert!(
+            packed.len() * 2 < content.len(),
+            "{path}: {} of {}",
+            packed.len(),
+            content.len()
+        );
+        let mut unpacked = Vec::new();
+        brotli::Decompressor::new(&packed[..], 4096)
+            .read_to_end(&mut unpacked)
+            .unwrap();
+        assert_eq!(unpacked, content, "{path}");
+        let br_tag = headers["etag"].clone();
+        assert_ne!(br_tag, tag, "another representation, another tag");
+        let (status, _, _) = get_raw(
+            server.addr,
+            path,
+            &format!("Accept-Encoding: br\r\nIf-None-Match: {br_tag}\r\n"),
+        )
+        .await;
+        assert_eq!(status, 304, "{path}");
+        let (_, headers, packed) =
+            get_raw(server.addr, path, "Accept-Encoding: gzip;q=1, br;q=0\r\n").await;
+        assert_eq!(headers["content-encoding"], "gzip", "{path}");
+        let mut unpacked = Vec::new();
+        flate2::read::GzDecoder::new(&packed[..])
+            .read_to_end(&mut unpacked)
+            .unwrap();
+        assert_eq!(unpacked, content, "{path}");
+    }
+}
+
+/// Makes the frames of one flood.
+type Flood = fn() -> Vec<Message>;
+
+/// Rooms deal 1 2 3 4 5 → 15 every round, with clocks 100× fast.
+fn scripted(c: &mut krypto_server::Config) {
+    c.room_time_scale = 100;
+    c.dealer = krypto_server::config::DealerFactory(std::sync::Arc::new(|| {
+        Box::new(krypto_core::room::ScriptedDealer::new(vec![
+            krypto_core::cards::Deal {
+                objective: 15,
+                hand: vec![1, 2, 3, 4, 5],
+            },
+        ]))
+    }));
 }

@@ -39,6 +39,8 @@ on_both! {
             c.outgoing_queue = 16;
             c.message_burst = 100_000;
             c.message_refill_per_sec = 100_000;
+            c.frame_burst = 100_000;
+            c.frame_refill_per_sec = 100_000;
         })
         .await;
         let (mut a, _) = server.player("Ann").await;

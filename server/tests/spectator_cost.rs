@@ -73,7 +73,14 @@ async fn spectators_joining_one_room() {
     let mut server = Command::new(env!("CARGO_BIN_EXE_krypto-server"))
         .args(["--listen", "127.0.0.1:0", "--database"])
         .arg(format!("sqlite://{}", db.display()))
-        .args(["--max-connections-per-ip", "0", "--max-new-accounts", "0"])
+        .args([
+            "--max-connections-per-ip",
+            "0",
+            "--max-new-accounts",
+            "0",
+            "--ws-open-burst",
+            "0",
+        ])
         .args(["--max-spectators", &count.to_string()])
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())

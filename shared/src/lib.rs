@@ -11,6 +11,8 @@
 //! - [`settings`]: room settings, their defaults, ranges and editor presets.
 //! - [`names`]: player names: allowed characters and the key that makes them unique.
 //! - [`text`]: what text may be relayed to other players' screens.
+//! - [`ws_frames`]: WebSocket frame headers found in a byte stream, so the
+//!   server can charge every frame a client sends.
 //! - [`protocol`]: the wire messages between server and clients (serde).
 //! - [`room`]: a room's game logic (roster, rounds, arbitration, timers) with
 //!   no I/O and no clock: time is an argument.
@@ -65,6 +67,7 @@ pub mod rules;
 pub mod settings;
 pub mod solver;
 pub mod text;
+pub mod ws_frames;
 
 pub use formula::ast::{Expr, Op};
 pub use rational::{ArithError, Rational};

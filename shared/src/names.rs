@@ -4,9 +4,10 @@
 //! A name is normalized (NFKC, so `Ａda` and `𝐀da` are written `Ada`), must
 //! show at least one letter, and may not mix scripts the way a spoof does
 //! (Latin `A` with Cyrillic `а`). Two names are the same name when their
-//! keys are equal: the Unicode confusable skeleton (UTS #39) of the
-//! lower-cased name, so a look-alike in a single other script (`Аdа`, all
-//! Cyrillic) is still taken.
+//! keys are equal: the Unicode confusable skeleton (UTS #39) of the name
+//! in any case, so a look-alike in a single other script (`Аdа`, all
+//! Cyrillic) or in ASCII itself (`PauI AIIen` for `Paul Allen`, `A1ice1`
+//! for `Alicel`) is still taken.
 
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
@@ -133,29 +134,29 @@ fn is_invisible(c: char) -> bool {
     is_hidden(c) || c.identifier_type() == Some(IdentifierType::Default_Ignorable)
 }
 
-/// The comparison key of a name: its confusable skeleton (UTS #39) after
-/// NFKC and lower-casing, so `Ada`, `ada`, `Ａda`, `𝐀da` and `Аda` (Cyrillic
-/// А) share one key.
+/// Which [`key`] the stored keys were made with: a server recomputes every
+/// stored key at start when this grows (`server/src/db/name_keys.rs`).
+/// 1: ASCII kept as typed; 2: the full skeleton, ASCII included.
+pub const KEY_VERSION: u32 = 2;
+
+/// The comparison key of a name: the confusable skeleton (UTS #39) of every
+/// character, ASCII included, taken in a way that also ignores case. `Ada`,
+/// `ada`, `Ａda`, `𝐀da` and `Аda` (Cyrillic А) share one key, and so do
+/// `PauI AIIen` and `Paul Allen` (capital I is a look-alike of l), `A1ice1`
+/// and `Alicel`, `c0c0` and `coco`, `rn` and `m`.
 ///
-/// ASCII characters are kept as they are rather than mapped (UTS #39 maps
-/// `0` to `O` and `1` to `l`): they are what spoofs imitate, and keeping
-/// them makes the key of a plain ASCII name its lower-case form, the key
-/// names were stored with before.
+/// Case and confusability are two relations; a key must be one, so it is
+/// their union: upper-cased first (`i` and `I` are one letter), then the
+/// skeleton (`I` is `l`), lower-cased, and the skeleton again (`m` is
+/// `rn`). So `ian`, `Ian` and `lan` share a key too: a name is refused a
+/// little more often, never let through as another.
 pub fn key(name: &str) -> String {
-    let folded: String = name.nfkc().collect::<String>().to_lowercase();
-    let mut key = String::with_capacity(folded.len());
-    let mut buf = [0u8; 4];
-    for c in folded.chars() {
-        if c.is_ascii() {
-            key.push(c);
-        } else {
-            key.extend(skeleton(c.encode_utf8(&mut buf)));
-        }
-    }
-    // A prototype may be upper-case. Composed (NFC) rather than decomposed
-    // as UTS #39 writes skeletons: equally canonical for comparing, and a
-    // letter with no look-alike (`é`, `ß`, `東`) keeps the key it had before.
-    key.to_lowercase().nfc().collect()
+    let upper = name.nfkc().collect::<String>().to_uppercase();
+    let once = skeleton(&upper).collect::<String>().to_lowercase();
+    let twice = skeleton(&once).collect::<String>().to_lowercase();
+    // Composed (NFC) rather than decomposed as UTS #39 writes skeletons:
+    // equally canonical for comparing, and shorter to store.
+    twice.nfc().collect()
 }
 
 #[cfg(test)]
@@ -179,7 +180,7 @@ mod tests {
     #[test]
     fn look_alikes_share_a_key() {
         let ada = key("Ada");
-        assert_eq!(ada, "ada");
+        assert_eq!(ada, key("ada"));
         for spoof in ["ada", "ADA", "Аda", "Ａda", "𝐀da", "Ａｄａ", "Αda", "аdа"] {
             assert_eq!(key(spoof), ada, "{spoof:?}");
         }
@@ -207,7 +208,7 @@ mod tests {
         // All Cyrillic: not a mix, so allowed; but it is Ada's name.
         let n = accepted("Аса");
         assert_eq!(n.key, key("Aca"));
-        assert_eq!(n.key, "aca");
+        assert_eq!(n.key, key("aca"));
     }
 
     #[test]
@@ -264,7 +265,10 @@ mod tests {
     #[test]
     fn the_old_rules_still_hold() {
         let n = accepted("  Ann   Lee ");
-        assert_eq!((n.display.as_str(), n.key.as_str()), ("Ann Lee", "ann lee"));
+        assert_eq!(
+            (n.display.as_str(), n.key.as_str()),
+            ("Ann Lee", key("ann lee").as_str())
+        );
         accepted("José_9-x");
         accepted(&"x".repeat(MAX_NAME_CHARS));
         accepted("東京太郎");
@@ -284,18 +288,30 @@ mod tests {
 
     #[test]
     fn names_without_look_alikes_keep_their_lower_case_key() {
-        for name in ["José", "Straße", "東京", "Ñandú"] {
+        for name in ["José", "東京", "Ñandú", "Ann-Lee_2", "ZZ Top", "Bob"] {
             assert_eq!(accepted(name).key, name.to_lowercase(), "{name:?}");
         }
-        // Letters with a look-alike are keyed as their prototype: а as a, ш as w.
-        assert_eq!(accepted("Даша").key, "дawa");
+        // Case is ignored through the upper case: ß is SS.
+        assert_eq!(key("Straße"), key("STRASSE"));
     }
 
     #[test]
-    fn plain_ascii_names_keep_their_lower_case_key() {
-        for name in ["Bob1", "x0x", "Il1l", "Ann-Lee_2", "ZZ Top"] {
-            assert_eq!(accepted(name).key, name.to_lowercase(), "{name:?}");
+    fn ascii_look_alikes_share_a_key() {
+        for (spoof, original) in [
+            ("PauI AIIen", "Paul Allen"),
+            ("A1ice1", "Alicel"),
+            ("Alice1", "Alicel"),
+            ("c0c0", "coco"),
+            ("Sarn", "Sam"),
+            ("IAN", "ian"),
+            ("Ian", "lan"),
+        ] {
+            assert_eq!(key(spoof), key(original), "{spoof:?} ~ {original:?}");
+            // And so the spoof is refused as a taken name wherever keys are compared.
+            assert_eq!(accepted(spoof).key, accepted(original).key, "{spoof:?}");
         }
+        assert_ne!(key("Paul"), key("Pavl"));
+        assert_ne!(key("Ann"), key("Anne"));
     }
 
     #[test]

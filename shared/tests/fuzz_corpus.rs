@@ -45,3 +45,8 @@ fn formula_corpus_holds() {
 fn client_message_corpus_holds() {
     replay("client_message", properties::client_message);
 }
+
+#[test]
+fn ws_frames_corpus_holds() {
+    replay("ws_frames", properties::ws_frames);
+}

@@ -100,7 +100,7 @@ fn client_messages_have_the_documented_shapes() {
     );
     client_round_trip(
         None,
-        ClientMessage::ListRooms,
+        ClientMessage::ListRooms { after: None },
         json!({"type": "list_rooms"}),
     );
     client_round_trip(
@@ -327,9 +327,11 @@ fn server_messages_have_the_documented_shapes() {
                 state: RoomPhase::Lobby,
                 settings: RoomSettings::default(),
             }],
+            next: Some("KXR7P".into()),
         },
         json!({"type": "rooms", "rooms": [{"code": "KXR7P", "host": "Ada", "players": 3,
-               "max_players": 8, "state": "lobby", "settings": default_settings_json()}]}),
+               "max_players": 8, "state": "lobby", "settings": default_settings_json()}],
+               "next": "KXR7P"}),
     );
     server_round_trip(
         None,

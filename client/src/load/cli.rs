@@ -20,7 +20,7 @@ use super::{random_prefix, LoadConfig};
 ///
 /// Every player connects from this machine's one address, so the server's
 /// per-address limits must be lifted for a run: start it with
-/// `--max-connections-per-ip 0 --max-new-accounts 0` and `--max-connections`
+/// `--max-connections-per-ip 0 --max-new-accounts 0 --ws-open-burst 0` and `--max-connections`
 /// above rooms × players (and raise `ulimit -n` to match).
 #[derive(Debug, Parser)]
 #[command(name = "krypto-load", version)]

@@ -25,7 +25,7 @@ fn welcome_saves_the_token_and_lists_rooms() {
                 name: "Ann".into(),
                 token: "00ff".into()
             },
-            Action::Send(ClientMessage::ListRooms)
+            Action::Send(ClientMessage::ListRooms { after: None })
         ]
     );
     assert_eq!(app.screen(), Screen::Lobby);
@@ -65,6 +65,7 @@ fn lobby_keys_create_join_by_code_and_pick_a_listed_room() {
     };
     app.handle(msg(ServerMessage::Rooms {
         rooms: vec![summary("AAAAA"), summary("BBBBB")],
+        next: None,
     }));
     app.handle(key(KeyCode::Down));
     app.handle(key(KeyCode::Down));
@@ -371,7 +372,7 @@ fn after_a_server_restart_the_client_rejoins_its_room() {
     assert_eq!(
         sends(&actions),
         [
-            ClientMessage::ListRooms,
+            ClientMessage::ListRooms { after: None },
             ClientMessage::JoinRoom {
                 code: CODE.into(),
                 spectator: false
@@ -389,7 +390,7 @@ fn a_resumed_seat_is_not_rejoined() {
     }));
     assert_eq!(
         sends(&app.handle(welcome(true))),
-        [ClientMessage::ListRooms]
+        [ClientMessage::ListRooms { after: None }]
     );
 }
 

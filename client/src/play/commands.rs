@@ -98,7 +98,7 @@ impl App {
                 }
                 Vec::new()
             }
-            "rooms" => send(ClientMessage::ListRooms),
+            "rooms" => send(ClientMessage::ListRooms { after: None }),
             "create" => {
                 let public = match rest.to_ascii_lowercase().as_str() {
                     "" | "private" => false,

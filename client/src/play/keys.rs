@@ -149,7 +149,7 @@ impl App {
                     self.input.clear();
                     Vec::new()
                 }
-                KeyCode::Char('r') => send(ClientMessage::ListRooms),
+                KeyCode::Char('r') => send(ClientMessage::ListRooms { after: None }),
                 _ => Vec::new(),
             },
             Screen::Room | Screen::Podium => match key.code {

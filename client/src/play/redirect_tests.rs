@@ -59,7 +59,7 @@ fn a_join_answered_by_a_redirect_is_asked_again_on_that_node() {
     let actions = app.handle(welcome(false));
     assert_eq!(
         sends(&actions),
-        [ClientMessage::ListRooms, join(CODE, false)]
+        [ClientMessage::ListRooms { after: None }, join(CODE, false)]
     );
     // The same token is kept; moving is silent ("connected to" is not said).
     assert!(actions.contains(&Action::SaveIdentity {
@@ -88,7 +88,7 @@ fn a_spectator_is_sent_on_as_a_spectator() {
     app.handle(redirect(None, NODE_B, CODE));
     assert_eq!(
         sends(&app.handle(welcome(false))),
-        [ClientMessage::ListRooms, join(CODE, true)]
+        [ClientMessage::ListRooms { after: None }, join(CODE, true)]
     );
 }
 
@@ -104,7 +104,7 @@ fn a_seat_held_on_another_node_is_resumed_there() {
     let actions = app.handle(welcome(false));
     assert_eq!(
         sends(&actions),
-        [ClientMessage::ListRooms, join(CODE, false)]
+        [ClientMessage::ListRooms { after: None }, join(CODE, false)]
     );
     assert_eq!(
         follows(&app.handle(redirect(Some("hello"), NODE_B, CODE))),
@@ -115,7 +115,7 @@ fn a_seat_held_on_another_node_is_resumed_there() {
     // Node B holds the seat: nothing to ask.
     assert_eq!(
         sends(&app.handle(welcome(true))),
-        [ClientMessage::ListRooms]
+        [ClientMessage::ListRooms { after: None }]
     );
     app.handle(msg(ServerMessage::RoomState(snapshot(
         RoomPhase::Lobby,
@@ -181,7 +181,7 @@ fn an_unreachable_node_sends_the_client_home_to_ask_again() {
     // sends us on to wherever it is now.
     assert_eq!(
         sends(&app.handle(welcome(false))),
-        [ClientMessage::ListRooms, join(CODE, false)]
+        [ClientMessage::ListRooms { after: None }, join(CODE, false)]
     );
     assert_eq!(
         follows(&app.handle(redirect(None, "ws://host-c:7878/ws", CODE))),
@@ -201,7 +201,7 @@ fn a_room_handed_to_another_node_mid_round_is_followed_there() {
     // The seat is held there.
     assert_eq!(
         sends(&app.handle(welcome(true))),
-        [ClientMessage::ListRooms]
+        [ClientMessage::ListRooms { after: None }]
     );
     app.handle(msg(ServerMessage::RoomState(snapshot(
         RoomPhase::Playing,

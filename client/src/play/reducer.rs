@@ -104,7 +104,7 @@ impl App {
                 self.conn = Conn::Online;
                 self.join_urls = join_urls;
                 actions.push(Action::SaveIdentity { name, token });
-                actions.push(Action::Send(ClientMessage::ListRooms));
+                actions.push(Action::Send(ClientMessage::ListRooms { after: None }));
                 if let Some(Move {
                     code, spectator, ..
                 }) = moving
@@ -151,7 +151,7 @@ impl App {
                     None => {}
                 }
             }
-            ServerMessage::Rooms { rooms } => {
+            ServerMessage::Rooms { rooms, .. } => {
                 self.room_cursor = self.room_cursor.min(rooms.len().saturating_sub(1));
                 self.rooms = rooms;
             }
@@ -307,7 +307,7 @@ impl App {
             ServerMessage::PlayerLeft { player, .. } => {
                 if Some(player) == self.me {
                     self.leave_room_locally();
-                    actions.push(Action::Send(ClientMessage::ListRooms));
+                    actions.push(Action::Send(ClientMessage::ListRooms { after: None }));
                 } else if let Some(r) = &mut self.room {
                     r.snapshot.players.retain(|p| p.id != player);
                     roster_changed = true;
@@ -370,7 +370,7 @@ impl App {
                     )
                 }
             }
-            ServerMessage::Rooms { rooms } => {
+            ServerMessage::Rooms { rooms, .. } => {
                 if rooms.is_empty() {
                     return one(FeedKind::State, "no public rooms".to_owned());
                 }

@@ -13,6 +13,7 @@
 //! - [`boards`]: leaderboard and profile reads (SQL both backends share);
 //! - [`copy`]: `migrate-db`, copying a database into PostgreSQL;
 //! - [`saved`]: rooms a graceful stop saved for the next start;
+//! - [`name_keys`]: stored name keys recomputed when krypto-core's key changes;
 //! - `sqlite/`: SQLite through sqlx (`json_each` batches), migrations in
 //!   `migrations/sqlite/`;
 //! - `postgres/`: PostgreSQL through sqlx (arrays and `UNNEST`), migrations
@@ -25,6 +26,7 @@
 pub(crate) mod batch;
 pub mod boards;
 pub mod copy;
+pub mod name_keys;
 mod postgres;
 pub mod saved;
 pub mod scores;
@@ -243,10 +245,19 @@ impl Db {
     /// Opens the database at `url` (creating a SQLite file if missing) and
     /// applies its backend's migrations.
     pub async fn open(url: &str) -> Result<Db, DbError> {
-        match Backend::of_url(url)? {
-            Backend::Sqlite => Ok(Db::Sqlite(sqlite::Store::open(url).await?)),
-            Backend::Postgres => Ok(Db::Postgres(postgres::Store::open(url).await?)),
+        let db = match Backend::of_url(url)? {
+            Backend::Sqlite => Db::Sqlite(sqlite::Store::open(url).await?),
+            Backend::Postgres => Db::Postgres(postgres::Store::open(url).await?),
+        };
+        let done = name_keys::recompute(&db).await?;
+        if done.changed > 0 {
+            tracing::info!(
+                changed = done.changed,
+                collisions = done.collisions,
+                "name keys recomputed"
+            );
         }
+        Ok(db)
     }
 
     /// Opens the database at `url` like [`Db::open`], waiting for it while

@@ -3,6 +3,8 @@
 //! from `at_ms` — so it is tested here without a room task, a clock or a
 //! database.
 
+use krypto_core::formula::MAX_LEN;
+use krypto_core::protocol::VerdictKind;
 use krypto_core::room::RoomEvent;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -10,6 +12,24 @@ use uuid::Uuid;
 use crate::db::scores::{
     AttemptRecord, FinalPlace, MatchEnd, NewMatch, RoundOutcome, RoundResult, RoundStart, Write,
 };
+
+/// What is kept of an attempt's text: nothing of one refused unread (locked
+/// out, round over), and never more than a formula may be long — a refused
+/// `too_long` attempt would otherwise store the whole 16 KiB frame.
+fn stored_text(formula: Option<&str>, verdict: Option<VerdictKind>) -> Option<String> {
+    if matches!(
+        verdict,
+        Some(VerdictKind::LockedOut | VerdictKind::RoundOver)
+    ) {
+        return None;
+    }
+    let text = formula?;
+    let end = text
+        .char_indices()
+        .nth(MAX_LEN)
+        .map_or(text.len(), |(i, _)| i);
+    Some(text[..end].to_owned())
+}
 
 /// What the room remembers of the match it is recording.
 #[derive(Debug, Serialize, Deserialize)]
@@ -112,7 +132,7 @@ impl MatchLog {
                             match_id: current.id,
                             round: *round,
                             player: *player,
-                            formula: formula.clone(),
+                            formula: stored_text(formula.as_deref(), *error),
                             accepted: *accepted,
                             verdict: error.map(|kind| kind.as_str().to_owned()),
                             elapsed_ms: *elapsed_ms,

@@ -155,7 +155,7 @@ impl Session {
     ) -> Result<(), Abuse> {
         match message {
             ClientMessage::Ping | ClientMessage::Hello { .. } => {}
-            ClientMessage::ListRooms => self.list_rooms(id),
+            ClientMessage::ListRooms { after } => self.list_rooms(id, after.as_deref()),
             ClientMessage::Leaderboard {
                 metric,
                 period,

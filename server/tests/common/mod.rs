@@ -195,6 +195,10 @@ impl TestServer {
         let mut config = Config {
             database_url: database.url.clone(),
             close_drain: Duration::from_millis(50),
+            // Tests open sockets and call the API from one address as fast
+            // as they can; server/tests/hostile.rs turns these back on.
+            http_burst: 0,
+            ws_open_burst: 0,
             ..Config::default()
         };
         tweak(&mut config);

@@ -186,3 +186,40 @@ pub fn client_message(data: &[u8]) {
     };
     assert_eq!(again, envelope, "{text:?} round-tripped through {json:?}");
 }
+
+/// The WebSocket frame scanner the server charges frames with: any bytes,
+/// cut anywhere, give the same frames as read whole, and it never panics.
+/// The first byte picks where to cut the rest.
+pub fn ws_frames(data: &[u8]) {
+    use krypto_core::ws_frames::FrameScanner;
+    let Some((&cut, stream)) = data.split_first() else {
+        return;
+    };
+    let whole = scan(&mut FrameScanner::new(), &[stream]);
+    let at = usize::from(cut).min(stream.len());
+    let (a, b) = stream.split_at(at);
+    let pieces = scan(&mut FrameScanner::new(), &[a, b]);
+    assert_eq!(whole, pieces, "cut at {at}");
+    let bytes: Vec<&[u8]> = stream.chunks(1).collect();
+    assert_eq!(
+        whole,
+        scan(&mut FrameScanner::new(), &bytes),
+        "byte by byte"
+    );
+    // Every header takes at least two bytes.
+    assert!(whole.len() <= stream.len() / 2 + 1);
+}
+
+fn scan(
+    scanner: &mut krypto_core::ws_frames::FrameScanner,
+    pieces: &[&[u8]],
+) -> Vec<krypto_core::ws_frames::FrameHeader> {
+    let mut seen = Vec::new();
+    for piece in pieces {
+        scanner.feed(piece, |f| {
+            seen.push(f);
+            true
+        });
+    }
+    seen
+}

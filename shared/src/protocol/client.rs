@@ -61,8 +61,14 @@ pub enum ClientMessage {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         bot: bool,
     },
-    /// Lists the public rooms.
-    ListRooms,
+    /// Lists the public rooms, by code, a page of at most [`super::ROOMS_PAGE`] at
+    /// a time.
+    ListRooms {
+        /// The `next` of the previous page: the rooms after this code.
+        /// Absent: the first page.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after: Option<String>,
+    },
     /// Creates a room with the sender as host; only when not in a room.
     CreateRoom {
         /// Settings differing from the defaults.

@@ -58,6 +58,10 @@ pub const MAX_ID_LEN: usize = 64;
 /// Longest chat message, in characters.
 pub const MAX_CHAT_LEN: usize = 200;
 
+/// Most rooms in one `rooms` reply: a 30-byte `list_rooms` never costs the
+/// server hundreds of kilobytes; the rest are a `next` away.
+pub const ROOMS_PAGE: usize = 50;
+
 /// The reactions a member may send (`react`): a fixed few, never free text,
 /// so a reaction cannot carry anything to another player's screen.
 pub const REACTIONS: [&str; 6] = ["👏", "🎉", "😮", "😂", "🔥", "🤯"];

@@ -38,10 +38,14 @@ pub enum ServerMessage {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         join_urls: Vec<String>,
     },
-    /// Reply to `list_rooms`.
+    /// Reply to `list_rooms`: one page of the public rooms, by code.
     Rooms {
-        /// The public rooms.
+        /// The public rooms, at most [`crate::protocol::ROOMS_PAGE`].
         rooms: Vec<RoomSummary>,
+        /// There are more: send `list_rooms` with `after` set to this for
+        /// the next page. Absent on the last page.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        next: Option<String>,
     },
     /// A full snapshot of the room.
     RoomState(RoomSnapshot),

@@ -76,6 +76,12 @@ pub const SEAT_HOLD_MS: u64 = 60_000;
 pub const CHAT_BURST: usize = 5;
 /// …within this window, per member.
 pub const CHAT_WINDOW_MS: u64 = 10_000;
+/// Answer flood limit: at most this many formulas or claims…
+pub const ATTEMPT_BURST: usize = 10;
+/// …within this window, per seat. A person's tries are seconds apart (and
+/// a wrong one locks them out); a script's thousands would each be judged
+/// and recorded.
+pub const ATTEMPT_WINDOW_MS: u64 = 10_000;
 /// How long a rematch's ready check waits for everyone's `ready`.
 pub const READY_CHECK_MS: u64 = 15_000;
 /// Reaction limit: at most this many reactions…

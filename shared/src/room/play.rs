@@ -2,7 +2,10 @@
 //! lockouts and penalties for wrong ones and the round for the first right one.
 
 use super::referee;
-use super::{Effects, Phase, Recipient, Room, RoomError, RoomEvent, ROUND_POINTS};
+use super::{
+    Effects, Phase, Recipient, Room, RoomError, RoomEvent, ATTEMPT_BURST, ATTEMPT_WINDOW_MS,
+    ROUND_POINTS,
+};
 use crate::protocol::{DealMode, PlayerId, ScoreEntry, ServerMessage, VerdictError, VerdictKind};
 use crate::rational::Rational;
 
@@ -42,6 +45,7 @@ impl Room {
         }
         let eligible_from = m.eligible_from;
         let locked_until = m.locked_until;
+        self.take_attempt_credit(player, now)?;
         if formula.is_none() && self.settings.deal != DealMode::Any {
             return Err(RoomError::WrongState(
                 "\"no solution\" claims need the setting deal: any",
@@ -247,6 +251,20 @@ impl Room {
 
     /// Records a judged attempt and counts it: the ratings leave out
     /// players who never tried.
+    /// Counts an answer against the seat's flood limit, or refuses it
+    /// (neither judged nor recorded).
+    fn take_attempt_credit(&mut self, player: PlayerId, now: u64) -> Result<(), RoomError> {
+        let m = self.member_mut(player).ok_or(RoomError::NotInRoom)?;
+        while m.attempt_expiries.front().is_some_and(|&t| t <= now) {
+            m.attempt_expiries.pop_front();
+        }
+        if m.attempt_expiries.len() >= ATTEMPT_BURST {
+            return Err(RoomError::RateLimited);
+        }
+        m.attempt_expiries.push_back(now + ATTEMPT_WINDOW_MS);
+        Ok(())
+    }
+
     fn count_attempt(&mut self, player: PlayerId, fx: &mut Effects, event: RoomEvent) {
         if let Some(m) = self.member_mut(player) {
             m.attempts += 1;

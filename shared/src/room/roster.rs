@@ -61,6 +61,9 @@ pub(super) struct Member {
     /// When each of their recent chat messages stops counting against the
     /// flood limit, oldest first.
     pub(super) chat_expiries: VecDeque<u64>,
+    /// The same for their answers (not saved across restarts: a restarted
+    /// room forgives them).
+    pub(super) attempt_expiries: VecDeque<u64>,
     /// Said `ready` in the open ready check.
     pub(super) ready: bool,
     /// When each of their recent reactions stops counting against the
@@ -81,6 +84,7 @@ impl Member {
             eligible_from,
             locked_until: 0,
             chat_expiries: VecDeque::new(),
+            attempt_expiries: VecDeque::new(),
             ready: false,
             reaction_expiries: VecDeque::new(),
         }

@@ -239,6 +239,7 @@ impl Room {
                     0
                 },
                 chat_expiries: m.chat_counts_ms.iter().map(|&ms| now + ms).collect(),
+                attempt_expiries: VecDeque::new(),
                 ready: m.ready,
                 reaction_expiries: VecDeque::new(),
             })

@@ -38,6 +38,7 @@ fn lobby_with_public_rooms() {
             summary("QW3RT", "Ben", 3, RoomPhase::Lobby),
             summary("ZX9CV", "Cat", 8, RoomPhase::Playing),
         ],
+        next: None,
     }));
     app.handle(key(KeyCode::Down));
     insta::assert_snapshot!(screen(&app));
