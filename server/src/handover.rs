@@ -19,6 +19,8 @@ use std::time::Duration;
 use krypto_core::protocol::{PlayerId, ServerEnvelope, ServerMessage};
 
 use crate::db::saved::StoredRoom;
+use crate::db::tickets::TicketKind;
+use crate::identity;
 use crate::room_task::{self, Restored};
 use crate::{ServerError, Shared};
 
@@ -184,15 +186,27 @@ impl Shared {
         }
         tracing::info!(rooms = codes.len(), node = %target.node, url = %target.url, "rooms handed over");
         for room in saved {
-            let envelope = ServerEnvelope::new(ServerMessage::Redirect {
-                url: target.url.clone(),
-                code: room.room.code.clone(),
-            });
-            let text = axum::extract::ws::Utf8Bytes::from(envelope.to_json());
             for &member in &room.members {
-                if let Some(client) = self.lobby.session_of(member) {
-                    client.send_text(text.clone());
-                }
+                let Some(client) = self.lobby.session_of(member) else {
+                    continue;
+                };
+                // Each member's own ticket: a page on another origin signs in
+                // there with it, the token staying where it is.
+                let ticket = identity::issue_ticket(
+                    &self.db,
+                    member,
+                    TicketKind::Handover,
+                    std::time::SystemTime::now(),
+                    identity::HANDOVER_TICKET_TTL,
+                )
+                .await
+                .map_err(|e| tracing::warn!(error = %e, "no handover ticket for a redirect"))
+                .ok();
+                client.send(&ServerEnvelope::new(ServerMessage::Redirect {
+                    url: target.url.clone(),
+                    code: room.room.code.clone(),
+                    ticket,
+                }));
             }
         }
         true

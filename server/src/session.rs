@@ -20,6 +20,7 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use crate::cluster::{Located, SeatElsewhere};
+use crate::db::tickets::TicketKind;
 use crate::identity::{self, HelloError, HelloRules};
 use crate::leaderboard::{self, BoardError, BoardQuery};
 use crate::lobby::{RegisterError, RoomCommand};
@@ -97,8 +98,9 @@ impl Session {
                 protocol,
                 name,
                 token,
+                ticket,
                 bot,
-            } => self.hello(id, protocol, name, token, bot).await,
+            } => self.hello(id, protocol, name, token, ticket, bot).await,
             message => match self.welcomed.clone() {
                 None => self.error(id, ErrorCode::NotWelcomed, "say hello first"),
                 Some(welcomed) => return self.dispatch(welcomed, id, message).await,
@@ -129,6 +131,53 @@ impl Session {
         }
     }
 
+    /// A ticket for `player` to take to another node with a `redirect`;
+    /// `None` when it could not be stored (the redirect still goes out:
+    /// clients holding their token need no ticket).
+    async fn handover_ticket(&self, player: PlayerId) -> Option<String> {
+        let issued = identity::issue_ticket(
+            &self.shared.db,
+            player,
+            TicketKind::Handover,
+            std::time::SystemTime::now(),
+            identity::HANDOVER_TICKET_TTL,
+        )
+        .await;
+        issued
+            .map_err(|e| tracing::warn!(error = %e, "no handover ticket for a redirect"))
+            .ok()
+    }
+
+    /// `link_device`: a fresh device code for this player, with its QR.
+    async fn link_device(&self, id: Option<String>, player: PlayerId, base: Option<String>) {
+        let ttl = identity::DEVICE_CODE_TTL;
+        let issued = identity::issue_ticket(
+            &self.shared.db,
+            player,
+            TicketKind::Device,
+            std::time::SystemTime::now(),
+            ttl,
+        )
+        .await;
+        match issued {
+            Ok(code) => {
+                let qr_svg = base.and_then(|b| crate::web::link_qr(&b, &code));
+                self.reply(
+                    id,
+                    ServerMessage::DeviceCode {
+                        code,
+                        expires_ms: u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX),
+                        qr_svg,
+                    },
+                );
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "device code not issued");
+                self.error(id, ErrorCode::Internal, "could not make a code; try again");
+            }
+        }
+    }
+
     fn reply(&self, id: Option<String>, message: ServerMessage) {
         self.outbox.send(&ServerEnvelope::reply(id, message));
     }
@@ -143,6 +192,7 @@ impl Session {
         protocol: u32,
         name: Option<String>,
         token: Option<String>,
+        ticket: Option<String>,
         bot: bool,
     ) {
         if self.welcomed.is_some() {
@@ -154,6 +204,9 @@ impl Session {
         let rules = HelloRules {
             seated: &|player| lobby.seat_of(player).is_some(),
             may_create_account: &|| limits.new_account(client_ip, now()),
+            may_try_ticket: &|| limits.may_try_ticket(client_ip, now()),
+            missed_ticket: &|| limits.missed_ticket(client_ip, now()),
+            now: std::time::SystemTime::now(),
         };
         let hello = identity::hello(
             &self.shared.db,
@@ -161,6 +214,7 @@ impl Session {
             protocol,
             name.as_deref(),
             token.as_deref(),
+            ticket.as_deref(),
             &rules,
             bot,
         )
@@ -231,7 +285,8 @@ impl Session {
         match elsewhere {
             None => {}
             Some(SeatElsewhere::Redirect { url, code }) => {
-                self.reply(id, ServerMessage::Redirect { url, code })
+                let ticket = self.handover_ticket(player).await;
+                self.reply(id, ServerMessage::Redirect { url, code, ticket })
             }
             Some(SeatElsewhere::Gone { code, node_stopped }) => self.error(
                 id,
@@ -254,6 +309,9 @@ impl Session {
         let lobby = self.shared.lobby.clone();
         match message {
             ClientMessage::Ping | ClientMessage::Hello { .. } => {}
+            ClientMessage::LinkDevice { base } => {
+                self.link_device(id, welcomed.player, base).await;
+            }
             ClientMessage::ListRooms => {
                 let mut rooms = lobby.public_rooms();
                 if let Some(cluster) = &self.shared.cluster {
@@ -487,7 +545,8 @@ impl Session {
             };
             match (located, code) {
                 (Located::Elsewhere { url }, Some(code)) => {
-                    self.reply(id, ServerMessage::Redirect { url, code });
+                    let ticket = self.handover_ticket(welcomed.player).await;
+                    self.reply(id, ServerMessage::Redirect { url, code, ticket });
                 }
                 (Located::NodeStopped, Some(code)) => {
                     limits.missed(self.client_ip, welcomed.player, now());

@@ -250,8 +250,8 @@ impl App {
                     self.input.clear();
                 }
             }
-            ServerMessage::Chat { .. } | ServerMessage::Pong => {}
-            ServerMessage::Redirect { url, code } => actions.extend(self.redirected(&url, code)),
+            ServerMessage::Chat { .. } | ServerMessage::Pong | ServerMessage::DeviceCode { .. } => {}
+            ServerMessage::Redirect { url, code, .. } => actions.extend(self.redirected(&url, code)),
             ServerMessage::PlayerJoined {
                 player,
                 name,
@@ -531,7 +531,11 @@ impl App {
                 one(FeedKind::Refusal, refusal(*code, message))
             }
             // A redirect's line depends on whether it is followed.
-            ServerMessage::RoomState(_) | ServerMessage::Pong | ServerMessage::Redirect { .. } => {
+            // A device code is only asked for by the browser.
+            ServerMessage::RoomState(_)
+            | ServerMessage::Pong
+            | ServerMessage::Redirect { .. }
+            | ServerMessage::DeviceCode { .. } => {
                 Vec::new()
             }
         }
