@@ -76,6 +76,8 @@ const ASSETS: &[Asset] = &[
     asset!("js/words.js", JS),
     asset!("js/clock.js", JS),
     asset!("js/screens/name.js", JS),
+    asset!("js/screens/consent.js", JS),
+    asset!("js/screens/device.js", JS),
     asset!("js/screens/lobby.js", JS),
     asset!("js/screens/room.js", JS),
     asset!("js/screens/waiting.js", JS),

@@ -4,6 +4,7 @@
 // built, notices). Deadlines are on this page's clock (clock.js).
 
 import { deadlineIn } from './clock.js';
+import { loadDraft } from './store.js';
 import { LEAVE_REASONS, listOf } from './words.js';
 
 const FEED_LINES = 80;
@@ -25,6 +26,16 @@ export function createState(route) {
     toast: null,
     room: null,
     feedKey: 0,
+    // A link that would sign this browser in as someone else, waiting for
+    // the person's yes: {ticket, name, current, device}.
+    consent: null,
+    // The code of a scanned device link (`/link#CODE`), to sign in with.
+    linkCode: null,
+    // The code this device shows for another: {code, deadline, qr} (qr a
+    // blob: URL), or {asking: true}.
+    device: null,
+    // The identities this browser had before ([{name, token}]), to go back to.
+    previous: [],
   };
 }
 
@@ -117,7 +128,7 @@ function applySnapshot(state, s) {
     result: same ? old.result : null,
     standings: same ? old.standings : null,
     feed: same ? old.feed : [],
-    formula: same && old.round?.number === s.round?.number ? old.formula : '',
+    formula: same && old.round?.number === s.round?.number ? old.formula : (s.round ? loadDraft(s.code, s.round.number) : ''),
     pending: same ? old.pending : false,
   };
   state.room = room;
@@ -165,8 +176,16 @@ export function applyServer(state, m) {
     case 'redirect':
       // The room lives on another node: main.js goes to its page there.
       if (typeof m.url !== 'string' || typeof m.code !== 'string') return null;
-      state.redirect = { url: m.url, code: m.code };
+      state.redirect = { url: m.url, code: m.code, ticket: typeof m.ticket === 'string' ? m.ticket : null };
       return 'redirect';
+    case 'device_code': {
+      if (typeof m.code !== 'string') return null;
+      if (state.device?.qr) URL.revokeObjectURL(state.device.qr);
+      const qr = typeof m.qr_svg === 'string'
+        ? URL.createObjectURL(new Blob([m.qr_svg], { type: 'image/svg+xml' })) : null;
+      state.device = { code: m.code, deadline: deadlineIn(Number(m.expires_ms) || 0), qr };
+      return null;
+    }
     case 'room_state':
       applySnapshot(state, m);
       state.lobbyError = null;
@@ -193,7 +212,7 @@ export function applyServer(state, m) {
       room.lockout = null;
       room.verdict = null;
       room.result = null;
-      room.formula = '';
+      room.formula = loadDraft(room.code, m.round);
       room.pending = false;
       for (const p of room.players) p.waiting = false;
       return 'round';
