@@ -108,8 +108,12 @@ test('roster deltas, bot marks, the LAN link, chat as text, restart and takeover
 
   // The host's controls send their requests.
   const sent = (type) => server1.seen.filter((m) => m.type === type).map(({ id, ...m }) => m);
+  // Kicking asks first: "no" sends nothing, "yes" kicks.
+  page.once('dialog', (d) => d.dismiss());
   await page.getByRole('button', { name: 'Kick Bot Kurt' }).click();
-  await page.getByRole('button', { name: 'Make Bot Kurt host' }).click();
+  page.once('dialog', (d) => { assert.match(d.message(), /Remove Bot Kurt from room KXR7P/); d.accept(); });
+  await page.getByRole('button', { name: 'Kick Bot Kurt' }).click();
+  await page.getByRole('button', { name: 'Make host Bot Kurt' }).click();
   await page.getByRole('button', { name: /lock it/ }).click();
   const rounds = page.getByLabel('Rounds', { exact: true });
   await rounds.fill('5');

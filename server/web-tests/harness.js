@@ -3,7 +3,8 @@
 // the solver (to know a right answer), headless Chromium, and screenshots.
 
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join, dirname, resolve } from 'node:path';
@@ -198,4 +199,22 @@ export function wrongFormula(cards, target) {
   const sum = cards.reduce((a, b) => a + b, 0);
   if (sum !== target) return cards.join(' + ');
   return cards.join(' * ');
+}
+
+/** axe-core's script, read once. */
+let axeSource = null;
+
+/**
+ * The accessibility violations axe-core finds on `page` as it is now
+ * (WCAG 2.x A and AA, and axe's best practices), as lines of text: rule,
+ * impact, and the elements. Empty when there are none.
+ */
+export async function axeViolations(page) {
+  axeSource ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  // Evaluated by the driver, not as a page script: the page's CSP stays on.
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => (await window.axe.run(document, {
+    runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+  })).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })));
+  return violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 5).join(', ')}`);
 }

@@ -50,10 +50,17 @@ const handed = handover(location.hash);
 const scanned = route.kind === 'link' ? linkCode(location.hash) : null;
 if (location.hash) history.replaceState(null, '', location.pathname + location.search);
 
+/** A board page, with a way back to the game (which resumes a held seat). */
+function boardPage(show) {
+  const page = h('div');
+  fill(app, h('nav', { class: 'back-nav', 'aria-label': 'Game' }, h('a', { href: `${BASE}/`, class: 'back-link', text: '← Back to the game' })), page);
+  show(page);
+}
+
 if (route.kind === 'leaderboard') {
-  leaderboardScreen.show(app);
+  boardPage((root) => leaderboardScreen.show(root));
 } else if (route.kind === 'profile') {
-  profileScreen.show(app, route.name);
+  boardPage((root) => profileScreen.show(root, route.name));
 } else {
   startGame(route);
 }
@@ -342,7 +349,11 @@ function startGame(route) {
     },
     updateSettings: (settings) => conn.send({ type: 'update_settings', settings }),
     start: () => conn.send({ type: 'start' }),
-    kick: (player) => conn.send({ type: 'kick', player }),
+    kick(player, name) {
+      // Beside "Make host": a slip of the thumb must not throw a friend out.
+      if (!window.confirm(`Remove ${name} from room ${room()?.code ?? ''}? They can join again unless the room is locked.`)) return;
+      conn.send({ type: 'kick', player });
+    },
     makeHost: (player) => conn.send({ type: 'transfer_host', player }),
     lock: (locked) => conn.send({ type: 'lock', locked }),
     chat(text) {

@@ -22,7 +22,7 @@ export function mount(root, ctx) {
   const chat = chatPanel(act);
   fill(root,
     h('header', { class: 'room-header' },
-      h('div', { class: 'room-id' }, h('span', { class: 'muted small', text: 'Room' }), code),
+      h('h1', { class: 'room-id' }, h('span', { class: 'muted small', text: 'Room ' }), code),
       phase,
       h('button', { type: 'button', class: 'secondary small', on: { click: act.leaveRoom }, text: 'Leave' })),
     body, chat.el);

@@ -22,7 +22,7 @@ export function mount(root) {
   const bar = h('div', { class: 'timebar-fill' });
   const roundLabel = h('span', { class: 'tv-round' });
   fill(root, h('div', { class: 'tv' },
-    h('header', { class: 'tv-header' }, h('span', { class: 'logo tv-logo', text: 'Krypto' }), roundLabel, timer),
+    h('header', { class: 'tv-header' }, h('h1', { class: 'logo tv-logo', text: 'Krypto' }), roundLabel, timer),
     h('div', { class: 'timebar tv-bar', 'aria-hidden': 'true' }, bar),
     h('div', { class: 'tv-main' },
       h('div', { class: 'tv-left' }, status, stage),
