@@ -75,6 +75,8 @@ const ASSETS: &[Asset] = &[
     asset!("js/formula.js", JS),
     asset!("js/words.js", JS),
     asset!("js/clock.js", JS),
+    asset!("js/sound.js", JS),
+    asset!("js/celebrate.js", JS),
     asset!("js/screens/name.js", JS),
     asset!("js/screens/consent.js", JS),
     asset!("js/screens/device.js", JS),

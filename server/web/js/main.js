@@ -13,7 +13,10 @@ import {
 } from './store.js';
 import { joinBase } from './screens/invite.js';
 import { appendPiece, removeLast, wantsOperand, MAX_LEN } from './formula.js';
-import { deadlineIn, now } from './clock.js';
+import { deadlineIn, leftUntil, now } from './clock.js';
+import { createSound } from './sound.js';
+import { celebrate } from './celebrate.js';
+import { listOf } from './words.js';
 import { h, fill } from './dom.js';
 import * as nameScreen from './screens/name.js';
 import * as consentScreen from './screens/consent.js';
@@ -102,6 +105,7 @@ function startGame(route) {
     onMessage: (m) => {
       const word = applyServer(state, m);
       react(word);
+      cheer(m);
       render();
     },
     onStatus: (status) => {
@@ -109,6 +113,48 @@ function startGame(route) {
       render();
     },
   });
+
+  const sound = createSound();
+  state.sound = { muted: sound.muted, waiting: sound.waiting };
+  let lastTick = null;
+
+  /** Sounds, vibration and confetti for what just happened. */
+  function cheer(m) {
+    const me = state.me?.id;
+    const tv = kind === 'tv';
+    switch (m.type) {
+      case 'verdict':
+        if (!m.accepted) sound.play('wrong', { vibrate: true });
+        break;
+      case 'round_won':
+        if (m.winner === me) {
+          sound.play('win', { vibrate: true });
+          celebrate('You won the round!');
+        } else if (tv) {
+          sound.play('win');
+          celebrate(`${state.room?.result?.name ?? 'Someone'} won the round!`);
+        }
+        break;
+      case 'match_over': {
+        const firsts = (m.standings ?? []).filter((s) => s.rank === 1);
+        const mine = firsts.some((s) => s.player === me);
+        sound.play('podium', { vibrate: mine });
+        if (mine) celebrate(firsts.length > 1 ? 'You share first place!' : 'You won the match!');
+        else if (tv && firsts.length) celebrate(`${listOf(firsts.map((s) => s.name))} won!`);
+        break;
+      }
+      default:
+    }
+  }
+
+  /** A tick each second of the last five of a round. */
+  function tickSound() {
+    const r = state.room;
+    const left = r?.phase === 'playing' && r.round && !r.round.over ? leftUntil(r.round.deadline) : 0;
+    const second = left > 0 && left <= 5000 ? Math.ceil(left / 1000) : null;
+    if (second !== null && second !== lastTick) sound.play('tick');
+    lastTick = second;
+  }
 
   function tvName() {
     return `TV ${1000 + Math.floor(Math.random() * 9000)}`;
@@ -400,6 +446,13 @@ function startGame(route) {
       }
     },
     reconnect: () => conn.connect(),
+    toggleSound() {
+      // The button said "Tap for sound": this tap (which woke the audio
+      // already) means on, not off.
+      sound.setMuted(state.sound.waiting && !sound.muted ? false : !sound.muted);
+      state.sound = { muted: sound.muted, waiting: sound.waiting };
+      render();
+    },
   };
 
   function pickScreen() {
@@ -443,6 +496,11 @@ function startGame(route) {
       renderBanner();
     }
     current.view?.tick?.(state);
+    tickSound();
+    if (state.sound.waiting !== sound.waiting) {
+      state.sound = { muted: sound.muted, waiting: sound.waiting };
+      render();
+    }
   }, 200);
 
   addEventListener('popstate', () => {

@@ -129,6 +129,9 @@ function applySnapshot(state, s) {
     standings: same ? old.standings : null,
     feed: same ? old.feed : [],
     formula: same && old.round?.number === s.round?.number ? old.formula : (s.round ? loadDraft(s.code, s.round.number) : ''),
+    // Who missed in this round, {player: {count, lockedUntil}}: the TV
+    // shows who is trying and who is locked out.
+    tries: same && old.round?.number === s.round?.number ? old.tries : {},
     pending: same ? old.pending : false,
   };
   state.room = room;
@@ -213,6 +216,7 @@ export function applyServer(state, m) {
       room.verdict = null;
       room.result = null;
       room.formula = loadDraft(room.code, m.round);
+      room.tries = {};
       room.pending = false;
       for (const p of room.players) p.waiting = false;
       return 'round';
@@ -229,6 +233,8 @@ export function applyServer(state, m) {
       if (!room) return null;
       const p = room.players.find((x) => x.id === m.player);
       if (p) p.score = m.score;
+      const tries = room.tries[m.player]?.count ?? 0;
+      room.tries[m.player] = { count: tries + 1, lockedUntil: deadlineIn((room.settings.lockout_seconds ?? 0) * 1000) };
       if (m.player !== state.me?.id) pushFeed(state, feedLine(state, room, m));
       return null;
     }

@@ -8,6 +8,21 @@ import * as round from './round.js';
 import * as podium from './podium.js';
 import { chatPanel } from './feed.js';
 
+/** One tap to mute (or unmute) the game's sounds on this browser. */
+export function soundToggle(act) {
+  const el = h('button', { type: 'button', class: 'secondary small sound-toggle', on: { click: act.toggleSound } });
+  return {
+    el,
+    update(state) {
+      const muted = state.sound?.muted;
+      // Browsers play nothing before the first tap on the page.
+      const label = muted ? '🔇 Sound off' : (state.sound?.waiting ? '🔈 Tap for sound' : '🔊 Sound on');
+      setText(el, label);
+      el.setAttribute('aria-pressed', String(!muted));
+    },
+  };
+}
+
 function partFor(phase) {
   if (phase === 'lobby') return waiting;
   if (phase === 'finished') return podium;
@@ -20,10 +35,12 @@ export function mount(root, ctx) {
   const phase = h('span', { class: 'phase' });
   const body = h('div', { class: 'room-body' });
   const chat = chatPanel(act);
+  const mute = soundToggle(act);
   fill(root,
     h('header', { class: 'room-header' },
       h('h1', { class: 'room-id' }, h('span', { class: 'muted small', text: 'Room ' }), code),
       phase,
+      mute.el,
       h('button', { type: 'button', class: 'secondary small', on: { click: act.leaveRoom }, text: 'Leave' })),
     body, chat.el);
   let part = { module: null, view: null };
@@ -39,6 +56,7 @@ export function mount(root, ctx) {
       }
       part.view.update(state);
       chat.update(state);
+      mute.update(state);
     },
     tick(state) {
       if (state.room) part.view?.tick?.(state);
