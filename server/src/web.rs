@@ -79,6 +79,8 @@ const ASSETS: &[Asset] = &[
     asset!("js/celebrate.js", JS),
     asset!("js/screens/name.js", JS),
     asset!("js/screens/consent.js", JS),
+    asset!("js/screens/reactions.js", JS),
+    asset!("js/screens/ready.js", JS),
     asset!("js/screens/device.js", JS),
     asset!("js/screens/lobby.js", JS),
     asset!("js/screens/room.js", JS),

@@ -16,6 +16,7 @@ import { appendPiece, removeLast, wantsOperand, MAX_LEN } from './formula.js';
 import { deadlineIn, leftUntil, now } from './clock.js';
 import { createSound } from './sound.js';
 import { celebrate } from './celebrate.js';
+import { floatReaction } from './screens/reactions.js';
 import { listOf } from './words.js';
 import { h, fill } from './dom.js';
 import * as nameScreen from './screens/name.js';
@@ -123,6 +124,9 @@ function startGame(route) {
     const me = state.me?.id;
     const tv = kind === 'tv';
     switch (m.type) {
+      case 'reaction':
+        if (state.room && typeof m.emoji === 'string' && typeof m.name === 'string') floatReaction(m.emoji, m.name);
+        break;
       case 'verdict':
         if (!m.accepted) sound.play('wrong', { vibrate: true });
         break;
@@ -446,6 +450,8 @@ function startGame(route) {
       }
     },
     reconnect: () => conn.connect(),
+    react: (emoji) => conn.send({ type: 'react', emoji }),
+    ready: () => conn.send({ type: 'ready' }),
     toggleSound() {
       // The button said "Tap for sound": this tap (which woke the audio
       // already) means on, not off.

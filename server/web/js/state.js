@@ -133,6 +133,8 @@ function applySnapshot(state, s) {
     // shows who is trying and who is locked out.
     tries: same && old.round?.number === s.round?.number ? old.tries : {},
     pending: same ? old.pending : false,
+    // The rematch's ready check while one is open: {deadline, ready: [ids]}.
+    readyCheck: s.ready_check ? { deadline: deadlineIn(s.ready_check.ms), ready: [...s.ready_check.ready] } : null,
   };
   state.room = room;
   const recent = s.recent ?? [];
@@ -204,6 +206,7 @@ export function applyServer(state, m) {
       room.result = null;
       room.round = null;
       room.verdict = null;
+      room.readyCheck = null;
       for (const p of room.players) p.score = 0;
       pushFeed(state, feedLine(state, room, m));
       return null;
@@ -262,6 +265,16 @@ export function applyServer(state, m) {
       return 'match_over';
     case 'chat':
       pushFeed(state, feedLine(state, room, m));
+      return null;
+    case 'reaction':
+      // Floated by main.js; nothing is kept.
+      return room && typeof m.emoji === 'string' && typeof m.name === 'string' ? 'reaction' : null;
+    case 'ready_check':
+      if (!room) return null;
+      room.readyCheck = { deadline: deadlineIn(Number(m.ms) || 0), ready: Array.isArray(m.ready) ? [...m.ready] : [] };
+      return null;
+    case 'player_ready':
+      if (room?.readyCheck && !room.readyCheck.ready.includes(m.player)) room.readyCheck.ready.push(m.player);
       return null;
     case 'player_joined': {
       if (!room) return null;

@@ -7,6 +7,7 @@ import * as waiting from './waiting.js';
 import * as round from './round.js';
 import * as podium from './podium.js';
 import { chatPanel } from './feed.js';
+import { reactionBar } from './reactions.js';
 
 /** One tap to mute (or unmute) the game's sounds on this browser. */
 export function soundToggle(act) {
@@ -42,7 +43,7 @@ export function mount(root, ctx) {
       phase,
       mute.el,
       h('button', { type: 'button', class: 'secondary small', on: { click: act.leaveRoom }, text: 'Leave' })),
-    body, chat.el);
+    body, reactionBar(act), chat.el);
   let part = { module: null, view: null };
   return {
     update(state) {

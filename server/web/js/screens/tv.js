@@ -12,6 +12,7 @@ import { feedList } from './feed.js';
 import { resultView } from './round.js';
 import { standingsList } from './podium.js';
 import { soundToggle } from './room.js';
+import { readyStage } from './ready.js';
 
 /** Time between two pieces of the winning formula appearing. */
 const REVEAL_STEP_MS = 180;
@@ -85,6 +86,8 @@ export function mount(root, { act }) {
     setText(timer, r && room.phase === 'playing' ? clockText(left) : '');
     timer.classList.toggle('low', left > 0 && left < 10_000);
     bar.style.width = r && room.phase === 'playing' ? `${(100 * left) / r.duration}%` : '0%';
+    const count = stage.querySelector('.ready-count');
+    if (count && room.readyCheck) fill(stage, readyStage(state));
     const cd = stage.querySelector('.tv-countdown-number');
     if (cd) setText(cd, String(Math.max(1, Math.ceil(leftUntil(room.next) / 1000))));
     const final = left > 0 && left <= FINAL_SECONDS * 1000;
@@ -167,6 +170,10 @@ export function mount(root, { act }) {
           fill(stage, h('p', { class: 'tv-headline', text: 'Get ready!' }), h('p', { class: 'tv-countdown-number' }));
           break;
         case 'finished':
+          if (room.readyCheck) {
+            fill(stage, readyStage(state));
+            break;
+          }
           fill(stage, h('p', { class: 'tv-headline', text: '🏁 Match over' }), standingsList(state, { big: true }),
             h('p', { class: 'tv-sub', text: 'A rematch starts here when the host says so.' }));
           break;
