@@ -111,7 +111,12 @@ pub(crate) fn ticket_key(raw: &str) -> Option<(String, TicketKind)> {
         .map(|c| c.to_ascii_uppercase())
         .collect();
     let valid = code.len() == CODE_CHARS && code.bytes().all(|b| CODE_ALPHABET.contains(&b));
-    valid.then(|| (hex::encode(Sha256::digest(code.as_bytes())), TicketKind::Device))
+    valid.then(|| {
+        (
+            hex::encode(Sha256::digest(code.as_bytes())),
+            TicketKind::Device,
+        )
+    })
 }
 
 /// Unix time in milliseconds: tickets are checked on whichever node they
@@ -150,7 +155,8 @@ pub(crate) async fn issue_ticket(
     };
     let now_ms = unix_ms(now);
     let expires = unix_ms(now + ttl);
-    db.insert_ticket(&hash, player, kind, now_ms, expires).await?;
+    db.insert_ticket(&hash, player, kind, now_ms, expires)
+        .await?;
     Ok(text)
 }
 
@@ -161,6 +167,17 @@ pub(crate) struct Identity {
     pub player: PlayerRow,
     /// The token to return in `welcome` (new, or the one the client sent).
     pub token: String,
+}
+
+/// Who a `hello` says it is: any of a name, a token, a ticket.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Credentials<'a> {
+    /// The name asked for (a new player, or a rename).
+    pub(crate) name: Option<&'a str>,
+    /// The secret from an earlier `welcome`.
+    pub(crate) token: Option<&'a str>,
+    /// A single-use ticket, instead of a token.
+    pub(crate) ticket: Option<&'a str>,
 }
 
 /// What the rest of the server says about a `hello`, asked only when it
@@ -203,12 +220,15 @@ pub(crate) async fn hello(
     db: &Db,
     recorder: &Recorder,
     protocol: u32,
-    name: Option<&str>,
-    token: Option<&str>,
-    ticket: Option<&str>,
+    credentials: Credentials<'_>,
     rules: &HelloRules<'_>,
     bot: bool,
 ) -> Result<Identity, HelloError> {
+    let Credentials {
+        name,
+        token,
+        ticket,
+    } = credentials;
     if protocol != PROTOCOL_VERSION {
         return Err(refuse(
             ErrorCode::UnsupportedProtocol,

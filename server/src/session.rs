@@ -212,9 +212,11 @@ impl Session {
             &self.shared.db,
             &self.shared.recorder,
             protocol,
-            name.as_deref(),
-            token.as_deref(),
-            ticket.as_deref(),
+            identity::Credentials {
+                name: name.as_deref(),
+                token: token.as_deref(),
+                ticket: ticket.as_deref(),
+            },
             &rules,
             bot,
         )

@@ -395,7 +395,14 @@ mod tests {
         let svg = link_qr("http://192.168.1.20:7878/", "K7QX-M2PD").unwrap();
         assert!(svg.starts_with("<?xml") || svg.contains("<svg"));
         assert!(link_qr("https://[fd00::5]:9000/node-b", "K7QX-M2PD").is_some());
-        for bad in ["javascript:alert(1)", "http://", "http://a@b", "ftp://x", "http://x/?a=b", "http:///x"] {
+        for bad in [
+            "javascript:alert(1)",
+            "http://",
+            "http://a@b",
+            "ftp://x",
+            "http://x/?a=b",
+            "http:///x",
+        ] {
             assert!(link_qr(bad, "K7QX-M2PD").is_none(), "{bad}");
         }
     }

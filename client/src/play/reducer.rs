@@ -250,8 +250,11 @@ impl App {
                     self.input.clear();
                 }
             }
-            ServerMessage::Chat { .. } | ServerMessage::Pong | ServerMessage::DeviceCode { .. } => {}
-            ServerMessage::Redirect { url, code, .. } => actions.extend(self.redirected(&url, code)),
+            ServerMessage::Chat { .. } | ServerMessage::Pong | ServerMessage::DeviceCode { .. } => {
+            }
+            ServerMessage::Redirect { url, code, .. } => {
+                actions.extend(self.redirected(&url, code))
+            }
             ServerMessage::PlayerJoined {
                 player,
                 name,
@@ -535,9 +538,7 @@ impl App {
             ServerMessage::RoomState(_)
             | ServerMessage::Pong
             | ServerMessage::Redirect { .. }
-            | ServerMessage::DeviceCode { .. } => {
-                Vec::new()
-            }
+            | ServerMessage::DeviceCode { .. } => Vec::new(),
         }
     }
 

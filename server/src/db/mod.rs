@@ -31,8 +31,8 @@ mod postgres;
 pub mod saved;
 pub mod scores;
 mod sqlite;
-pub mod tickets;
 pub(crate) mod summary;
+pub mod tickets;
 
 use krypto_core::protocol::PlayerId;
 
