@@ -1,0 +1,99 @@
+// Reactions and the rematch's ready step, in real browsers against the real
+// server: an emoji tapped on a phone floats, with the sender's name, on the
+// other phones and the TV (during a round too); too many in a row are
+// refused with a sentence; after a match the host's Rematch asks every
+// phone "Ready?", the TV shows who is, and the match starts once all are.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  startServer, launch, phone, tv, shoot, solve, readHand, axeViolations,
+} from './harness.js';
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** The reaction `emoji` from `name` floating on `page`. */
+const floating = (page, emoji, name) => page.locator('.float', { hasText: emoji }).filter({ hasText: name });
+
+test('reactions float on every screen; a rematch waits for everyone to be ready', async (t) => {
+  const ada = await phone(browser);
+  const bob = await phone(browser);
+  const screen = await tv(browser);
+  let code;
+
+  await t.test('a reaction in the waiting room floats on the other phone and the TV', async () => {
+    await ada.goto(`${server.base}/`);
+    await ada.getByLabel('Name').fill('Ada');
+    await ada.getByRole('button', { name: 'Let’s play' }).click();
+    await ada.getByRole('button', { name: 'Create a room' }).click();
+    code = (await ada.locator('.room-code').filter({ hasText: /^[A-Z2-9]{5}$/ }).textContent()).trim();
+    const rounds = ada.getByLabel('Rounds', { exact: true });
+    await rounds.fill('1');
+    await rounds.press('Tab');
+    await bob.goto(`${server.base}/r/${code}`);
+    await bob.getByLabel('Name').fill('Bob');
+    await bob.getByRole('button', { name: 'Let’s play' }).click();
+    await bob.getByText(/^1 round of/).waitFor();
+    await screen.goto(`${server.base}/tv/${code}`);
+    await screen.locator('.tv-big-code', { hasText: code }).waitFor();
+
+    await ada.getByRole('group', { name: 'Reactions' }).getByRole('button', { name: '🎉' }).click();
+    await floating(bob, '🎉', 'Ada').waitFor();
+    await floating(screen, '🎉', 'Ada').waitFor();
+    await floating(ada, '🎉', 'Ada').waitFor();
+  });
+
+  let hand;
+  await t.test('during a round the TV shows everyone’s reactions', async () => {
+    await ada.getByRole('button', { name: 'Start the match' }).click();
+    await bob.locator('.objective-number').waitFor();
+    await screen.locator('.tv-objective-number').waitFor();
+    hand = await readHand(bob);
+    await bob.getByRole('group', { name: 'Reactions' }).getByRole('button', { name: '😮' }).click();
+    await ada.getByRole('group', { name: 'Reactions' }).getByRole('button', { name: '🔥' }).click();
+    await floating(screen, '😮', 'Bob').waitFor();
+    await floating(screen, '🔥', 'Ada').waitFor();
+    await shoot(screen, 'tv-round-reactions');
+  });
+
+  await t.test('too many reactions in a row are refused with a sentence', async () => {
+    const clap = bob.getByRole('group', { name: 'Reactions' }).getByRole('button', { name: '👏' });
+    for (let i = 0; i < 6; i += 1) await clap.click();
+    await bob.locator('.banner-line').filter({ hasText: /./ }).waitFor();
+  });
+
+  await t.test('after the match, Rematch asks everyone "Ready?"; it starts once all are', async () => {
+    await bob.getByRole('textbox', { name: 'Formula' }).fill(solve(hand.cards, hand.target).replaceAll('×', '*').replaceAll('÷', '/'));
+    await bob.getByRole('button', { name: 'Submit' }).click();
+    await ada.getByRole('list', { name: 'Final standings' }).waitFor();
+    await ada.getByRole('button', { name: 'Rematch' }).click();
+    await bob.getByRole('button', { name: '✋ Ready!' }).waitFor();
+    await bob.getByText('Waiting for you and Ada.').waitFor();
+    await screen.getByText('🔁 Rematch! Ready on your phone?').waitFor();
+    assert.deepEqual(await axeViolations(bob), [], 'axe-core on the ready step');
+    await bob.getByRole('button', { name: '✋ Ready!' }).click();
+    await bob.getByText('✓ You are ready').waitFor();
+    await screen.getByRole('list', { name: 'Ready for the rematch' }).getByText('✓ Bob').waitFor();
+    await screen.getByText(/1 of 2 ready, starts in \d+ s/).waitFor();
+    await ada.getByText('Waiting for you.').waitFor();
+    await shoot(screen, 'tv-ready');
+    await ada.getByRole('button', { name: '✋ Ready!' }).click();
+    await screen.getByText('Round 1 of 1').waitFor();
+    await bob.locator('.objective-number').waitFor();
+  });
+
+  await t.test('no page logged an error or a CSP violation', () => {
+    for (const page of [ada, bob, screen]) assert.deepEqual(page.problems, []);
+  });
+});
