@@ -64,6 +64,8 @@ test('reactions float on every screen; a rematch waits for everyone to be ready'
     await ada.getByRole('group', { name: 'Reactions' }).getByRole('button', { name: '🔥' }).click();
     await floating(screen, '😮', 'Bob').waitFor();
     await floating(screen, '🔥', 'Ada').waitFor();
+    // Shot while they rise across the screen.
+    await screen.waitForFunction(() => [...document.querySelectorAll('.float')].every((f) => f.getBoundingClientRect().top < 700));
     await shoot(screen, 'tv-round-reactions');
   });
 
@@ -78,17 +80,20 @@ test('reactions float on every screen; a rematch waits for everyone to be ready'
     await bob.getByRole('button', { name: 'Submit' }).click();
     await ada.getByRole('list', { name: 'Final standings' }).waitFor();
     await ada.getByRole('button', { name: 'Rematch' }).click();
+    // The host who asked is ready; Bob is asked.
     await bob.getByRole('button', { name: '✋ Ready!' }).waitFor();
-    await bob.getByText('Waiting for you and Ada.').waitFor();
+    await bob.getByText('Waiting for you.').waitFor();
+    await ada.getByText('✓ You are ready').waitFor();
+    await ada.getByText('Waiting for Bob.').waitFor();
     await screen.getByText('🔁 Rematch! Ready on your phone?').waitFor();
-    assert.deepEqual(await axeViolations(bob), [], 'axe-core on the ready step');
-    await bob.getByRole('button', { name: '✋ Ready!' }).click();
-    await bob.getByText('✓ You are ready').waitFor();
-    await screen.getByRole('list', { name: 'Ready for the rematch' }).getByText('✓ Bob').waitFor();
+    await screen.getByRole('list', { name: 'Ready for the rematch' }).getByText('✓ Ada').waitFor();
+    await screen.getByRole('list', { name: 'Ready for the rematch' }).getByText('… Bob').waitFor();
     await screen.getByText(/1 of 2 ready, starts in \d+ s/).waitFor();
-    await ada.getByText('Waiting for you.').waitFor();
+    assert.deepEqual(await axeViolations(bob), [], 'axe-core on the ready step');
+    assert.deepEqual(await axeViolations(screen), [], 'axe-core on the TV’s ready step');
     await shoot(screen, 'tv-ready');
-    await ada.getByRole('button', { name: '✋ Ready!' }).click();
+    // The last one ready: the match starts at once, not when the time runs out.
+    await bob.getByRole('button', { name: '✋ Ready!' }).click();
     await screen.getByText('Round 1 of 1').waitFor();
     await bob.locator('.objective-number').waitFor();
   });

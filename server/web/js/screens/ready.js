@@ -43,7 +43,10 @@ export function readyPanel(act) {
       if (!room.readyCheck) return;
       const all = seats(room);
       const me = all.find((p) => p.id === state.me?.id);
-      const waitingFor = all.filter((p) => !p.ready && p.connected).map((p) => (p.id === state.me?.id ? 'you' : p.name));
+      const mine = (p) => p.id === state.me?.id;
+      const waitingFor = all.filter((p) => !p.ready && p.connected)
+        .sort((a, b) => Number(mine(b)) - Number(mine(a)))
+        .map((p) => (mine(p) ? 'you' : p.name));
       setText(head, waitingFor.length ? `Waiting for ${listOf(waitingFor)}.` : 'Everyone is ready!');
       const key = `${Boolean(me)}:${me?.ready}:${isHost(state)}`;
       if (key !== shown) {
