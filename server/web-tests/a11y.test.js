@@ -5,24 +5,14 @@
 // selects show their whole choice at 320 px, and the boards lead back to
 // the game.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startServer, launch, phone, tv, solve, readHand, wrongFormula, axeViolations,
+  phone, tv, solve, readHand, wrongFormula, axeViolations,
 } from './harness.js';
+import { gameNight, settings, typed } from './kit.js';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const night = gameNight();
 
 /** Asserts axe-core finds nothing on `page` in the state it is in. */
 async function clean(page, state) {
@@ -30,13 +20,13 @@ async function clean(page, state) {
 }
 
 test('every page and state passes axe-core; the waiting room keeps edits and says where you are', async (t) => {
-  const ada = await phone(browser);
-  const bob = await phone(browser);
-  const screen = await tv(browser);
+  const ada = await phone(night.browser);
+  const bob = await phone(night.browser);
+  const screen = await tv(night.browser);
   let code;
 
   await t.test('name screen, lobby, device code', async () => {
-    await ada.goto(`${server.base}/`);
+    await ada.goto(`${night.server.base}/`);
     await ada.getByLabel('Name').waitFor();
     await clean(ada, 'the name screen');
     await ada.getByLabel('Name').fill('Ada');
@@ -54,7 +44,7 @@ test('every page and state passes axe-core; the waiting room keeps edits and say
   });
 
   await t.test('a room link names the room before asking for a name', async () => {
-    await bob.goto(`${server.base}/r/${code}`);
+    await bob.goto(`${night.server.base}/r/${code}`);
     await bob.getByText(`Joining room ${code}: choose your name first.`).waitFor();
     await clean(bob, 'the name screen of a room link');
     await bob.getByLabel('Name').fill('Bob');
@@ -74,9 +64,7 @@ test('every page and state passes axe-core; the waiting room keeps edits and say
     assert.ok(await perRound.evaluate((el) => el === document.activeElement), 'the field keeps focus');
     await perRound.press('Tab');
     await bob.getByText('1 round of 45 s').waitFor();
-    const lockout = ada.getByLabel('Lockout after a miss (s)', { exact: true });
-    await lockout.fill('1');
-    await lockout.press('Tab');
+    await settings(ada, [['Lockout after a miss (s)', 1]]);
     await bob.getByText('1 s lockout after a wrong answer').waitFor();
     assert.equal(await rounds.inputValue(), '1');
   });
@@ -102,7 +90,7 @@ test('every page and state passes axe-core; the waiting room keeps edits and say
   });
 
   await t.test('the TV, a round, a wrong answer, the podium', async () => {
-    await screen.goto(`${server.base}/tv/${code}`);
+    await screen.goto(`${night.server.base}/tv/${code}`);
     await screen.locator('.tv-big-code', { hasText: code }).waitFor();
     await clean(screen, 'the TV before the match');
     await ada.getByRole('button', { name: 'Start the match' }).click();
@@ -117,7 +105,7 @@ test('every page and state passes axe-core; the waiting room keeps edits and say
     await field.press('Enter');
     await ada.getByText('✗ Not the target').waitFor();
     await clean(ada, 'a wrong answer');
-    await bob.getByRole('textbox', { name: 'Formula' }).fill(solve(hand.cards, hand.target).replaceAll('×', '*').replaceAll('÷', '/'));
+    await bob.getByRole('textbox', { name: 'Formula' }).fill(typed(solve(hand.cards, hand.target)));
     await bob.getByRole('button', { name: 'Submit' }).click();
     for (const page of [ada, bob, screen]) await page.getByRole('list', { name: 'Final standings' }).waitFor();
     await clean(ada, 'the podium of the host');
@@ -126,10 +114,10 @@ test('every page and state passes axe-core; the waiting room keeps edits and say
   });
 
   await t.test('the boards, with a way back to the game', async () => {
-    await bob.goto(`${server.base}/leaderboard`);
+    await bob.goto(`${night.server.base}/leaderboard`);
     await bob.getByRole('heading', { name: 'Leaderboard' }).waitFor();
     await clean(bob, 'the leaderboard');
-    await bob.goto(`${server.base}/p/Bob`);
+    await bob.goto(`${night.server.base}/p/Bob`);
     await bob.getByRole('heading', { name: 'Bob' }).waitFor();
     await clean(bob, 'a profile');
     await bob.getByRole('link', { name: '← Back to the game' }).click();

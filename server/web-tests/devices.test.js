@@ -5,34 +5,16 @@
 // identity a phone keeps without the person's yes, and "Change player"
 // works on the spot and never loses the old name for good.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, phone, shoot } from './harness.js';
+import { phone, shoot } from './harness.js';
+import { gameNight, inLobby } from './kit.js';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const night = gameNight();
 
 const token = (page) => page.evaluate(() => JSON.parse(localStorage.getItem('krypto.identity') ?? 'null')?.token ?? null);
 
-/** A phone that chose `name` and is in the lobby. */
-async function player(name) {
-  const page = await phone(browser);
-  await page.goto(`${server.base}/`);
-  await page.getByLabel('Name').fill(name);
-  await page.getByRole('button', { name: 'Let’s play' }).click();
-  await page.getByText(`Hi ${name}!`).waitFor();
-  return page;
-}
+const player = (name) => inLobby(night, name);
 
 /** The code `page` shows for another device. */
 async function deviceCode(page) {
@@ -51,8 +33,8 @@ test('a code shown on one phone signs another in as the same player, once', asyn
   await ann.getByRole('timer').filter({ hasText: /Works once, for [45]:\d\d more/ }).waitFor();
   await shoot(ann, 'phone-device-code');
 
-  const laptop = await phone(browser);
-  await laptop.goto(`${server.base}/`);
+  const laptop = await phone(night.browser);
+  await laptop.goto(`${night.server.base}/`);
   await laptop.getByText('I already play on another device').click();
   await laptop.getByLabel('Code from your other device').fill(code.toLowerCase().replace('-', ' '));
   await laptop.getByRole('button', { name: 'Use my name here' }).click();
@@ -62,8 +44,8 @@ test('a code shown on one phone signs another in as the same player, once', asyn
   assert.ok(laptopToken && laptopToken !== annToken, 'the new device has a token of its own');
 
   // The code is used up: a third phone is told so, and can still choose a name.
-  const third = await phone(browser);
-  await third.goto(`${server.base}/`);
+  const third = await phone(night.browser);
+  await third.goto(`${night.server.base}/`);
   await third.getByText('I already play on another device').click();
   await third.getByLabel('Code from your other device').fill(code);
   await third.getByRole('button', { name: 'Use my name here' }).click();
@@ -79,7 +61,7 @@ test('a scanned link asks before a phone that plays as someone switches, and the
 
   // "No": nothing changes, and the code is not spent.
   const first = await deviceCode(ann);
-  await cat.goto(`${server.base}/link#${first}`);
+  await cat.goto(`${night.server.base}/link#${first}`);
   assert.equal(new URL(cat.url()).hash, '', 'the code leaves the address at once');
   await cat.getByRole('heading', { name: 'Switch player on this browser?' }).waitFor();
   await cat.getByRole('button', { name: 'Keep playing as Cat' }).click();
@@ -87,7 +69,7 @@ test('a scanned link asks before a phone that plays as someone switches, and the
   assert.equal(await token(cat), catToken);
 
   // "Yes": Cat's phone plays as Ann2; Cat is one tap away.
-  await cat.goto(`${server.base}/link#${first}`);
+  await cat.goto(`${night.server.base}/link#${first}`);
   await cat.getByRole('button', { name: 'Use that player' }).click();
   await cat.getByText('Hi Ann2!').waitFor();
   await cat.getByRole('button', { name: 'Not you? Change player' }).click();
@@ -99,8 +81,8 @@ test('a scanned link asks before a phone that plays as someone switches, and the
   // (Ann2's first phone takes the seat back from Cat's first).
   await ann.reload();
   await ann.getByText('Hi Ann2!').waitFor();
-  const fresh = await phone(browser);
-  await fresh.goto(`${server.base}/link#${await deviceCode(ann)}`);
+  const fresh = await phone(night.browser);
+  await fresh.goto(`${night.server.base}/link#${await deviceCode(ann)}`);
   await fresh.getByRole('button', { name: 'Use my name here' }).click();
   await fresh.getByText('Hi Ann2!').waitFor();
   assert.equal(new URL(fresh.url()).pathname, '/');
@@ -113,11 +95,11 @@ test('a link with someone else’s ticket or token cannot take a phone over', as
   const victim = await player('Vic');
   const vicToken = await token(victim);
   // The long-lived token in a link is not honoured at all.
-  await victim.goto(`${server.base}/r/ABCDE#token=${await token(mallory)}`);
+  await victim.goto(`${night.server.base}/r/ABCDE#token=${await token(mallory)}`);
   await victim.getByText('Hi Vic!').waitFor();
   assert.equal(await token(victim), vicToken);
   // A ticket in a link is asked about, and "keep" keeps.
-  await victim.goto(`${server.base}/r/ABCDE#ticket=${code}&name=Mallory&hops=1`);
+  await victim.goto(`${night.server.base}/r/ABCDE#ticket=${code}&name=Mallory&hops=1`);
   await victim.getByRole('button', { name: 'Keep playing as Vic' }).click();
   await victim.getByText('Hi Vic!').waitFor();
   assert.equal(await token(victim), vicToken);

@@ -7,24 +7,14 @@
 // podium, its join link never broken inside the code, and its reconnect
 // banner floating over the screen instead of pushing the feed off it.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startServer, launch, phone, tv, shoot, solve, readHand, wrongFormula,
+  phone, tv, shoot, solve, readHand, wrongFormula,
 } from './harness.js';
+import { gameNight, settings, typed } from './kit.js';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const night = gameNight();
 
 /** The first note of each sound (sound.js), to tell them apart. */
 const FIRST_NOTE = { 1320: 'tick', 220: 'wrong', 523: 'win', 392: 'podium' };
@@ -62,26 +52,23 @@ async function sounds(page) {
 const count = (list, name) => list.filter((s) => s === name).length;
 
 test('sounds, vibration, confetti and a TV that is alive', async (t) => {
-  const ada = await listen(await phone(browser));
-  const bob = await listen(await phone(browser));
-  const screen = await listen(await tv(browser));
+  const ada = await listen(await phone(night.browser));
+  const bob = await listen(await phone(night.browser));
+  const screen = await listen(await tv(night.browser));
   let code;
 
   await t.test('a room of two with a TV', async () => {
-    await ada.goto(`${server.base}/`);
+    await ada.goto(`${night.server.base}/`);
     await ada.getByLabel('Name').fill('Ada');
     await ada.getByRole('button', { name: 'Let’s play' }).click();
     await ada.getByRole('button', { name: 'Create a room' }).click();
     code = (await ada.locator('.room-code').filter({ hasText: /^[A-Z2-9]{5}$/ }).textContent()).trim();
-    for (const [label, value] of [['Rounds', 2], ['Seconds per round', 12], ['Lockout after a miss (s)', 3]]) {
-      await ada.getByLabel(label, { exact: true }).fill(String(value));
-      await ada.getByLabel(label, { exact: true }).press('Tab');
-    }
-    await bob.goto(`${server.base}/r/${code}`);
+    await settings(ada, [['Rounds', 2], ['Seconds per round', 12], ['Lockout after a miss (s)', 3]]);
+    await bob.goto(`${night.server.base}/r/${code}`);
     await bob.getByLabel('Name').fill('Bob');
     await bob.getByRole('button', { name: 'Let’s play' }).click();
     await bob.getByText('2 rounds of 12 s').waitFor();
-    await screen.goto(`${server.base}/tv/${code}`);
+    await screen.goto(`${night.server.base}/tv/${code}`);
     // The join link breaks before /r/CODE, never inside the code.
     const tail = screen.locator('.tv-lobby-link .nowrap').last();
     await tail.waitFor();
@@ -111,7 +98,7 @@ test('sounds, vibration, confetti and a TV that is alive', async (t) => {
     await bobOnTv.getByText('🔒 locked out').waitFor({ state: 'detached' });
     await bobOnTv.getByText('✗ missed').waitFor();
 
-    await ada.getByRole('textbox', { name: 'Formula' }).fill(solve(hand.cards, hand.target).replaceAll('×', '*').replaceAll('÷', '/'));
+    await ada.getByRole('textbox', { name: 'Formula' }).fill(typed(solve(hand.cards, hand.target)));
     await ada.getByRole('button', { name: 'Submit' }).click();
     await ada.locator('.celebration', { hasText: 'You won the round!' }).waitFor();
     assert.ok(await ada.locator('.celebration .confetti').count() > 10);
@@ -162,7 +149,7 @@ test('sounds, vibration, confetti and a TV that is alive', async (t) => {
   });
 
   await t.test('a lost connection floats a banner over the TV; the feed stays on screen', async () => {
-    await server.stop();
+    await night.server.stop();
     await screen.getByText('Connection lost: reconnecting…').waitFor();
     const feed = await screen.locator('.tv-feed').boundingBox();
     assert.ok(feed.y + feed.height <= 1080, `the feed ends at ${feed.y + feed.height}`);

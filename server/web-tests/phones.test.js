@@ -2,44 +2,17 @@
 // 390×844 every card of the hand is on screen and Submit is above the fold
 // without scrolling; a reload keeps the half-typed formula.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, phone, shoot } from './harness.js';
+import { shoot } from './harness.js';
+import { gameNight, hosting, joining, settings } from './kit.js';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-/** A phone named `name`, in room `code` (created when absent). */
-async function seated(name, code) {
-  const page = await phone(browser);
-  await page.goto(`${server.base}/${code ? `r/${code}` : ''}`);
-  await page.getByLabel('Name').fill(name);
-  await page.getByRole('button', { name: 'Let’s play' }).click();
-  if (!code) {
-    await page.getByText(`Hi ${name}!`).waitFor();
-    await page.getByRole('button', { name: 'Create a room' }).click();
-  }
-  await page.locator('.room-code').filter({ hasText: /^[A-Z2-9]{5}$/ }).waitFor();
-  return page;
-}
+const night = gameNight();
 
 test('the hand and Submit fit small phones; a reload keeps the half-typed formula', async () => {
-  const ada = await seated('Ada');
-  const code = (await ada.locator('.room-code').textContent()).trim();
-  const bob = await seated('Bob', code);
-  const seconds = ada.getByLabel('Seconds per round', { exact: true });
-  await seconds.fill('300');
-  await seconds.press('Tab');
+  const { page: ada, code } = await hosting(night, 'Ada');
+  const bob = await joining(night, 'Bob', code);
+  await settings(ada, [['Seconds per round', 300]]);
   await bob.getByText(/of 300 s/).waitFor();
   await ada.getByRole('button', { name: 'Start the match' }).click();
   await ada.locator('.objective-number').waitFor();

@@ -4,48 +4,30 @@
 // refused with a sentence; after a match the host's Rematch asks every
 // phone "Ready?", the TV shows who is, and the match starts once all are.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startServer, launch, phone, tv, shoot, solve, readHand, axeViolations,
+  tv, shoot, solve, readHand, axeViolations,
 } from './harness.js';
+import { gameNight, hosting, joining, settings, typed } from './kit.js';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const night = gameNight();
 
 /** The reaction `emoji` from `name` floating on `page`. */
 const floating = (page, emoji, name) => page.locator('.float', { hasText: emoji }).filter({ hasText: name });
 
 test('reactions float on every screen; a rematch waits for everyone to be ready', async (t) => {
-  const ada = await phone(browser);
-  const bob = await phone(browser);
-  const screen = await tv(browser);
+  const screen = await tv(night.browser);
+  let ada;
+  let bob;
   let code;
 
   await t.test('a reaction in the waiting room floats on the other phone and the TV', async () => {
-    await ada.goto(`${server.base}/`);
-    await ada.getByLabel('Name').fill('Ada');
-    await ada.getByRole('button', { name: 'Let’s play' }).click();
-    await ada.getByRole('button', { name: 'Create a room' }).click();
-    code = (await ada.locator('.room-code').filter({ hasText: /^[A-Z2-9]{5}$/ }).textContent()).trim();
-    const rounds = ada.getByLabel('Rounds', { exact: true });
-    await rounds.fill('1');
-    await rounds.press('Tab');
-    await bob.goto(`${server.base}/r/${code}`);
-    await bob.getByLabel('Name').fill('Bob');
-    await bob.getByRole('button', { name: 'Let’s play' }).click();
+    ({ page: ada, code } = await hosting(night, 'Ada'));
+    await settings(ada, [['Rounds', 1]]);
+    bob = await joining(night, 'Bob', code);
     await bob.getByText(/^1 round of/).waitFor();
-    await screen.goto(`${server.base}/tv/${code}`);
+    await screen.goto(`${night.server.base}/tv/${code}`);
     await screen.locator('.tv-big-code', { hasText: code }).waitFor();
 
     await ada.getByRole('group', { name: 'Reactions' }).getByRole('button', { name: '🎉' }).click();
@@ -76,7 +58,7 @@ test('reactions float on every screen; a rematch waits for everyone to be ready'
   });
 
   await t.test('after the match, Rematch asks everyone "Ready?"; it starts once all are', async () => {
-    await bob.getByRole('textbox', { name: 'Formula' }).fill(solve(hand.cards, hand.target).replaceAll('×', '*').replaceAll('÷', '/'));
+    await bob.getByRole('textbox', { name: 'Formula' }).fill(typed(solve(hand.cards, hand.target)));
     await bob.getByRole('button', { name: 'Submit' }).click();
     await ada.getByRole('list', { name: 'Final standings' }).waitFor();
     await ada.getByRole('button', { name: 'Rematch' }).click();

@@ -11,14 +11,17 @@ import { reactionBar } from './reactions.js';
 
 /** One tap to mute (or unmute) the game's sounds on this browser. */
 export function soundToggle(act) {
-  const el = h('button', { type: 'button', class: 'secondary small sound-toggle', on: { click: act.toggleSound } });
+  const icon = h('span', {});
+  const words = h('span', { class: 'sound-words' });
+  const el = h('button', { type: 'button', class: 'secondary small sound-toggle', on: { click: act.toggleSound } }, icon, words);
   return {
     el,
     update(state) {
       const muted = state.sound?.muted;
       // Browsers play nothing before the first tap on the page.
-      const label = muted ? '🔇 Sound off' : (state.sound?.waiting ? '🔈 Tap for sound' : '🔊 Sound on');
-      setText(el, label);
+      const [i, w] = muted ? ['🔇', ' Sound off'] : (state.sound?.waiting ? ['🔈', ' Tap for sound'] : ['🔊', ' Sound on']);
+      setText(icon, i);
+      setText(words, w);
       el.setAttribute('aria-pressed', String(!muted));
     },
   };
