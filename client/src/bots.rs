@@ -247,7 +247,11 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                 } => {
                     me = Some(player_id);
                     moving = false;
-                    let _ = target.dir.save_token(&target.server, &stored, &token);
+                    // Without its token, a bot started again comes back as a
+                    // new player, its name taken by its old self: say so.
+                    if let Err(e) = target.dir.save_token(&target.server, &stored, &token) {
+                        eprintln!("{name}: could not save its token ({e}); started again, it will need another name");
+                    }
                     if !resumed {
                         net.send(ClientMessage::JoinRoom {
                             code: config.code.clone(),

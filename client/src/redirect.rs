@@ -19,8 +19,9 @@
 use krypto_core::text::for_display;
 use url::Url;
 
-/// Redirects followed in a row without getting a seat before giving up.
-pub const MAX_IN_A_ROW: u32 = 5;
+/// Redirects followed in a row without getting a seat before giving up
+/// (krypto-core's, which the browser reads too).
+pub const MAX_IN_A_ROW: u32 = krypto_core::protocol::MAX_REDIRECTS_IN_A_ROW;
 
 /// Failed connections in a row to a node we were sent to before going back
 /// to the home server (at once when nobody listens there, or when the node

@@ -4,7 +4,6 @@
 //! - this file: the [`Cluster`] handle the session asks — reserve a room
 //!   code, find a room or a player's seat on another node, announce a new
 //!   session — and [`Cluster::open`], which registers the node;
-//! - [`queue`]: the lobby's seats and closed rooms, written in batches;
 //! - [`heartbeat`]: the node's heartbeat, removing dead nodes, publishing
 //!   public rooms and reading the other nodes' ones;
 //! - [`takeover`]: `LISTEN` for sessions opened on other nodes, closing the
@@ -14,7 +13,6 @@
 //! this runs and the server is the single node it always was.
 
 mod heartbeat;
-mod queue;
 mod takeover;
 
 use std::collections::HashMap;
@@ -28,16 +26,16 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-pub(crate) use self::queue::DirectoryQueue;
 use crate::db::directory::{self, Directory, Target};
 use crate::db::{Db, DbError};
+use crate::directory_queue::{self, DirectoryQueue};
 use crate::lobby::Lobby;
 use crate::outbox::{close, ConnId};
 
 /// How long a dead node's seats are remembered, so a player coming back
 /// within the time a dropped seat is held anyway is told their room is
 /// gone.
-const SEAT_MEMORY: Duration = Duration::from_secs(60);
+const SEAT_MEMORY: Duration = Duration::from_millis(krypto_core::room::SEAT_HOLD_MS);
 
 /// Fresh codes tried before giving up (each collision is a chance of about
 /// one in 28 million per open room).
@@ -166,7 +164,7 @@ pub(crate) struct Cluster {
 /// What [`Cluster::open`] hands over to [`Cluster::spawn`].
 #[derive(Debug)]
 pub(crate) struct Pending {
-    queue: mpsc::UnboundedReceiver<queue::Change>,
+    queue: mpsc::UnboundedReceiver<directory_queue::Change>,
     listener: PgListener,
 }
 
@@ -248,7 +246,10 @@ impl Cluster {
 
     /// Starts the directory writer, the heartbeat and the session listener.
     pub(crate) fn spawn(self: &Arc<Self>, lobby: Arc<Lobby>, pending: Pending) {
-        tokio::spawn(queue::write(self.directory.clone(), pending.queue));
+        tokio::spawn(directory_queue::write(
+            self.directory.clone(),
+            pending.queue,
+        ));
         tokio::spawn(heartbeat::run(self.clone(), lobby.clone()));
         tokio::spawn(takeover::run(self.clone(), lobby, pending.listener));
     }

@@ -21,7 +21,8 @@
 //! - [`cluster`]: with `--public-url`, this server is one node of many on
 //!   one PostgreSQL database: room codes, seats and public rooms in a
 //!   shared directory, redirects to other nodes, heartbeats, one session
-//!   per player across nodes.
+//!   per player across nodes. [`directory_queue`]: the lobby's seats and
+//!   closed rooms on their way to that directory, written in batches.
 //! - [`room_task`]: one task per room, owning the pure
 //!   `krypto_core::room::Room` and its clock ([`room_clock`]: real, sped up,
 //!   or moved by a test); it records each result and waits for the commit
@@ -43,6 +44,7 @@ mod cluster;
 mod codes;
 pub mod config;
 pub mod db;
+mod directory_queue;
 mod forwarded;
 mod handover;
 mod http;
@@ -176,6 +178,28 @@ pub enum ServerError {
     /// Joining the cluster of nodes failed.
     #[error(transparent)]
     Cluster(#[from] ClusterError),
+    /// The score recorder (the only writer of results) ended on its own
+    /// or panicked: the server stopped rather than play on unrecorded.
+    #[error("the score recorder stopped: {0}")]
+    RecorderStopped(String),
+}
+
+/// Waits for the recorder's task to end. Before shutdown that is fatal: it
+/// is logged, and the server is told to stop (its rooms are saved, so a
+/// restart carries on). A panic is an error whenever it happens.
+async fn watch_recorder(
+    task: tokio::task::JoinHandle<()>,
+    shutdown: CancellationToken,
+) -> Result<(), ServerError> {
+    let ended = task.await;
+    let why = match ended {
+        Ok(()) if shutdown.is_cancelled() => return Ok(()),
+        Ok(()) => "it ended while the server was running".to_owned(),
+        Err(e) => e.to_string(),
+    };
+    tracing::error!(why = %why, "the score recorder stopped: stopping the server");
+    shutdown.cancel();
+    Err(ServerError::RecorderStopped(why))
 }
 
 /// Restores the rooms the last graceful stop saved, serves on `listener`
@@ -191,6 +215,7 @@ pub async fn run(
 ) -> Result<(), ServerError> {
     let bound = listener.local_addr()?;
     let (shared, recorder_task) = Shared::open(config, bound).await?;
+    let recorder_task = tokio::spawn(watch_recorder(recorder_task, shared.shutdown.clone()));
     let listener = listener::CappedListener::new(
         listener,
         shared.config.max_connections,
@@ -224,7 +249,9 @@ pub async fn run(
     // Everything the rooms recorded is committed before they are handed
     // on: their new node records the rest of their matches.
     shared.recorder.close().await;
-    let _ = recorder_task.await;
+    let recorded = recorder_task
+        .await
+        .unwrap_or_else(|e| Err(ServerError::RecorderStopped(e.to_string())));
     shared.put_saved_rooms_away().await;
     tracing::info!("closing connections");
     shared.disconnect.cancel();
@@ -240,5 +267,38 @@ pub async fn run(
     }
     shared.db.close().await;
     tracing::info!("stopped");
-    Ok(())
+    recorded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_recorder_that_panics_stops_the_server_with_an_error() {
+        let shutdown = CancellationToken::new();
+        let task = tokio::spawn(async { panic!("the recorder broke") });
+        let ended = watch_recorder(task, shutdown.clone()).await;
+        assert!(
+            matches!(&ended, Err(ServerError::RecorderStopped(why)) if why.contains("panicked")),
+            "{ended:?}"
+        );
+        assert!(shutdown.is_cancelled(), "the server is told to stop");
+    }
+
+    #[tokio::test]
+    async fn a_recorder_that_ends_before_shutdown_stops_the_server() {
+        let shutdown = CancellationToken::new();
+        let ended = watch_recorder(tokio::spawn(async {}), shutdown.clone()).await;
+        assert!(matches!(ended, Err(ServerError::RecorderStopped(_))));
+        assert!(shutdown.is_cancelled());
+    }
+
+    #[tokio::test]
+    async fn a_recorder_closed_at_shutdown_is_an_orderly_end() {
+        let shutdown = CancellationToken::new();
+        shutdown.cancel();
+        let ended = watch_recorder(tokio::spawn(async {}), shutdown).await;
+        assert!(ended.is_ok(), "{ended:?}");
+    }
 }

@@ -4,7 +4,7 @@
 //! A plain mutex around three maps, held for a few map operations and never
 //! across an `.await`; the rooms' own state lives in their tasks. On a node
 //! of a cluster, every seat, unseat and closed room is also queued for the
-//! shared directory ([`crate::cluster::DirectoryQueue`]), which a task
+//! shared directory ([`crate::directory_queue::DirectoryQueue`]), which a task
 //! writes in batches: the lobby never waits on the database.
 
 use std::collections::{HashMap, HashSet};
@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use krypto_core::protocol::{ClientMessage, ErrorCode, PlayerId, RoomSettings, RoomSummary};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::cluster::DirectoryQueue;
 use crate::codes;
+use crate::directory_queue::DirectoryQueue;
 use crate::outbox::{ConnId, Outbox};
 
 /// What a connection asks of a room task.

@@ -13,20 +13,27 @@ use krypto_core::protocol::ServerEnvelope;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-/// WebSocket close codes the server uses, in one place.
-pub(crate) mod close {
-    /// A newer connection of the same player took over.
-    pub(crate) const NORMAL: u16 = 1000;
-    /// A text frame that is not UTF-8 (RFC 6455 §8.1).
-    pub(crate) const INVALID_DATA: u16 = 1007;
-    /// Abuse or a broken rule: no hello in time, flooding, code guessing,
-    /// a peer that stopped answering pings or reading its messages.
-    pub(crate) const POLICY: u16 = 1008;
-    /// A frame or message over the size limit.
-    pub(crate) const TOO_BIG: u16 = 1009;
-    /// The server is shutting down and will be back: clients can say "the
-    /// server is restarting" and reconnect, rather than give up (1001).
-    pub(crate) const SERVICE_RESTART: u16 = 1012;
+/// WebSocket close codes the server uses: krypto-core's, which clients
+/// read too.
+pub(crate) use krypto_core::protocol::close;
+
+/// A message serialized once, ready for any number of connections, or the
+/// mark of one that could not be (logged where it happened).
+pub(crate) type Frame = Result<Utf8Bytes, Unserializable>;
+
+/// A server message serde could not write: a bug, already logged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Unserializable;
+
+/// Serializes `envelope` once; a failure is logged here, with the message's
+/// type, and each connection it was for is closed by
+/// [`Outbox::send_frame`].
+pub(crate) fn frame(envelope: &ServerEnvelope) -> Frame {
+    envelope.to_json().map(Utf8Bytes::from).map_err(|e| {
+        let kind = envelope.message.message_type();
+        tracing::error!(error = %e, kind, "message not serialized: closing its recipients");
+        Unserializable
+    })
 }
 
 /// Identifies one connection, so a late "disconnected" from a replaced
@@ -89,12 +96,21 @@ impl Outbox {
     /// Queues a message; false if the client is gone or was just
     /// disconnected for being too slow.
     pub(crate) fn send(&self, envelope: &ServerEnvelope) -> bool {
-        self.send_text(Utf8Bytes::from(envelope.to_json()))
+        self.send_frame(&frame(envelope))
     }
 
-    /// Queues an already serialized message.
-    pub(crate) fn send_text(&self, text: Utf8Bytes) -> bool {
-        self.push(Outbound::Text(text))
+    /// Queues a message serialized once for many connections. One the
+    /// server could not serialize closes the connection after what is
+    /// queued (1011): the client reconnects and resumes rather than play on
+    /// without it.
+    pub(crate) fn send_frame(&self, frame: &Frame) -> bool {
+        match frame {
+            Ok(text) => self.push(Outbound::Text(text.clone())),
+            Err(Unserializable) => {
+                self.close(close::INTERNAL_ERROR, "server error");
+                false
+            }
+        }
     }
 
     /// Queues a ping.
@@ -143,5 +159,27 @@ impl Outbox {
     /// The close frame a kill asked for.
     pub(crate) fn kill_frame(&self) -> Option<(u16, String)> {
         self.kill.frame.lock().ok().and_then(|f| f.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use krypto_core::protocol::ServerMessage;
+
+    use super::*;
+
+    #[test]
+    fn a_message_that_could_not_be_written_closes_the_connection_after_the_others() {
+        let (outbox, mut queued) = Outbox::new(8);
+        assert!(outbox.send(&ServerEnvelope::new(ServerMessage::Pong)));
+        assert!(!outbox.send_frame(&Err(Unserializable)));
+        match queued.try_recv() {
+            Ok(Outbound::Text(text)) => assert!(text.as_str().contains("pong"), "{text}"),
+            other => panic!("expected the pong first, got {other:?}"),
+        }
+        match queued.try_recv() {
+            Ok(Outbound::Close(code, _)) => assert_eq!(code, close::INTERNAL_ERROR),
+            other => panic!("expected a close, got {other:?}"),
+        }
     }
 }

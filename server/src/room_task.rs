@@ -13,7 +13,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::ws::Utf8Bytes;
 use krypto_core::protocol::{ErrorCode, PlayerId, RoomSettings, ServerEnvelope};
 use krypto_core::room::{Effects, Joiner, Recipient, Room, RoomError, RoomLimits, SavedRoom};
 use serde::{Deserialize, Serialize};
@@ -420,11 +419,11 @@ impl RoomTask {
                 },
                 out.message,
             );
-            let text = Utf8Bytes::from(envelope.to_json());
+            let text = crate::outbox::frame(&envelope);
             match out.to {
                 Recipient::Player(p) => {
                     if let Some(c) = self.clients.get(&p) {
-                        c.send_text(text);
+                        c.send_frame(&text);
                     }
                 }
                 // "Everyone" means the room's members now: someone just
@@ -433,14 +432,14 @@ impl RoomTask {
                 Recipient::All => {
                     for (p, c) in &self.clients {
                         if self.room.is_member(*p) {
-                            c.send_text(text.clone());
+                            c.send_frame(&text);
                         }
                     }
                 }
                 Recipient::AllExcept(except) => {
                     for (p, c) in &self.clients {
                         if *p != except && self.room.is_member(*p) {
-                            c.send_text(text.clone());
+                            c.send_frame(&text);
                         }
                     }
                 }

@@ -1,7 +1,10 @@
 //! The browser client, served on the same port as the game: the pages
 //! (`/`, `/r/CODE`, `/tv/CODE`, `/leaderboard`, `/p/NAME`, all the same
 //! shell whose script picks the screen from the address), the assets under
-//! `/assets/`, and the QR code of a room's link at `/r/CODE/qr.svg`.
+//! `/assets/`, and the QR code of a room's link at `/r/CODE/qr.svg`. One
+//! asset is generated rather than embedded: `js/limits.js`, krypto-core's
+//! limits as an ES module ([`ClientLimits`]), so the browser types no
+//! number the server checks.
 //!
 //! Everything is embedded in the binary (`include_bytes!`), so `cargo run`
 //! alone serves a game night: no build step, nothing fetched from outside.
@@ -20,6 +23,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use krypto_core::protocol::limits::ClientLimits;
 use qrcode::render::svg;
 use qrcode::{EcLevel, QrCode};
 use sha2::{Digest, Sha256};
@@ -95,6 +99,27 @@ const ASSETS: &[Asset] = &[
     asset!("js/screens/profile.js", JS),
 ];
 
+/// `js/limits.js`, generated once from krypto-core.
+fn limits_asset() -> &'static Asset {
+    static LIMITS: OnceLock<Asset> = OnceLock::new();
+    LIMITS.get_or_init(|| {
+        // Serializing a struct of numbers, names and maps cannot fail; were
+        // it ever to, the module says so loudly instead of going missing.
+        let module = ClientLimits::current().to_es_module().unwrap_or_else(|e| {
+            tracing::error!(error = %e, "the browser's limits could not be written");
+            format!(
+                "throw new Error({:?});\n",
+                format!("limits unavailable: {e}")
+            )
+        });
+        Asset {
+            path: "js/limits.js",
+            content_type: JS,
+            body: Box::leak(module.into_bytes().into_boxed_slice()),
+        }
+    })
+}
+
 /// The routes of the browser client. They use no server state, so they
 /// merge into any router.
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
@@ -112,6 +137,7 @@ pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .route("/r/assets/{*path}", get(asset))
         .route("/tv/assets/{*path}", get(asset))
         .route("/p/assets/{*path}", get(asset))
+        .route("/js/limits.js", get(limits))
         .route("/favicon.ico", get(favicon))
         .route("/r/{code}/qr.svg", get(qr))
 }
@@ -138,6 +164,7 @@ fn etag(asset: &Asset) -> &'static str {
     let tags = TAGS.get_or_init(|| {
         std::iter::once(&INDEX)
             .chain(ASSETS)
+            .chain(std::iter::once(limits_asset()))
             .map(|a| {
                 let digest = Sha256::digest(a.body);
                 (
@@ -219,10 +246,15 @@ fn page_csp(host: &str) -> Option<HeaderValue> {
 }
 
 async fn asset(Path(path): Path<String>, request: HeaderMap) -> Response {
-    match ASSETS.iter().find(|a| a.path == path) {
+    let generated = std::iter::once(limits_asset());
+    match ASSETS.iter().chain(generated).find(|a| a.path == path) {
         Some(a) => serve(a, &request),
         None => not_found("asset"),
     }
+}
+
+async fn limits(request: HeaderMap) -> Response {
+    serve(limits_asset(), &request)
 }
 
 async fn favicon(request: HeaderMap) -> Response {

@@ -12,6 +12,10 @@ mod common;
 use std::collections::HashMap;
 
 use common::{TestServer, PATIENCE};
+use krypto_core::names::MAX_NAME_CHARS;
+use krypto_core::protocol::limits::ClientLimits;
+use krypto_core::protocol::PROTOCOL_VERSION;
+use krypto_core::settings::ROUNDS;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -126,6 +130,54 @@ async fn assets_have_their_types_and_revalidate_with_an_etag() {
 
     assert_eq!(get(&server, "/assets/nope.js", "").await.status, 404);
     assert_eq!(get(&server, "/assets/../Cargo.toml", "").await.status, 404);
+    server.shutdown().await;
+}
+
+/// The limits the generated module exports, read back as JSON.
+fn exported_limits(module: &str) -> serde_json::Value {
+    let start = module.find("deepFreeze(").expect("LIMITS is frozen") + "deepFreeze(".len();
+    let end = module[start..].find(");\n").expect("one statement") + start;
+    serde_json::from_str(&module[start..end]).expect("the limits are JSON")
+}
+
+#[tokio::test]
+async fn the_browser_reads_krypto_cores_limits_from_a_generated_module() {
+    let server = TestServer::start().await;
+    let want = serde_json::to_value(ClientLimits::current()).unwrap();
+    // Where the app's modules import it from (beside them, also under a
+    // page one level down), and at the top.
+    for path in [
+        "/assets/js/limits.js",
+        "/r/assets/js/limits.js",
+        "/js/limits.js",
+    ] {
+        let a = get(&server, path, "").await;
+        assert_eq!(a.status, 200, "{path}");
+        assert_eq!(a.headers["content-type"], "text/javascript; charset=utf-8");
+        assert_guarded(&a);
+        assert!(a.body.contains("export const LIMITS = "), "{}", a.body);
+        assert_eq!(exported_limits(&a.body), want, "{path}");
+        let again = get(
+            &server,
+            path,
+            &format!("If-None-Match: {}\r\n", a.headers["etag"]),
+        )
+        .await;
+        assert_eq!(again.status, 304, "{path}");
+    }
+    // The numbers the browser checks are the server's own.
+    assert_eq!(want["name_chars"], MAX_NAME_CHARS);
+    assert_eq!(want["formula_chars"], krypto_core::formula::MAX_LEN);
+    assert_eq!(want["protocol"], PROTOCOL_VERSION);
+    assert_eq!(want["settings"]["rounds"]["max"], *ROUNDS.end());
+    assert_eq!(want["settings"]["target_score"]["nullable"], true);
+    assert_eq!(
+        want["settings"]["rules"]["choices"],
+        serde_json::json!(["free", "integer", "international"])
+    );
+    // And the app imports it rather than typing numbers.
+    let main = get(&server, "/assets/js/main.js", "").await;
+    assert!(main.body.contains("from './limits.js'"));
     server.shutdown().await;
 }
 

@@ -37,10 +37,11 @@ macro_rules! wire_names {
 
 /// A wire enum: the derives every one of them shares (snake_case names on the
 /// wire and on command lines, any case when parsed, every value listed), then
-/// `as_str` and `Display` through `wire_names!`. Extra derives go on the enum.
+/// `as_str` and `Display` through `wire_names!`. Extra derives and
+/// attributes (`#[strum(parse_err_fn = …)]` for a typed parse error) go on
+/// the enum.
 macro_rules! wire_enum {
     ($(#[$meta:meta])* $vis:vis enum $name:ident { $($body:tt)* }) => {
-        $(#[$meta])*
         #[derive(
             Debug, Clone, Copy, PartialEq, Eq, Hash,
             serde::Serialize, serde::Deserialize,
@@ -48,6 +49,7 @@ macro_rules! wire_enum {
         )]
         #[serde(rename_all = "snake_case")]
         #[strum(serialize_all = "snake_case", ascii_case_insensitive)]
+        $(#[$meta])*
         $vis enum $name { $($body)* }
         wire_names!($name);
     };

@@ -41,7 +41,7 @@ fn client_round_trip(id: Option<&str>, msg: ClientMessage, expected: Value) {
         id: id.map(str::to_owned),
         message: msg,
     };
-    let text = env.to_json();
+    let text = env.to_json().unwrap();
     let got: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(got, expected, "serialized {env:?}");
     saw(&got["type"], env.message.message_type());
@@ -58,7 +58,7 @@ fn server_round_trip(id: Option<&str>, msg: ServerMessage, expected: Value) {
         id: id.map(str::to_owned),
         message: msg,
     };
-    let got: Value = serde_json::from_str(&env.to_json()).unwrap();
+    let got: Value = serde_json::from_str(&env.to_json().unwrap()).unwrap();
     assert_eq!(got, expected, "serialized {env:?}");
     saw(&got["type"], env.message.message_type());
     assert_eq!(parse_server_message(&expected.to_string()).unwrap(), env);
@@ -779,7 +779,7 @@ fn bad_input_gives_typed_errors() {
         }
         other => panic!("{other:?}"),
     }
-    let reply: Value = serde_json::from_str(&err.to_envelope().to_json()).unwrap();
+    let reply: Value = serde_json::from_str(&err.to_envelope().to_json().unwrap()).unwrap();
     assert_eq!(reply["type"], "error");
     assert_eq!(reply["code"], "bad_message");
     assert_eq!(reply["id"], "q");

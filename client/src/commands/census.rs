@@ -68,9 +68,9 @@ pub fn run(args: &CensusArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
         write().with_context(|| format!("cannot write {}", path.display()))?;
     }
     let report = Report {
-        variant: cfg.variant.name(),
+        variant: cfg.variant.as_str(),
         rules: cfg.rules,
-        deck: cfg.deck.name(),
+        deck: cfg.deck.as_str(),
         hands: result.hands,
         games: result.games,
         solvable: result.solvable,

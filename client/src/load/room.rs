@@ -25,9 +25,10 @@ use futures_util::future::BoxFuture;
 use futures_util::stream::{self, FuturesUnordered, SelectAll, SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use krypto_core::protocol::{
-    parse_server_message, ClientEnvelope, ClientMessage, ErrorCode, RoomPhase, ServerEnvelope,
-    ServerMessage, PROTOCOL_VERSION,
+    close, parse_server_message, ClientEnvelope, ClientMessage, ErrorCode, RoomPhase,
+    ServerEnvelope, ServerMessage, PROTOCOL_VERSION,
 };
+use krypto_core::room::SEAT_HOLD_MS;
 use krypto_core::settings::SettingsPatch;
 use krypto_core::Rules;
 use rand::rngs::StdRng;
@@ -41,7 +42,7 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use super::answers::{self, Answers, Right};
 use super::stats::{record, Counters, Stats, WonRound};
-use crate::redirect::{Follow, RedirectError};
+use crate::redirect::{Follow, RedirectError, HOME_AFTER_FAILURES};
 
 /// Bytes read from a socket at a time.
 const READ_BUFFER: usize = 4 * 1024;
@@ -50,12 +51,9 @@ type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 type Sink = SplitSink<Ws, Message>;
 type Incoming = Option<Result<Message, tungstenite::Error>>;
 
-/// The close code of a server stopping to restart (RFC 6455's 1012).
-const RESTARTING: u16 = 1012;
-/// How long a player keeps trying to get back to their seat.
-const MOVE_PATIENCE: Duration = Duration::from_secs(30);
-/// Failed tries at a redirect's node before going home instead.
-const TRIES_BEFORE_HOME: u32 = 3;
+/// How long a player keeps trying to get back to their seat: half the
+/// time the room holds it, so a player who makes it is still seated.
+const MOVE_PATIENCE: Duration = Duration::from_millis(SEAT_HOLD_MS / 2);
 
 /// Where the run as a whole is; the coordinator moves it forward and every
 /// room task watches it.
@@ -178,8 +176,10 @@ async fn set_up(
             Err(e) => {
                 failed = true;
                 stats.connect_failures += 1;
-                if let SetupError::Refused(code) = e {
-                    stats.error(code.as_str());
+                match e {
+                    SetupError::Refused(code) => stats.error(code.as_str()),
+                    SetupError::Unwritable => stats.error("unwritable_request"),
+                    _ => {}
                 }
             }
         }
@@ -199,6 +199,7 @@ async fn set_up(
                         stats.error("bad_redirect");
                     }
                     SetupError::Redirect(RedirectError::Loop(_)) => stats.error("redirect_loop"),
+                    SetupError::Unwritable => stats.error("unwritable_request"),
                     SetupError::Broken => {}
                 }
                 Err(())
@@ -224,6 +225,19 @@ enum SetupError {
     Broken,
     /// A redirect we would not follow.
     Redirect(RedirectError),
+    /// A request serde could not write (a bug: counted as an error).
+    Unwritable,
+}
+
+/// A request as a text frame; `None` (logged) when it cannot be written.
+fn text(envelope: &ClientEnvelope) -> Option<Message> {
+    match envelope.to_json() {
+        Ok(json) => Some(Message::text(json)),
+        Err(e) => {
+            eprintln!("krypto-load: a request could not be written: {e}");
+            None
+        }
+    }
 }
 
 /// Connects to `url` and says `hello` as `name` (with `token`, on a node we
@@ -303,7 +317,7 @@ async fn come_back(
     let mut delay = Duration::from_millis(100);
     let mut failures = 0;
     loop {
-        let url = if failures < TRIES_BEFORE_HOME {
+        let url = if failures < HOME_AFTER_FAILURES {
             &first
         } else {
             &home
@@ -338,9 +352,8 @@ async fn request(
         message,
     };
     let exchange = async {
-        ws.send(Message::text(envelope.to_json()))
-            .await
-            .map_err(|_| SetupError::Broken)?;
+        let request = text(&envelope).ok_or(SetupError::Unwritable)?;
+        ws.send(request).await.map_err(|_| SetupError::Broken)?;
         ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
         loop {
             let text = match ws.next().await {
@@ -396,8 +409,9 @@ async fn create_and_join(
         id: Some("start".to_owned()),
         message: ClientMessage::Start,
     };
+    let request = text(&start).ok_or(SetupError::Unwritable)?;
     host.ws
-        .send(Message::text(start.to_json()))
+        .send(request)
         .await
         .map_err(|_| SetupError::Broken)?;
     ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
@@ -674,6 +688,10 @@ impl Room {
                 id: Some(format!("s{seq}")),
                 message,
             };
+            let Some(request) = text(&envelope) else {
+                self.stats.error("unwritable_request");
+                continue;
+            };
             let sent_at = Instant::now();
             let measured = self.measure_from.is_some_and(|since| sent_at >= since);
             bot.pending.insert(
@@ -690,12 +708,7 @@ impl Room {
                 self.stats.measured_submissions += 1;
             }
             self.ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
-            if bot
-                .sink
-                .send(Message::text(envelope.to_json()))
-                .await
-                .is_err()
-            {
+            if bot.sink.send(request).await.is_err() {
                 self.lost(i);
             }
         }
@@ -760,6 +773,7 @@ impl Room {
                 self.stats.unexpected_disconnects += 1;
                 self.stats.error(match e {
                     SetupError::Refused(code) => code.as_str(),
+                    SetupError::Unwritable => "unwritable_request",
                     _ => "resume_failed",
                 });
             }
@@ -772,7 +786,9 @@ impl Room {
         }
         let text = match incoming {
             Some(Ok(Message::Text(text))) => text,
-            Some(Ok(Message::Close(Some(frame)))) if u16::from(frame.code) == RESTARTING => {
+            Some(Ok(Message::Close(Some(frame))))
+                if u16::from(frame.code) == close::SERVICE_RESTART =>
+            {
                 return self.start_move(i, None);
             }
             Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return self.lost(i),
@@ -945,13 +961,12 @@ impl Room {
     }
 
     async fn send(&mut self, i: usize, envelope: ClientEnvelope) {
+        let Some(request) = text(&envelope) else {
+            self.stats.error("unwritable_request");
+            return;
+        };
         self.ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
-        if self.bots[i]
-            .sink
-            .send(Message::text(envelope.to_json()))
-            .await
-            .is_err()
-        {
+        if self.bots[i].sink.send(request).await.is_err() {
             self.lost(i);
         }
     }

@@ -21,10 +21,10 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use krypto_client::redirect::HOME_AFTER_FAILURES;
 use krypto_core::protocol::{
-    ClientEnvelope, ClientMessage, ErrorCode, ServerEnvelope, ServerMessage, PROTOCOL_VERSION,
+    close, ClientEnvelope, ClientMessage, ErrorCode, ServerEnvelope, ServerMessage,
+    PROTOCOL_VERSION,
 };
 use tokio::sync::mpsc;
-use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::Message;
 
 use super::untrusted;
@@ -254,7 +254,11 @@ async fn session<E: From<NetEvent>>(
             bot: identity.bot,
         },
     };
-    if let Err(e) = ws.send(Message::text(hello.to_json())).await {
+    let hello = match hello.to_json() {
+        Ok(json) => Message::text(json),
+        Err(e) => return lost(format!("could not write hello: {e}")),
+    };
+    if let Err(e) = ws.send(hello).await {
         return lost(format!("connection lost: {e}"));
     }
     loop {
@@ -271,7 +275,11 @@ async fn session<E: From<NetEvent>>(
                     }
                     Some(Command::Send(out)) => out,
                 };
-                if let Err(e) = ws.send(Message::text(out.to_json())).await {
+                let out = match out.to_json() {
+                    Ok(json) => Message::text(json),
+                    Err(e) => return lost(format!("could not write a request: {e}")),
+                };
+                if let Err(e) = ws.send(out).await {
                     return lost(format!("connection lost: {e}"));
                 }
             }
@@ -282,7 +290,7 @@ async fn session<E: From<NetEvent>>(
                     Some(Ok(Message::Text(t))) => t.as_str().to_owned(),
                     Some(Ok(Message::Close(frame))) => {
                         let loss = match &frame {
-                            Some(f) if f.code == CloseCode::Restart => Loss::Restarting,
+                            Some(f) if u16::from(f.code) == close::SERVICE_RESTART => Loss::Restarting,
                             _ => Loss::Dropped,
                         };
                         let why = frame

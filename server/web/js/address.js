@@ -6,9 +6,6 @@
 // node B at `http://proxy/node-b/`), so every address the page makes is
 // built from the base its own address shows, never from `/`.
 
-/** Most redirects in a row without a seat before the page gives up. */
-export const MAX_HOPS = 5;
-
 /** The routes of the app, after its base. */
 const ROUTE_TAIL = /(\/(r|tv|p)\/[^/]+|\/leaderboard|\/link)?\/?$/;
 
@@ -74,9 +71,10 @@ const TICKET = /^[\x21-\x7e]{1,64}$/;
 
 /**
  * What a redirect handed over in the fragment: `{ticket, name, hops}`
- * (ticket and name null when absent or not what a server would give).
+ * (ticket and name null when absent or not what a server would give; hops
+ * at most `maxHops + 1`, the server's redirects-in-a-row limit plus one).
  */
-export function handover(hash) {
+export function handover(hash, maxHops) {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
   const ticket = params.get('ticket');
   const name = params.get('name');
@@ -85,7 +83,7 @@ export function handover(hash) {
   return {
     ticket: ok ? ticket : null,
     name: ok && name && name.length <= 40 && !/[\p{Cc}\p{Cf}]/u.test(name) ? name : null,
-    hops: Number.isInteger(hops) && hops > 0 ? Math.min(hops, MAX_HOPS + 1) : 0,
+    hops: Number.isInteger(hops) && hops > 0 ? Math.min(hops, maxHops + 1) : 0,
   };
 }
 

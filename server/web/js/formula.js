@@ -4,9 +4,10 @@
 // it too, so the preview never recurses deeper than the server would.
 
 import { Fraction } from './fraction.js';
+import { LIMITS } from './limits.js';
 
-export const MAX_LEN = 200;
-const MAX_DEPTH = 32;
+export const MAX_LEN = LIMITS.formula_chars;
+const MAX_DEPTH = LIMITS.formula_depth;
 
 const OPS = { '+': '+', '-': '-', '−': '-', '*': '*', '×': '*', x: '*', X: '*', '/': '/', '÷': '/' };
 

@@ -5,8 +5,9 @@
 
 import { Connection } from './net.js';
 import {
-  basePath, routePath, redirectPage, handover, linkCode, shown, MAX_HOPS,
+  basePath, routePath, redirectPage, handover, linkCode, shown,
 } from './address.js';
+import { LIMITS } from './limits.js';
 import { createState, applyServer, canPlay } from './state.js';
 import {
   loadIdentity, saveIdentity, forgetIdentity, setAside, loadPrevious, forgetPrevious, saveDraft,
@@ -50,7 +51,8 @@ const route = parseRoute(routePath(location.pathname));
 // code: read them, and take them out of the address at once (history,
 // bookmarks, a shared screen). Neither replaces the identity this browser
 // keeps without the person's yes (startGame).
-const handed = handover(location.hash);
+const MAX_HOPS = LIMITS.redirects_in_a_row;
+const handed = handover(location.hash, MAX_HOPS);
 const scanned = route.kind === 'link' ? linkCode(location.hash) : null;
 if (location.hash) history.replaceState(null, '', location.pathname + location.search);
 
@@ -166,10 +168,10 @@ function startGame(route) {
 
   function sayHello() {
     if (state.consent || welcomedHere) return; // asked first; or already someone on this connection
-    if (identity) conn.send({ type: 'hello', protocol: 1, token: identity.token });
-    else if (pendingTicket) conn.send({ type: 'hello', protocol: 1, ticket: pendingTicket });
-    else if (pendingName) conn.send({ type: 'hello', protocol: 1, name: pendingName });
-    else if (kind === 'tv') conn.send({ type: 'hello', protocol: 1, name: (pendingName = tvName()) });
+    if (identity) conn.send({ type: 'hello', protocol: LIMITS.protocol, token: identity.token });
+    else if (pendingTicket) conn.send({ type: 'hello', protocol: LIMITS.protocol, ticket: pendingTicket });
+    else if (pendingName) conn.send({ type: 'hello', protocol: LIMITS.protocol, name: pendingName });
+    else if (kind === 'tv') conn.send({ type: 'hello', protocol: LIMITS.protocol, name: (pendingName = tvName()) });
     else state.needName = true;
   }
 

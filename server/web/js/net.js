@@ -4,13 +4,14 @@
 // seat), so a phone that slept or a restarted server is picked up again.
 
 import { socketUrl } from './address.js';
+import { LIMITS } from './limits.js';
 
 const FIRST_DELAY_MS = 500;
 const MAX_DELAY_MS = 10_000;
 
 /** Close codes after which reconnecting would only fight someone else. */
 const FINAL = new Set([
-  1000, // replaced by a newer connection with the same token (another tab)
+  LIMITS.replaced_close_code, // a newer connection with the same token (another tab)
 ]);
 
 export class Connection {

@@ -176,7 +176,10 @@ pub fn client_message(data: &[u8]) {
     let Ok(envelope) = parse_client_message(text) else {
         return;
     };
-    let json = envelope.to_json();
+    let json = match envelope.to_json() {
+        Ok(json) => json,
+        Err(e) => panic!("{text:?} parsed, but did not serialize: {e}"),
+    };
     let again: ClientEnvelope = match parse_client_message(&json) {
         Ok(e) => e,
         Err(e) => panic!("{text:?} parsed, but its JSON {json:?} did not: {e}"),

@@ -1,59 +1,34 @@
 //! Why a formula was refused, with the column a player should look at.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-/// The category of a refusal. Clients switch on it (and the wire carries it
-/// as a snake_case string), so the set is part of the protocol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::EnumIter)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorKind {
-    /// The text is not a formula: an unexpected character, an unbalanced
-    /// parenthesis, a missing operand or operator, or nothing at all.
-    Syntax,
-    /// More than [`MAX_LEN`](super::MAX_LEN) characters.
-    TooLong,
-    /// More than [`MAX_DEPTH`](super::MAX_DEPTH) levels of parentheses.
-    TooDeep,
-    /// A number that is not a card of the hand.
-    UnknownCard,
-    /// A card used more often than it was dealt.
-    CardReused,
-    /// Cards of the hand that the formula does not use.
-    CardUnused,
-    /// A division whose divisor comes to zero.
-    DivisionByZero,
-    /// An intermediate result the rule set does not allow.
-    RuleViolation,
-    /// A well-formed formula over the hand that does not make the objective.
-    WrongValue,
-    /// A value too large for exact 64-bit rationals.
-    Overflow,
-}
-
-impl ErrorKind {
-    /// The snake_case name used on the wire and in `--json` output.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ErrorKind::Syntax => "syntax",
-            ErrorKind::TooLong => "too_long",
-            ErrorKind::TooDeep => "too_deep",
-            ErrorKind::UnknownCard => "unknown_card",
-            ErrorKind::CardReused => "card_reused",
-            ErrorKind::CardUnused => "card_unused",
-            ErrorKind::DivisionByZero => "division_by_zero",
-            ErrorKind::RuleViolation => "rule_violation",
-            ErrorKind::WrongValue => "wrong_value",
-            ErrorKind::Overflow => "overflow",
-        }
-    }
-}
-
-impl fmt::Display for ErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+wire_enum! {
+    /// The category of a refusal. Clients switch on it (and the wire carries
+    /// it as a snake_case string, also in `--json` output), so the set is
+    /// part of the protocol.
+    pub enum ErrorKind {
+        /// The text is not a formula: an unexpected character, an unbalanced
+        /// parenthesis, a missing operand or operator, or nothing at all.
+        Syntax,
+        /// More than [`MAX_LEN`](super::MAX_LEN) characters.
+        TooLong,
+        /// More than [`MAX_DEPTH`](super::MAX_DEPTH) levels of parentheses.
+        TooDeep,
+        /// A number that is not a card of the hand.
+        UnknownCard,
+        /// A card used more often than it was dealt.
+        CardReused,
+        /// Cards of the hand that the formula does not use.
+        CardUnused,
+        /// A division whose divisor comes to zero.
+        DivisionByZero,
+        /// An intermediate result the rule set does not allow.
+        RuleViolation,
+        /// A well-formed formula over the hand that does not make the objective.
+        WrongValue,
+        /// A value too large for exact 64-bit rationals.
+        Overflow,
     }
 }
 

@@ -205,7 +205,7 @@ impl Parsed {
             format!(
                 "{} = {v} {why}; {} rules allow only {}",
                 self.text(id),
-                rules.name(),
+                rules.as_str(),
                 rules.describe()
             ),
         )

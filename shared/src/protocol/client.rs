@@ -188,9 +188,9 @@ impl ClientEnvelope {
         ClientEnvelope { id: None, message }
     }
 
-    /// The JSON text to send.
-    pub fn to_json(&self) -> String {
-        // Serializing these types cannot fail: every map key is a string.
-        serde_json::to_string(self).unwrap_or_default()
+    /// The JSON text to send. Serializing fails only on a bug (a map with
+    /// keys that are not strings); the sender decides what that ends.
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string(self)
     }
 }

@@ -19,14 +19,19 @@
 //! events and theirs), `snapshot` (rooms, standings and leaderboard rows as
 //! the server shows them), `codes` (why a request or a formula is refused)
 //! and `parse` (text frames into typed messages or typed errors). Room
-//! settings are [`crate::settings`]'s, re-exported here.
+//! settings are [`crate::settings`]'s, re-exported here. [`close`] names the
+//! WebSocket close codes the server ends connections with, and [`limits`]
+//! gathers every number a client checks or shows before the server would
+//! refuse (the browser reads it as a module the server generates).
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
 mod client;
+pub mod close;
 mod codes;
+pub mod limits;
 mod parse;
 mod server;
 mod snapshot;
@@ -56,6 +61,11 @@ pub const MAX_CHAT_LEN: usize = 200;
 /// The reactions a member may send (`react`): a fixed few, never free text,
 /// so a reaction cannot carry anything to another player's screen.
 pub const REACTIONS: [&str; 6] = ["👏", "🎉", "😮", "😂", "🔥", "🤯"];
+
+/// Redirects a client follows in a row without getting a seat before it
+/// gives up: nodes that disagree about where a room lives cannot bounce a
+/// client for ever.
+pub const MAX_REDIRECTS_IN_A_ROW: u32 = 5;
 
 /// A player's permanent identity: the database id of their row.
 ///

@@ -266,10 +266,10 @@ impl ServerEnvelope {
         ServerEnvelope { id, message }
     }
 
-    /// The JSON text to send.
-    pub fn to_json(&self) -> String {
-        // Serializing these types cannot fail: every map key is a string and
-        // ratings are finite.
-        serde_json::to_string(self).unwrap_or_default()
+    /// The JSON text to send. Serializing fails only on a bug (a map with
+    /// keys that are not strings); the server logs it and closes the
+    /// connections that would have missed the message (`close::INTERNAL_ERROR`).
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string(self)
     }
 }

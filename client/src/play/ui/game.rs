@@ -59,7 +59,7 @@ fn render_round_status(app: &App, room: &RoomView, area: Rect, buf: &mut Buffer)
         _ => format!(
             " Round {number}/{} · rules {}",
             room.snapshot.rounds_total,
-            room.snapshot.settings.rules.name()
+            room.snapshot.settings.rules.as_str()
         ),
     };
     Paragraph::new(Line::styled(text, Style::new().bold())).render(text_area, buf);

@@ -39,7 +39,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 Cell::from(r.host.clone()),
                 Cell::from(format!("{}/{}", r.players, r.max_players)),
                 Cell::from(phase_name(r.state)),
-                Cell::from(r.settings.rules.name()),
+                Cell::from(r.settings.rules.as_str()),
                 Cell::from(format!("{} rounds", r.settings.rounds)),
             ])
             .style(style)

@@ -2,6 +2,7 @@
 // text nodes only.
 
 import { h, fill } from '../dom.js';
+import { LIMITS } from '../limits.js';
 
 /** A feed list; `update(state)` redraws it when new lines came. */
 export function feedList({ limit = 40, label = 'Room feed' } = {}) {
@@ -26,7 +27,7 @@ export function feedList({ limit = 40, label = 'Room feed' } = {}) {
 export function chatPanel(act) {
   const feed = feedList();
   const input = h('input', {
-    id: 'chat', type: 'text', maxlength: 200, autocomplete: 'off', enterkeyhint: 'send',
+    id: 'chat', type: 'text', maxlength: LIMITS.chat_chars, autocomplete: 'off', enterkeyhint: 'send',
     placeholder: 'Say something…',
   });
   const form = h('form', {

@@ -3,10 +3,11 @@
 // another device of yours shows (the same name on this device too).
 
 import { h, fill, setText } from '../dom.js';
+import { LIMITS } from '../limits.js';
 
 export function mount(root, { act }) {
   const input = h('input', {
-    id: 'name', name: 'name', type: 'text', maxlength: 20, autocomplete: 'nickname',
+    id: 'name', name: 'name', type: 'text', maxlength: LIMITS.name_chars, autocomplete: 'nickname',
     autocapitalize: 'words', spellcheck: 'false', required: true, enterkeyhint: 'go',
   });
   const error = h('p', { class: 'error', role: 'alert' });
@@ -23,7 +24,7 @@ export function mount(root, { act }) {
   },
   h('label', { for: 'name', text: 'Name' }),
   input,
-  h('p', { class: 'hint', text: 'Up to 20 letters, digits, spaces, - or _. Others see it on the scoreboard.' }),
+  h('p', { class: 'hint', text: `Up to ${LIMITS.name_chars} letters, digits, spaces, - or _. Others see it on the scoreboard.` }),
   error,
   button);
 

@@ -8,6 +8,7 @@ import { leftUntil, clockText, seconds } from '../clock.js';
 import { preview, usedCards } from '../formula.js';
 import { OPERATORS, verdictHeadline } from '../words.js';
 import { scores } from './players.js';
+import { LIMITS } from '../limits.js';
 
 function previewLine(room) {
   const p = preview(room.formula);
@@ -39,7 +40,7 @@ export function mount(root, { act, state }) {
   const cardsBox = h('div', { class: 'hand', role: 'group', 'aria-label': 'Your hand' });
   const input = h('input', {
     id: 'formula', type: 'text', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false',
-    maxlength: 200, enterkeyhint: 'send', class: 'formula-input',
+    maxlength: LIMITS.formula_chars, enterkeyhint: 'send', class: 'formula-input',
     on: { input: (e) => act.setFormula(e.target.value) },
   });
   const previewEl = h('p', { class: 'preview', 'aria-live': 'polite' });

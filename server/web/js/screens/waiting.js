@@ -6,20 +6,28 @@ import { isHost } from '../state.js';
 import { invite } from './invite.js';
 import { roster } from './players.js';
 import { VARIANTS, RULES, DIFFICULTIES, DEALS } from '../words.js';
+import { LIMITS } from '../limits.js';
 
-/** Each setting: its label, and its choices or its numeric range. */
+/**
+ * Each setting: its label, and its choices (the server's, with our words
+ * for them) or its numeric range (the server's, from LIMITS).
+ */
 const FIELDS = [
-  { key: 'variant', label: 'Game', choices: VARIANTS },
-  { key: 'rules', label: 'Rules', choices: RULES },
-  { key: 'difficulty', label: 'Hands', choices: DIFFICULTIES },
-  { key: 'rounds', label: 'Rounds', min: 1, max: 50 },
-  { key: 'target_score', label: 'Target score (empty: none)', min: 1, max: 1000, nullable: true },
-  { key: 'round_seconds', label: 'Seconds per round', min: 10, max: 600 },
-  { key: 'lockout_seconds', label: 'Lockout after a miss (s)', min: 0, max: 60 },
-  { key: 'wrong_penalty', label: 'Penalty per miss', min: 0, max: 10 },
-  { key: 'deal', label: 'Deal', choices: DEALS },
-  { key: 'max_players', label: 'Seats', min: 2, max: 32 },
-];
+  { key: 'variant', label: 'Game', words: VARIANTS },
+  { key: 'rules', label: 'Rules', words: RULES },
+  { key: 'difficulty', label: 'Hands', words: DIFFICULTIES },
+  { key: 'rounds', label: 'Rounds' },
+  { key: 'target_score', label: 'Target score (empty: none)' },
+  { key: 'round_seconds', label: 'Seconds per round' },
+  { key: 'lockout_seconds', label: 'Lockout after a miss (s)' },
+  { key: 'wrong_penalty', label: 'Penalty per miss' },
+  { key: 'deal', label: 'Deal', words: DEALS },
+  { key: 'max_players', label: 'Seats' },
+].map((f) => {
+  const allowed = LIMITS.settings[f.key];
+  if (allowed.kind !== 'choice') return { ...f, ...allowed };
+  return { ...f, choices: Object.fromEntries(allowed.choices.map((c) => [c, f.words[c] ?? c])) };
+});
 
 /** The text a setting's control shows for `value`. */
 const shownValue = (value) => (value === null || value === undefined ? '' : String(value));

@@ -25,9 +25,7 @@ mod engine;
 mod multiset;
 mod value_set;
 
-use std::fmt;
 use std::ops::RangeInclusive;
-use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use rayon::prelude::*;
@@ -41,93 +39,53 @@ use crate::cards::Deck;
 use crate::rational::Rational;
 use crate::rules::Rules;
 
-/// A named game, which fixes the deck, whether every card must be used, and
-/// the default targets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Variant {
-    /// Krypto: five cards from the 56-card deck (or 1–25), targets 1–25.
-    Krypto,
-    /// The 24 game: four cards 1–13, target 24.
-    TwentyFour,
-    /// Countdown's numbers game: six of the 24 tiles, targets 101–999, any
-    /// subset of the tiles, positive whole intermediates.
-    Countdown,
-}
-
-impl Variant {
-    /// The name on the command line: `krypto`, `24`, `countdown`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Krypto => "krypto",
-            Variant::TwentyFour => "24",
-            Variant::Countdown => "countdown",
-        }
+wire_enum! {
+    /// A named game, which fixes the deck, whether every card must be used,
+    /// and the default targets. Named `krypto`, `24`, `countdown` on the
+    /// command line.
+    #[strum(parse_err_ty = SolveError, parse_err_fn = unknown_variant)]
+    pub enum Variant {
+        /// Krypto: five cards from the 56-card deck (or 1–25), targets 1–25.
+        Krypto,
+        /// The 24 game: four cards 1–13, target 24.
+        #[serde(rename = "24")]
+        #[strum(to_string = "24", serialize = "twenty_four", serialize = "twentyfour")]
+        TwentyFour,
+        /// Countdown's numbers game: six of the 24 tiles, targets 101–999, any
+        /// subset of the tiles, positive whole intermediates.
+        Countdown,
     }
 }
 
-impl fmt::Display for Variant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+fn unknown_variant(name: &str) -> SolveError {
+    SolveError::InvalidCensus(format!(
+        "unknown variant {name:?} (expected krypto, 24 or countdown)"
+    ))
+}
+
+wire_enum! {
+    /// Which hands (and targets) count as games. Named `unbounded`, `krypto`
+    /// on the command line.
+    #[derive(Default)]
+    #[strum(parse_err_ty = SolveError, parse_err_fn = unknown_deck)]
+    pub enum DeckMode {
+        /// Every multiset of `cards` values from `1..=max` (unlimited copies),
+        /// every target in the range, each game counted once.
+        #[default]
+        Unbounded,
+        /// Only hands the variant's physical deck can deal (the 56-card Krypto
+        /// deck; for 24 the 52-card deck), and for Krypto only objectives still
+        /// in the deck after the hand; games are weighted by how many ways the
+        /// deck deals them, which gives the probability that a deal is solvable.
+        #[strum(to_string = "krypto", serialize = "deck")]
+        Krypto,
     }
 }
 
-impl FromStr for Variant {
-    type Err = SolveError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "krypto" => Ok(Variant::Krypto),
-            "24" | "twenty_four" | "twentyfour" => Ok(Variant::TwentyFour),
-            "countdown" => Ok(Variant::Countdown),
-            other => Err(SolveError::InvalidCensus(format!(
-                "unknown variant {other:?} (expected krypto, 24 or countdown)"
-            ))),
-        }
-    }
-}
-
-/// Which hands (and targets) count as games.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum DeckMode {
-    /// Every multiset of `cards` values from `1..=max` (unlimited copies),
-    /// every target in the range, each game counted once.
-    #[default]
-    Unbounded,
-    /// Only hands the variant's physical deck can deal (the 56-card Krypto
-    /// deck; for 24 the 52-card deck), and for Krypto only objectives still
-    /// in the deck after the hand; games are weighted by how many ways the
-    /// deck deals them, which gives the probability that a deal is solvable.
-    Krypto,
-}
-
-impl DeckMode {
-    /// The name on the command line: `unbounded`, `krypto`.
-    pub fn name(self) -> &'static str {
-        match self {
-            DeckMode::Unbounded => "unbounded",
-            DeckMode::Krypto => "krypto",
-        }
-    }
-}
-
-impl fmt::Display for DeckMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for DeckMode {
-    type Err = SolveError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "unbounded" => Ok(DeckMode::Unbounded),
-            "krypto" | "deck" => Ok(DeckMode::Krypto),
-            other => Err(SolveError::InvalidCensus(format!(
-                "unknown deck {other:?} (expected unbounded or krypto)"
-            ))),
-        }
-    }
+fn unknown_deck(name: &str) -> SolveError {
+    SolveError::InvalidCensus(format!(
+        "unknown deck {name:?} (expected unbounded or krypto)"
+    ))
 }
 
 /// What to count.

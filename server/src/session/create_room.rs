@@ -1,0 +1,83 @@
+//! `create_room`: a new room hosted by this player.
+
+use krypto_core::protocol::ErrorCode;
+use krypto_core::room::Joiner;
+
+use super::{Session, Welcomed};
+use crate::lobby::RegisterError;
+use crate::room_task;
+
+impl Session {
+    /// Opens a room hosted by this player. A player is in at most one room
+    /// (so hosts at most one), and a room its last member left closes at
+    /// once, so one player cannot fill the server with rooms.
+    pub(super) async fn create_room(
+        &mut self,
+        welcomed: Welcomed,
+        id: Option<String>,
+        settings: Option<krypto_core::protocol::SettingsPatch>,
+        public: Option<bool>,
+    ) {
+        if let Some(room) = self.shared.lobby.seat_of(welcomed.player) {
+            return self.error(
+                id,
+                ErrorCode::AlreadyInRoom,
+                format!("you are in room {}: leave it first", room.code),
+            );
+        }
+        let settings = match crate::lobby::initial_settings(settings.as_ref(), public) {
+            Ok(settings) => settings,
+            Err(e) => return self.error(id, ErrorCode::InvalidSettings, e.to_string()),
+        };
+        // A stopping server saves its rooms; one opened now would only be
+        // saved empty-handed.
+        if self.shared.shutdown.is_cancelled() {
+            return self.error(
+                id,
+                ErrorCode::ShuttingDown,
+                "the server is restarting; create the room again in a moment",
+            );
+        }
+        // On a node of a cluster the directory reserves the code first, so
+        // no two nodes open the same one; a single server draws it under
+        // the lobby's lock, without waiting on anything.
+        let reserved = match &self.shared.cluster {
+            None => None,
+            Some(cluster) => match cluster
+                .reserve_code(&self.shared.lobby, settings.public)
+                .await
+            {
+                Ok(Some(code)) => Some(code),
+                Ok(None) => {
+                    return self.error(id, ErrorCode::ServerFull, RegisterError::Full.to_string())
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "reserving a room code failed");
+                    return self.error(
+                        id,
+                        ErrorCode::Internal,
+                        "the server could not open a room; try again",
+                    );
+                }
+            },
+        };
+        let created = room_task::create(
+            &self.shared,
+            reserved.clone(),
+            Joiner::new(welcomed.player, welcomed.name).bot(welcomed.bot),
+            settings,
+            self.outbox.clone(),
+            id.clone(),
+        );
+        if !matches!(created, Ok(Ok(()))) {
+            if let (Some(cluster), Some(code)) = (&self.shared.cluster, &reserved) {
+                cluster.release_code(code);
+            }
+        }
+        match created {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => self.error(id, e.code(), e.to_string()),
+            Err(e) => self.error(id, ErrorCode::ServerFull, e.to_string()),
+        }
+    }
+}

@@ -1,0 +1,64 @@
+//! `leaderboard`: a page of a board, served from the copy in memory.
+
+use krypto_core::protocol::{ErrorCode, Metric, Period, ServerMessage};
+
+use super::Session;
+use crate::leaderboard::{self, BoardError, BoardQuery};
+
+impl Session {
+    /// Answers `leaderboard`. Over the WebSocket a limit out of range is
+    /// brought into range (the protocol says the server caps it).
+    pub(super) async fn leaderboard(
+        &mut self,
+        id: Option<String>,
+        metric: Option<Metric>,
+        period: Option<Period>,
+        limit: Option<u32>,
+        around: Option<String>,
+    ) {
+        let around = around.filter(|a| !a.trim().is_empty());
+        if let Some(Err(e)) = around.as_deref().map(krypto_core::text::check) {
+            return self.error(id, ErrorCode::BadMessage, format!("around refused: {e}"));
+        }
+        let query = BoardQuery {
+            metric: metric.unwrap_or_default(),
+            period: period.unwrap_or_default(),
+            limit: limit
+                .unwrap_or(leaderboard::DEFAULT_LIMIT)
+                .clamp(1, leaderboard::MAX_LIMIT),
+            around,
+        };
+        let answer = self
+            .shared
+            .boards
+            .board(
+                &self.shared.db,
+                &query,
+                self.shared.config.ranking(),
+                crate::periods::now_ms(),
+                self.shared.recorder.commits(),
+            )
+            .await;
+        match answer {
+            Ok(board) => self.reply(
+                id,
+                ServerMessage::Leaderboard {
+                    metric: board.metric,
+                    period: board.period,
+                    rows: board.rows,
+                },
+            ),
+            Err(e @ BoardError::PlayerNotFound(_)) => {
+                self.error(id, ErrorCode::PlayerNotFound, e.to_string())
+            }
+            Err(BoardError::Db(e)) => {
+                tracing::error!(error = %e, "leaderboard failed");
+                self.error(
+                    id,
+                    ErrorCode::Internal,
+                    "the server could not read the leaderboard; try again",
+                )
+            }
+        }
+    }
+}

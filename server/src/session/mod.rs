@@ -1,0 +1,192 @@
+//! One connection's session: who it speaks for once `hello` succeeded, and
+//! the dispatch of its requests to the lobby, the leaderboards and its room.
+//!
+//! No sockets here: the transport ([`crate::transport`]) hands over each
+//! text message and sends what lands in the connection's [`Outbox`], so the
+//! whole request/response behaviour is testable with an outbox and a
+//! database file.
+//!
+//! This file holds the session's state and the dispatch; each request has
+//! its own file: [`hello`], [`list_rooms`], [`leaderboard`],
+//! [`create_room`], [`join_room`], [`tickets`] (`link_device` and the
+//! tickets redirects carry), and [`room_request`] for everything the
+//! player's room answers. A request the session refuses gets a typed `error`; when a
+//! client's behaviour is abuse the session says so ([`Abuse`]) and the
+//! transport decides how the connection ends.
+
+mod create_room;
+mod hello;
+mod join_room;
+mod leaderboard;
+mod list_rooms;
+mod room_request;
+mod tickets;
+#[cfg(test)]
+mod tests;
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use krypto_core::protocol::{
+    parse_client_message, ClientEnvelope, ClientMessage, ErrorCode, PlayerId, ServerEnvelope,
+    ServerMessage,
+};
+use tokio::time::Instant;
+
+use crate::identity;
+use crate::lobby::RoomCommand;
+use crate::outbox::Outbox;
+use crate::Shared;
+
+/// The version string sent in `welcome`.
+pub(crate) const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Behaviour that ends the connection; the transport picks the close code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum Abuse {
+    /// Kept guessing room codes after being told to wait.
+    #[error("room code guessing")]
+    CodeGuessing,
+}
+
+/// Who a welcomed connection speaks for.
+#[derive(Debug, Clone)]
+struct Welcomed {
+    /// The player.
+    player: PlayerId,
+    /// Their name as the rooms show it.
+    name: String,
+    /// Whether the client said it is a bot (`hello.bot`): rooms mark bots in
+    /// rosters and keep them off the ratings.
+    bot: bool,
+}
+
+/// One connection's session state.
+#[derive(Debug)]
+pub(crate) struct Session {
+    /// The server's shared state.
+    shared: Arc<Shared>,
+    /// Where replies go.
+    outbox: Outbox,
+    /// The client's address (behind a trusted proxy, the forwarded one):
+    /// what per-address limits count.
+    client_ip: IpAddr,
+    /// Set by a successful `hello`.
+    welcomed: Option<Welcomed>,
+    /// Room-code attempts refused as rate-limited in a row.
+    guess_strikes: u32,
+}
+
+impl Session {
+    /// A session that has not said hello yet.
+    pub(crate) fn new(shared: Arc<Shared>, outbox: Outbox, client_ip: IpAddr) -> Self {
+        Session {
+            shared,
+            outbox,
+            client_ip,
+            welcomed: None,
+            guess_strikes: 0,
+        }
+    }
+
+    /// Whether `hello` succeeded.
+    pub(crate) fn is_welcomed(&self) -> bool {
+        self.welcomed.is_some()
+    }
+
+    /// Handles one text message from the client.
+    pub(crate) async fn handle_text(&mut self, text: &str) -> Result<(), Abuse> {
+        let ClientEnvelope { id, message } = match parse_client_message(text) {
+            Ok(envelope) => envelope,
+            Err(e) => {
+                self.outbox.send(&e.to_envelope());
+                return Ok(());
+            }
+        };
+        match message {
+            ClientMessage::Ping => self.reply(id, ServerMessage::Pong),
+            ClientMessage::Hello {
+                protocol,
+                name,
+                token,
+                ticket,
+                bot,
+            } => {
+                let credentials = identity::Credentials {
+                    name: name.as_deref(),
+                    token: token.as_deref(),
+                    ticket: ticket.as_deref(),
+                };
+                self.hello(id, protocol, credentials, bot).await
+            }
+            message => match self.welcomed.clone() {
+                None => self.error(id, ErrorCode::NotWelcomed, "say hello first"),
+                Some(welcomed) => return self.dispatch(welcomed, id, message).await,
+            },
+        }
+        Ok(())
+    }
+
+    /// The connection ended: the lobby forgets it, and its room (if any)
+    /// holds the player's seat for a while.
+    pub(crate) async fn end(&self) {
+        let Some(welcomed) = &self.welcomed else {
+            return;
+        };
+        let lobby = &self.shared.lobby;
+        lobby.detach(welcomed.player, self.outbox.conn);
+        if let Some(cluster) = &self.shared.cluster {
+            cluster.forget_session(welcomed.player, self.outbox.conn);
+        }
+        if let Some(room) = lobby.seat_of(welcomed.player) {
+            let _ = room
+                .tx
+                .send(RoomCommand::Disconnected {
+                    player: welcomed.player,
+                    conn: self.outbox.conn,
+                })
+                .await;
+        }
+    }
+
+    fn reply(&self, id: Option<String>, message: ServerMessage) {
+        self.outbox.send(&ServerEnvelope::reply(id, message));
+    }
+
+    fn error(&self, id: Option<String>, code: ErrorCode, message: impl Into<String>) {
+        self.reply(id, ServerMessage::error(code, message));
+    }
+
+    /// Routes a welcomed client's request to its handler.
+    async fn dispatch(
+        &mut self,
+        welcomed: Welcomed,
+        id: Option<String>,
+        message: ClientMessage,
+    ) -> Result<(), Abuse> {
+        match message {
+            ClientMessage::Ping | ClientMessage::Hello { .. } => {}
+            ClientMessage::ListRooms => self.list_rooms(id),
+            ClientMessage::LinkDevice { base } => self.link_device(id, welcomed.player, base).await,
+            ClientMessage::Leaderboard {
+                metric,
+                period,
+                limit,
+                around,
+            } => self.leaderboard(id, metric, period, limit, around).await,
+            ClientMessage::CreateRoom { settings, public } => {
+                self.create_room(welcomed, id, settings, public).await
+            }
+            ClientMessage::JoinRoom { code, spectator } => {
+                return self.join_room(welcomed, id, &code, spectator).await
+            }
+            message => self.send_to_room(&welcomed, id, message).await,
+        }
+        Ok(())
+    }
+}
+
+/// Now, on the clock tests can pause.
+fn now() -> std::time::Instant {
+    Instant::now().into_std()
+}

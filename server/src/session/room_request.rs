@@ -1,0 +1,45 @@
+//! Every request the player's room answers, passed on to its task.
+
+use krypto_core::protocol::{ClientMessage, ErrorCode};
+
+use super::{Session, Welcomed};
+use crate::lobby::RoomCommand;
+
+impl Session {
+    /// Passes a room request to the player's room. Chat is checked here,
+    /// before any room sees it: text that could rewrite another player's
+    /// terminal is never relayed.
+    pub(super) async fn send_to_room(
+        &mut self,
+        welcomed: &Welcomed,
+        id: Option<String>,
+        message: ClientMessage,
+    ) {
+        if let ClientMessage::Chat { text } = &message {
+            if let Err(e) = krypto_core::text::check(text) {
+                return self.error(id, ErrorCode::BadMessage, format!("chat refused: {e}"));
+            }
+        }
+        // Between the rooms being saved and the connections closing, a
+        // stopping server has no rooms: say why, not "not in a room".
+        if self.shared.shutdown.is_cancelled() {
+            return self.error(
+                id,
+                ErrorCode::ShuttingDown,
+                "the server is restarting; your room carries on in a moment",
+            );
+        }
+        let Some(room) = self.shared.lobby.seat_of(welcomed.player) else {
+            return self.error(id, ErrorCode::NotInRoom, "you are not in a room");
+        };
+        let command = RoomCommand::Request {
+            player: welcomed.player,
+            conn: self.outbox.conn,
+            id: id.clone(),
+            message,
+        };
+        if room.tx.send(command).await.is_err() {
+            self.error(id, ErrorCode::NotInRoom, "your room has closed");
+        }
+    }
+}
