@@ -100,11 +100,11 @@ test('sounds, vibration, confetti and a TV that is alive', async (t) => {
 
     await ada.getByRole('textbox', { name: 'Formula' }).fill(typed(solve(hand.cards, hand.target)));
     await ada.getByRole('button', { name: 'Submit' }).click();
-    await ada.locator('.celebration', { hasText: 'You won the round!' }).waitFor();
+    await ada.locator('.celebration', { hasText: '🎉 You got it!' }).waitFor();
     assert.ok(await ada.locator('.celebration .confetti').count() > 10);
     assert.equal(count(await sounds(ada), 'win'), 1);
     assert.deepEqual(await ada.evaluate(() => window.buzzed), [[180]]);
-    await screen.locator('.celebration', { hasText: 'Ada won the round!' }).waitFor();
+    await screen.locator('.celebration', { hasText: '🎉 Nice one, Ada!' }).waitFor();
     // Piece by piece: first some of the formula, then all of it.
     const steps = screen.locator('.reveal .step');
     const total = await steps.count();
@@ -135,10 +135,10 @@ test('sounds, vibration, confetti and a TV that is alive', async (t) => {
   });
 
   await t.test('the podium: a fanfare, confetti for the winner (still with reduced motion), names readable from the couch', async () => {
-    await ada.locator('.celebration.still', { hasText: 'You won the match!' }).waitFor();
+    await ada.locator('.celebration.still', { hasText: '🏆 Champion!' }).waitFor();
     assert.equal(await ada.locator('.celebration .confetti').count(), 0);
     assert.equal(count(await sounds(ada), 'podium'), 1);
-    await screen.locator('.celebration', { hasText: 'Ada won!' }).waitFor();
+    await screen.locator('.celebration', { hasText: '🏆 Ada: champion!' }).waitFor();
     assert.equal(count(await sounds(screen), 'podium'), 1);
     const names = screen.getByRole('list', { name: 'Final standings' }).locator('.player-name');
     await names.first().waitFor();

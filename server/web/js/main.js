@@ -135,18 +135,20 @@ function startGame(route) {
       case 'round_won':
         if (m.winner === me) {
           sound.play('win', { vibrate: true });
-          celebrate('You won the round!');
+          celebrate('🎉 You got it!');
         } else if (tv) {
           sound.play('win');
-          celebrate(`${state.room?.result?.name ?? 'Someone'} won the round!`);
+          celebrate(`🎉 Nice one, ${state.room?.result?.name ?? 'someone'}!`);
         }
         break;
       case 'match_over': {
         const firsts = (m.standings ?? []).filter((s) => s.rank === 1);
         const mine = firsts.some((s) => s.player === me);
         sound.play('podium', { vibrate: mine });
-        if (mine) celebrate(firsts.length > 1 ? 'You share first place!' : 'You won the match!');
-        else if (tv && firsts.length) celebrate(`${listOf(firsts.map((s) => s.name))} won!`);
+        if (mine) celebrate(firsts.length > 1 ? '🏆 Joint champions!' : '🏆 Champion!');
+        else if (tv && firsts.length) {
+          celebrate(`🏆 ${listOf(firsts.map((s) => s.name))}: champion${firsts.length > 1 ? 's' : ''}!`);
+        }
         break;
       }
       default:

@@ -25,15 +25,17 @@ export function roster(state, act) {
   return h('ul', { class: 'roster' }, room.players.map((p) => h('li', { class: 'player-row' },
     h('span', { class: 'player-name', text: p.name }),
     h('span', { class: 'marks' }, marks(state, p)),
-    // The name is in each button's name for screen readers, after the
+    // Each button's name adds the player for screen readers, after the
     // words everyone sees (which voice control users say).
     host && p.id !== state.me.id && h('span', { class: 'controls' },
       !p.spectator && h('button', {
-        type: 'button', class: 'secondary small', on: { click: () => act.makeHost(p.id) },
-      }, 'Make host', h('span', { class: 'visually-hidden', text: ` ${p.name}` })),
+        type: 'button', class: 'secondary small', 'aria-label': `Make host ${p.name}`,
+        on: { click: () => act.makeHost(p.id) }, text: 'Make host',
+      }),
       h('button', {
-        type: 'button', class: 'danger small', on: { click: () => act.kick(p.id, p.name) },
-      }, 'Kick', h('span', { class: 'visually-hidden', text: ` ${p.name}` }))))));
+        type: 'button', class: 'danger small', 'aria-label': `Kick ${p.name}`,
+        on: { click: () => act.kick(p.id, p.name) }, text: 'Kick',
+      })))));
 }
 
 /** Players locked out after a miss right now: a key that changes when one is let go. */
