@@ -32,7 +32,7 @@ export function mount(root, { act }) {
   let shownPrevious = null;
 
   const code = h('input', {
-    id: 'device-code', name: 'device-code', type: 'text', maxlength: 12, autocomplete: 'one-time-code',
+    id: 'device-code', name: 'device-code', type: 'text', autocomplete: 'one-time-code',
     autocapitalize: 'characters', spellcheck: 'false', class: 'code-input', placeholder: 'K7QX-M2PD', enterkeyhint: 'go',
   });
   const codeForm = h('form', {
