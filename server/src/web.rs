@@ -81,6 +81,7 @@ const ASSETS: &[Asset] = &[
     asset!("js/clock.js", JS),
     asset!("js/sound.js", JS),
     asset!("js/celebrate.js", JS),
+    asset!("js/ratings.js", JS),
     asset!("js/screens/name.js", JS),
     asset!("js/screens/consent.js", JS),
     asset!("js/screens/reactions.js", JS),
