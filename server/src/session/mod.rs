@@ -20,9 +20,9 @@ mod join_room;
 mod leaderboard;
 mod list_rooms;
 mod room_request;
-mod tickets;
 #[cfg(test)]
 mod tests;
+mod tickets;
 
 use std::net::IpAddr;
 use std::sync::Arc;

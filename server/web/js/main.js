@@ -56,17 +56,10 @@ const handed = handover(location.hash, MAX_HOPS);
 const scanned = route.kind === 'link' ? linkCode(location.hash) : null;
 if (location.hash) history.replaceState(null, '', location.pathname + location.search);
 
-/** A board page, with a way back to the game (which resumes a held seat). */
-function boardPage(show) {
-  const page = h('div');
-  fill(app, h('nav', { class: 'back-nav', 'aria-label': 'Game' }, h('a', { href: `${BASE}/`, class: 'back-link', text: '← Back to the game' })), page);
-  show(page);
-}
-
 if (route.kind === 'leaderboard') {
-  boardPage((root) => leaderboardScreen.show(root));
+  leaderboardScreen.show(app);
 } else if (route.kind === 'profile') {
-  boardPage((root) => profileScreen.show(root, route.name));
+  profileScreen.show(app, route.name);
 } else {
   startGame(route);
 }
