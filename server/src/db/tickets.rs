@@ -1,5 +1,5 @@
 //! Tickets and the tokens they give: signing a device in without the
-//! long-lived token travelling (migrations `0006_tickets.sql`).
+//! long-lived token travelling (migrations `0007_tickets.sql`).
 //!
 //! The SQL is the same on both backends; times are passed in (Unix
 //! milliseconds), so expiry is decided by the caller's clock and tested

@@ -32,8 +32,11 @@ impl Session {
             now: std::time::SystemTime::now(),
         };
         let hello = identity::hello(
-            &self.shared.db,
-            &self.shared.recorder,
+            identity::Players {
+                db: &self.shared.db,
+                recorder: &self.shared.recorder,
+                known: &self.shared.known_players,
+            },
             protocol,
             credentials,
             &rules,
