@@ -283,7 +283,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                         });
                     }
                 }
-                ServerMessage::Redirect { url, code } if !moving => {
+                ServerMessage::Redirect { url, code, .. } if !moving => {
                     let url = follow.redirect(&url).map_err(|e| {
                         anyhow::anyhow!("{name}: cannot join room {}: {e}", config.code)
                     })?;

@@ -20,6 +20,8 @@ use krypto_core::protocol::{PlayerId, ServerEnvelope, ServerMessage};
 
 use crate::db::saved::StoredRoom;
 use crate::metrics::RedirectReason;
+use crate::db::tickets::TicketKind;
+use crate::identity;
 use crate::room_task::{self, Restored};
 use crate::{ServerError, Shared};
 
@@ -185,16 +187,28 @@ impl Shared {
         }
         tracing::info!(rooms = codes.len(), node = %target.node, url = %target.url, "rooms handed over");
         for room in saved {
-            let envelope = ServerEnvelope::new(ServerMessage::Redirect {
-                url: target.url.clone(),
-                code: room.room.code.clone(),
-            });
-            let text = crate::outbox::frame(&envelope);
             for &member in &room.members {
-                if let Some(client) = self.lobby.session_of(member) {
-                    self.metrics.redirected(RedirectReason::Handover);
-                    client.send_frame(&text);
-                }
+                let Some(client) = self.lobby.session_of(member) else {
+                    continue;
+                };
+                // Each member's own ticket: a page on another origin signs in
+                // there with it, the token staying where it is.
+                let ticket = identity::issue_ticket(
+                    &self.db,
+                    member,
+                    TicketKind::Handover,
+                    std::time::SystemTime::now(),
+                    identity::HANDOVER_TICKET_TTL,
+                )
+                .await
+                .map_err(|e| tracing::warn!(error = %e, "no handover ticket for a redirect"))
+                .ok();
+                self.metrics.redirected(RedirectReason::Handover);
+                client.send(&ServerEnvelope::new(ServerMessage::Redirect {
+                    url: target.url.clone(),
+                    code: room.room.code.clone(),
+                    ticket,
+                }));
             }
         }
         true

@@ -4,6 +4,12 @@
 //! player and hands out a 128-bit token; the server keeps only its SHA-256.
 //! Later `hello`s prove the player by that token, so nobody can play (and
 //! score on the leaderboards) under someone else's name.
+//!
+//! The token never travels in a URL. Another device of the same person
+//! signs in with a single-use ticket instead, and gets a token of its own
+//! ([`crate::db::tickets`]): a short device code the signed-in device shows
+//! (`link_device`, minutes to live), or the ticket a `redirect` carries to
+//! the room's new node (seconds to live).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -13,7 +19,10 @@ use rand::rngs::OsRng;
 use rand::TryRngCore;
 use sha2::{Digest, Sha256};
 
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
 use crate::db::scores::NewPlayer;
+use crate::db::tickets::TicketKind;
 use crate::db::{Created, Db, DbError, PlayerRow};
 use crate::recorder::{RecordError, Recorder};
 
@@ -21,6 +30,18 @@ pub(crate) use krypto_core::names::{Name, MAX_NAME_CHARS};
 
 /// Bytes of randomness in a token.
 const TOKEN_BYTES: usize = 16;
+
+/// How long a device code may be typed on the other device.
+pub(crate) const DEVICE_CODE_TTL: Duration = Duration::from_secs(5 * 60);
+
+/// How long a `redirect`'s ticket may take to reach the room's node.
+pub(crate) const HANDOVER_TICKET_TTL: Duration = Duration::from_secs(30);
+
+/// The letters of a device code: no I, O, 0 or 1, which read alike.
+const CODE_ALPHABET: &[u8; 32] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+
+/// Characters in a device code (40 bits), shown as two groups of four.
+const CODE_CHARS: usize = 8;
 
 /// Most players [`KnownPlayers`] remembers (about 200 bytes each).
 const MAX_KNOWN: usize = 100_000;
@@ -102,6 +123,79 @@ pub fn token_hash(token: &str) -> Option<String> {
     Some(hex::encode(Sha256::digest(&bytes)))
 }
 
+/// A fresh device code, `K7QX-M2PD`.
+pub(crate) fn new_device_code() -> Result<String, rand::rand_core::OsError> {
+    let mut bytes = [0u8; CODE_CHARS];
+    OsRng.try_fill_bytes(&mut bytes)?;
+    let chars: String = bytes
+        .iter()
+        .map(|b| char::from(CODE_ALPHABET[usize::from(b % 32)]))
+        .collect();
+    Ok(format!("{}-{}", &chars[..4], &chars[4..]))
+}
+
+/// What a ticket as typed or handed over is: the stored hash and its kind.
+/// A handover ticket is a token's 32 hex digits; a device code is eight
+/// characters of [`CODE_ALPHABET`], any case, dashes and spaces ignored.
+pub(crate) fn ticket_key(raw: &str) -> Option<(String, TicketKind)> {
+    if let Some(hash) = token_hash(raw) {
+        return Some((hash, TicketKind::Handover));
+    }
+    let code: String = raw
+        .chars()
+        .filter(|c| !matches!(c, '-' | ' '))
+        .map(|c| c.to_ascii_uppercase())
+        .collect();
+    let valid = code.len() == CODE_CHARS && code.bytes().all(|b| CODE_ALPHABET.contains(&b));
+    valid.then(|| {
+        (
+            hex::encode(Sha256::digest(code.as_bytes())),
+            TicketKind::Device,
+        )
+    })
+}
+
+/// Unix time in milliseconds: tickets are checked on whichever node they
+/// reach, so expiry is wall-clock time.
+pub(crate) fn unix_ms(at: SystemTime) -> i64 {
+    at.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Why a ticket could not be issued.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum TicketError {
+    /// The operating system gave no randomness.
+    #[error("no randomness: {0}")]
+    Random(#[from] rand::rand_core::OsError),
+    /// Storing it failed.
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+/// Issues a ticket of `kind` for `player`, living `ttl` from `now`: the
+/// text to give them (a device code, or a handover ticket's hex).
+pub(crate) async fn issue_ticket(
+    db: &Db,
+    player: krypto_core::protocol::PlayerId,
+    kind: TicketKind,
+    now: SystemTime,
+    ttl: Duration,
+) -> Result<String, TicketError> {
+    let text = match kind {
+        TicketKind::Device => new_device_code()?,
+        TicketKind::Handover => new_token()?,
+    };
+    let Some((hash, _)) = ticket_key(&text) else {
+        return Err(DbError::Invariant("a fresh ticket that reads as none").into());
+    };
+    let now_ms = unix_ms(now);
+    let expires = unix_ms(now + ttl);
+    db.insert_ticket(&hash, player, kind, now_ms, expires)
+        .await?;
+    Ok(text)
+}
+
 /// Who a successful `hello` proved the connection to be.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Identity {
@@ -109,6 +203,17 @@ pub(crate) struct Identity {
     pub player: PlayerRow,
     /// The token to return in `welcome` (new, or the one the client sent).
     pub token: String,
+}
+
+/// Who a `hello` says it is: any of a name, a token, a ticket.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Credentials<'a> {
+    /// The name asked for (a new player, or a rename).
+    pub(crate) name: Option<&'a str>,
+    /// The secret from an earlier `welcome`.
+    pub(crate) token: Option<&'a str>,
+    /// A single-use ticket, instead of a token.
+    pub(crate) ticket: Option<&'a str>,
 }
 
 /// What the rest of the server says about a `hello`, asked only when it
@@ -120,6 +225,13 @@ pub(crate) struct HelloRules<'a> {
     /// Whether this client may create one more account now (asked once, just
     /// before creating one; a yes is counted).
     pub(crate) may_create_account: &'a (dyn Fn() -> bool + Sync),
+    /// Whether this client may try one more ticket (wrong ones are guesses,
+    /// limited like room codes).
+    pub(crate) may_try_ticket: &'a (dyn Fn() -> bool + Sync),
+    /// Counts a ticket that signed nobody in.
+    pub(crate) missed_ticket: &'a (dyn Fn() + Sync),
+    /// Now, for tickets' expiry.
+    pub(crate) now: SystemTime,
 }
 
 /// Where players are kept: read from the database, created through the
@@ -142,18 +254,25 @@ pub(crate) struct Players<'a> {
 /// - a name that exists, without its token → `name_taken` (no token) or
 ///   `bad_token` (a wrong one);
 /// - neither name nor known token → `invalid_name` / `bad_token`;
-/// - a new player when this address created too many lately → `rate_limited`.
+/// - a new player when this address created too many lately → `rate_limited`;
+/// - a `ticket` (and no token): its player, with a fresh token of this
+///   device's own; `bad_token` when the ticket is unknown, used or expired,
+///   `rate_limited` after too many such.
 ///
 /// A new player is created through the recorder's group commit, marked a
 /// bot if the hello said `bot`.
 pub(crate) async fn hello(
     players: Players<'_>,
     protocol: u32,
-    name: Option<&str>,
-    token: Option<&str>,
+    credentials: Credentials<'_>,
     rules: &HelloRules<'_>,
     bot: bool,
 ) -> Result<Identity, HelloError> {
+    let Credentials {
+        name,
+        token,
+        ticket,
+    } = credentials;
     if protocol != PROTOCOL_VERSION {
         return Err(refuse(
             ErrorCode::UnsupportedProtocol,
@@ -165,6 +284,9 @@ pub(crate) async fn hello(
         recorder,
         known: known_players,
     } = players;
+    if let (Some(ticket), None) = (ticket, token) {
+        return exchange(db, ticket, rules).await;
+    }
     let name = name.map(validate_name).transpose()?;
     let hash = token.and_then(token_hash);
     let known = match &hash {
@@ -284,6 +406,36 @@ pub(crate) async fn hello(
     }
 }
 
+/// Signs a device in with a ticket: takes it, and gives the device a token
+/// of its own for the ticket's player.
+async fn exchange(db: &Db, ticket: &str, rules: &HelloRules<'_>) -> Result<Identity, HelloError> {
+    if !(rules.may_try_ticket)() {
+        return Err(refuse(
+            ErrorCode::RateLimited,
+            "too many wrong codes from your address: wait a minute",
+        ));
+    }
+    let player = match ticket_key(ticket) {
+        Some((hash, kind)) => db.take_ticket(&hash, kind, unix_ms(rules.now)).await?,
+        None => None,
+    };
+    let Some(player) = player else {
+        (rules.missed_ticket)();
+        return Err(refuse(
+            ErrorCode::BadToken,
+            "this code is unknown, used or expired: ask the other device for a new one",
+        ));
+    };
+    let unavailable = || refuse(ErrorCode::Internal, "could not make a token; try again");
+    let token = new_token().map_err(|e| {
+        tracing::error!(error = %e, "the operating system gave no randomness");
+        unavailable()
+    })?;
+    let hash = token_hash(&token).ok_or_else(unavailable)?;
+    db.add_token(player.player_id(), &hash).await?;
+    Ok(Identity { player, token })
+}
+
 /// The refusal of a `hello` the database is needed for, while it is away.
 fn unavailable(e: DbError, message: &str) -> HelloError {
     tracing::warn!(error = %e, "a hello was refused: the database is unavailable");
@@ -343,5 +495,20 @@ mod tests {
         assert_eq!(token_hash(&t.to_uppercase()), Some(h));
         assert_eq!(token_hash("not hex"), None);
         assert_eq!(token_hash("abcd"), None);
+    }
+
+    #[test]
+    fn device_codes_read_back_in_any_case_with_or_without_the_dash() {
+        let code = new_device_code().unwrap();
+        assert_eq!(code.len(), 9);
+        assert_eq!(&code[4..5], "-");
+        let (hash, kind) = ticket_key(&code).unwrap();
+        assert_eq!(kind, TicketKind::Device);
+        let typed = code.replace('-', " ").to_lowercase();
+        assert_eq!(ticket_key(&typed), Some((hash, TicketKind::Device)));
+        assert_eq!(ticket_key("ABCD-EFG"), None, "too short");
+        assert_eq!(ticket_key("ABCD-EFG0"), None, "0 is not a code letter");
+        let handover = new_token().unwrap();
+        assert_eq!(ticket_key(&handover).unwrap().1, TicketKind::Handover);
     }
 }

@@ -353,6 +353,17 @@ impl SharedLimits {
         lock(&self.misses_by_player).record(player, now);
     }
 
+    /// Whether `ip` may try one more sign-in ticket (device code) at `now`:
+    /// wrong ones count as room-code misses of the address.
+    pub(crate) fn may_try_ticket(&self, ip: IpAddr, now: Instant) -> bool {
+        lock(&self.misses_by_ip).allows(&ip, now)
+    }
+
+    /// Counts a ticket that signed nobody in.
+    pub(crate) fn missed_ticket(&self, ip: IpAddr, now: Instant) {
+        lock(&self.misses_by_ip).record(ip, now);
+    }
+
     /// Whether `ip` may create one more account at `now`; counts it if so.
     pub(crate) fn new_account(&self, ip: IpAddr, now: Instant) -> bool {
         let ip = address_key(ip, self.ipv6_prefix);

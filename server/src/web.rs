@@ -34,8 +34,12 @@ use crate::codes;
 /// frames, no plugins. `'self'` covers `ws:`/`wss:` to the same host in
 /// CSP Level 3 browsers (the browser tests check Chromium connects); pages
 /// also name it outright ([`page_csp`]).
-const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
-                   connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; \
+/// `blob:` images are the device code's QR, drawn by the server and sent
+/// over the WebSocket (the code never goes in a request URL). No
+/// `manifest-src`: there is no manifest (`default-src` covers it) and WebKit
+/// reports the directive as unknown on every page.
+const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; \
+                   connect-src 'self'; base-uri 'none'; form-action 'self'; \
                    frame-ancestors 'none'";
 
 /// One embedded file.
@@ -75,8 +79,14 @@ static ASSETS: &[Asset] = &[
     asset!("js/formula.js", JS),
     asset!("js/words.js", JS),
     asset!("js/clock.js", JS),
+    asset!("js/sound.js", JS),
+    asset!("js/celebrate.js", JS),
     asset!("js/ratings.js", JS),
     asset!("js/screens/name.js", JS),
+    asset!("js/screens/consent.js", JS),
+    asset!("js/screens/reactions.js", JS),
+    asset!("js/screens/ready.js", JS),
+    asset!("js/screens/device.js", JS),
     asset!("js/screens/lobby.js", JS),
     asset!("js/screens/room.js", JS),
     asset!("js/screens/waiting.js", JS),
@@ -123,6 +133,7 @@ pub fn routes<S: Clone + Send + Sync + 'static>(own: Arc<[String]>) -> Router<S>
         .route("/tv/{code}", get(page))
         .route("/leaderboard", get(page))
         .route("/p/{name}", get(page))
+        .route("/link", get(page))
         .route("/assets/{*path}", get(asset))
         // The shell names its assets relative to the page, so that the app
         // also works under a proxy's path prefix: pages one level down find
@@ -419,17 +430,9 @@ async fn qr(
         common_headers(r.headers_mut());
         return r;
     };
-    let text = format!("{base}/r/{code}");
-    let Ok(qr) = QrCode::with_error_correction_level(text.as_bytes(), EcLevel::M) else {
+    let Some(image) = qr_svg(&format!("{base}/r/{code}")) else {
         return not_found("QR code");
     };
-    let image = qr
-        .render::<svg::Color<'_>>()
-        .min_dimensions(256, 256)
-        .quiet_zone(true)
-        .dark_color(svg::Color("#000000"))
-        .light_color(svg::Color("#ffffff"))
-        .build();
     let mut r = image.into_response();
     let headers = r.headers_mut();
     headers.insert(
@@ -444,6 +447,35 @@ async fn qr(
     );
     common_headers(headers);
     r
+}
+
+/// A QR code of `text`, as SVG, black on white with its quiet zone.
+fn qr_svg(text: &str) -> Option<String> {
+    let qr = QrCode::with_error_correction_level(text.as_bytes(), EcLevel::M).ok()?;
+    Some(
+        qr.render::<svg::Color<'_>>()
+            .min_dimensions(256, 256)
+            .quiet_zone(true)
+            .dark_color(svg::Color("#000000"))
+            .light_color(svg::Color("#ffffff"))
+            .build(),
+    )
+}
+
+/// The QR code of a device code's page, `BASE/link#CODE` (the code in the
+/// fragment, which no browser sends to a server). `None` when `base` is not
+/// a plain `http(s)://host[:port][/prefix]` address. Only the player who
+/// asked sees it, so any such base is drawn.
+pub(crate) fn link_qr(base: &str, code: &str) -> Option<String> {
+    let base = base.trim_end_matches('/');
+    let rest = base
+        .strip_prefix("http://")
+        .or_else(|| base.strip_prefix("https://"))?;
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-._:[]/".contains(c);
+    if base.len() > 200 || rest.is_empty() || rest.starts_with('/') || !rest.chars().all(plain) {
+        return None;
+    }
+    qr_svg(&format!("{base}/link#{code}"))
 }
 
 #[cfg(test)]
@@ -472,6 +504,23 @@ mod tests {
             assert_eq!(qr_base(Some(refused), &own), Err(()), "{refused}");
         }
         assert_eq!(qr_base(None, &[]), Err(()));
+    }
+
+    #[test]
+    fn device_links_are_drawn_only_for_plain_addresses() {
+        let svg = link_qr("http://192.168.1.20:7878/", "K7QX-M2PD").unwrap();
+        assert!(svg.starts_with("<?xml") || svg.contains("<svg"));
+        assert!(link_qr("https://[fd00::5]:9000/node-b", "K7QX-M2PD").is_some());
+        for bad in [
+            "javascript:alert(1)",
+            "http://",
+            "http://a@b",
+            "ftp://x",
+            "http://x/?a=b",
+            "http:///x",
+        ] {
+            assert!(link_qr(bad, "K7QX-M2PD").is_none(), "{bad}");
+        }
     }
 
     #[test]

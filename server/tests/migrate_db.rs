@@ -144,6 +144,11 @@ async fn a_sqlite_database_moves_to_postgres_whole() {
         .await;
     c.recv_type("welcome").await;
     let room = c.request(json!({"type": "create_room"})).await;
+    // Ann's laptop signed in with a device code: its own token moves too.
+    let code = c.request(json!({"type": "link_device"})).await;
+    let (_laptop, laptop) = server
+        .player_with(json!({"type": "hello", "protocol": 1, "ticket": code["code"]}))
+        .await;
     server.shutdown().await;
 
     let out = migrate_db(&sqlite.url, &postgres);
@@ -156,6 +161,7 @@ async fn a_sqlite_database_moves_to_postgres_whole() {
     assert!(report.contains("players: 4 rows"), "{report}");
     assert!(report.contains("rounds: 6 rows"), "{report}");
     assert!(report.contains("saved_rooms: 1 rows"), "{report}");
+    assert!(report.contains("player_tokens: 1 rows"), "{report}");
 
     let dest = Db::open(&postgres).await.unwrap();
     assert_eq!(boards_and_profiles(&dest, now).await, before);
@@ -183,5 +189,9 @@ async fn a_sqlite_database_moves_to_postgres_whole() {
     assert_eq!(state["code"], room["code"]);
     let (_, dan) = server.player("Dan").await;
     assert_eq!(dan["player_id"], robo.0 + 1, "{dan}");
+    let (_, again) = server
+        .player_with(json!({"type": "hello", "protocol": 1, "token": laptop["token"]}))
+        .await;
+    assert_eq!(again["player_id"], ann.0, "{again}");
     server.shutdown().await;
 }

@@ -47,6 +47,16 @@ fn hello_again(welcome: &Value) -> Value {
     json!({"type": "hello", "protocol": 1, "token": welcome["token"]})
 }
 
+/// A `redirect` without its ticket (new for every redirect), and the ticket.
+fn without_ticket(mut redirect: Value) -> (Value, String) {
+    let ticket = redirect
+        .as_object_mut()
+        .and_then(|m| m.remove("ticket"))
+        .and_then(|t| t.as_str().map(str::to_owned))
+        .unwrap_or_else(|| panic!("a redirect without a ticket: {redirect}"));
+    (redirect, ticket)
+}
+
 /// Polls `check` until it answers, failing after [`PATIENCE`].
 async fn eventually<T, F: Future<Output = Option<T>>>(
     what: &str,
@@ -130,12 +140,24 @@ async fn codes_are_unique_across_nodes_and_joins_elsewhere_are_redirected() {
     let (mut ben, wb) = b.player(hello("Ben")).await;
     ben.send(json!({"type": "join_room", "code": code.to_lowercase(), "id": "j"}))
         .await;
-    let redirect = ben.recv().await;
+    let (redirect, ticket) = without_ticket(ben.recv().await);
     assert_eq!(
         redirect,
         json!({"type": "redirect", "id": "j", "url": a.url(), "code": code})
     );
-    // Following it, he joins.
+    // A page on node a's origin, without Ben's token, signs in there with
+    // the redirect's ticket: Ben, with a token of its own; once only.
+    let (_page, by_ticket) = a
+        .player(json!({"type": "hello", "protocol": 1, "ticket": ticket}))
+        .await;
+    assert_eq!(by_ticket["player_id"], wb["player_id"], "{by_ticket}");
+    assert_ne!(by_ticket["token"], wb["token"]);
+    let mut twice = b.connect().await;
+    twice
+        .send(json!({"type": "hello", "protocol": 1, "ticket": ticket}))
+        .await;
+    twice.expect_error("bad_token").await;
+    // Following it with his token, he joins.
     let (mut ben, again) = a.player(hello_again(&wb)).await;
     assert_eq!(again["resumed"], false);
     let joined = ben
@@ -214,7 +236,7 @@ async fn a_seated_player_saying_hello_on_another_node_is_sent_to_their_room() {
         (&json!("welcome"), &json!(false), &json!("h")),
         "{welcome}"
     );
-    let redirect = back.recv().await;
+    let (redirect, _) = without_ticket(back.recv().await);
     assert_eq!(
         redirect,
         json!({"type": "redirect", "id": "h", "url": a.url(), "code": code})
@@ -434,6 +456,7 @@ async fn a_drained_node_hands_its_rooms_over_and_their_players_resume_mid_round(
         let redirect = client.recv_type("redirect").await;
         assert_eq!(redirect["url"], b.url(), "{redirect}");
         assert_eq!(redirect["code"], code.as_str());
+        assert_eq!(redirect["ticket"].as_str().map(str::len), Some(32));
     }
     assert!(a.exited_cleanly().await);
 

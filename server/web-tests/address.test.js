@@ -1,12 +1,12 @@
 // The browser client's addresses, as pure functions: the page's base under
 // a path prefix, its own WebSocket, and where a `redirect` sends the page
-// (the node's HTTP base, the room's page, the token handed over in the
-// fragment). No browser needed: `node --test`.
+// (the node's HTTP base, the room's page, a single-use ticket handed over
+// in the fragment). No browser needed: `node --test`.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  basePath, routePath, socketUrl, httpBaseOf, redirectPage, handover as readHandover, shown,
+  basePath, routePath, socketUrl, httpBaseOf, redirectPage, handover as readHandover, linkCode, shown,
 } from '../web/js/address.js';
 
 test('the base is what the page path holds before the route', () => {
@@ -48,28 +48,41 @@ test("a node's WebSocket URL becomes its HTTP base", () => {
   }
 });
 
-test('a redirect goes to the room page on that node with the token in the fragment', () => {
-  const page = redirectPage({ url: 'ws://proxy/node-b/ws', code: 'KXR7P', tv: false, token: '9f2c01', hops: 1 });
-  assert.equal(page, 'http://proxy/node-b/r/KXR7P#token=9f2c01&hops=1');
-  const tv = redirectPage({ url: 'wss://b.example/ws', code: 'KXR7P', tv: true, token: 'ab', hops: 2 });
-  assert.equal(tv, 'https://b.example/tv/KXR7P#token=ab&hops=2');
+test('a redirect goes to the room page on that node with its ticket, never the token, in the fragment', () => {
+  const page = redirectPage({ url: 'ws://proxy/node-b/ws', code: 'KXR7P', tv: false, ticket: '9f2c01', name: 'Ada', hops: 1 });
+  assert.equal(page, 'http://proxy/node-b/r/KXR7P#ticket=9f2c01&name=Ada&hops=1');
+  const tv = redirectPage({ url: 'wss://b.example/ws', code: 'KXR7P', tv: true, ticket: 'ab', hops: 2 });
+  assert.equal(tv, 'https://b.example/tv/KXR7P#ticket=ab&hops=2');
+  // No ticket (the page's own origin keeps its identity): nothing but hops.
+  assert.equal(redirectPage({ url: 'ws://b/ws', code: 'KXR7P', tv: false, name: 'Ada', hops: 1 }), 'http://b/r/KXR7P#hops=1');
   // A code cannot reach into the path or the fragment.
-  const odd = redirectPage({ url: 'ws://b/ws', code: '../x#token=evil', tv: false, token: 't', hops: 1 });
-  assert.equal(odd, 'http://b/r/..%2Fx%23token%3Devil#token=t&hops=1');
-  assert.equal(redirectPage({ url: 'http://b/ws', code: 'KXR7P', tv: false, token: 't', hops: 1 }), null);
+  const odd = redirectPage({ url: 'ws://b/ws', code: '../x#ticket=evil', tv: false, ticket: 't', hops: 1 });
+  assert.equal(odd, 'http://b/r/..%2Fx%23ticket%3Devil#ticket=t&hops=1');
+  assert.equal(redirectPage({ url: 'http://b/ws', code: 'KXR7P', tv: false, ticket: 't', hops: 1 }), null);
 });
 
 test('the page reads what a redirect handed over', () => {
   // The page passes the server's limit (LIMITS.redirects_in_a_row).
   const MAX_HOPS = 5;
   const handover = (hash) => readHandover(hash, MAX_HOPS);
-  const page = redirectPage({ url: 'ws://b/ws', code: 'KXR7P', tv: false, token: '9f2c01', hops: 3 });
-  assert.deepEqual(handover(new URL(page).hash), { token: '9f2c01', hops: 3 });
-  assert.deepEqual(handover(''), { token: null, hops: 0 });
-  assert.deepEqual(handover('#hops=-4&token='), { token: null, hops: 0 });
-  // No spaces or control characters in a token; hops are capped.
-  assert.deepEqual(handover('#token=a%20b&hops=99'), { token: null, hops: MAX_HOPS + 1 });
-  assert.deepEqual(handover('#token=a%1Bb'), { token: null, hops: 0 });
+  const page = redirectPage({ url: 'ws://b/ws', code: 'KXR7P', tv: false, ticket: '9f2c01', name: 'Ann Lee', hops: 3 });
+  assert.deepEqual(handover(new URL(page).hash), { ticket: '9f2c01', name: 'Ann Lee', hops: 3 });
+  assert.deepEqual(handover(''), { ticket: null, name: null, hops: 0 });
+  assert.deepEqual(handover('#hops=-4&ticket='), { ticket: null, name: null, hops: 0 });
+  // No spaces or control characters in a ticket or a name; hops are capped.
+  assert.deepEqual(handover('#ticket=a%20b&hops=99'), { ticket: null, name: null, hops: MAX_HOPS + 1 });
+  assert.deepEqual(handover('#ticket=ab&name=A%1Bb'), { ticket: 'ab', name: null, hops: 0 });
+  // The old hand-over of the token itself is not honoured.
+  assert.deepEqual(handover('#token=9f2c01&hops=1'), { ticket: null, name: null, hops: 1 });
+});
+
+test('a scanned device link names its code', () => {
+  assert.equal(linkCode('#K7QX-M2PD'), 'K7QX-M2PD');
+  assert.equal(linkCode('#k7qxm2pd'), 'K7QXM2PD');
+  assert.equal(linkCode('#token=abc'), null);
+  assert.equal(linkCode(''), null);
+  assert.equal(basePath('/node-b/link'), '/node-b');
+  assert.equal(routePath('/node-b/link'), '/link');
 });
 
 test('what is shown of a redirect has no control characters', () => {

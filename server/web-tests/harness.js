@@ -10,7 +10,8 @@
 // cannot do, for a test to skip there.
 
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join, dirname, resolve, delimiter } from 'node:path';
@@ -330,3 +331,21 @@ export const ROOM_SETTINGS = {
   variant: 'krypto', rules: 'free', rounds: 10, target_score: null, round_seconds: 90, lockout_seconds: 5,
   wrong_penalty: 0, deal: 'solvable', difficulty: 'any', max_players: 8, public: false,
 };
+
+/** axe-core's script, read once. */
+let axeSource = null;
+
+/**
+ * The accessibility violations axe-core finds on `page` as it is now
+ * (WCAG 2.x A and AA, and axe's best practices), as lines of text: rule,
+ * impact, and the elements. Empty when there are none.
+ */
+export async function axeViolations(page) {
+  axeSource ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  // Evaluated by the driver, not as a page script: the page's CSP stays on.
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => (await window.axe.run(document, {
+    runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+  })).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })));
+  return violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 5).join(', ')}`);
+}

@@ -163,8 +163,9 @@ test('a game night: two phones, a bot and the TV play a match and a rematch', as
     await bob.getByText('Waiting for Ada to start a rematch').waitFor();
   });
 
-  await t.test('the host starts a rematch and the TV follows it', async () => {
+  await t.test('the host starts a rematch, everyone says ready, and the TV follows it', async () => {
     await ada.getByRole('button', { name: 'Rematch' }).click();
+    await bob.getByRole('button', { name: '✋ Ready!' }).click();
     await screen.getByText('Round 1 of 3').waitFor();
     await screen.locator('.tv-objective-number').waitFor();
     await roundShown(bob, 1, 3);

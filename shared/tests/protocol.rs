@@ -84,6 +84,7 @@ fn client_messages_have_the_documented_shapes() {
             protocol: 1,
             name: Some("Ada".into()),
             token: None,
+            ticket: None,
             bot: false,
         },
         json!({"id": "1", "type": "hello", "protocol": 1, "name": "Ada"}),
@@ -94,6 +95,7 @@ fn client_messages_have_the_documented_shapes() {
             protocol: 1,
             name: Some("Ada".into()),
             token: Some("abc".into()),
+            ticket: None,
             bot: true,
         },
         json!({"type": "hello", "protocol": 1, "name": "Ada", "token": "abc", "bot": true}),
@@ -227,6 +229,24 @@ fn client_messages_have_the_documented_shapes() {
         Some("p"),
         ClientMessage::Ping,
         json!({"id": "p", "type": "ping"}),
+    );
+    client_round_trip(
+        Some("l"),
+        ClientMessage::LinkDevice {
+            base: Some("http://192.168.1.20:7878".into()),
+        },
+        json!({"id": "l", "type": "link_device", "base": "http://192.168.1.20:7878"}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::Hello {
+            protocol: 1,
+            name: None,
+            token: None,
+            ticket: Some("K7QX-M2PD".into()),
+            bot: false,
+        },
+        json!({"type": "hello", "protocol": 1, "ticket": "K7QX-M2PD"}),
     );
     assert_every_type_seen(ClientMessage::TYPES);
 }
@@ -550,8 +570,27 @@ fn server_messages_have_the_documented_shapes() {
         ServerMessage::Redirect {
             url: "ws://host-b:7878/ws".into(),
             code: "KXR7P".into(),
+            ticket: None,
         },
         json!({"id": "j", "type": "redirect", "url": "ws://host-b:7878/ws", "code": "KXR7P"}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::Redirect {
+            url: "ws://host-b:7878/ws".into(),
+            code: "KXR7P".into(),
+            ticket: Some("0f".repeat(16)),
+        },
+        json!({"type": "redirect", "url": "ws://host-b:7878/ws", "code": "KXR7P", "ticket": "0f".repeat(16)}),
+    );
+    server_round_trip(
+        Some("d"),
+        ServerMessage::DeviceCode {
+            code: "K7QX-M2PD".into(),
+            expires_ms: 300_000,
+            qr_svg: None,
+        },
+        json!({"id": "d", "type": "device_code", "code": "K7QX-M2PD", "expires_ms": 300_000}),
     );
     server_round_trip(
         Some("j"),

@@ -263,6 +263,7 @@ async fn connect(
         protocol: PROTOCOL_VERSION,
         name: Some(name.to_owned()),
         token,
+        ticket: None,
         bot: false,
     };
     let welcome = request(ctx, &mut ws, "hello", hello).await?;

@@ -250,6 +250,7 @@ async fn session<E: From<NetEvent>>(
             protocol: PROTOCOL_VERSION,
             name: Some(identity.name.clone()),
             token: identity.token.clone(),
+            ticket: None,
             bot: identity.bot,
         },
     };

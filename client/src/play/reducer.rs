@@ -259,7 +259,10 @@ impl App {
                     self.input.clear();
                 }
             }
-            ServerMessage::Chat { .. } | ServerMessage::Pong | ServerMessage::Reaction { .. } => {}
+            ServerMessage::Chat { .. }
+            | ServerMessage::Pong
+            | ServerMessage::DeviceCode { .. }
+            | ServerMessage::Reaction { .. } => {}
             ServerMessage::ReadyCheck { ms, ready } => {
                 if let Some(r) = &mut self.room {
                     r.ready_check = Some(ReadyView {
@@ -275,7 +278,9 @@ impl App {
                     }
                 }
             }
-            ServerMessage::Redirect { url, code } => actions.extend(self.redirected(&url, code)),
+            ServerMessage::Redirect { url, code, .. } => {
+                actions.extend(self.redirected(&url, code))
+            }
             ServerMessage::PlayerJoined {
                 player,
                 name,
@@ -589,9 +594,11 @@ impl App {
                 one(FeedKind::Refusal, refusal(*code, message))
             }
             // A redirect's line depends on whether it is followed.
-            ServerMessage::RoomState(_) | ServerMessage::Pong | ServerMessage::Redirect { .. } => {
-                Vec::new()
-            }
+            // A device code is only asked for by the browser.
+            ServerMessage::RoomState(_)
+            | ServerMessage::Pong
+            | ServerMessage::Redirect { .. }
+            | ServerMessage::DeviceCode { .. } => Vec::new(),
         }
     }
 

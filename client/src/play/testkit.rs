@@ -192,6 +192,7 @@ pub fn redirect(id: Option<&str>, url: &str, code: &str) -> Event {
     let m = ServerMessage::Redirect {
         url: url.into(),
         code: code.into(),
+        ticket: None,
     };
     Event::Net(NetEvent::Message {
         raw: serde_json::to_string(&m).unwrap(),

@@ -130,6 +130,22 @@ async fn copy_tables(from: &Db, to: &mut PgConnection, copied: &mut Copied) -> R
         4,
         5
     );
+    // The tokens other devices got from device codes (tickets themselves
+    // live minutes and are not copied).
+    copy_table!(
+        from,
+        to,
+        copied,
+        "player_tokens",
+        "SELECT token_hash, player_id, CAST(created_at AS TEXT) FROM player_tokens",
+        "INSERT INTO player_tokens (token_hash, player_id, created_at)
+         SELECT t.hash, t.player, t.created::timestamptz
+         FROM UNNEST($1::text[], $2::int8[], $3::text[]) AS t(hash, player, created)",
+        (String, i64, String),
+        0,
+        1,
+        2
+    );
     copy_table!(
         from,
         to,

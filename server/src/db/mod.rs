@@ -14,6 +14,8 @@
 //! - [`copy`]: `migrate-db`, copying a database into PostgreSQL;
 //! - [`saved`]: rooms a graceful stop saved for the next start;
 //! - [`name_keys`]: stored name keys recomputed when krypto-core's key changes;
+//! - [`tickets`]: single-use tickets that sign another device in, and the
+//!   extra tokens they give;
 //! - `sqlite/`: SQLite through sqlx (`json_each` batches), migrations in
 //!   `migrations/sqlite/`;
 //! - `postgres/`: PostgreSQL through sqlx (arrays and `UNNEST`), migrations
@@ -32,6 +34,7 @@ pub mod saved;
 pub mod scores;
 mod sqlite;
 pub(crate) mod summary;
+pub mod tickets;
 
 use krypto_core::protocol::PlayerId;
 
@@ -353,15 +356,22 @@ impl Db {
         Ok(on_store!(self, s => sqlx::query_as(SQL).bind(name_key).fetch_optional(&s.pool).await?))
     }
 
-    /// The player whose token hashes to `token_hash`.
+    /// The player whose token hashes to `token_hash`: their first token, or
+    /// one a device got from a ticket ([`tickets`]).
     pub async fn player_by_token_hash(
         &self,
         token_hash: &str,
     ) -> Result<Option<PlayerRow>, DbError> {
-        const SQL: &str = "SELECT id, name, name_key, bot FROM players WHERE token_hash = $1";
-        Ok(
-            on_store!(self, s => sqlx::query_as(SQL).bind(token_hash).fetch_optional(&s.pool).await?),
-        )
+        const SQL: &str = "SELECT id, name, name_key, bot FROM players WHERE token_hash = $1
+                           UNION ALL
+                           SELECT p.id, p.name, p.name_key, p.bot
+                           FROM player_tokens t JOIN players p ON p.id = t.player_id
+                           WHERE t.token_hash = $2";
+        Ok(on_store!(self, s => sqlx::query_as(SQL)
+            .bind(token_hash)
+            .bind(token_hash)
+            .fetch_optional(&s.pool)
+            .await?))
     }
 
     /// Changes a player's name, or reports that the new name is taken.

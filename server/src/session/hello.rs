@@ -16,8 +16,7 @@ impl Session {
         &mut self,
         id: Option<String>,
         protocol: u32,
-        name: Option<String>,
-        token: Option<String>,
+        credentials: identity::Credentials<'_>,
         bot: bool,
     ) {
         if self.welcomed.is_some() {
@@ -29,6 +28,9 @@ impl Session {
         let rules = HelloRules {
             seated: &|player| lobby.seat_of(player).is_some(),
             may_create_account: &|| limits.new_account(client_ip, now()),
+            may_try_ticket: &|| limits.may_try_ticket(client_ip, now()),
+            missed_ticket: &|| limits.missed_ticket(client_ip, now()),
+            now: std::time::SystemTime::now(),
         };
         let hello = identity::hello(
             identity::Players {
@@ -37,8 +39,7 @@ impl Session {
                 known: &self.shared.known_players,
             },
             protocol,
-            name.as_deref(),
-            token.as_deref(),
+            credentials,
             &rules,
             bot,
         )
@@ -110,7 +111,8 @@ impl Session {
             None => {}
             Some(SeatElsewhere::Redirect { url, code }) => {
                 self.shared.metrics.redirected(RedirectReason::Seat);
-                self.reply(id, ServerMessage::Redirect { url, code })
+                let ticket = self.handover_ticket(player).await;
+                self.reply(id, ServerMessage::Redirect { url, code, ticket })
             }
             Some(SeatElsewhere::Gone { code, node_stopped }) => self.error(
                 id,

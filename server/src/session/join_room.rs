@@ -53,7 +53,8 @@ impl Session {
             match (located, code) {
                 (Located::Elsewhere { url }, Some(code)) => {
                     self.shared.metrics.redirected(RedirectReason::Join);
-                    self.reply(id, ServerMessage::Redirect { url, code });
+                    let ticket = self.handover_ticket(welcomed.player).await;
+                    self.reply(id, ServerMessage::Redirect { url, code, ticket });
                 }
                 (Located::NodeStopped, Some(code)) => {
                     limits.missed(self.client_ip, welcomed.player, now());

@@ -8,7 +8,8 @@
 //!
 //! This file holds the session's state and the dispatch; each request has
 //! its own file: [`hello`], [`list_rooms`], [`leaderboard`],
-//! [`create_room`], [`join_room`], and [`room_request`] for everything the
+//! [`create_room`], [`join_room`], [`tickets`] (`link_device` and the
+//! tickets redirects carry), and [`room_request`] for everything the
 //! player's room answers. A request the session refuses gets a typed `error`; when a
 //! client's behaviour is abuse the session says so ([`Abuse`]) and the
 //! transport decides how the connection ends.
@@ -21,6 +22,7 @@ mod list_rooms;
 mod room_request;
 #[cfg(test)]
 mod tests;
+mod tickets;
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -31,6 +33,7 @@ use krypto_core::protocol::{
 };
 use tokio::time::Instant;
 
+use crate::identity;
 use crate::lobby::RoomCommand;
 use crate::outbox::Outbox;
 use crate::Shared;
@@ -106,8 +109,16 @@ impl Session {
                 protocol,
                 name,
                 token,
+                ticket,
                 bot,
-            } => self.hello(id, protocol, name, token, bot).await,
+            } => {
+                let credentials = identity::Credentials {
+                    name: name.as_deref(),
+                    token: token.as_deref(),
+                    ticket: ticket.as_deref(),
+                };
+                self.hello(id, protocol, credentials, bot).await
+            }
             message => match self.welcomed.clone() {
                 None => self.error(id, ErrorCode::NotWelcomed, "say hello first"),
                 Some(welcomed) => return self.dispatch(welcomed, id, message).await,
@@ -156,6 +167,7 @@ impl Session {
         match message {
             ClientMessage::Ping | ClientMessage::Hello { .. } => {}
             ClientMessage::ListRooms { after } => self.list_rooms(id, after.as_deref()),
+            ClientMessage::LinkDevice { base } => self.link_device(id, welcomed.player, base).await,
             ClientMessage::Leaderboard {
                 metric,
                 period,

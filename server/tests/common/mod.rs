@@ -245,6 +245,17 @@ impl TestServer {
         (c, welcome)
     }
 
+    /// A connection that sent `hello` (any fields); returns it and the
+    /// welcome.
+    #[allow(dead_code)]
+    pub async fn player_with(&self, hello: Value) -> (Client, Value) {
+        let mut c = self.connect().await;
+        c.send(hello).await;
+        let welcome = c.recv().await;
+        assert_eq!(welcome["type"], "welcome", "{welcome}");
+        (c, welcome)
+    }
+
     /// Asks the server to shut down and waits until it has.
     pub async fn shutdown(mut self) {
         if let Some(tx) = self.shutdown.take() {

@@ -7,7 +7,7 @@
 // built from the base its own address shows, never from `/`.
 
 /** The routes of the app, after its base. */
-const ROUTE_TAIL = /(\/(r|tv|p)\/[^/]+|\/leaderboard)?\/?$/;
+const ROUTE_TAIL = /(\/(r|tv|p)\/[^/]+|\/leaderboard|\/link)?\/?$/;
 
 /**
  * The path prefix the app is served under, from the page's path:
@@ -50,32 +50,50 @@ export function httpBaseOf(url) {
 
 /**
  * The page to go to for a `redirect`: that node's room page (`/r/CODE`, or
- * `/tv/CODE` for the big screen), handing over the token, and the number of
- * redirects followed so far, in the fragment (never sent to a server).
- * Null when the URL is not a WebSocket's.
+ * `/tv/CODE` for the big screen) with, in the fragment (never sent to a
+ * server), the redirect's single-use `ticket` (the long-lived token never
+ * travels in an address), the player's `name` (so a page there that already
+ * knows this player need not ask) and the number of redirects followed so
+ * far. Null when the URL is not a WebSocket's.
  */
-export function redirectPage({ url, code, tv, token, hops }) {
+export function redirectPage({ url, code, tv, ticket, name, hops }) {
   const base = httpBaseOf(url);
   if (base === null) return null;
   const fragment = new URLSearchParams();
-  if (token) fragment.set('token', token);
+  if (ticket) fragment.set('ticket', ticket);
+  if (ticket && name) fragment.set('name', name);
   fragment.set('hops', String(hops));
   return `${base}/${tv ? 'tv' : 'r'}/${encodeURIComponent(code)}#${fragment}`;
 }
 
+/** A ticket as a server would give one: printable, no spaces, short. */
+const TICKET = /^[\x21-\x7e]{1,64}$/;
+
 /**
- * What a redirect handed over in the fragment: `{token, hops}` (token null
- * when there is none or it is not one a server would give; hops at most
- * `maxHops + 1`, the server's redirects-in-a-row limit plus one).
+ * What a redirect handed over in the fragment: `{ticket, name, hops}`
+ * (ticket and name null when absent or not what a server would give; hops
+ * at most `maxHops + 1`, the server's redirects-in-a-row limit plus one).
  */
 export function handover(hash, maxHops) {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
-  const token = params.get('token');
+  const ticket = params.get('ticket');
+  const name = params.get('name');
   const hops = Number.parseInt(params.get('hops') ?? '', 10);
+  const ok = ticket && TICKET.test(ticket);
   return {
-    token: token && /^[\x21-\x7e]{1,256}$/.test(token) ? token : null,
+    ticket: ok ? ticket : null,
+    name: ok && name && name.length <= 40 && !/[\p{Cc}\p{Cf}]/u.test(name) ? name : null,
     hops: Number.isInteger(hops) && hops > 0 ? Math.min(hops, maxHops + 1) : 0,
   };
+}
+
+/**
+ * The device code in a `/link#K7QX-M2PD` address (scanned off another
+ * device's QR code), or null.
+ */
+export function linkCode(hash) {
+  const code = decodeURIComponent(hash.replace(/^#/, '')).trim().toUpperCase();
+  return /^[A-Z0-9]{4}-?[A-Z0-9]{4}$/.test(code) ? code : null;
 }
 
 /** A redirect's URL, cut short and without control characters, to show. */

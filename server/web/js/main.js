@@ -4,14 +4,24 @@
 // actions they are given.
 
 import { Connection } from './net.js';
-import { basePath, routePath, redirectPage, handover, shown } from './address.js';
+import {
+  basePath, routePath, redirectPage, handover, linkCode, shown,
+} from './address.js';
 import { LIMITS } from './limits.js';
 import { createState, applyServer, canPlay } from './state.js';
-import { loadIdentity, saveIdentity, forgetIdentity } from './store.js';
+import {
+  loadIdentity, saveIdentity, forgetIdentity, setAside, loadPrevious, forgetPrevious, saveDraft,
+} from './store.js';
+import { joinBase } from './screens/invite.js';
 import { appendPiece, removeLast, wantsOperand, MAX_LEN } from './formula.js';
-import { deadlineIn, now } from './clock.js';
+import { deadlineIn, leftUntil, now } from './clock.js';
+import { createSound } from './sound.js';
+import { celebrate } from './celebrate.js';
+import { floatReaction } from './screens/reactions.js';
+import { listOf } from './words.js';
 import { h, fill } from './dom.js';
 import * as nameScreen from './screens/name.js';
+import * as consentScreen from './screens/consent.js';
 import * as lobbyScreen from './screens/lobby.js';
 import * as roomScreen from './screens/room.js';
 import * as tvScreen from './screens/tv.js';
@@ -25,6 +35,7 @@ function parseRoute(path) {
   m = path.match(/^\/tv\/([^/]+)\/?$/);
   if (m) return { kind: 'tv', code: decodeURIComponent(m[1]).toUpperCase() };
   if (/^\/leaderboard\/?$/.test(path)) return { kind: 'leaderboard' };
+  if (/^\/link\/?$/.test(path)) return { kind: 'link' };
   m = path.match(/^\/p\/([^/]+)\/?$/);
   if (m) return { kind: 'profile', name: decodeURIComponent(m[1]) };
   return { kind: 'lobby' };
@@ -35,15 +46,15 @@ const app = document.getElementById('app');
 const BASE = basePath(location.pathname);
 const route = parseRoute(routePath(location.pathname));
 
-// A redirect from another node handed over the token (and how many
-// redirects led here) in the fragment: keep the token, and take it out of
-// the address at once (history, bookmarks, a shared screen).
+// A redirect from another node handed over a single-use ticket (and how
+// many redirects led here) in the fragment, or a scanned device link its
+// code: read them, and take them out of the address at once (history,
+// bookmarks, a shared screen). Neither replaces the identity this browser
+// keeps without the person's yes (startGame).
 const MAX_HOPS = LIMITS.redirects_in_a_row;
 const handed = handover(location.hash, MAX_HOPS);
+const scanned = route.kind === 'link' ? linkCode(location.hash) : null;
 if (location.hash) history.replaceState(null, '', location.pathname + location.search);
-if (handed.token && route.kind !== 'leaderboard' && route.kind !== 'profile') {
-  saveIdentity(route.kind === 'tv' ? 'tv' : 'player', { name: '', token: handed.token });
-}
 
 if (route.kind === 'leaderboard') {
   leaderboardScreen.show(app);
@@ -58,7 +69,20 @@ function startGame(route) {
   const state = createState(route);
   let identity = loadIdentity(kind);
   let pendingName = null;
+  // A ticket to sign in with (a redirect's, or a device code), once the
+  // person agreed when this browser already had an identity.
+  let pendingTicket = null;
+  let welcomedHere = false;
   let tvRetry = null;
+  state.previous = loadPrevious(kind);
+  if (handed.ticket) {
+    const same = identity && handed.name && identity.name.toLowerCase() === handed.name.toLowerCase();
+    if (!identity) pendingTicket = handed.ticket;
+    else if (!same) state.consent = { ticket: handed.ticket, name: handed.name, current: identity.name, device: false };
+  } else if (route.kind === 'link') {
+    state.linkCode = scanned;
+    if (identity && scanned) state.consent = { ticket: scanned, name: null, current: identity.name, device: true };
+  }
   // Redirects followed in a row without a seat (the loop guard), and
   // whether the page is already on its way to another node.
   let hops = handed.hops;
@@ -70,10 +94,14 @@ function startGame(route) {
   let current = { module: null, view: null };
 
   const conn = new Connection({
-    onOpen: sayHello,
+    onOpen: () => {
+      welcomedHere = false;
+      sayHello();
+    },
     onMessage: (m) => {
       const word = applyServer(state, m);
       react(word);
+      cheer(m);
       render();
     },
     onStatus: (status) => {
@@ -82,12 +110,61 @@ function startGame(route) {
     },
   });
 
+  const sound = createSound();
+  state.sound = { muted: sound.muted, waiting: sound.waiting };
+  let lastTick = null;
+
+  /** Sounds, vibration and confetti for what just happened. */
+  function cheer(m) {
+    const me = state.me?.id;
+    const tv = kind === 'tv';
+    switch (m.type) {
+      case 'reaction':
+        if (state.room && typeof m.emoji === 'string' && typeof m.name === 'string') floatReaction(m.emoji, m.name);
+        break;
+      case 'verdict':
+        if (!m.accepted) sound.play('wrong', { vibrate: true });
+        break;
+      case 'round_won':
+        if (m.winner === me) {
+          sound.play('win', { vibrate: true });
+          celebrate('🎉 You got it!');
+        } else if (tv) {
+          sound.play('win');
+          celebrate(`🎉 Nice one, ${state.room?.result?.name ?? 'someone'}!`);
+        }
+        break;
+      case 'match_over': {
+        const firsts = (m.standings ?? []).filter((s) => s.rank === 1);
+        const mine = firsts.some((s) => s.player === me);
+        sound.play('podium', { vibrate: mine });
+        if (mine) celebrate(firsts.length > 1 ? '🏆 Joint champions!' : '🏆 Champion!');
+        else if (tv && firsts.length) {
+          celebrate(`🏆 ${listOf(firsts.map((s) => s.name))}: champion${firsts.length > 1 ? 's' : ''}!`);
+        }
+        break;
+      }
+      default:
+    }
+  }
+
+  /** A tick each second of the last five of a round. */
+  function tickSound() {
+    const r = state.room;
+    const left = r?.phase === 'playing' && r.round && !r.round.over ? leftUntil(r.round.deadline) : 0;
+    const second = left > 0 && left <= 5000 ? Math.ceil(left / 1000) : null;
+    if (second !== null && second !== lastTick) sound.play('tick');
+    lastTick = second;
+  }
+
   function tvName() {
     return `TV ${1000 + Math.floor(Math.random() * 9000)}`;
   }
 
   function sayHello() {
+    if (state.consent || welcomedHere) return; // asked first; or already someone on this connection
     if (identity) conn.send({ type: 'hello', protocol: LIMITS.protocol, token: identity.token });
+    else if (pendingTicket) conn.send({ type: 'hello', protocol: LIMITS.protocol, ticket: pendingTicket });
     else if (pendingName) conn.send({ type: 'hello', protocol: LIMITS.protocol, name: pendingName });
     else if (kind === 'tv') conn.send({ type: 'hello', protocol: LIMITS.protocol, name: (pendingName = tvName()) });
     else state.needName = true;
@@ -101,15 +178,20 @@ function startGame(route) {
     state.route = parseRoute(path);
   }
 
-  /** Goes to the room's page on the node that holds it, token in hand. */
+  /**
+   * Goes to the room's page on the node that holds it, with the redirect's
+   * ticket when that page is on another origin (which does not share this
+   * one's storage, so does not know the token).
+   */
   function followRedirect() {
-    const { url, code } = state.redirect;
+    const { url, code, ticket } = state.redirect;
     state.redirect = null;
     if (leaving) return; // a second answer from the node we are leaving
     hops += 1;
-    const page = hops > MAX_HOPS ? null : redirectPage({
-      url, code, tv: kind === 'tv', token: identity?.token, hops,
-    });
+    let page = hops > MAX_HOPS ? null : redirectPage({ url, code, tv: kind === 'tv', hops });
+    if (page && new URL(page).origin !== location.origin) {
+      page = redirectPage({ url, code, tv: kind === 'tv', ticket, name: identity?.name, hops });
+    }
     if (page && page.split('#')[0] === location.href.split('#')[0]) {
       // Sent to the node this page is on (only the fragment would change,
       // which loads nothing): ask again here.
@@ -138,10 +220,15 @@ function startGame(route) {
   function react(word) {
     switch (word) {
       case 'welcomed':
+        welcomedHere = true;
         identity = { name: state.me.name, token: state.me.token };
         saveIdentity(kind, identity);
+        state.previous = loadPrevious(kind);
         pendingName = null;
+        pendingTicket = null;
+        state.linkCode = null;
         if (state.me.resumed) return; // room_state follows
+        if (state.route.kind === 'link') go('/', true);
         if (state.route.kind === 'room') join(state.route.code, false);
         else if (kind === 'tv') join(route.code, true);
         else conn.send({ type: 'list_rooms' });
@@ -169,7 +256,21 @@ function startGame(route) {
         }
         return;
       case 'bad_token':
+        if (pendingTicket) {
+          // A used or expired ticket: this browser's own identity (if any)
+          // was never replaced.
+          pendingTicket = null;
+          identity = loadIdentity(kind);
+          if (identity || kind === 'tv') {
+            sayHello();
+          } else {
+            state.needName = true;
+            state.nameError = 'That code was used already or has expired: ask the other device for a new one, or choose a name.';
+          }
+          return;
+        }
         forgetIdentity(kind);
+        if (identity) forgetPrevious(kind, identity);
         identity = null;
         if (kind === 'tv') {
           sayHello();
@@ -189,6 +290,22 @@ function startGame(route) {
     }
   }
 
+  /** Plays as `next` (or asks for a name) on a fresh connection. */
+  function switchTo(next) {
+    identity = next;
+    pendingName = null;
+    pendingTicket = null;
+    state.me = null;
+    state.room = null;
+    state.rooms = null;
+    state.needName = !next;
+    state.nameError = null;
+    state.previous = loadPrevious(kind);
+    if (kind === 'player') go('/', true);
+    conn.restart();
+    render();
+  }
+
   function join(code, spectator) {
     state.joining = code;
     conn.send({ type: 'join_room', code, spectator });
@@ -202,6 +319,7 @@ function startGame(route) {
     const r = room();
     if (!r) return;
     r.formula = text.slice(0, MAX_LEN);
+    if (r.round) saveDraft(r.code, r.round.number, r.formula);
     render();
   }
 
@@ -213,12 +331,49 @@ function startGame(route) {
       if (state.conn === 'open') sayHello();
       render();
     },
+    /** "Not you? Change player": a fresh connection for the next name; this one is kept as the previous. */
     forgetMe() {
-      forgetIdentity(kind);
-      identity = null;
-      state.me = null;
-      state.needName = true;
+      setAside(kind);
+      switchTo(null);
+    },
+    /** Back to an identity this browser had before. */
+    usePrevious(name) {
+      const previous = loadPrevious(kind).find((p) => p.name === name);
+      if (!previous) return;
+      setAside(kind);
+      switchTo(previous);
+    },
+    /** Signs in with a code another device showed. */
+    useCode(code) {
+      const c = code.trim();
+      if (!c) return;
+      pendingTicket = c;
       state.nameError = null;
+      state.needName = false;
+      if (state.conn === 'open' && !welcomedHere) sayHello();
+      render();
+    },
+    /** The person's answer to a link that would sign this browser in as someone (else). */
+    answerConsent(yes) {
+      const asked = state.consent;
+      state.consent = null;
+      if (!asked) return;
+      if (yes) {
+        setAside(kind);
+        identity = null;
+        pendingTicket = asked.ticket;
+      }
+      if (state.conn === 'open') sayHello();
+      render();
+    },
+    linkDevice() {
+      state.device = { asking: true };
+      if (!conn.send({ type: 'link_device', base: joinBase(state) })) state.device = null;
+      render();
+    },
+    closeDevice() {
+      if (state.device?.qr) URL.revokeObjectURL(state.device.qr);
+      state.device = null;
       render();
     },
     listRooms: () => conn.send({ type: 'list_rooms' }),
@@ -241,7 +396,11 @@ function startGame(route) {
     },
     updateSettings: (settings) => conn.send({ type: 'update_settings', settings }),
     start: () => conn.send({ type: 'start' }),
-    kick: (player) => conn.send({ type: 'kick', player }),
+    kick(player, name) {
+      // Beside "Make host": a slip of the thumb must not throw a friend out.
+      if (!window.confirm(`Remove ${name} from room ${room()?.code ?? ''}? They can join again unless the room is locked.`)) return;
+      conn.send({ type: 'kick', player });
+    },
     makeHost: (player) => conn.send({ type: 'transfer_host', player }),
     lock: (locked) => conn.send({ type: 'lock', locked }),
     chat(text) {
@@ -288,9 +447,19 @@ function startGame(route) {
       }
     },
     reconnect: () => conn.connect(),
+    react: (emoji) => conn.send({ type: 'react', emoji }),
+    ready: () => conn.send({ type: 'ready' }),
+    toggleSound() {
+      // The button said "Tap for sound": this tap (which woke the audio
+      // already) means on, not off.
+      sound.setMuted(state.sound.waiting && !sound.muted ? false : !sound.muted);
+      state.sound = { muted: sound.muted, waiting: sound.waiting };
+      render();
+    },
   };
 
   function pickScreen() {
+    if (state.consent) return consentScreen;
     if (kind === 'tv') return tvScreen;
     if (state.needName && !state.me) return nameScreen;
     if (state.needName) return nameScreen;
@@ -330,6 +499,11 @@ function startGame(route) {
       renderBanner();
     }
     current.view?.tick?.(state);
+    tickSound();
+    if (state.sound.waiting !== sound.waiting) {
+      state.sound = { muted: sound.muted, waiting: sound.waiting };
+      render();
+    }
   }, 200);
 
   addEventListener('popstate', () => {

@@ -66,6 +66,18 @@ export class Connection {
     });
   }
 
+  /**
+   * Drops the connection (if any) and opens a fresh one at once: the
+   * server forgets who the old one was (another player signs in on it).
+   */
+  restart() {
+    const old = this.socket;
+    this.socket = null;
+    if (old) old.close(1000);
+    this.delay = FIRST_DELAY_MS;
+    this.connect();
+  }
+
   /** Sends a request; returns its id. Dropped (false) while disconnected. */
   send(message) {
     if (!this.socket || this.socket.readyState !== WebSocket.OPEN) return false;

@@ -4,6 +4,7 @@
 // built, notices). Deadlines are on this page's clock (clock.js).
 
 import { deadlineIn } from './clock.js';
+import { loadDraft } from './store.js';
 import { LEAVE_REASONS, listOf } from './words.js';
 
 const FEED_LINES = 80;
@@ -25,6 +26,16 @@ export function createState(route) {
     toast: null,
     room: null,
     feedKey: 0,
+    // A link that would sign this browser in as someone else, waiting for
+    // the person's yes: {ticket, name, current, device}.
+    consent: null,
+    // The code of a scanned device link (`/link#CODE`), to sign in with.
+    linkCode: null,
+    // The code this device shows for another: {code, deadline, qr} (qr a
+    // blob: URL), or {asking: true}.
+    device: null,
+    // The identities this browser had before ([{name, token}]), to go back to.
+    previous: [],
   };
 }
 
@@ -117,8 +128,13 @@ function applySnapshot(state, s) {
     result: same ? old.result : null,
     standings: same ? old.standings : null,
     feed: same ? old.feed : [],
-    formula: same && old.round?.number === s.round?.number ? old.formula : '',
+    formula: same && old.round?.number === s.round?.number ? old.formula : (s.round ? loadDraft(s.code, s.round.number) : ''),
+    // Who missed in this round, {player: {count, lockedUntil}}: the TV
+    // shows who is trying and who is locked out.
+    tries: same && old.round?.number === s.round?.number ? old.tries : {},
     pending: same ? old.pending : false,
+    // The rematch's ready check while one is open: {deadline, ready: [ids]}.
+    readyCheck: s.ready_check ? { deadline: deadlineIn(s.ready_check.ms), ready: [...s.ready_check.ready] } : null,
   };
   state.room = room;
   const recent = s.recent ?? [];
@@ -165,8 +181,16 @@ export function applyServer(state, m) {
     case 'redirect':
       // The room lives on another node: main.js goes to its page there.
       if (typeof m.url !== 'string' || typeof m.code !== 'string') return null;
-      state.redirect = { url: m.url, code: m.code };
+      state.redirect = { url: m.url, code: m.code, ticket: typeof m.ticket === 'string' ? m.ticket : null };
       return 'redirect';
+    case 'device_code': {
+      if (typeof m.code !== 'string') return null;
+      if (state.device?.qr) URL.revokeObjectURL(state.device.qr);
+      const qr = typeof m.qr_svg === 'string'
+        ? URL.createObjectURL(new Blob([m.qr_svg], { type: 'image/svg+xml' })) : null;
+      state.device = { code: m.code, deadline: deadlineIn(Number(m.expires_ms) || 0), qr };
+      return null;
+    }
     case 'room_state':
       applySnapshot(state, m);
       state.lobbyError = null;
@@ -182,6 +206,7 @@ export function applyServer(state, m) {
       room.result = null;
       room.round = null;
       room.verdict = null;
+      room.readyCheck = null;
       for (const p of room.players) p.score = 0;
       pushFeed(state, feedLine(state, room, m));
       return null;
@@ -193,7 +218,8 @@ export function applyServer(state, m) {
       room.lockout = null;
       room.verdict = null;
       room.result = null;
-      room.formula = '';
+      room.formula = loadDraft(room.code, m.round);
+      room.tries = {};
       room.pending = false;
       for (const p of room.players) p.waiting = false;
       return 'round';
@@ -210,6 +236,8 @@ export function applyServer(state, m) {
       if (!room) return null;
       const p = room.players.find((x) => x.id === m.player);
       if (p) p.score = m.score;
+      const tries = room.tries[m.player]?.count ?? 0;
+      room.tries[m.player] = { count: tries + 1, lockedUntil: deadlineIn((room.settings.lockout_seconds ?? 0) * 1000) };
       if (m.player !== state.me?.id) pushFeed(state, feedLine(state, room, m));
       return null;
     }
@@ -237,6 +265,16 @@ export function applyServer(state, m) {
       return 'match_over';
     case 'chat':
       pushFeed(state, feedLine(state, room, m));
+      return null;
+    case 'reaction':
+      // Floated by main.js; nothing is kept.
+      return room && typeof m.emoji === 'string' && typeof m.name === 'string' ? 'reaction' : null;
+    case 'ready_check':
+      if (!room) return null;
+      room.readyCheck = { deadline: deadlineIn(Number(m.ms) || 0), ready: Array.isArray(m.ready) ? [...m.ready] : [] };
+      return null;
+    case 'player_ready':
+      if (room?.readyCheck && !room.readyCheck.ready.includes(m.player)) room.readyCheck.ready.push(m.player);
       return null;
     case 'player_joined': {
       if (!room) return null;

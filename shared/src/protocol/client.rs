@@ -56,6 +56,11 @@ pub enum ClientMessage {
         /// The secret from an earlier `welcome`, proving who the player is.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         token: Option<String>,
+        /// Instead of a token: a single-use ticket (a `device_code` another
+        /// device showed, or a `redirect`'s ticket); the `welcome` then
+        /// carries a token of this device's own for the ticket's player.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ticket: Option<String>,
         /// Set by programs that play (bots): they are marked as bots in every
         /// roster and never rated. Absent means a person.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -151,6 +156,15 @@ pub enum ClientMessage {
     },
     /// Keep-alive; answered by `pong`.
     Ping,
+    /// Asks for a device code, to use this name on another device; answered
+    /// by `device_code`. Any welcomed player.
+    LinkDevice {
+        /// This server's address as the asking page shows it to others
+        /// (`http://192.168.1.20:7878`): the code's QR opens `BASE/link`.
+        /// Without it, no QR.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        base: Option<String>,
+    },
 }
 
 impl ClientMessage {

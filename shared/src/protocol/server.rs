@@ -202,6 +202,24 @@ pub enum ServerMessage {
         url: String,
         /// The room's code.
         code: String,
+        /// A single-use ticket for this player, living seconds: a client
+        /// that cannot carry its token to that node (a browser page on
+        /// another origin) sends it in `hello.ticket` there instead.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ticket: Option<String>,
+    },
+    /// Reply to `link_device`: a code to type (or scan) on another device,
+    /// which signs that device in as this player once (`hello.ticket`).
+    /// Asking again replaces the code.
+    DeviceCode {
+        /// The code, `K7QX-M2PD` (case, dash and spaces do not matter).
+        code: String,
+        /// How long it lives.
+        expires_ms: u64,
+        /// A QR code (SVG) of `BASE/link#CODE`, when the request named a
+        /// base.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        qr_svg: Option<String>,
     },
     /// A request failed, or the server has bad news.
     Error {

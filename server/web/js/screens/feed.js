@@ -6,7 +6,8 @@ import { LIMITS } from '../limits.js';
 
 /** A feed list; `update(state)` redraws it when new lines came. */
 export function feedList({ limit = 40, label = 'Room feed' } = {}) {
-  const list = h('ol', { class: 'feed', 'aria-label': label, 'aria-live': 'polite' });
+  // Focusable: it scrolls, and keyboard users must be able to scroll it.
+  const list = h('ol', { class: 'feed', 'aria-label': label, 'aria-live': 'polite', tabindex: 0 });
   let lastKey = null;
   return {
     el: list,

@@ -3,6 +3,7 @@
 import { h, fill, setText } from '../dom.js';
 import { at } from '../address.js';
 import { VARIANTS } from '../words.js';
+import { devicePanel } from './device.js';
 
 export function mount(root, { act }) {
   const code = h('input', {
@@ -42,11 +43,14 @@ export function mount(root, { act }) {
       h('button', { type: 'button', class: 'secondary small', on: { click: act.listRooms }, text: 'Refresh' })),
     rooms);
 
+  const device = devicePanel(act);
   fill(root,
     h('header', { class: 'hero' }, h('h1', { class: 'logo', text: 'Krypto' }), hello),
-    notice, error, joinForm, createPanel, publicPanel,
+    device.box, notice, error, joinForm, createPanel, publicPanel,
     h('nav', { class: 'footer-links' },
       h('a', { href: at('/leaderboard'), text: 'Leaderboard' }),
+      ' · ',
+      device.button,
       ' · ',
       h('button', { type: 'button', class: 'link', on: { click: act.forgetMe }, text: 'Not you? Change player' })));
 
@@ -60,7 +64,9 @@ export function mount(root, { act }) {
         shownRooms = state.rooms;
         fill(rooms, roomList(state.rooms, act));
       }
+      device.update(state);
     },
+    tick: device.tick,
   };
 }
 

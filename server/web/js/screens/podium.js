@@ -5,6 +5,7 @@ import { isHost } from '../state.js';
 import { ordinal } from '../words.js';
 import { onPodium, ratingChange, UNRATED_WHY } from '../ratings.js';
 import { resultView } from './round.js';
+import { readyPanel } from './ready.js';
 
 const MEDALS = { 1: '🥇', 2: '🥈', 3: '🥉' };
 
@@ -41,9 +42,12 @@ export function mount(root, { act }) {
   const list = h('div');
   const last = h('div', { class: 'last-round' });
   const controls = h('div', { class: 'host-controls' });
-  fill(root, h('section', { class: 'card-panel podium' }, head, list), controls, last);
+  const ready = readyPanel(act);
+  fill(root, ready.el, h('section', { class: 'card-panel podium' }, head, list), controls, last);
   return {
+    tick: ready.tick,
     update(state) {
+      ready.update(state);
       const standings = state.room.standings ?? [];
       const mine = standings.find((s) => s.player === state.me?.id);
       const firsts = standings.filter((s) => s.rank === 1).length;
@@ -54,7 +58,9 @@ export function mount(root, { act }) {
       // The last round ended the match; its result is still worth a look.
       fill(last, state.room.result && h('details', { class: 'card-panel' },
         h('summary', { text: `How round ${state.room.result.round} ended` }), resultView(state)));
-      if (isHost(state)) {
+      if (state.room.readyCheck) {
+        fill(controls);
+      } else if (isHost(state)) {
         fill(controls,
           h('button', { type: 'button', class: 'primary huge', on: { click: act.start }, text: 'Rematch' }),
           h('button', { type: 'button', class: 'secondary', on: { click: () => act.updateSettings({}) }, text: 'Change settings' }));

@@ -7,6 +7,25 @@ import * as waiting from './waiting.js';
 import * as round from './round.js';
 import * as podium from './podium.js';
 import { chatPanel } from './feed.js';
+import { reactionBar } from './reactions.js';
+
+/** One tap to mute (or unmute) the game's sounds on this browser. */
+export function soundToggle(act) {
+  const icon = h('span', {});
+  const words = h('span', { class: 'sound-words' });
+  const el = h('button', { type: 'button', class: 'secondary small sound-toggle', on: { click: act.toggleSound } }, icon, words);
+  return {
+    el,
+    update(state) {
+      const muted = state.sound?.muted;
+      // Browsers play nothing before the first tap on the page.
+      const [i, w] = muted ? ['🔇', ' Sound off'] : (state.sound?.waiting ? ['🔈', ' Tap for sound'] : ['🔊', ' Sound on']);
+      setText(icon, i);
+      setText(words, w);
+      el.setAttribute('aria-pressed', String(!muted));
+    },
+  };
+}
 
 function partFor(phase) {
   if (phase === 'lobby') return waiting;
@@ -20,12 +39,14 @@ export function mount(root, ctx) {
   const phase = h('span', { class: 'phase' });
   const body = h('div', { class: 'room-body' });
   const chat = chatPanel(act);
+  const mute = soundToggle(act);
   fill(root,
     h('header', { class: 'room-header' },
-      h('div', { class: 'room-id' }, h('span', { class: 'muted small', text: 'Room' }), code),
+      h('h1', { class: 'room-id' }, h('span', { class: 'muted small', text: 'Room ' }), code),
       phase,
+      mute.el,
       h('button', { type: 'button', class: 'secondary small', on: { click: act.leaveRoom }, text: 'Leave' })),
-    body, chat.el);
+    body, reactionBar(act), chat.el);
   let part = { module: null, view: null };
   return {
     update(state) {
@@ -39,6 +60,7 @@ export function mount(root, ctx) {
       }
       part.view.update(state);
       chat.update(state);
+      mute.update(state);
     },
     tick(state) {
       if (state.room) part.view?.tick?.(state);

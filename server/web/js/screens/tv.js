@@ -1,16 +1,57 @@
 // The big screen (`/tv/CODE`): a spectator seat showing the room to the
 // whole living room — the hand huge, the timer, the scores, the feed, how to
-// join, the podium — and following match after match with no touch.
+// join, the podium — and following match after match with no touch. During
+// a round it shows who missed and who is locked out, counts the last five
+// seconds down huge, and reveals the winning formula piece by piece.
 
 import { h, fill, setText } from '../dom.js';
-import { leftUntil, clockText } from '../clock.js';
+import { leftUntil, clockText, seconds, now } from '../clock.js';
 import { invite } from './invite.js';
-import { scores } from './players.js';
+import { scores, lockedKey } from './players.js';
 import { feedList } from './feed.js';
 import { resultView } from './round.js';
 import { standingsList } from './podium.js';
+import { soundToggle } from './room.js';
+import { readyStage } from './ready.js';
 
-export function mount(root) {
+/** Time between two pieces of the winning formula appearing. */
+const REVEAL_STEP_MS = 180;
+
+/** The last seconds of a round counted down huge. */
+const FINAL_SECONDS = 5;
+
+const reducedMotion = () => window.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
+
+/**
+ * A join link that breaks only between its address and `/r/CODE`, never
+ * inside the code.
+ */
+export function linkText(shown, cls) {
+  const cut = shown.lastIndexOf('/r/');
+  return h('p', { class: cls },
+    h('span', { class: 'nowrap', text: cut > 0 ? shown.slice(0, cut) : shown }),
+    cut > 0 && h('wbr'),
+    cut > 0 && h('span', { class: 'nowrap', text: shown.slice(cut) }));
+}
+
+/** The won round's result, its formula to be revealed piece by piece. */
+function revealedResult(state) {
+  const room = state.room;
+  const res = room.result;
+  const last = room.round && room.round.number >= room.roundsTotal;
+  const pieces = res.formula.match(/\d+|[^\s\d]/g) ?? [res.formula];
+  const steps = pieces.map((p) => h('span', { class: 'step', 'aria-hidden': 'true', text: p }));
+  return {
+    steps,
+    el: h('div', { class: 'result' },
+      h('p', { class: 'result-head', text: `🏆 ${res.name} won the round in ${seconds(res.elapsed)}` }),
+      h('p', { class: 'result-formula reveal' }, h('span', { class: 'visually-hidden', text: res.formula }), steps),
+      room.phase === 'between_rounds' && h('p', { class: 'next', text: last ? 'Final results coming…' : 'Next hand in a moment…' })),
+  };
+}
+
+export function mount(root, { act }) {
+  const mute = soundToggle(act);
   const status = h('p', { class: 'tv-status' });
   const joinText = h('div', { class: 'tv-join' });
   const qrBox = h('div', { class: 'tv-qr' });
@@ -21,16 +62,21 @@ export function mount(root) {
   const timer = h('span', { class: 'tv-timer', role: 'timer' });
   const bar = h('div', { class: 'timebar-fill' });
   const roundLabel = h('span', { class: 'tv-round' });
+  const finalCount = h('div', { class: 'tv-final', 'aria-hidden': 'true' });
   fill(root, h('div', { class: 'tv' },
-    h('header', { class: 'tv-header' }, h('span', { class: 'logo tv-logo', text: 'Krypto' }), roundLabel, timer),
+    h('header', { class: 'tv-header' }, h('h1', { class: 'logo tv-logo', text: 'Krypto' }), roundLabel, timer, mute.el),
     h('div', { class: 'timebar tv-bar', 'aria-hidden': 'true' }, bar),
     h('div', { class: 'tv-main' },
-      h('div', { class: 'tv-left' }, status, stage),
+      h('div', { class: 'tv-left' }, status, stage, finalCount),
       h('aside', { class: 'tv-side' },
         inviteBox,
         board,
         h('section', { class: 'tv-panel tv-feed' }, h('h2', { text: 'Feed' }), feed.el)))));
   let shownInvite = null;
+  let shownLocked = '';
+  // The result on the stage: {key, el, steps, start}, kept across redraws
+  // so its reveal runs on.
+  let reveal = null;
 
   function tick(state) {
     const room = state.room;
@@ -40,12 +86,43 @@ export function mount(root) {
     setText(timer, r && room.phase === 'playing' ? clockText(left) : '');
     timer.classList.toggle('low', left > 0 && left < 10_000);
     bar.style.width = r && room.phase === 'playing' ? `${(100 * left) / r.duration}%` : '0%';
+    const count = stage.querySelector('.ready-count');
+    if (count && room.readyCheck) fill(stage, readyStage(state));
     const cd = stage.querySelector('.tv-countdown-number');
     if (cd) setText(cd, String(Math.max(1, Math.ceil(leftUntil(room.next) / 1000))));
+    const final = left > 0 && left <= FINAL_SECONDS * 1000;
+    finalCount.hidden = !final;
+    setText(finalCount, final ? String(Math.ceil(left / 1000)) : '');
+    // A lockout ended: the scores say so.
+    const locked = lockedKey(room);
+    if (locked !== shownLocked) {
+      shownLocked = locked;
+      fill(board, h('h2', { text: 'Scores' }), scores(state, { big: true }));
+    }
+    if (reveal) {
+      const shown = reducedMotion() ? reveal.steps.length : Math.floor((now() - reveal.start) / REVEAL_STEP_MS) + 1;
+      reveal.steps.forEach((s, i) => s.classList.toggle('shown', i < shown));
+    }
+  }
+
+  /** The stage's result: revealed piece by piece when a formula won. */
+  function resultPart(state) {
+    const res = state.room.result;
+    if (!res || res.kind !== 'won' || res.noSolution || state.room.phase === 'playing') {
+      reveal = null;
+      return h('div', { class: 'tv-result' }, resultView(state));
+    }
+    const key = `${res.round}:${res.winner}:${state.room.phase}`;
+    if (reveal?.key !== key) {
+      const start = reveal?.key.startsWith(`${res.round}:${res.winner}:`) ? reveal.start : now();
+      reveal = { key, start, ...revealedResult(state) };
+    }
+    return h('div', { class: 'tv-result' }, reveal.el);
   }
 
   return {
     update(state) {
+      mute.update(state);
       const room = state.room;
       if (!room) {
         const code = state.route.code;
@@ -63,7 +140,7 @@ export function mount(root) {
         fill(qrBox, inv.qr);
         fill(joinText,
           h('p', { class: 'tv-join-line', text: 'Join on your phone:' }),
-          h('p', { class: 'tv-link', text: inv.shown }),
+          linkText(inv.shown, 'tv-link'),
           h('p', { class: 'tv-join-line' }, 'code ', h('span', { class: 'tv-code', text: room.code })));
       }
       const r = room.round;
@@ -72,6 +149,7 @@ export function mount(root) {
       // In the waiting room the invitation fills the stage instead.
       inviteBox.hidden = room.phase === 'lobby';
       fill(board, h('h2', { text: 'Scores' }), scores(state, { big: true }));
+      shownLocked = lockedKey(room);
       feed.update(state);
       switch (room.phase) {
         case 'lobby': {
@@ -81,7 +159,7 @@ export function mount(root) {
             h('p', { class: 'tv-headline', text: 'Join on your phone: scan, or open the link' }),
             h('div', { class: 'tv-lobby' }, inv.qr,
               h('div', {},
-                h('p', { class: 'tv-lobby-link', text: inv.shown }),
+                linkText(inv.shown, 'tv-lobby-link'),
                 h('p', { class: 'tv-join-line', text: 'or type the room code' }),
                 h('p', { class: 'tv-big-code', text: room.code }))),
             h('ul', { class: 'tv-names' }, seated.map((p) => h('li', { text: p.bot ? `🤖 ${p.name}` : p.name }))),
@@ -92,6 +170,10 @@ export function mount(root) {
           fill(stage, h('p', { class: 'tv-headline', text: 'Get ready!' }), h('p', { class: 'tv-countdown-number' }));
           break;
         case 'finished':
+          if (room.readyCheck) {
+            fill(stage, readyStage(state));
+            break;
+          }
           fill(stage, h('p', { class: 'tv-headline', text: '🏁 Match over' }), standingsList(state, { big: true }),
             h('p', { class: 'tv-sub', text: 'A rematch starts here when the host says so.' }));
           break;
@@ -99,7 +181,7 @@ export function mount(root) {
           fill(stage,
             r && h('div', { class: 'tv-objective' }, h('span', { class: 'objective-label', text: 'Make' }), h('span', { class: 'tv-objective-number', text: String(r.objective) })),
             r && h('ul', { class: 'tv-hand', 'aria-label': 'The hand' }, r.cards.map((c) => h('li', { class: 'card tv-card', text: String(c) }))),
-            h('div', { class: 'tv-result' }, resultView(state)));
+            resultPart(state));
       }
       tick(state);
     },

@@ -29,16 +29,23 @@ const FIELDS = [
   return { ...f, choices: Object.fromEntries(allowed.choices.map((c) => [c, f.words[c] ?? c])) };
 });
 
+/** The text a setting's control shows for `value`. */
+const shownValue = (value) => (value === null || value === undefined ? '' : String(value));
+
+/**
+ * A setting's field: `{el, control}`. Built once; `control.value` is then
+ * set from each echo of the settings, except while the host is editing it.
+ */
 function settingControl(field, settings, act) {
   const id = `set-${field.key}`;
   const value = settings[field.key];
   let control;
   if (field.choices) {
     control = h('select', { id, on: { change: (e) => act.updateSettings({ [field.key]: e.target.value }) } },
-      Object.entries(field.choices).map(([v, label]) => h('option', { value: v, selected: String(value) === v, text: label })));
+      Object.entries(field.choices).map(([v, label]) => h('option', { value: v, selected: shownValue(value) === v, text: label })));
   } else {
     control = h('input', {
-      id, type: 'number', inputmode: 'numeric', min: field.min, max: field.max, value: value ?? '',
+      id, type: 'number', inputmode: 'numeric', min: field.min, max: field.max, value: shownValue(value),
       on: {
         change: (e) => {
           const raw = e.target.value.trim();
@@ -48,7 +55,8 @@ function settingControl(field, settings, act) {
       },
     });
   }
-  return h('div', { class: 'field' }, h('label', { for: id, text: field.label }), control);
+  const el = h('div', { class: field.choices ? 'field wide' : 'field' }, h('label', { for: id, text: field.label }), control);
+  return { el, control };
 }
 
 function summary(settings) {
@@ -74,6 +82,8 @@ export function mount(root, { act }) {
   let shownCode = null;
   let shownSettings = null;
   let shownHost = null;
+  // The host's settings controls: [{key, control}].
+  const fieldControls = [];
   return {
     update(state) {
       const room = state.room;
@@ -88,18 +98,35 @@ export function mount(root, { act }) {
           h('p', { class: 'hint', text: 'Or open this server’s address and type the room code.' }));
       }
       fill(players, h('h2', { text: `Players (${room.players.filter((p) => !p.spectator).length}/${room.settings.max_players})` }), roster(state, act));
-      // Rebuild the settings only when they change, so a host typing in a
-      // field keeps focus.
-      if (shownSettings !== room.settings || shownHost !== host) {
-        shownSettings = room.settings;
+      // The host's form is built once; each echo of the settings only sets
+      // the values of the fields the host is not editing, so an edit typed
+      // while the echo of another arrives is never thrown away.
+      if (shownHost !== host) {
         shownHost = host;
-        fill(settings, h('h2', { text: 'Settings' }),
-          host ? h('form', { class: 'settings-form', on: { submit: (e) => e.preventDefault() } },
-            FIELDS.map((f) => settingControl(f, room.settings, act)),
-            h('div', { class: 'check' },
-              h('input', { type: 'checkbox', id: 'set-public', checked: room.settings.public, on: { change: (e) => act.updateSettings({ public: e.target.checked }) } }),
-              h('label', { for: 'set-public', text: 'Listed in public rooms' })))
-            : summary(room.settings));
+        shownSettings = null;
+        fieldControls.length = 0;
+        if (host) {
+          const fields = FIELDS.map((f) => ({ key: f.key, ...settingControl(f, room.settings, act) }));
+          fieldControls.push(...fields.map(({ key, control }) => ({ key, control })));
+          const isPublic = h('input', { type: 'checkbox', id: 'set-public', checked: room.settings.public, on: { change: (e) => act.updateSettings({ public: e.target.checked }) } });
+          fieldControls.push({ key: 'public', control: isPublic });
+          fill(settings, h('h2', { text: 'Settings' }),
+            h('form', { class: 'settings-form', on: { submit: (e) => e.preventDefault() } },
+              fields.map((f) => f.el),
+              h('div', { class: 'check' }, isPublic, h('label', { for: 'set-public', text: 'Listed in public rooms' }))));
+        }
+      }
+      if (shownSettings !== room.settings) {
+        shownSettings = room.settings;
+        if (host) {
+          for (const { key, control } of fieldControls) {
+            if (control === document.activeElement) continue;
+            if (control.type === 'checkbox') control.checked = Boolean(room.settings[key]);
+            else if (control.value !== shownValue(room.settings[key])) control.value = shownValue(room.settings[key]);
+          }
+        } else {
+          fill(settings, h('h2', { text: 'Settings' }), summary(room.settings));
+        }
       }
       if (host) {
         fill(controls,

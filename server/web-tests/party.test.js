@@ -1,0 +1,158 @@
+// The party around the game, in real browsers against the real server:
+// sounds (Web Audio, recorded by wrapping the page's AudioContext), the
+// phone's vibration, confetti on the winner's phone and the TV (a still
+// banner with reduced motion), one tap to mute, and the TV alive during a
+// round (who missed, who is locked out, the last five seconds huge, the
+// winning formula revealed piece by piece), readable from the couch at the
+// podium, its join link never broken inside the code, and its reconnect
+// banner floating over the screen instead of pushing the feed off it.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  phone, tv, shoot, solve, readHand, wrongFormula,
+} from './harness.js';
+import { gameNight, settings, typed } from './kit.js';
+
+const night = gameNight();
+
+/** The first note of each sound (sound.js), to tell them apart. */
+const FIRST_NOTE = { 1320: 'tick', 220: 'wrong', 523: 'win', 392: 'podium' };
+
+/** Records every sound started and every vibration on `page`. */
+async function listen(page) {
+  await page.addInitScript(() => {
+    window.heard = [];
+    window.buzzed = [];
+    const Context = window.AudioContext;
+    const make = Context.prototype.createOscillator;
+    Context.prototype.createOscillator = function createOscillator() {
+      const osc = make.call(this);
+      const set = osc.frequency.setValueAtTime.bind(osc.frequency);
+      osc.frequency.setValueAtTime = (value, at) => {
+        window.heard.push(value);
+        return set(value, at);
+      };
+      return osc;
+    };
+    navigator.vibrate = (pattern) => {
+      window.buzzed.push(pattern);
+      return true;
+    };
+  });
+  return page;
+}
+
+/** The sounds `page` played so far, by name. */
+async function sounds(page) {
+  const notes = await page.evaluate(() => window.heard);
+  return notes.map((f) => FIRST_NOTE[f]).filter(Boolean);
+}
+
+const count = (list, name) => list.filter((s) => s === name).length;
+
+test('sounds, vibration, confetti and a TV that is alive', async (t) => {
+  const ada = await listen(await phone(night.browser));
+  const bob = await listen(await phone(night.browser));
+  const screen = await listen(await tv(night.browser));
+  let code;
+
+  await t.test('a room of two with a TV', async () => {
+    await ada.goto(`${night.server.base}/`);
+    await ada.getByLabel('Name').fill('Ada');
+    await ada.getByRole('button', { name: 'Let’s play' }).click();
+    await ada.getByRole('button', { name: 'Create a room' }).click();
+    code = (await ada.locator('.room-code').filter({ hasText: /^[A-Z2-9]{5}$/ }).textContent()).trim();
+    await settings(ada, [['Rounds', 2], ['Seconds per round', 12], ['Lockout after a miss (s)', 3]]);
+    await bob.goto(`${night.server.base}/r/${code}`);
+    await bob.getByLabel('Name').fill('Bob');
+    await bob.getByRole('button', { name: 'Let’s play' }).click();
+    await bob.getByText('2 rounds of 12 s').waitFor();
+    await screen.goto(`${night.server.base}/tv/${code}`);
+    // The join link breaks before /r/CODE, never inside the code.
+    const tail = screen.locator('.tv-lobby-link .nowrap').last();
+    await tail.waitFor();
+    assert.equal(await tail.textContent(), `/r/${code}`);
+    assert.equal(await tail.evaluate((el) => el.getClientRects().length), 1);
+    // The TV's sound is on; like every browser it waits for one tap.
+    await screen.getByRole('button', { name: '🔈 Tap for sound' }).click();
+    await screen.getByRole('button', { name: '🔊 Sound on' }).waitFor();
+  });
+
+  let hand;
+  await t.test('a miss buzzes the phone and shows on the TV; the winner gets confetti, the TV reveals the formula', async () => {
+    await ada.getByRole('button', { name: 'Start the match' }).click();
+    await ada.locator('.objective-number').waitFor();
+    await bob.locator('.objective-number').waitFor();
+    hand = await readHand(bob);
+    const field = bob.getByRole('textbox', { name: 'Formula' });
+    await field.fill(wrongFormula(hand.cards, hand.target));
+    await field.press('Enter');
+    await bob.getByText('✗ Not the target').waitFor();
+    assert.deepEqual(await sounds(bob), ['wrong']);
+    assert.deepEqual(await bob.evaluate(() => window.buzzed), [[70, 50, 70]]);
+    const bobOnTv = screen.getByRole('list', { name: 'Scores' }).getByRole('listitem').filter({ hasText: 'Bob' });
+    await bobOnTv.getByText('✗ missed').waitFor();
+    await bobOnTv.getByText('🔒 locked out').waitFor();
+    // The lockout ends on the TV too.
+    await bobOnTv.getByText('🔒 locked out').waitFor({ state: 'detached' });
+    await bobOnTv.getByText('✗ missed').waitFor();
+
+    await ada.getByRole('textbox', { name: 'Formula' }).fill(typed(solve(hand.cards, hand.target)));
+    await ada.getByRole('button', { name: 'Submit' }).click();
+    await ada.locator('.celebration', { hasText: '🎉 You got it!' }).waitFor();
+    assert.ok(await ada.locator('.celebration .confetti').count() > 10);
+    assert.equal(count(await sounds(ada), 'win'), 1);
+    assert.deepEqual(await ada.evaluate(() => window.buzzed), [[180]]);
+    await screen.locator('.celebration', { hasText: '🎉 Nice one, Ada!' }).waitFor();
+    // Piece by piece: first some of the formula, then all of it.
+    const steps = screen.locator('.reveal .step');
+    const total = await steps.count();
+    assert.ok(total >= 9, `a formula of ${total} pieces`);
+    await screen.waitForFunction(() => {
+      const shown = document.querySelectorAll('.reveal .step.shown').length;
+      return shown > 0 && shown < document.querySelectorAll('.reveal .step').length;
+    });
+    await screen.waitForFunction(() => document.querySelectorAll('.reveal .step:not(.shown)').length === 0);
+    await shoot(screen, 'tv-winning-formula');
+    // Only the winner's phone celebrates.
+    assert.equal(await bob.locator('.celebration').count(), 0);
+    assert.equal(count(await sounds(bob), 'win'), 0);
+  });
+
+  await t.test('the last five seconds tick, and are counted down huge on the TV; a muted phone is silent', async () => {
+    await ada.emulateMedia({ reducedMotion: 'reduce' });
+    await bob.getByRole('button', { name: '🔊 Sound on' }).click();
+    await bob.getByRole('button', { name: '🔇 Sound off' }).waitFor();
+    await screen.getByText('Round 2 of 2').waitFor();
+    await screen.locator('.tv-final', { hasText: '3' }).waitFor();
+    await shoot(screen, 'tv-last-seconds');
+    await screen.locator('.tv-final', { hasText: '1' }).waitFor();
+    await ada.getByRole('list', { name: 'Final standings' }).waitFor();
+    assert.ok(count(await sounds(ada), 'tick') >= 4, 'Ada heard the last seconds');
+    assert.ok(count(await sounds(screen), 'tick') >= 4, 'the TV ticked');
+    assert.deepEqual(await sounds(bob), ['wrong'], 'Bob muted his phone');
+  });
+
+  await t.test('the podium: a fanfare, confetti for the winner (still with reduced motion), names readable from the couch', async () => {
+    await ada.locator('.celebration.still', { hasText: '🏆 Champion!' }).waitFor();
+    assert.equal(await ada.locator('.celebration .confetti').count(), 0);
+    assert.equal(count(await sounds(ada), 'podium'), 1);
+    await screen.locator('.celebration', { hasText: '🏆 Ada: champion!' }).waitFor();
+    assert.equal(count(await sounds(screen), 'podium'), 1);
+    const names = screen.getByRole('list', { name: 'Final standings' }).locator('.player-name');
+    await names.first().waitFor();
+    const sizes = await names.evaluateAll((els) => els.map((el) => parseFloat(getComputedStyle(el).fontSize)));
+    assert.ok(sizes.length === 2 && sizes.every((px) => px >= 40), `name sizes on a 1080p TV: ${sizes}`);
+    await screen.locator('.celebration').waitFor({ state: 'detached' });
+    await shoot(screen, 'tv-podium');
+  });
+
+  await t.test('a lost connection floats a banner over the TV; the feed stays on screen', async () => {
+    await night.server.stop();
+    await screen.getByText('Connection lost: reconnecting…').waitFor();
+    const feed = await screen.locator('.tv-feed').boundingBox();
+    assert.ok(feed.y + feed.height <= 1080, `the feed ends at ${feed.y + feed.height}`);
+    assert.ok(await screen.evaluate(() => document.documentElement.scrollHeight <= innerHeight));
+  });
+});

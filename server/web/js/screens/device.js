@@ -1,0 +1,52 @@
+// "Use my name on another device": this device shows a short code and its
+// QR code (single use, minutes to live); the other device types or scans it
+// and gets its own sign-in for the same player. The code is the only thing
+// shown; the token never leaves this device.
+
+import { h, fill, setText } from '../dom.js';
+import { leftUntil, clockText } from '../clock.js';
+
+export function devicePanel(act) {
+  const open = h('button', { type: 'button', class: 'link', on: { click: act.linkDevice }, text: 'Use my name on another device' });
+  const codeText = h('p', { class: 'device-code', 'aria-label': 'Device code' });
+  const left = h('p', { class: 'hint', role: 'timer' });
+  const qr = h('div', { class: 'device-qr' });
+  const box = h('section', { class: 'card-panel device', 'aria-labelledby': 'device-head' },
+    h('h2', { id: 'device-head', text: 'Your name on another device' }),
+    h('p', { text: 'On the other device, scan this, or open this server and choose “I already play on another device”, then type:' }),
+    codeText, qr, left,
+    h('button', { type: 'button', class: 'secondary', on: { click: act.closeDevice }, text: 'Done' }));
+  let shown = null;
+
+  function tick(state) {
+    const d = state.device;
+    if (!d?.code) return;
+    const ms = leftUntil(d.deadline);
+    setText(left, ms > 0 ? `Works once, for ${clockText(ms)} more.` : 'This code has expired.');
+    if (ms <= 0) setText(codeText, '—');
+  }
+
+  return {
+    /** The button that asks for a code (for the footer). */
+    button: open,
+    /** The code and its QR, when shown (for the top of the screen). */
+    box,
+    update(state) {
+      const d = state.device;
+      box.hidden = !d;
+      open.hidden = Boolean(d) || !state.me;
+      if (!d) return;
+      if (d.asking) {
+        setText(codeText, '…');
+        return;
+      }
+      if (shown !== d.code) {
+        shown = d.code;
+        setText(codeText, d.code);
+        fill(qr, d.qr && h('img', { class: 'qr', src: d.qr, width: 200, height: 200, alt: `QR code that opens this server with code ${d.code}` }));
+      }
+      tick(state);
+    },
+    tick,
+  };
+}
