@@ -229,7 +229,6 @@ class Page {
     this._stop = stop;
     this._url = 'about:blank';
     this.problems = [];
-    this._listeners = [];
     this.keyboard = {
       type: async (text) => { await driver.actions().sendKeys(text).perform(); await this._sync(); },
       press: async (combo) => {
@@ -262,7 +261,8 @@ class Page {
     return result?.value ?? undefined;
   }
 
-  on(event, listener) { this._listeners.push({ event, listener }); }
+  /** Never called: WebDriver classic has no console; `_sync` fills `problems` instead. */
+  on() {}
   url() { return this._url; }
   async goto(url) { await this._driver.get(url); await this._sync(); }
   async reload() { await this._driver.navigate().refresh(); await this._sync(); }
