@@ -337,3 +337,9 @@ export function wrongFormula(cards, target) {
   if (sum !== target) return cards.join(' + ');
   return cards.join(' * ');
 }
+
+/** A room's settings as the server sends them, for scripted servers. */
+export const ROOM_SETTINGS = {
+  variant: 'krypto', rules: 'free', rounds: 10, target_score: null, round_seconds: 90, lockout_seconds: 5,
+  wrong_penalty: 0, deal: 'solvable', difficulty: 'any', max_players: 8, public: false,
+};
