@@ -327,8 +327,12 @@ async function openPage({ binary, port, viewport }) {
   const driverProcess = spawn('WebKitWebDriver', [`--port=${port}`], { stdio: 'ignore' });
   const exited = new Promise((ok) => driverProcess.on('exit', ok));
   const stopDriver = async () => {
-    if (driverProcess.exitCode === null) driverProcess.kill('SIGTERM');
+    if (driverProcess.exitCode !== null) return;
+    driverProcess.kill('SIGTERM');
+    // A driver that does not stop is killed: a stuck browser must not hang the suite.
+    const kill = setTimeout(() => driverProcess.kill('SIGKILL'), 5_000);
     await exited;
+    clearTimeout(kill);
   };
   let driver;
   const deadline = Date.now() + TIMEOUT;
@@ -353,7 +357,7 @@ async function openPage({ binary, port, viewport }) {
     width: viewport.width + (rect.width - innerWidth), height: viewport.height + (rect.height - innerHeight),
   });
   const page = new Page(driver, async () => {
-    await driver.quit().catch(() => {});
+    await Promise.race([driver.quit().catch(() => {}), sleep(10_000)]);
     await stopDriver();
   });
   return page;
