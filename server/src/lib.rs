@@ -28,7 +28,9 @@
 //!   or moved by a test); it records each result and waits for the commit
 //!   before announcing it.
 //! - [`recorder`]: the one writer of scores, committing rooms' writes in
-//!   groups. [`ratings`]: Weng-Lin. [`periods`]: UTC calendar periods.
+//!   groups, and keeping them through a database outage in its
+//!   [`journal`] (replayed when the database returns, with [`backoff`]);
+//!   [`durability`]: what it reports, for `/readyz` and metrics. [`ratings`]: Weng-Lin. [`periods`]: UTC calendar periods.
 //! - [`leaderboard`]: leaderboards and profiles for the WebSocket and HTTP;
 //!   [`board_cache`]: the boards' pages served from a copy in memory.
 //! - [`codes`]: room codes. [`limits`]: message credits, per-address and
@@ -39,17 +41,20 @@
 //!   friends can use, for the banner and `welcome`.
 //! - [`web`]: the browser client's pages and assets, embedded in the binary.
 
+mod backoff;
 pub mod board_cache;
 mod cluster;
 mod codes;
 pub mod config;
 pub mod db;
 mod directory_queue;
+pub mod durability;
 mod forwarded;
 mod handover;
 mod http;
 mod identity;
 mod join_urls;
+pub mod journal;
 pub mod leaderboard;
 mod limits;
 mod listener;
@@ -91,6 +96,9 @@ pub(crate) struct Shared {
     pub(crate) db: Db,
     /// The one writer of scores.
     pub(crate) recorder: recorder::Recorder,
+    /// Players proved by their token since the start: they can say hello
+    /// again while the database is away.
+    pub(crate) known_players: identity::KnownPlayers,
     /// Leaderboards served from memory.
     pub(crate) boards: Arc<board_cache::BoardCache>,
     /// Rooms, seats and sessions.
@@ -129,10 +137,11 @@ impl Shared {
                 return Err(ClusterError::NeedsPostgres.into());
             }
         }
-        let db = Db::open(&config.database_url).await?;
+        let db = Db::open_waiting(&config.database_url, config.database_wait).await?;
         let cluster =
             cluster::Cluster::open(&db, config.public_url.as_deref(), config.node_timeout).await?;
-        let (recorder, recorder_task) = recorder::Recorder::start(&db).await?;
+        let (recorder, recorder_task) =
+            recorder::Recorder::start(&db, config.journal_options()).await?;
         let lobby = lobby::Lobby::new(config.max_rooms, cluster.as_ref().map(|(c, _)| c.queue()));
         let cluster = cluster.map(|(cluster, pending)| {
             cluster.spawn(lobby.clone(), pending);
@@ -140,6 +149,7 @@ impl Shared {
         });
         let shared = Arc::new(Shared {
             recorder,
+            known_players: identity::KnownPlayers::default(),
             boards: board_cache::BoardCache::new(),
             lobby,
             cluster,
@@ -178,6 +188,9 @@ pub enum ServerError {
     /// Joining the cluster of nodes failed.
     #[error(transparent)]
     Cluster(#[from] ClusterError),
+    /// The recorder could not start (its journal could not be read).
+    #[error(transparent)]
+    Recorder(#[from] recorder::StartError),
     /// The score recorder (the only writer of results) ended on its own
     /// or panicked: the server stopped rather than play on unrecorded.
     #[error("the score recorder stopped: {0}")]

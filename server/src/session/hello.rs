@@ -30,8 +30,11 @@ impl Session {
             may_create_account: &|| limits.new_account(client_ip, now()),
         };
         let hello = identity::hello(
-            &self.shared.db,
-            &self.shared.recorder,
+            identity::Players {
+                db: &self.shared.db,
+                recorder: &self.shared.recorder,
+                known: &self.shared.known_players,
+            },
             protocol,
             name.as_deref(),
             token.as_deref(),
