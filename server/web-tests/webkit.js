@@ -177,26 +177,46 @@ class Locator {
     }
   }
 
-  async click() { await (await this._element({ enabled: true })).click(); await this._page._sync(); }
+  /**
+   * Runs `action` on the element once it is visible (and enabled), again on
+   * the new one when the page replaced it meanwhile, as Playwright retries.
+   */
+  async _act(action, { enabled = true } = {}) {
+    const deadline = Date.now() + TIMEOUT;
+    for (;;) {
+      const e = await this._element({ enabled, timeout: Math.max(0, deadline - Date.now()) });
+      try {
+        const result = await action(e);
+        await this._page._sync();
+        return result;
+      } catch (err) {
+        if (err.name !== 'StaleElementReferenceError' || Date.now() > deadline) throw err;
+      }
+    }
+  }
+
+  async click() { await this._act((e) => e.click()); }
   async tap() { await this.click(); }
   async fill(value) {
-    const e = await this._element({ enabled: true });
-    await e.clear();
-    if (value !== '') await e.sendKeys(value);
-    await this._page._sync();
+    await this._act(async (e) => {
+      await e.clear();
+      if (value !== '') await e.sendKeys(value);
+    });
   }
-  async type(text) { await (await this._element()).sendKeys(text); await this._page._sync(); }
-  async press(key) { await (await this._element()).sendKeys(...keysOf(key)); await this._page._sync(); }
+  /** Focuses the element, as Playwright does before typing into it. */
+  async _focus() {
+    await this._act((e) => this._page._driver.executeScript('arguments[0].focus()', e), { enabled: false });
+  }
+  async type(text) { await this._focus(); await this._page.keyboard.type(text); }
+  async press(key) { await this._focus(); await this._page.keyboard.press(key); }
   async selectOption(value) {
-    const e = await this._element({ enabled: true });
-    await this._page._driver.executeScript(`
+    await this._act((e) => this._page._driver.executeScript(`
       const [select, value] = arguments;
       const option = [...select.options].find((o) => o.value === value || o.label === value);
       if (!option) throw new Error('no option ' + value);
       select.value = option.value;
       select.dispatchEvent(new Event('input', { bubbles: true }));
-      select.dispatchEvent(new Event('change', { bubbles: true }));`, e, value);
-    await this._page._sync();
+      select.dispatchEvent(new Event('change', { bubbles: true }));`, e, value));
   }
   async textContent() {
     await this.waitFor({ state: 'attached' });
@@ -217,8 +237,7 @@ class Locator {
   async count() { return this._read('els.length'); }
   async all() { return (await this._all()).map((_, i) => this.nth(i)); }
   async evaluate(fn, arg) {
-    const e = await this._element();
-    return this._page._evaluate(fn, arg, e);
+    return this._act((e) => this._page._evaluate(fn, arg, e), { enabled: false });
   }
 }
 
@@ -229,7 +248,6 @@ class Page {
     this._stop = stop;
     this._url = 'about:blank';
     this.problems = [];
-    this._listeners = [];
     this.keyboard = {
       type: async (text) => { await driver.actions().sendKeys(text).perform(); await this._sync(); },
       press: async (combo) => {
@@ -262,7 +280,8 @@ class Page {
     return result?.value ?? undefined;
   }
 
-  on(event, listener) { this._listeners.push({ event, listener }); }
+  /** Never called: WebDriver classic has no console; `_sync` fills `problems` instead. */
+  on() {}
   url() { return this._url; }
   async goto(url) { await this._driver.get(url); await this._sync(); }
   async reload() { await this._driver.navigate().refresh(); await this._sync(); }
@@ -308,8 +327,12 @@ async function openPage({ binary, port, viewport }) {
   const driverProcess = spawn('WebKitWebDriver', [`--port=${port}`], { stdio: 'ignore' });
   const exited = new Promise((ok) => driverProcess.on('exit', ok));
   const stopDriver = async () => {
-    if (driverProcess.exitCode === null) driverProcess.kill('SIGTERM');
+    if (driverProcess.exitCode !== null) return;
+    driverProcess.kill('SIGTERM');
+    // A driver that does not stop is killed: a stuck browser must not hang the suite.
+    const kill = setTimeout(() => driverProcess.kill('SIGKILL'), 5_000);
     await exited;
+    clearTimeout(kill);
   };
   let driver;
   const deadline = Date.now() + TIMEOUT;
@@ -334,7 +357,7 @@ async function openPage({ binary, port, viewport }) {
     width: viewport.width + (rect.width - innerWidth), height: viewport.height + (rect.height - innerHeight),
   });
   const page = new Page(driver, async () => {
-    await driver.quit().catch(() => {});
+    await Promise.race([driver.quit().catch(() => {}), sleep(10_000)]);
     await stopDriver();
   });
   return page;
