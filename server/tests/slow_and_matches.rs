@@ -133,9 +133,51 @@ on_both! {
         let ids: Vec<&Value> = standings.iter().map(|s| &s["player"]).collect();
         assert!(ids.contains(&&wa["player_id"]) && ids.contains(&&wb["player_id"]));
         assert!(standings.iter().all(|s| s["rank"] == 1 && s["score"] == 0));
-        // Back in the lobby state: a rematch can start.
-        let rematch = a.request(json!({"type": "start"})).await;
-        assert_ne!(rematch["code"], "wrong_state", "{rematch}");
+        // A rematch asks everyone first: the host is ready, Ben and Cat say
+        // so, and the last one ready starts it.
+        let check = a.request(json!({"type": "start"})).await;
+        assert_eq!(check["type"], "ready_check", "{check}");
+        assert_eq!(check["ready"], json!([wa["player_id"]]));
+        assert_eq!(b.recv_type("ready_check").await["ms"], 15_000);
+        c.recv_type("ready_check").await;
+        let ready = b.request(json!({"type": "ready"})).await;
+        assert_eq!(ready["type"], "player_ready", "{ready}");
+        assert_eq!(ready["player"], wb["player_id"]);
+        c.send(json!({"type": "ready"})).await;
+        for client in [&mut a, &mut b, &mut c] {
+            client.recv_type("match_started").await;
+        }
+        // Outside a check, `ready` is refused.
+        b.send(json!({"type": "ready"})).await;
+        assert_eq!(b.recv_type("error").await["code"], "wrong_state");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn reactions_float_to_the_whole_room_and_nothing_else_passes() {
+        let server = TestServer::with_config(scripted).await;
+        let (mut a, _) = server.player("Ann").await;
+        let (mut b, _) = server.player("Ben").await;
+        let code = create(&mut a, json!({})).await;
+        b.request(json!({"type": "join_room", "code": code, "spectator": true})).await;
+        b.send(json!({"type": "react", "emoji": "👏"})).await;
+        let seen = a.recv_type("reaction").await;
+        assert_eq!(seen["emoji"], "👏");
+        assert_eq!(seen["name"], "Ben");
+        b.recv_type("reaction").await;
+        a.send(json!({"type": "react", "emoji": "<img src=x onerror=alert(1)>"})).await;
+        a.expect_error("bad_message").await;
+        // Four go through; the fifth within the window is refused.
+        for _ in 0..5 {
+            a.send(json!({"type": "react", "emoji": "🔥"})).await;
+        }
+        let refused = a.recv_type("error").await;
+        assert_eq!(refused["code"], "rate_limited", "{refused}");
+        let mut seen = 0;
+        while seen < 4 {
+            let m = b.recv().await;
+            seen += usize::from(m["type"] == "reaction" && m["emoji"] == "🔥");
+        }
         server.shutdown().await;
     }
 }

@@ -192,6 +192,18 @@ fn client_messages_have_the_documented_shapes() {
     );
     client_round_trip(
         None,
+        ClientMessage::React {
+            emoji: "🎉".into()
+        },
+        json!({"type": "react", "emoji": "🎉"}),
+    );
+    client_round_trip(
+        Some("r1"),
+        ClientMessage::Ready,
+        json!({"id": "r1", "type": "ready"}),
+    );
+    client_round_trip(
+        None,
         ClientMessage::Leaderboard {
             metric: Some(Metric::Fastest),
             period: Some(Period::Week),
@@ -283,6 +295,7 @@ fn sample_snapshot() -> RoomSnapshot {
             name: "Bob".into(),
             text: "hi".into(),
         }],
+        ready_check: None,
     }
 }
 
@@ -484,6 +497,30 @@ fn server_messages_have_the_documented_shapes() {
             reason: LeaveReason::Kicked,
         },
         json!({"type": "player_left", "player": 3, "name": "Cy", "reason": "kicked"}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::Reaction {
+            player: PlayerId(3),
+            name: "Cy".into(),
+            emoji: "🔥".into(),
+        },
+        json!({"type": "reaction", "player": 3, "name": "Cy", "emoji": "🔥"}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::ReadyCheck {
+            ms: 15_000,
+            ready: vec![PlayerId(1)],
+        },
+        json!({"type": "ready_check", "ms": 15000, "ready": [1]}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::PlayerReady {
+            player: PlayerId(3),
+        },
+        json!({"type": "player_ready", "player": 3}),
     );
     server_round_trip(
         None,

@@ -552,6 +552,12 @@ impl Room {
                     .await;
                 }
             }
+            // Everyone is ready for the rematch at once: the load is the
+            // rounds, not the wait.
+            ServerMessage::ReadyCheck { .. } if i != 0 && !self.stopping => {
+                self.send(i, ClientEnvelope::new(ClientMessage::Ready))
+                    .await;
+            }
             ServerMessage::Error { code, .. } => {
                 let sent = self.take_pending(i, id.as_deref());
                 if sent.is_some_and(|s| self.bots[i].is_late(&s, code)) {

@@ -250,7 +250,11 @@ impl App {
                     self.input.clear();
                 }
             }
-            ServerMessage::Chat { .. } | ServerMessage::Pong => {}
+            ServerMessage::Chat { .. }
+            | ServerMessage::Pong
+            | ServerMessage::Reaction { .. }
+            | ServerMessage::ReadyCheck { .. }
+            | ServerMessage::PlayerReady { .. } => {}
             ServerMessage::Redirect { url, code } => actions.extend(self.redirected(&url, code)),
             ServerMessage::PlayerJoined {
                 player,
@@ -469,6 +473,20 @@ impl App {
             ServerMessage::Chat { name, text, .. } => {
                 one(FeedKind::Chat, format!("[chat] {name}: {text}"))
             }
+            ServerMessage::Reaction { name, emoji, .. } => {
+                one(FeedKind::Chat, format!("{name} {emoji}"))
+            }
+            ServerMessage::ReadyCheck { ms, .. } => one(
+                FeedKind::State,
+                format!(
+                    "rematch: it starts when everyone is ready, or in {} s",
+                    ms.div_ceil(1000)
+                ),
+            ),
+            ServerMessage::PlayerReady { player } => one(
+                FeedKind::Event,
+                format!("{} is ready", self.name_of(*player)),
+            ),
             ServerMessage::PlayerJoined {
                 name,
                 spectator,

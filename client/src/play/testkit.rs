@@ -99,6 +99,7 @@ pub fn snapshot(state: RoomPhase, round: Option<RoundInfo>) -> RoomSnapshot {
             name: "Ben".into(),
             text: "good luck!".into(),
         }],
+        ready_check: None,
     }
 }
 

@@ -121,6 +121,13 @@ pub enum ClientMessage {
         /// The new host.
         player: PlayerId,
     },
+    /// A quick reaction everyone in the room sees float by; any member.
+    React {
+        /// One of [`REACTIONS`](super::REACTIONS); never free text.
+        emoji: String,
+    },
+    /// "Ready for the rematch"; a seated player, while a ready check is open.
+    Ready,
     /// Asks for a leaderboard.
     Leaderboard {
         /// Defaults to `rating`.

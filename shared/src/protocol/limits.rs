@@ -1,7 +1,7 @@
 //! Every number a client checks or shows before the server would refuse:
 //! the protocol version, the lengths of names, formulas and chat, the
-//! redirects followed in a row, how long a dropped seat is held, and what
-//! each room setting allows. The server sends them to the browser as a
+//! redirects followed in a row, how long a dropped seat is held, the
+//! reactions, and what each room setting allows. The server sends them to the browser as a
 //! generated module (`/assets/js/limits.js`), so no limit is typed twice.
 
 use std::collections::BTreeMap;
@@ -36,6 +36,8 @@ pub struct ClientLimits {
     /// The close code of a connection a newer one of the same player
     /// replaced ([`super::close::NORMAL`]).
     pub replaced_close_code: u16,
+    /// The reactions a member may send ([`super::REACTIONS`]), in order.
+    pub reactions: &'static [&'static str],
     /// What each room setting allows, by its wire name.
     pub settings: BTreeMap<&'static str, Allowed>,
 }
@@ -54,6 +56,7 @@ impl ClientLimits {
             seat_hold_ms: crate::room::SEAT_HOLD_MS,
             restart_close_code: super::close::SERVICE_RESTART,
             replaced_close_code: super::close::NORMAL,
+            reactions: &super::REACTIONS,
             settings: Field::ALL
                 .iter()
                 .map(|&f| (f.as_str(), f.allowed()))

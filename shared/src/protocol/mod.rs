@@ -41,8 +41,8 @@ pub use codes::{ErrorCode, VerdictError, VerdictKind};
 pub use parse::{parse_client_message, parse_server_message, ProtocolError, ProtocolErrorKind};
 pub use server::{ServerEnvelope, ServerMessage, ServerMessageType};
 pub use snapshot::{
-    LeaderboardRow, LeaveReason, PlayerInfo, RoomPhase, RoomSnapshot, RoomSummary, RoundInfo,
-    ScoreEntry, Standing,
+    LeaderboardRow, LeaveReason, PlayerInfo, ReadyCheckInfo, RoomPhase, RoomSnapshot, RoomSummary,
+    RoundInfo, ScoreEntry, Standing,
 };
 // Room settings live in their own module; the wire carries them unchanged.
 pub use crate::settings::{
@@ -62,6 +62,10 @@ pub const MAX_CHAT_LEN: usize = 200;
 /// gives up: nodes that disagree about where a room lives cannot bounce a
 /// client for ever.
 pub const MAX_REDIRECTS_IN_A_ROW: u32 = 5;
+
+/// The reactions a member may send (`react`): a fixed few, never free text,
+/// so a reaction cannot carry anything to another player's screen.
+pub const REACTIONS: [&str; 6] = ["👏", "🎉", "😮", "😂", "🔥", "🤯"];
 
 /// A player's permanent identity: the database id of their row.
 ///

@@ -131,6 +131,30 @@ pub enum ServerMessage {
         /// What they said.
         text: String,
     },
+    /// A member's reaction (one of [`REACTIONS`](super::REACTIONS)), to
+    /// float by on screens; not kept in the room's recent events.
+    Reaction {
+        /// Who reacted.
+        player: PlayerId,
+        /// Their name.
+        name: String,
+        /// The emoji.
+        emoji: String,
+    },
+    /// The host asked for a rematch: each seated player confirms with
+    /// `ready`; the match starts when every connected player is ready, or
+    /// when `ms` run out.
+    ReadyCheck {
+        /// Time left until the match starts anyway.
+        ms: u64,
+        /// Who is ready already.
+        ready: Vec<PlayerId>,
+    },
+    /// A player said they are ready for the rematch.
+    PlayerReady {
+        /// Who.
+        player: PlayerId,
+    },
     /// Someone joined the room.
     PlayerJoined {
         /// Who.

@@ -105,6 +105,18 @@ pub struct RoomSnapshot {
     /// resuming client can refill its feed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recent: Vec<ServerMessage>,
+    /// The rematch's ready check, while one is open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ready_check: Option<ReadyCheckInfo>,
+}
+
+/// An open ready check, as a snapshot shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadyCheckInfo {
+    /// Time left until the match starts anyway.
+    pub ms: u64,
+    /// Who is ready already.
+    pub ready: Vec<PlayerId>,
 }
 
 /// One player's score after a round.

@@ -1,6 +1,6 @@
 //! Why a command was refused, and how the refusal reads on the wire.
 
-use crate::protocol::{ErrorCode, PlayerId, ServerMessage, SettingsError, MAX_CHAT_LEN};
+use crate::protocol::{ErrorCode, PlayerId, ServerMessage, SettingsError, MAX_CHAT_LEN, REACTIONS};
 use crate::solver::SolveError;
 use crate::text::TextError;
 
@@ -57,7 +57,10 @@ pub enum RoomError {
     /// An empty chat message.
     #[error("empty chat message")]
     EmptyChat,
-    /// Too many chat messages.
+    /// A reaction that is not one of the fixed few.
+    #[error("unknown reaction; send one of {}", REACTIONS.join(" "))]
+    UnknownReaction,
+    /// Too many chat messages or reactions.
     #[error("too many messages; wait a few seconds")]
     RateLimited,
     /// Settings out of range.
@@ -85,7 +88,9 @@ impl RoomError {
             RoomError::TooManySpectators(_) => ErrorCode::RoomFull,
             RoomError::Banned => ErrorCode::RoomLocked,
             RoomError::TooLong => ErrorCode::TooLong,
-            RoomError::EmptyChat | RoomError::HiddenText(_) => ErrorCode::BadMessage,
+            RoomError::EmptyChat | RoomError::HiddenText(_) | RoomError::UnknownReaction => {
+                ErrorCode::BadMessage
+            }
             RoomError::RateLimited => ErrorCode::RateLimited,
             RoomError::InvalidSettings(_) => ErrorCode::InvalidSettings,
             RoomError::PlayerNotFound(_) => ErrorCode::PlayerNotFound,

@@ -35,6 +35,7 @@
 //! - `roster`: members — join, leave, kick, host, seats held while away;
 //! - `play`: answers — formulas, "no solution" claims, lockouts, wins;
 //! - `chat`: chat and its flood limit;
+//! - `party`: reactions, and the ready check before a rematch;
 //! - `view`: what members see — snapshots, the lobby summary, queries;
 //! - [`saved`]: the whole state as data, to survive a server restart.
 
@@ -42,6 +43,7 @@ mod chat;
 pub mod dealer;
 pub mod effects;
 pub mod error;
+mod party;
 mod play;
 mod referee;
 mod roster;
@@ -74,6 +76,12 @@ pub const SEAT_HOLD_MS: u64 = 60_000;
 pub const CHAT_BURST: usize = 5;
 /// …within this window, per member.
 pub const CHAT_WINDOW_MS: u64 = 10_000;
+/// How long a rematch's ready check waits for everyone's `ready`.
+pub const READY_CHECK_MS: u64 = 15_000;
+/// Reaction limit: at most this many reactions…
+pub const REACTION_BURST: usize = 4;
+/// …within this window, per member.
+pub const REACTION_WINDOW_MS: u64 = 4_000;
 /// Points for winning a round.
 pub const ROUND_POINTS: i64 = 1;
 /// How many recent events a snapshot carries for a resuming client's feed.
@@ -171,7 +179,8 @@ impl Room {
 
     /// Handles any room-level client message from a member (`leave_room`,
     /// `update_settings`, `start`, `submit`, `claim_no_solution`, `chat`,
-    /// `kick`, `lock`, `transfer_host`); a refusal becomes an `error` reply.
+    /// `kick`, `lock`, `transfer_host`, `react`, `ready`); a refusal becomes
+    /// an `error` reply.
     /// Other messages are the lobby's business and get a `wrong_state` error.
     pub fn handle(&mut self, player: PlayerId, message: &ClientMessage, now: u64) -> Effects {
         let result = match message {
@@ -188,6 +197,8 @@ impl Room {
             ClientMessage::TransferHost { player: target } => {
                 self.transfer_host(player, *target, now)
             }
+            ClientMessage::React { emoji } => self.react(player, emoji, now),
+            ClientMessage::Ready => self.ready(player, now),
             _ => Err(RoomError::WrongState("not a room message")),
         };
         match result {
@@ -219,9 +230,10 @@ impl Room {
     }
 
     fn require_between_matches(&self) -> Result<(), RoomError> {
-        match self.phase {
-            Phase::Lobby | Phase::Finished => Ok(()),
-            _ => Err(RoomError::WrongState("a match is in progress")),
+        if self.phase.between_matches() {
+            Ok(())
+        } else {
+            Err(RoomError::WrongState("a match is in progress"))
         }
     }
 

@@ -61,6 +61,11 @@ pub(super) struct Member {
     /// When each of their recent chat messages stops counting against the
     /// flood limit, oldest first.
     pub(super) chat_expiries: VecDeque<u64>,
+    /// Said `ready` in the open ready check.
+    pub(super) ready: bool,
+    /// When each of their recent reactions stops counting against the
+    /// reaction limit, oldest first.
+    pub(super) reaction_expiries: VecDeque<u64>,
 }
 
 impl Member {
@@ -76,6 +81,8 @@ impl Member {
             eligible_from,
             locked_until: 0,
             chat_expiries: VecDeque::new(),
+            ready: false,
+            reaction_expiries: VecDeque::new(),
         }
     }
 
@@ -198,6 +205,7 @@ impl Room {
         if !spectator {
             self.broadcast_state(None, now, &mut fx);
         }
+        self.settle_ready_check(now, &mut fx);
         fx
     }
 
@@ -306,7 +314,7 @@ impl Room {
             return;
         };
         let m = self.members.remove(i);
-        let in_match = !matches!(self.phase, Phase::Lobby | Phase::Finished);
+        let in_match = !self.phase.between_matches();
         let played = self.round.as_ref().map_or(0, |r| r.number);
         if in_match && !m.spectator && m.eligible_from <= played.max(1) {
             self.departed.push(Departed {
@@ -352,6 +360,7 @@ impl Room {
         if redraw {
             self.broadcast_state(None, now, fx);
         }
+        self.settle_ready_check(now, fx);
     }
 
     /// Longest-seated connected player, else any player, else a spectator.

@@ -36,10 +36,29 @@ impl Round {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Phase {
     Lobby,
-    Countdown { until: u64 },
+    Countdown {
+        until: u64,
+    },
     Playing,
-    BetweenRounds { until: u64 },
+    BetweenRounds {
+        until: u64,
+    },
     Finished,
+    /// The host asked for a rematch: waiting for everyone's `ready`, or
+    /// for `until`.
+    ReadyCheck {
+        until: u64,
+    },
+}
+
+impl Phase {
+    /// Between matches: nothing is being played (a ready check included).
+    pub(super) fn between_matches(self) -> bool {
+        matches!(
+            self,
+            Phase::Lobby | Phase::Finished | Phase::ReadyCheck { .. }
+        )
+    }
 }
 
 impl Room {
@@ -79,7 +98,9 @@ impl Room {
     /// The earliest deadline, ignoring pending effects.
     pub(super) fn next_due(&self) -> Option<u64> {
         let phase = match self.phase {
-            Phase::Countdown { until } | Phase::BetweenRounds { until } => Some(until),
+            Phase::Countdown { until }
+            | Phase::BetweenRounds { until }
+            | Phase::ReadyCheck { until } => Some(until),
             Phase::Playing => self.round.as_ref().map(|r| r.deadline),
             Phase::Lobby | Phase::Finished => None,
         };
@@ -111,6 +132,7 @@ impl Room {
                 let next = self.round.as_ref().map_or(1, |r| r.number + 1);
                 self.deal_round(next, until, fx);
             }
+            Phase::ReadyCheck { until } if until <= at => self.begin_match(None, until, fx),
             Phase::Playing => {
                 if let Some(r) = &self.round {
                     if r.deadline <= at {
@@ -273,12 +295,37 @@ impl Room {
     }
 
     /// Host only, between matches: starts a match after a short countdown.
+    /// Right after a match (a rematch) it opens a ready check instead; the
+    /// host's `start` during the check starts at once.
     pub fn start(&mut self, host: PlayerId, now: u64) -> Result<Effects, RoomError> {
         self.advance(now);
         self.require_host(host)?;
         self.require_between_matches()?;
         if self.player_count() == 0 {
             return Err(RoomError::WrongState("a match needs at least one player"));
+        }
+        let mut fx = std::mem::take(&mut self.pending);
+        if self.phase == Phase::Finished {
+            self.open_ready_check(host, now, &mut fx);
+        } else {
+            self.begin_match(Some(host), now, &mut fx);
+        }
+        Ok(fx)
+    }
+
+    /// Resets the scores and starts the countdown of a new match; the
+    /// snapshot for `replying_to` (the host who started it) is a reply.
+    pub(super) fn begin_match(
+        &mut self,
+        replying_to: Option<PlayerId>,
+        now: u64,
+        fx: &mut Effects,
+    ) {
+        if self.player_count() == 0 {
+            // Everyone left during a ready check: back to the lobby.
+            self.phase = Phase::Lobby;
+            self.broadcast_state(None, now, fx);
+            return;
         }
         for m in &mut self.members {
             m.score = 0;
@@ -291,7 +338,6 @@ impl Room {
         self.phase = Phase::Countdown {
             until: now + COUNTDOWN_MS,
         };
-        let mut fx = std::mem::take(&mut self.pending);
         fx.events.push(RoomEvent::MatchStarted {
             settings: self.settings.clone(),
             players: self
@@ -309,7 +355,6 @@ impl Room {
         self.remember(msg.clone());
         fx.send(Recipient::All, msg);
         // Scores were reset: everyone redraws the roster.
-        self.broadcast_state(Some(host), now, &mut fx);
-        Ok(fx)
+        self.broadcast_state(replying_to, now, fx);
     }
 }

@@ -76,6 +76,10 @@ pub struct SavedMember {
     /// For each recent chat message, how long it still counts against the
     /// flood limit, oldest first.
     pub chat_counts_ms: Vec<u64>,
+    /// Said `ready` in the open ready check (absent in rooms saved before
+    /// ready checks existed).
+    #[serde(default)]
+    pub ready: bool,
 }
 
 /// A saved room's phase; countdowns are the time left.
@@ -98,6 +102,11 @@ pub enum SavedPhase {
     },
     /// The match is over.
     Finished,
+    /// A rematch waits for everyone's `ready`.
+    ReadyCheck {
+        /// Time until it starts anyway.
+        left_ms: u64,
+    },
 }
 
 /// The hand of a saved room.
@@ -161,6 +170,7 @@ impl Room {
                     eligible_from: m.eligible_from,
                     locked_out_ms: left(m.locked_until, now),
                     chat_counts_ms: m.chat_expiries.iter().map(|&t| left(t, now)).collect(),
+                    ready: m.ready,
                 })
                 .collect(),
             banned,
@@ -174,6 +184,9 @@ impl Room {
                     left_ms: left(until, now),
                 },
                 Phase::Finished => SavedPhase::Finished,
+                Phase::ReadyCheck { until } => SavedPhase::ReadyCheck {
+                    left_ms: left(until, now),
+                },
             },
             round: self.round.as_ref().map(|r| SavedRound {
                 number: r.number,
@@ -226,6 +239,8 @@ impl Room {
                     0
                 },
                 chat_expiries: m.chat_counts_ms.iter().map(|&ms| now + ms).collect(),
+                ready: m.ready,
+                reaction_expiries: VecDeque::new(),
             })
             .collect();
         let mut room = Room {
@@ -245,6 +260,9 @@ impl Room {
                     until: now + left_ms,
                 },
                 SavedPhase::Finished => Phase::Finished,
+                SavedPhase::ReadyCheck { left_ms } => Phase::ReadyCheck {
+                    until: now + left_ms,
+                },
             },
             round: saved.round.map(|r| Round {
                 number: r.number,

@@ -35,7 +35,8 @@ impl Room {
             Phase::Countdown { .. } => RoomPhase::Countdown,
             Phase::Playing => RoomPhase::Playing,
             Phase::BetweenRounds { .. } => RoomPhase::BetweenRounds,
-            Phase::Finished => RoomPhase::Finished,
+            // A ready check is the podium still up, with `ready_check` set.
+            Phase::Finished | Phase::ReadyCheck { .. } => RoomPhase::Finished,
         }
     }
 
@@ -130,6 +131,7 @@ impl Room {
             rounds_total: self.settings.rounds,
             next_ms,
             recent: self.recent.iter().cloned().collect(),
+            ready_check: self.ready_check_info(now),
         }
     }
 

@@ -1,0 +1,113 @@
+//! What makes a room a party: reactions that float across every screen, and
+//! the ready check before a rematch, so nobody is dealt a hand while they are
+//! still looking at the podium.
+
+use super::rounds::Phase;
+use super::{
+    Effects, Recipient, Room, RoomError, REACTION_BURST, REACTION_WINDOW_MS, READY_CHECK_MS,
+};
+use crate::protocol::{PlayerId, ReadyCheckInfo, ServerMessage, REACTIONS};
+
+impl Room {
+    /// A member's reaction, relayed to the room. Only the fixed few (never
+    /// text) and a few per member every few seconds; not kept in `recent`,
+    /// since a reaction is only worth seeing as it happens.
+    pub fn react(&mut self, player: PlayerId, emoji: &str, now: u64) -> Result<Effects, RoomError> {
+        self.advance(now);
+        let emoji = REACTIONS
+            .iter()
+            .find(|&&r| r == emoji)
+            .ok_or(RoomError::UnknownReaction)?;
+        let m = self.member_mut(player).ok_or(RoomError::NotInRoom)?;
+        while m.reaction_expiries.front().is_some_and(|&t| t <= now) {
+            m.reaction_expiries.pop_front();
+        }
+        if m.reaction_expiries.len() >= REACTION_BURST {
+            return Err(RoomError::RateLimited);
+        }
+        m.reaction_expiries.push_back(now + REACTION_WINDOW_MS);
+        let msg = ServerMessage::Reaction {
+            player,
+            name: m.name.clone(),
+            emoji: (*emoji).to_owned(),
+        };
+        let mut fx = std::mem::take(&mut self.pending);
+        fx.reply(player, msg.clone());
+        fx.send(Recipient::AllExcept(player), msg);
+        Ok(fx)
+    }
+
+    /// A seated player is ready for the rematch; the match starts once every
+    /// connected player is.
+    pub fn ready(&mut self, player: PlayerId, now: u64) -> Result<Effects, RoomError> {
+        self.advance(now);
+        if !matches!(self.phase, Phase::ReadyCheck { .. }) {
+            return Err(RoomError::WrongState("no rematch is waiting for players"));
+        }
+        let m = self.member_mut(player).ok_or(RoomError::NotInRoom)?;
+        if m.spectator {
+            return Err(RoomError::NotAPlayer("spectators do not play the rematch"));
+        }
+        let newly_ready = !m.ready;
+        m.ready = true;
+        let mut fx = std::mem::take(&mut self.pending);
+        if newly_ready {
+            let msg = ServerMessage::PlayerReady { player };
+            fx.reply(player, msg.clone());
+            fx.send(Recipient::AllExcept(player), msg);
+            self.settle_ready_check(now, &mut fx);
+        }
+        Ok(fx)
+    }
+
+    /// Opens the ready check of a rematch; the host who asked is ready.
+    pub(super) fn open_ready_check(&mut self, host: PlayerId, now: u64, fx: &mut Effects) {
+        for m in &mut self.members {
+            m.ready = m.id == host;
+        }
+        self.phase = Phase::ReadyCheck {
+            until: now + READY_CHECK_MS,
+        };
+        let msg = ServerMessage::ReadyCheck {
+            ms: READY_CHECK_MS,
+            ready: self.ready_players(),
+        };
+        // The host's copy answers their `start`.
+        fx.reply(host, msg.clone());
+        fx.send(Recipient::AllExcept(host), msg);
+        self.settle_ready_check(now, fx);
+    }
+
+    /// Starts the match if a ready check is open and every connected player
+    /// is ready (after a `ready`, or after someone left or dropped).
+    pub(super) fn settle_ready_check(&mut self, now: u64, fx: &mut Effects) {
+        let open = matches!(self.phase, Phase::ReadyCheck { .. });
+        let all_ready = self
+            .members
+            .iter()
+            .filter(|m| !m.spectator && m.connected())
+            .all(|m| m.ready);
+        if open && all_ready {
+            self.begin_match(None, now, fx);
+        }
+    }
+
+    /// The open ready check as a snapshot shows it.
+    pub(super) fn ready_check_info(&self, now: u64) -> Option<ReadyCheckInfo> {
+        match self.phase {
+            Phase::ReadyCheck { until } => Some(ReadyCheckInfo {
+                ms: until.saturating_sub(now),
+                ready: self.ready_players(),
+            }),
+            _ => None,
+        }
+    }
+
+    fn ready_players(&self) -> Vec<PlayerId> {
+        self.members
+            .iter()
+            .filter(|m| m.ready && !m.spectator)
+            .map(|m| m.id)
+            .collect()
+    }
+}
