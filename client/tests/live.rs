@@ -89,14 +89,21 @@ fn two_plain_clients_race_a_round_with_lockout_and_chat() {
     server.stop();
 }
 
-#[test]
-fn a_bot_plays_a_whole_match() {
-    let scratch = Scratch::new();
+/// A fresh server with Ann, in the plain client, hosting a room: the
+/// server, its URL, Ann and the room's code.
+fn ann_hosts(scratch: &Scratch) -> (TestServer, String, Proc, String) {
     let server = TestServer::start("127.0.0.1:0", &scratch.db());
     let url = server.url();
     let mut ann = Proc::player("Ann", &url, &scratch.config("ann"), "--plain");
     ann.send("/create");
     let code = room_code(&ann.expect_prefix("room "));
+    (server, url, ann, code)
+}
+
+#[test]
+fn a_bot_plays_a_whole_match() {
+    let scratch = Scratch::new();
+    let (server, url, mut ann, code) = ann_hosts(&scratch);
     ann.send("/set rounds=2 round_seconds=600");
     let mut bots = Proc::spawn(
         "bots",
@@ -131,11 +138,7 @@ fn a_bot_plays_a_whole_match() {
 #[test]
 fn a_bot_that_cannot_save_its_token_says_so_and_plays_on() {
     let scratch = Scratch::new();
-    let server = TestServer::start("127.0.0.1:0", &scratch.db());
-    let url = server.url();
-    let mut ann = Proc::player("Ann", &url, &scratch.config("ann"), "--plain");
-    ann.send("/create");
-    let code = room_code(&ann.expect_prefix("room "));
+    let (server, url, mut ann, code) = ann_hosts(&scratch);
     // A config directory that reads as empty but cannot be created: a
     // link to a directory that does not exist.
     let config = scratch.config("bots");
