@@ -32,33 +32,30 @@ use crate::cli::{BotsArgs, Skill};
 use crate::play::net::NetEvent;
 use crate::play::target;
 
-/// Names of famous mathematicians and computer scientists; a bot is called
-/// "Ada-bot" (a name the server's rule allows: letters, digits, `-`).
+/// Names of famous mathematicians and computer scientists, none longer
+/// than 7 characters so that the longest bot name fits the server's 20.
 const NAMES: [&str; 16] = [
-    "Ada",
-    "Alan",
-    "Grace",
-    "Emmy",
-    "Kurt",
-    "Hedy",
-    "Edsger",
-    "Barbara",
-    "Donald",
-    "Sophie",
-    "Carl",
-    "Katherine",
-    "John",
-    "Ramanujan",
-    "Euler",
-    "Hypatia",
+    "Ada", "Alan", "Grace", "Emmy", "Kurt", "Hedy", "Edsger", "Barbara", "Donald", "Sophie",
+    "Carl", "Mary", "John", "Euclid", "Euler", "Hypatia",
 ];
 
-/// The `n`th candidate name (0-based): "Ada-bot", ..., then "Ada-bot-2".
-pub fn bot_name(n: usize) -> String {
+/// The `n`th candidate name (0-based) of a bot of `skill`: "Ada-medium-bot",
+/// ..., then "Ada2-medium-bot". A bot names its skill, so players know what
+/// they are up against, and ends in "-bot" so nobody takes it for a person.
+pub fn bot_name(n: usize, skill: Skill) -> String {
     let base = NAMES[n % NAMES.len()];
+    let skill = skill_word(skill);
     match n / NAMES.len() {
-        0 => format!("{base}-bot"),
-        k => format!("{base}-bot-{}", k + 1),
+        0 => format!("{base}-{skill}-bot"),
+        k => format!("{base}{}-{skill}-bot", k + 1),
+    }
+}
+
+fn skill_word(skill: Skill) -> &'static str {
+    match skill {
+        Skill::Easy => "easy",
+        Skill::Medium => "medium",
+        Skill::Hard => "hard",
     }
 }
 
@@ -66,26 +63,36 @@ pub fn bot_name(n: usize) -> String {
 /// more: the host may be restarting the server).
 const ROOM_RETRY: Duration = Duration::from_secs(5);
 
-/// How long a bot thinks before answering a hand with `solutions` distinct
-/// solutions, before jitter and pace: the skill sets the base, the hand's
-/// difficulty band multiplies it.
+/// The median thinking time, in seconds, of a bot of each skill (rows:
+/// easy, medium, hard) on a hand of each difficulty band (columns: easy,
+/// medium, hard hands; see `krypto_core::room::difficulty_of`). A medium bot
+/// takes about as long as a casual player on a typical hand (35 s), an easy
+/// bot is beaten by most people, a hard bot by quick ones. The table is in
+/// docs/design.md.
+pub const THINK_SECONDS: [[u64; 3]; 3] = [[40, 60, 80], [22, 35, 50], [9, 14, 20]];
+
+/// Being sure a hand has no solution takes longer than the hardest hand.
+const NO_SOLUTION_FACTOR_TENTHS: u64 = 15;
+
+/// How long a bot thinks (the median, before jitter and pace) before
+/// answering a hand with `solutions` distinct solutions: the fewer ways
+/// there are, the longer it takes, as for people.
 pub fn think_time(skill: Skill, variant: Variant, solutions: usize) -> Duration {
-    let base_ms: u64 = match skill {
-        Skill::Easy => 12_000,
-        Skill::Medium => 6_000,
-        Skill::Hard => 2_500,
+    let row = THINK_SECONDS[match skill {
+        Skill::Easy => 0,
+        Skill::Medium => 1,
+        Skill::Hard => 2,
+    }];
+    let hardest = Duration::from_secs(row[2]);
+    if solutions == 0 {
+        return hardest * NO_SOLUTION_FACTOR_TENTHS as u32 / 10;
+    }
+    let column = match difficulty_of(variant, solutions as u64) {
+        Difficulty::Easy | Difficulty::Any => 0,
+        Difficulty::Medium => 1,
+        Difficulty::Hard => 2,
     };
-    let factor_tenths: u64 = if solutions == 0 {
-        // Being sure there is none takes a while.
-        30
-    } else {
-        match difficulty_of(variant, solutions as u64) {
-            Difficulty::Easy | Difficulty::Any => 10,
-            Difficulty::Medium => 16,
-            Difficulty::Hard => 25,
-        }
-    };
-    Duration::from_millis(base_ms * factor_tenths / 10)
+    Duration::from_secs(row[column])
 }
 
 /// The chance (in percent) that a bot of `skill` first answers wrong.
@@ -163,9 +170,18 @@ struct Plan {
 
 async fn bot(config: BotConfig) -> anyhow::Result<()> {
     let mut rng = StdRng::from_os_rng();
-    for attempt in 0..8 {
-        let name = bot_name(config.first_name + attempt * config.stride);
+    let mut attempt = 0;
+    let mut taken = 0;
+    while taken < 8 {
+        let name = bot_name(config.first_name + attempt * config.stride, config.skill);
+        attempt += 1;
         let mut target = target(config.server.as_deref(), Some(&name))?;
+        // Another `krypto bots` run from this config directory plays as
+        // this name: its token is in our tokens.toml, so logging in would
+        // take its seat. Held until this bot stops.
+        let Some(_claim) = target.dir.claim(&name)? else {
+            continue;
+        };
         target.bot = true;
         let (tx, mut rx) = mpsc::unbounded_channel::<NetEvent>();
         let net = target.connect(tx);
@@ -174,6 +190,8 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
         let mut plan: Option<Plan> = None;
         let mut last_round = 0u32;
         let mut in_room = false;
+        // When to say "ready" to the host's rematch.
+        let mut ready_at: Option<Instant> = None;
         // When to ask for the room again after it was not there.
         let mut retry_at: Option<Instant> = None;
         let mut waiting_said = false;
@@ -182,7 +200,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
         let mut follow = Follow::default();
         let mut moving = false;
         loop {
-            let wake = [plan.as_ref().map(|p| p.at), retry_at]
+            let wake = [plan.as_ref().map(|p| p.at), retry_at, ready_at]
                 .into_iter()
                 .flatten()
                 .min();
@@ -190,6 +208,10 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                 e = rx.recv() => e,
                 () = sleep_until(wake) => {
                     let now = Instant::now();
+                    if ready_at.is_some_and(|t| t <= now) {
+                        ready_at = None;
+                        net.send(ClientMessage::Ready);
+                    }
                     if retry_at.is_some_and(|t| t <= now) {
                         retry_at = None;
                         net.send(ClientMessage::JoinRoom {
@@ -217,6 +239,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
             let message = match event {
                 NetEvent::Refused { code, message } => {
                     if code == ErrorCode::NameTaken {
+                        taken += 1;
                         break; // Try the next name.
                     }
                     anyhow::bail!("{name}: the server refused: {message}");
@@ -233,6 +256,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     plan = None;
                     last_round = 0;
                     retry_at = None;
+                    ready_at = None;
                     continue;
                 }
                 NetEvent::Message { envelope, .. } => envelope.message,
@@ -282,24 +306,35 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     waiting_said = false;
                     retry_at = None;
                     settings = s.settings.clone();
+                    // A rematch asked while we were away (or joining).
+                    ready_at = s
+                        .ready_check
+                        .as_ref()
+                        .filter(|c| me.is_some_and(|me| !c.ready.contains(&me)))
+                        .map(|_| Instant::now() + ready_pause(&mut rng, config.pace));
                     if let Some(r) = s.round.filter(|r| {
                         s.state == RoomPhase::Playing
                             && r.remaining_ms > 0
                             && r.number != last_round
                     }) {
                         last_round = r.number;
-                        plan = think(
-                            &config,
-                            &mut rng,
-                            &settings,
-                            r.number,
-                            r.objective,
-                            &r.cards,
-                        )
-                        .await;
+                        let hand = Hand {
+                            round: r.number,
+                            objective: r.objective,
+                            cards: &r.cards,
+                        };
+                        plan = think(&config, &mut rng, &settings, hand, Instant::now()).await;
                     }
                 }
-                ServerMessage::MatchStarted { settings: s, .. } => settings = s,
+                ServerMessage::MatchStarted { settings: s, .. } => {
+                    settings = s;
+                    ready_at = None;
+                }
+                ServerMessage::ReadyCheck { ready, .. }
+                    if me.is_some_and(|me| !ready.contains(&me)) =>
+                {
+                    ready_at = Some(Instant::now() + ready_pause(&mut rng, config.pace));
+                }
                 ServerMessage::RoundStarted {
                     round,
                     objective,
@@ -307,7 +342,12 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     ..
                 } => {
                     last_round = round;
-                    plan = think(&config, &mut rng, &settings, round, objective, &cards).await;
+                    let hand = Hand {
+                        round,
+                        objective,
+                        cards: &cards,
+                    };
+                    plan = think(&config, &mut rng, &settings, hand, Instant::now()).await;
                 }
                 ServerMessage::Verdict {
                     round,
@@ -365,24 +405,39 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
     anyhow::bail!("no free bot name found")
 }
 
-/// Solves the hand off the async threads and plans the answer.
+/// A dealt hand.
+#[derive(Debug, Clone, Copy)]
+struct Hand<'a> {
+    round: u32,
+    objective: i64,
+    cards: &'a [i64],
+}
+
+/// Solves the hand off the async threads and plans the answer, thinking
+/// from `seen` (when the hand was dealt).
 async fn think(
     config: &BotConfig,
     rng: &mut StdRng,
     settings: &RoomSettings,
-    round: u32,
-    objective: i64,
-    cards: &[i64],
+    hand: Hand<'_>,
+    seen: Instant,
 ) -> Option<Plan> {
+    let Hand {
+        round,
+        objective,
+        cards,
+    } = hand;
     let rules = settings.rules;
-    let hand = cards.to_vec();
-    let solutions = tokio::task::spawn_blocking(move || solver::solve_all(&hand, objective, rules))
-        .await
-        .ok()?
-        .ok()?;
+    let owned = cards.to_vec();
+    let solutions =
+        tokio::task::spawn_blocking(move || solver::solve_all(&owned, objective, rules))
+            .await
+            .ok()?
+            .ok()?;
     let pause = think_time(config.skill, settings.variant, solutions.len());
+    // People are not clocks: ±30 % around the median.
     let jitter = rng.random_range(70..=130u32);
-    let at = Instant::now() + scaled(pause * jitter / 100, config.pace);
+    let at = seen + scaled(pause * jitter / 100, config.pace);
     if solutions.is_empty() {
         // Only claim when the room allows unsolvable hands.
         return (settings.deal == DealMode::Any).then_some(Plan {
@@ -412,6 +467,12 @@ async fn think(
     })
 }
 
+/// How long a bot takes to say "ready" to a rematch: a person's glance at
+/// the screen, 1 to 3 s, at `pace` percent.
+fn ready_pause(rng: &mut StdRng, pace: u32) -> Duration {
+    scaled(Duration::from_millis(rng.random_range(1000..=3000)), pace)
+}
+
 /// `d` at `pace` percent.
 fn scaled(d: Duration, pace: u32) -> Duration {
     d * pace / 100
@@ -426,39 +487,103 @@ mod tests {
     use super::*;
     use krypto_core::{formula, Rules};
 
+    const SKILLS: [Skill; 3] = [Skill::Easy, Skill::Medium, Skill::Hard];
+
     #[test]
-    fn names_are_unique_and_short_enough() {
-        let names: Vec<String> = (0..40).map(bot_name).collect();
-        let mut sorted = names.clone();
-        sorted.sort();
-        sorted.dedup();
-        assert_eq!(sorted.len(), names.len());
-        // The server's own rule, and no one reads them as a person.
-        for n in &names {
-            assert!(krypto_core::names::validate(n).is_ok(), "{n}");
-            assert!(n.contains("-bot"), "{n}");
+    fn names_are_unique_short_enough_and_name_the_skill() {
+        for skill in SKILLS {
+            let names: Vec<String> = (0..100).map(|n| bot_name(n, skill)).collect();
+            let mut sorted = names.clone();
+            sorted.sort();
+            sorted.dedup();
+            assert_eq!(sorted.len(), names.len());
+            // The server's own rule, and no one reads them as a person.
+            for n in &names {
+                assert!(krypto_core::names::validate(n).is_ok(), "{n}");
+                assert!(n.ends_with(&format!("-{}-bot", skill_word(skill))), "{n}");
+            }
         }
-        assert_eq!(names[0], "Ada-bot");
-        assert_eq!(names[16], "Ada-bot-2");
+        assert_eq!(bot_name(0, Skill::Medium), "Ada-medium-bot");
+        assert_eq!(bot_name(16, Skill::Hard), "Ada2-hard-bot");
+    }
+
+    /// Distinct solutions of a typical Krypto hand: the middle of the
+    /// medium band (15–30), where the median deal falls.
+    const TYPICAL: usize = 22;
+
+    #[test]
+    fn a_medium_bot_takes_a_casual_players_time_on_a_typical_hand() {
+        let typical = think_time(Skill::Medium, Variant::Krypto, TYPICAL);
+        assert!(
+            (Duration::from_secs(25)..=Duration::from_secs(45)).contains(&typical),
+            "{typical:?}"
+        );
+        // Faster on easy hands, slower on hard ones and "no solution".
+        assert!(think_time(Skill::Medium, Variant::Krypto, 60) < typical);
+        assert!(think_time(Skill::Medium, Variant::Krypto, 5) > typical);
+        assert!(
+            think_time(Skill::Medium, Variant::Krypto, 0)
+                > think_time(Skill::Medium, Variant::Krypto, 1)
+        );
+        // The 24 game's bands: 1 solution is hard, 4 or more easy.
+        assert!(
+            think_time(Skill::Medium, Variant::TwentyFour, 1)
+                > think_time(Skill::Medium, Variant::TwentyFour, 4)
+        );
     }
 
     #[test]
     fn thinking_is_longer_for_harder_hands_and_weaker_skill() {
-        for skill in [Skill::Easy, Skill::Medium, Skill::Hard] {
+        for skill in SKILLS {
             assert!(think_time(skill, Variant::Krypto, 2) > think_time(skill, Variant::Krypto, 20));
             assert!(
                 think_time(skill, Variant::Krypto, 20) > think_time(skill, Variant::Krypto, 200)
             );
         }
-        assert!(
-            think_time(Skill::Easy, Variant::Krypto, 10)
-                > think_time(Skill::Medium, Variant::Krypto, 10)
-        );
-        assert!(
-            think_time(Skill::Medium, Variant::Krypto, 10)
-                > think_time(Skill::Hard, Variant::Krypto, 10)
-        );
+        for solutions in [0, 2, TYPICAL, 200] {
+            let [easy, medium, hard] = SKILLS.map(|s| think_time(s, Variant::Krypto, solutions));
+            assert!(easy > medium && medium > hard, "{solutions}");
+        }
     }
+
+    #[tokio::test]
+    async fn a_plan_is_within_thirty_percent_of_the_median_and_centred_on_it() {
+        let settings = RoomSettings::default();
+        let seen = Instant::now();
+        // 1 2 3 4 5 → 15 has many ways: an easy hand.
+        let median = think_time(Skill::Medium, Variant::Krypto, 100);
+        let mut pauses = Vec::new();
+        for seed in 0..101 {
+            let mut rng = StdRng::seed_from_u64(seed);
+            let plan = think(&config(Skill::Medium), &mut rng, &settings, HAND, seen)
+                .await
+                .unwrap();
+            let pause = plan.at - seen;
+            assert!(
+                pause >= median * 7 / 10 && pause <= median * 13 / 10,
+                "{pause:?}"
+            );
+            pauses.push(pause);
+        }
+        pauses.sort();
+        let middle = pauses[50];
+        assert!(
+            middle >= median * 9 / 10 && middle <= median * 11 / 10,
+            "{middle:?}"
+        );
+        // --pace scales it.
+        let mut rng = StdRng::seed_from_u64(1);
+        let mut fast = config(Skill::Medium);
+        fast.pace = 1;
+        let plan = think(&fast, &mut rng, &settings, HAND, seen).await.unwrap();
+        assert!(plan.at - seen <= median * 13 / 1000);
+    }
+
+    const HAND: Hand<'static> = Hand {
+        round: 1,
+        objective: 15,
+        cards: &[1, 2, 3, 4, 5],
+    };
 
     fn config(skill: Skill) -> BotConfig {
         BotConfig {
@@ -478,7 +603,7 @@ mod tests {
         for (i, skill) in [Skill::Easy, Skill::Hard].into_iter().enumerate() {
             for seed in 0..40 {
                 let mut rng = StdRng::seed_from_u64(seed);
-                let plan = think(&config(skill), &mut rng, &settings, 1, 15, &[1, 2, 3, 4, 5])
+                let plan = think(&config(skill), &mut rng, &settings, HAND, Instant::now())
                     .await
                     .unwrap();
                 let answer = plan.then.as_ref().or(plan.formula.as_ref()).unwrap();
@@ -500,13 +625,17 @@ mod tests {
         let mut rng = StdRng::seed_from_u64(1);
         let mut settings = RoomSettings::default();
         // 1 1 1 1 1 cannot make 100.
+        let hopeless = Hand {
+            round: 2,
+            objective: 100,
+            cards: &[1, 1, 1, 1, 1],
+        };
         let none = think(
             &config(Skill::Hard),
             &mut rng,
             &settings,
-            2,
-            100,
-            &[1, 1, 1, 1, 1],
+            hopeless,
+            Instant::now(),
         )
         .await;
         assert!(none.is_none());
@@ -515,9 +644,8 @@ mod tests {
             &config(Skill::Hard),
             &mut rng,
             &settings,
-            2,
-            100,
-            &[1, 1, 1, 1, 1],
+            hopeless,
+            Instant::now(),
         )
         .await
         .unwrap();

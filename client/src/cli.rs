@@ -185,7 +185,7 @@ pub struct DealArgs {
     pub json: bool,
 }
 
-/// `krypto solve --target T [--rules R] [--all | --count] [--chain] [--json] CARD...`
+/// `krypto solve --target T [--rules R] [--all | --count] [--chain | --subset] [--json] CARD...`
 #[derive(Debug, Args)]
 pub struct SolveArgs {
     /// The objective to make.
@@ -202,10 +202,14 @@ pub struct SolveArgs {
     #[arg(long)]
     pub count: bool,
     /// Only parenthesis-free chains evaluated right to left (APL style).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "subset")]
     pub chain: bool,
-    /// Print {"target", "cards", "rules", "solvable", "count", "solutions"}
-    /// as JSON.
+    /// Any non-empty subset of the cards may be used, each at most once
+    /// (Countdown's rule); one solution uses as few cards as possible.
+    #[arg(long)]
+    pub subset: bool,
+    /// Print {"target", "cards", "rules", "subset", "solvable", "count",
+    /// "solutions"} as JSON.
     #[arg(long)]
     pub json: bool,
     /// The hand, e.g. `8 19 14 2 21` (commas also work).

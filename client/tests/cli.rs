@@ -205,11 +205,20 @@ fn solve_shows_one_solution_that_the_checker_accepts() {
     keys.sort_unstable();
     assert_eq!(
         keys,
-        ["cards", "count", "rules", "solutions", "solvable", "target"]
+        [
+            "cards",
+            "count",
+            "rules",
+            "solutions",
+            "solvable",
+            "subset",
+            "target"
+        ]
     );
     assert_eq!(v["target"], 17);
     assert_eq!(v["cards"], serde_json::json!([8, 19, 14, 2, 21]));
     assert_eq!(v["rules"], "free");
+    assert_eq!(v["subset"], false);
     assert_eq!(v["solvable"], true);
     assert_eq!(v["count"], Value::Null);
     let solutions = v["solutions"].as_array().unwrap();
@@ -265,8 +274,77 @@ fn solve_chains() {
     assert!(chains.contains(&Value::from("8 - 19 + 14 - 21 × 2")));
 }
 
+/// The numbers a printed solution uses, in order.
+fn numbers_in(formula: &str) -> Vec<i64> {
+    formula
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn solve_subset_uses_some_of_the_cards() {
+    let tiles = ["25", "50", "75", "100", "3", "6"];
+    let v = solve(
+        &["--subset", "--rules", "positive", "--target", "952"],
+        &tiles,
+        0,
+    );
+    assert_eq!(v["subset"], true);
+    assert_eq!(v["solvable"], true);
+    let formula = v["solutions"][0].as_str().unwrap();
+    let parsed = krypto_core::formula::parse(formula).unwrap();
+    assert_eq!(
+        parsed.evaluate(krypto_core::Rules::Positive),
+        Ok(krypto_core::Rational::from_int(952))
+    );
+    let mut left: Vec<i64> = tiles.iter().map(|t| t.parse().unwrap()).collect();
+    for n in numbers_in(formula) {
+        let at = left.iter().position(|&t| t == n).expect("a tile used once");
+        left.swap_remove(at);
+    }
+    // The fewest cards: 7 × 3 needs two of the five.
+    let v = solve(
+        &["--subset", "--target", "21"],
+        &["1", "2", "3", "4", "7"],
+        0,
+    );
+    assert_eq!(numbers_in(v["solutions"][0].as_str().unwrap()).len(), 2);
+    // Without --subset every card is used.
+    let v = solve(&["--target", "21"], &["1", "2", "3", "4", "7"], 0);
+    assert_eq!(numbers_in(v["solutions"][0].as_str().unwrap()).len(), 5);
+    let v = solve(&["--subset", "--target", "1000"], &["1", "1", "1"], 1);
+    assert_eq!(v["solvable"], false);
+}
+
+#[test]
+fn solve_subset_counts_every_subsets_solutions() {
+    // Every distinct solution over 3 4 plus every one over 3 4 1 (no single
+    // card is 7), each counted by the plain solver.
+    let count = |extra: &[&str], cards: &[&str]| {
+        let mut args = vec!["--rules", "positive", "--target", "7"];
+        args.extend(extra);
+        solve(&args, cards, 0)["count"].as_u64().unwrap()
+    };
+    let both = count(&["--count"], &["3", "4"]) + count(&["--count"], &["3", "4", "1"]);
+    assert_eq!(count(&["--subset", "--count"], &["3", "4", "1"]), both);
+    let v = solve(
+        &["--subset", "--all", "--rules", "positive", "--target", "7"],
+        &["3", "4", "1"],
+        0,
+    );
+    assert_eq!(v["count"].as_u64(), Some(both));
+    assert_eq!(v["solutions"][0], "3 + 4");
+    assert_eq!(v["solutions"].as_array().unwrap().len() as u64, both);
+}
+
 #[test]
 fn solve_usage_errors_exit_2() {
+    krypto()
+        .args(["solve", "--subset", "--chain", "--target", "3", "1", "2"])
+        .assert()
+        .code(2);
     krypto()
         .args([
             "solve", "--target", "24", "1", "2", "3", "4", "5", "6", "7", "8", "9",

@@ -115,7 +115,7 @@ fn a_bot_plays_a_whole_match() {
     );
     // The bots join concurrently, in either order: wait for the roster.
     ann.expect("listing both bots", |l| {
-        l.starts_with("room ") && l.contains("Ada-bot") && l.contains("Alan-bot")
+        l.starts_with("room ") && l.contains("Ada-hard-bot") && l.contains("Alan-hard-bot")
     });
     bots.expect_contains(&format!("joined room {code}"));
     ann.send("/start");
@@ -125,8 +125,14 @@ fn a_bot_plays_a_whole_match() {
     ann.expect_prefix("match over:");
     let first = ann.expect_prefix("  1. ");
     assert!(first.contains("-bot") && first.contains("point"), "{first}");
-    // The bots stay for a rematch.
+    // The bots stay for a rematch, and say they are ready for it.
     ann.send("/start");
+    ann.expect_prefix("rematch: ready? press r (or /ready)");
+    for _ in 0..2 {
+        ann.expect("a bot ready", |l| l.ends_with("-hard-bot is ready"));
+    }
+    ann.send("/ready");
+    ann.expect_contains("match started");
     ann.expect("a rematch round won by a bot", bot_won);
     drop(bots);
     ann.send("/quit");
@@ -270,6 +276,64 @@ fn leaderboard_and_profile_commands_talk_to_the_server_and_create_nothing() {
 }
 
 #[test]
+fn two_bot_runs_from_one_config_directory_play_in_two_rooms() {
+    let scratch = Scratch::new();
+    let server = TestServer::start("127.0.0.1:0", &scratch.db());
+    let url = server.url();
+    let mut hosts = Vec::new();
+    for name in ["Ann", "Ben"] {
+        let mut host = Proc::player(name, &url, &scratch.config(name), "--plain");
+        host.send("/create");
+        let code = room_code(&host.expect_prefix("room "));
+        host.send("/set rounds=1 round_seconds=600");
+        hosts.push((host, code));
+    }
+    // The same user starts bots for each room, one run after the other,
+    // from the same config directory (one tokens.toml).
+    let config = scratch.config("bots");
+    let mut runs = Vec::new();
+    for (host, code) in &mut hosts {
+        let mut run = Proc::spawn(
+            "bots",
+            &[
+                "bots", "--server", &url, "--room", code, "--count", "1", "--skill", "hard",
+                "--pace", "1",
+            ],
+            &config,
+        );
+        run.expect_contains(&format!("joined room {code}"));
+        host.expect("a bot in the roster", |l| {
+            l.starts_with("room ") && l.contains("(bot)")
+        });
+        runs.push(run);
+    }
+    // Each room's bot plays its own match: the second run took no seat
+    // from the first.
+    for (host, _) in &mut hosts {
+        host.send("/start");
+        host.expect("the round won by the bot", |l| {
+            l.starts_with("round 1 won by ") && l.contains("-bot in")
+        });
+        host.expect_prefix("match over:");
+    }
+    for (i, run) in runs.iter_mut().enumerate() {
+        let line = run.expect_contains(" won round 1");
+        let name = if i == 0 {
+            "Ada-hard-bot"
+        } else {
+            "Alan-hard-bot"
+        };
+        assert!(line.starts_with(name), "{line}");
+    }
+    drop(runs);
+    for (mut host, _) in hosts {
+        host.send("/quit");
+        assert!(host.finish().success());
+    }
+    server.stop();
+}
+
+#[test]
 fn a_bot_rides_out_a_server_restart_and_wins_the_round() {
     let scratch = Scratch::new();
     let server = TestServer::start("127.0.0.1:0", &scratch.db());
@@ -291,7 +355,7 @@ fn a_bot_rides_out_a_server_restart_and_wins_the_round() {
     let joined = format!("joined room {code}");
     bots.expect_contains(&joined);
     ann.expect("the bot in the roster", |l| {
-        l.starts_with("room ") && l.contains("Ada-bot")
+        l.starts_with("room ") && l.contains("Ada-hard-bot")
     });
     ann.send("/start");
     ann.expect_prefix("round 1: make 15");
@@ -300,7 +364,7 @@ fn a_bot_rides_out_a_server_restart_and_wins_the_round() {
     bots.expect_contains(&joined);
     ann.expect_contains("your seat in room");
     ann.expect("round 1 won by the bot", |l| {
-        l.starts_with("round 1 won by Ada-bot")
+        l.starts_with("round 1 won by Ada-hard-bot")
     });
     drop(bots);
     ann.send("/quit");

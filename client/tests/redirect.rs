@@ -338,9 +338,9 @@ fn bots_follow_a_join_to_the_rooms_node() {
         &scratch.config("bots"),
     );
     bots.expect_contains(&format!(
-        "Ada-bot: room {CODE} is on another server: moving there"
+        "Ada-medium-bot: room {CODE} is on another server: moving there"
     ));
-    bots.expect_contains(&format!("Ada-bot joined room {CODE}"));
+    bots.expect_contains(&format!("Ada-medium-bot joined room {CODE}"));
     let (_, hello) = b.next_of("hello");
     assert_eq!(hello["token"], "00ff", "{hello}");
     assert_eq!(hello["bot"], true, "{hello}");

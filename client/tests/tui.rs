@@ -1,5 +1,5 @@
-//! The real `krypto play` terminal UI, driven through tmux (a real
-//! pseudo-terminal of 80×24) against the real server: keys typed between
+//! The real `krypto play` terminal UI, in a real pseudo-terminal of 80×24
+//! (see `common::terminal`), against the real server: keys typed between
 //! rounds stay in the formula, the leaderboard overlay closes with Esc, and
 //! the next hand is always shown.
 //!
@@ -11,87 +11,20 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
-use common::{Proc, Scratch, TestServer, PATIENCE};
+use common::terminal::{Key, Terminal};
+use common::{Proc, Scratch, TestServer};
 use krypto_core::cards::Deal;
 use krypto_core::room::ScriptedDealer;
 use krypto_server::config::DealerFactory;
 
-/// One tmux server of our own (its own socket), so tests never touch a
-/// user's sessions or each other's.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn start(socket: &str, command: &str) -> Tmux {
-        let tmux = Tmux {
-            socket: socket.to_owned(),
-        };
-        let status = Command::new("tmux")
-            .args(["-L", socket, "-f", "/dev/null", "new-session", "-d"])
-            .args(["-x", "80", "-y", "24", command])
-            .status()
-            .expect("tmux is needed for this test (apt-get install tmux)");
-        assert!(status.success(), "tmux new-session failed");
-        tmux
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let status = Command::new("tmux")
-            .args(["-L", &self.socket, "send-keys"])
-            .args(keys)
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-
-    /// Types `text` literally.
-    fn type_text(&self, text: &str) {
-        self.keys(&["-l", text]);
-    }
-
-    fn screen(&self) -> String {
-        let out = Command::new("tmux")
-            .args(["-L", &self.socket, "capture-pane", "-p"])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// Waits until the screen shows what `pred` looks for; returns it.
-    fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + PATIENCE;
-        loop {
-            let screen = self.screen();
-            if pred(&screen) {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the screen never showed {what}; it shows:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .status();
-    }
-}
-
-fn play_command(server: &str, name: &str, config: &Path) -> String {
-    format!(
-        "KRYPTO_CONFIG_DIR={} {} play -s {server} -n {name}",
-        config.display(),
-        env!("CARGO_BIN_EXE_krypto")
+/// `krypto play` as `name` on `server`, in a terminal of its own.
+fn play(server: &str, name: &str, config: &Path) -> Terminal {
+    Terminal::start(
+        env!("CARGO_BIN_EXE_krypto"),
+        &["play", "-s", server, "-n", name],
+        &[("KRYPTO_CONFIG_DIR", config.as_os_str())],
     )
 }
 
@@ -113,8 +46,7 @@ fn keys_between_rounds_stay_in_the_formula_and_overlays_close() {
         },
     );
     let url = server.url();
-    let socket = format!("krypto-test-{}", std::process::id());
-    let ann = Tmux::start(&socket, &play_command(&url, "Ann", &scratch.config("ann")));
+    let mut ann = play(&url, "Ann", &scratch.config("ann"));
     ann.wait_for("the lobby", |s| {
         s.contains("online") && s.contains("Public rooms")
     });
@@ -127,7 +59,7 @@ fn keys_between_rounds_stay_in_the_formula_and_overlays_close() {
         .map(|r| r.chars().take(5).collect::<String>())
         .unwrap();
     ann.type_text("/set rounds=3 round_seconds=600 lockout_seconds=0");
-    ann.keys(&["Enter"]);
+    ann.key(Key::Enter);
     ann.wait_for("the new settings", |s| s.contains("600 s"));
 
     let mut ben = Proc::player("Ben", &url, &scratch.config("ben"), "--plain");
@@ -152,20 +84,20 @@ fn keys_between_rounds_stay_in_the_formula_and_overlays_close() {
     // The leaderboard opened between rounds closes with Esc. (Esc clears
     // the field first; typing on before the terminal has seen it alone
     // would make it Alt+/.)
-    ann.keys(&["Escape"]);
+    ann.key(Key::Escape);
     ann.wait_for("an empty field", |s| {
         s.contains("> █ the next hand is coming")
     });
     ann.type_text("/lb");
-    ann.keys(&["Enter"]);
+    ann.key(Key::Enter);
     ann.wait_for("the leaderboard", |s| s.contains("Leaderboard ·"));
-    ann.keys(&["Escape"]);
+    ann.key(Key::Escape);
     ann.wait_for("the game again", |s| {
         !s.contains("Leaderboard ·") && s.contains("Round 1/3")
     });
     // Left open, it gives way to the next hand, whose cards are shown.
     ann.type_text("/lb");
-    ann.keys(&["Enter"]);
+    ann.key(Key::Enter);
     ann.wait_for("the leaderboard", |s| s.contains("Leaderboard ·"));
     // (Waited for whole: a capture can catch the terminal mid-redraw.)
     ann.wait_for("the second hand's cards, nothing over them", |s| {

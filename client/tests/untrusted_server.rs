@@ -119,7 +119,7 @@ fn bots_say_they_are_bots_and_wait_for_a_room_that_is_not_there() {
     let scratch = Scratch::new();
     // No room has that code (the server restarted): the bot must keep asking.
     let (addr, seen) = fake_server(|frame| match frame["type"].as_str() {
-        Some("hello") => vec![welcome("Ada-bot")],
+        Some("hello") => vec![welcome("Ada-medium-bot")],
         Some("join_room") => vec![json!({"type": "error", "code": "room_not_found",
             "message": "no room has that code"})
         .to_string()],
@@ -143,7 +143,7 @@ fn bots_say_they_are_bots_and_wait_for_a_room_that_is_not_there() {
     let hello = next();
     assert_eq!(hello["type"], "hello", "{hello}");
     assert_eq!(hello["bot"], true, "{hello}");
-    assert_eq!(hello["name"], "Ada-bot", "{hello}");
+    assert_eq!(hello["name"], "Ada-medium-bot", "{hello}");
     for _ in 0..2 {
         let join = next();
         assert_eq!(join["type"], "join_room", "{join}");

@@ -1,7 +1,7 @@
 //! Leaderboards and profiles, shared by the WebSocket `leaderboard` message
 //! and the HTTP API.
 //!
-//! - Metrics: `rating` (conservative rating mu − 3·sigma, players with at
+//! - Metrics: `rating` (the shown rating, 1500 for a new player, players with at
 //!   least [`Ranking::min_matches`] rated matches against at least
 //!   [`Ranking::min_opponents`] different opponents), `wins`
 //!   (rated matches won), `rounds` (rounds won), `fastest` (best winning
@@ -228,16 +228,22 @@ pub struct Profile {
     pub player: PlayerId,
     /// Their name.
     pub name: String,
-    /// Conservative rating (mu − 3·sigma, rounded to 0.1); `null` before
-    /// their first rated match.
+    /// The rating as shown (1500 for a new player, a whole number); `null`
+    /// before their first rated match.
     pub rating: Option<f64>,
+    /// Its uncertainty on the same scale (the "± 500" of a new player).
+    pub rating_deviation: Option<f64>,
     /// Estimated skill.
     pub mu: Option<f64>,
     /// Uncertainty.
     pub sigma: Option<f64>,
     /// Whether they have enough rated matches and opponents to be on the
-    /// rating board.
+    /// rating board; until then the rating is provisional (shown "1500?").
     pub ranked: bool,
+    /// Rated matches needed to be ranked (with [`Profile::min_opponents`]).
+    pub min_rated_matches: u32,
+    /// Different opponents needed to be ranked.
+    pub min_opponents: u32,
     /// Rated matches (two or more players) finished.
     pub rated_matches: i64,
     /// Finished matches, rated or not.
@@ -268,9 +274,9 @@ pub struct ProfileMatch {
     pub score: Option<i64>,
     /// The player's rank.
     pub rank: Option<i64>,
-    /// Conservative rating before (rated matches).
+    /// Rating before, as shown (rated matches).
     pub rating_before: Option<f64>,
-    /// Conservative rating after.
+    /// Rating after, as shown.
     pub rating_after: Option<f64>,
 }
 
@@ -305,9 +311,12 @@ pub async fn profile(db: &Db, name: &str, ranking: Ranking) -> Result<Profile, B
         player: id,
         name: player.name,
         rating: skill.map(|s| s.shown()),
+        rating_deviation: skill.map(|s| s.shown_deviation()),
         mu: skill.map(|s| s.mu),
         sigma: skill.map(|s| s.sigma),
         ranked: rating.is_some_and(|r| ranking.admits(r.matches, r.opponents)),
+        min_rated_matches: ranking.min_matches,
+        min_opponents: ranking.min_opponents,
         rated_matches,
         matches: totals.played,
         wins: totals.wins,

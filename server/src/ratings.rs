@@ -6,10 +6,13 @@
 //! these functions decide.
 //!
 //! Each player is a one-player team ranked by the match's standings; equal
-//! ranks are ties. Ratings are floats: they order leaderboards but never
-//! decide a round or a match. What players see is the conservative rating
-//! mu − 3·sigma, which starts at 0 and rises as the system grows sure of a
-//! player, so a lucky first match cannot top the board.
+//! ranks are ties. Ratings order leaderboards but never decide a round or a
+//! match. What players see is mu on the scale chess sites made familiar: a
+//! new player is 1500 ± 500 (sigma on the same scale), a whole number
+//! ([`Skill::shown`]). A rating is provisional ("1500?") until the player is
+//! ranked (`leaderboard::Ranking`): a lucky first match cannot top the board
+//! because nobody is on it before a few rated matches against different
+//! people.
 
 use skillratings::weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating};
 use skillratings::MultiTeamOutcome;
@@ -60,7 +63,7 @@ pub struct Skill {
 }
 
 impl Default for Skill {
-    /// A new player's rating: mu 25, sigma 25/3 (conservative rating 0).
+    /// A new player's rating: mu 25, sigma 25/3 (shown as 1500 ± 500).
     fn default() -> Self {
         let r = WengLinRating::new();
         Skill {
@@ -70,21 +73,25 @@ impl Default for Skill {
     }
 }
 
+/// A new player's rating as shown.
+pub const SHOWN_START: f64 = 1500.0;
+
+/// Shown points per unit of mu: a new player's sigma (25/3) is ±500, as a
+/// new player's deviation on lichess.
+pub const SHOWN_PER_MU: f64 = 60.0;
+
 impl Skill {
-    /// mu − 3·sigma, unrounded.
-    pub fn conservative(&self) -> f64 {
-        self.mu - 3.0 * self.sigma
-    }
-
-    /// The conservative rating as shown: rounded to one decimal.
+    /// The rating as players see it, a whole number: 1500 for a new player,
+    /// [`SHOWN_PER_MU`] points per unit of mu above or below the start. It
+    /// is what is stored and ranked, so equal numbers are ties.
     pub fn shown(&self) -> f64 {
-        round_shown(self.conservative())
+        (SHOWN_START + SHOWN_PER_MU * (self.mu - Skill::default().mu)).round()
     }
-}
 
-/// Rounds a rating to the one decimal players see.
-pub fn round_shown(rating: f64) -> f64 {
-    (rating * 10.0).round() / 10.0
+    /// The uncertainty on the same scale (the "± 500"), a whole number.
+    pub fn shown_deviation(&self) -> f64 {
+        (SHOWN_PER_MU * self.sigma).round()
+    }
 }
 
 /// The new skills after a free-for-all match: `players` holds each player's
@@ -133,13 +140,35 @@ mod tests {
     #[test]
     fn winner_rises_loser_falls_ties_move_together() {
         let new = Skill::default();
-        assert_eq!(new.shown(), 0.0);
+        assert_eq!((new.shown(), new.shown_deviation()), (1500.0, 500.0));
         let after = free_for_all(&[(new, 1), (new, 2), (new, 3)]);
         assert!(after[0].mu > after[1].mu && after[1].mu > after[2].mu);
         assert!(after.iter().all(|s| s.sigma < new.sigma));
         let tied = free_for_all(&[(new, 1), (new, 1)]);
         assert!((tied[0].mu - tied[1].mu).abs() < 1e-9);
         assert_eq!(free_for_all(&[(new, 1)]), vec![new]);
+    }
+
+    #[test]
+    fn shown_ratings_are_whole_numbers_near_1500_that_never_go_negative() {
+        let mut ann = Skill::default();
+        let mut ben = Skill::default();
+        // Ben loses fifty matches in a row.
+        for _ in 0..50 {
+            let after = free_for_all(&[(ann, 1), (ben, 2)]);
+            (ann, ben) = (after[0], after[1]);
+        }
+        for s in [ann, ben] {
+            assert_eq!(s.shown().fract(), 0.0);
+            assert!(s.shown() > 0.0, "{s:?}");
+            assert!(s.shown_deviation() < 500.0);
+        }
+        assert!(ann.shown() > 1500.0 && ben.shown() < 1500.0);
+        // One first win moves a new player by a chess-like step.
+        let first = free_for_all(&[(Skill::default(), 1), (Skill::default(), 2)]);
+        let step = first[0].shown() - 1500.0;
+        assert!((150.0..=170.0).contains(&step), "{step}");
+        assert_eq!(first[1].shown() - 1500.0, -step);
     }
 
     #[test]

@@ -75,6 +75,7 @@ const ASSETS: &[Asset] = &[
     asset!("js/formula.js", JS),
     asset!("js/words.js", JS),
     asset!("js/clock.js", JS),
+    asset!("js/ratings.js", JS),
     asset!("js/screens/name.js", JS),
     asset!("js/screens/lobby.js", JS),
     asset!("js/screens/room.js", JS),

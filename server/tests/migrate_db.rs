@@ -119,6 +119,9 @@ fn migrate_db(from: &str, to: &str) -> std::process::Output {
 
 #[tokio::test]
 async fn a_sqlite_database_moves_to_postgres_whole() {
+    let Some(postgres) = common::postgres::fresh_database().await else {
+        return;
+    };
     let sqlite = common::fresh_database().await;
     let source = Db::open(&sqlite.url).await.unwrap();
     let ann_token = new_token().unwrap();
@@ -143,7 +146,6 @@ async fn a_sqlite_database_moves_to_postgres_whole() {
     let room = c.request(json!({"type": "create_room"})).await;
     server.shutdown().await;
 
-    let postgres = common::postgres::fresh_database().await;
     let out = migrate_db(&sqlite.url, &postgres);
     assert!(
         out.status.success(),

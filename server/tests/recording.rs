@@ -143,14 +143,17 @@ on_both! {
             (ben_row["rank"].as_i64(), ben_row["score"].as_i64()),
             (Some(2), Some(1))
         );
-        // New players start at 0 (25 − 3·25/3); the winner rises above the loser.
-        assert_eq!(ann_row["rating_before"], 0.0);
-        assert_eq!(ben_row["rating_before"], 0.0);
+        // New players start at 1500; the winner rises above the loser, by
+        // as much as the loser falls, in whole points.
+        assert_eq!(ann_row["rating_before"], 1500.0);
+        assert_eq!(ben_row["rating_before"], 1500.0);
         let (ann_after, ben_after) = (
             ann_row["rating_after"].as_f64().unwrap(),
             ben_row["rating_after"].as_f64().unwrap(),
         );
         assert!(ann_after > ben_after, "{over}");
+        assert_eq!(ann_after - 1500.0, 1500.0 - ben_after, "{over}");
+        assert_eq!(ann_after.fract(), 0.0, "{over}");
 
         // The database holds exactly that.
         let mut db = server.raw().await;
@@ -194,8 +197,8 @@ on_both! {
         assert_eq!(
             players,
             vec![
-                (ann_id, 2, 1, Some(0.0), Some(ann_after)),
-                (ben_id, 1, 2, Some(0.0), Some(ben_after)),
+                (ann_id, 2, 1, Some(1500.0), Some(ann_after)),
+                (ben_id, 1, 2, Some(1500.0), Some(ben_after)),
             ]
         );
         let rated: Vec<(i64, i64)> =
@@ -207,6 +210,11 @@ on_both! {
         assert_eq!(status, 200, "{profile}");
         assert_eq!(profile["name"], "Ann");
         assert_eq!(profile["rating"], ann_after);
+        // One rated match: still a wide margin, and what ranking takes.
+        assert!(profile["min_rated_matches"].is_u64(), "{profile}");
+        assert!(profile["min_opponents"].is_u64(), "{profile}");
+        let deviation = profile["rating_deviation"].as_f64().unwrap();
+        assert!((300.0..500.0).contains(&deviation), "{profile}");
         assert_eq!(profile["matches"], 1);
         assert_eq!(profile["wins"], 1);
         assert_eq!(profile["rounds_won"], 2);
@@ -387,6 +395,9 @@ on_both! {
         let (_, profile) = server.get_json("/api/players/Robo").await;
         assert_eq!(profile["rating"], Value::Null, "{profile}");
         assert_eq!(profile["rounds_won"], 0);
+        // The match it won is counted where it is listed.
+        assert_eq!(profile["matches"], 1, "{profile}");
+        assert_eq!(profile["recent_matches"][0]["rank"], 1, "{profile}");
         let mut db = server.raw().await;
         let bots: Vec<(String,)> = db.rows("SELECT name FROM players WHERE bot").await;
         assert_eq!(bots, vec![("Robo".to_owned(),)]);

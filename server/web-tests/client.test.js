@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, launch, phone, repo } from './harness.js';
+import { startServer, launch, phone, repo, engineLacks } from './harness.js';
 
 let server;
 let browser;
@@ -59,7 +59,7 @@ const welcome = (resumed) => ({
   join_urls: ['http://localhost:7878', 'http://192.168.1.20:7878'],
 });
 
-test('roster deltas, bot marks, the LAN link, chat as text, restart and takeover', async () => {
+test('roster deltas, bot marks, the LAN link, chat as text, restart and takeover', { skip: engineLacks('routeWebSocket') }, async () => {
   const page = await phone(browser);
   const server1 = await scripted(page, (m) => {
     if (m.type === 'hello' && m.token === 'secret-1') return [welcome(true), snapshot([person(1, 'Ada'), person(2, 'Bot Grace', { bot: true })])];
@@ -209,7 +209,7 @@ test('no script builds HTML from strings', () => {
   }
 });
 
-test('a redirect takes the page to the room on its node, token in hand; bad ones are refused', async () => {
+test('a redirect takes the page to the room on its node, token in hand; bad ones are refused', { skip: engineLacks('routeWebSocket') }, async () => {
   const node = `localhost:${server.port}`;
   let sendTo = `ws://${node}/ws`;
   const page = await phone(browser);

@@ -1,19 +1,47 @@
 // The pieces every browser test uses: the real server binary on a free
 // port with a fresh SQLite file, practice bots from the real client binary,
-// the solver (to know a right answer), headless Chromium, and screenshots.
+// the solver (to know a right answer), a browser, and screenshots.
+//
+// The browser is the engine KRYPTO_BROWSER names, each from Debian's
+// packages: `chromium` (the default; Playwright over CDP), `firefox`
+// (firefox-esr; Playwright over WebDriver BiDi) or `webkit` (WebKitGTK's
+// MiniBrowser; WebDriver classic through webkit.js, under Xvfb). Tests use
+// Playwright's Page and Locator API; `engineLacks` names what one engine
+// cannot do, for a test to skip there.
 
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
-import { join, dirname, resolve } from 'node:path';
+import { join, dirname, resolve, delimiter } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { chromium, firefox } from 'playwright-core';
+import { launchWebKit } from './webkit.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const repo = resolve(here, '..', '..');
 const bin = (name) => process.env[`KRYPTO_${name.toUpperCase().replace('-', '_')}_BIN`] ?? join(repo, 'target', 'debug', name);
-export const SCREENSHOTS = join(repo, 'docs', 'screenshots');
+
+/** The engine these tests run in. */
+export const ENGINE = process.env.KRYPTO_BROWSER ?? 'chromium';
+if (!['chromium', 'firefox', 'webkit'].includes(ENGINE)) {
+  throw new Error(`KRYPTO_BROWSER=${ENGINE}: use chromium, firefox or webkit`);
+}
+
+/** Chromium's screenshots are the documentation's; the others' go beside the build. */
+export const SCREENSHOTS = ENGINE === 'chromium'
+  ? join(repo, 'docs', 'screenshots')
+  : join(repo, 'target', 'web-screenshots', ENGINE);
+
+/**
+ * Why the engine cannot do `feature` (a reason, for `test(name, { skip })`),
+ * or false when it can. WebKitGTK is driven through WebDriver classic,
+ * which cannot intercept requests (`route`, `routeWebSocket`).
+ */
+export function engineLacks(feature) {
+  const lacks = { webkit: { route: true, routeWebSocket: true } }[ENGINE] ?? {};
+  return lacks[feature] ? `${ENGINE} cannot ${feature} (WebDriver classic has no request interception)` : false;
+}
 
 /**
  * Runs krypto-server with `args`; resolves once it prints its join
@@ -68,12 +96,31 @@ export async function startServer() {
 }
 
 /**
- * A throwaway PostgreSQL cluster (the machine's PostgreSQL 15, run as the
+ * The directory of PostgreSQL's `initdb` and `pg_ctl`, searched as the
+ * server's tests search (server/tests/common/postgres.rs): on PATH, then
+ * `pg_config --bindir`, then the newest `/usr/lib/postgresql/*\/bin`.
+ */
+function postgresBin() {
+  const has = (dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl'));
+  const path = (process.env.PATH ?? '').split(delimiter).find(has);
+  if (path) return path;
+  try {
+    const dir = execFileSync('pg_config', ['--bindir'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    if (has(dir)) return dir;
+  } catch { /* no pg_config: look further */ }
+  const versions = entries('/usr/lib/postgresql').filter((v) => has(join('/usr/lib/postgresql', v, 'bin')))
+    .sort((a, b) => Number(a) - Number(b));
+  if (versions.length) return join('/usr/lib/postgresql', versions.pop(), 'bin');
+  throw new Error('no PostgreSQL (initdb, pg_ctl) found: install PostgreSQL 13+ (.ci/run does)');
+}
+
+/**
+ * A throwaway PostgreSQL cluster (the machine's PostgreSQL, run as the
  * `postgres` user when we are root), listening on a unix socket in a new
  * temporary directory; `url` is its `postgres` database.
  */
 export async function startPostgres() {
-  const bin = '/usr/lib/postgresql/15/bin';
+  const bin = postgresBin();
   const dir = mkdtempSync(join(tmpdir(), 'krypto-web-pg-'));
   const root = process.getuid?.() === 0;
   const run = (cmd, args) => (root
@@ -92,17 +139,22 @@ export async function startPostgres() {
   };
 }
 
+/** A free port on 127.0.0.1 (free when asked). */
+function freePort() {
+  return new Promise((ok) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => ok(port));
+    });
+  });
+}
+
 /**
  * A node of a cluster on `database` (a PostgreSQL URL), its public URL
  * being its own loopback address.
  */
 export async function startNode(database) {
-  const port = await new Promise((ok) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port: p } = probe.address();
-      probe.close(() => ok(p));
-    });
-  });
+  const port = await freePort();
   return spawnServer([
     '--listen', `127.0.0.1:${port}`, '--database', database,
     '--public-url', `ws://127.0.0.1:${port}/ws`,
@@ -130,13 +182,49 @@ export function solve(cards, target) {
   return json.solutions[0];
 }
 
+/** The first of `names` found on PATH. */
+function onPath(...names) {
+  const dirs = (process.env.PATH ?? '').split(delimiter);
+  for (const name of names) {
+    for (const dir of dirs) if (existsSync(join(dir, name))) return join(dir, name);
+  }
+  throw new Error(`none of ${names.join(', ')} on PATH (.ci/browser-tests installs them)`);
+}
+
+/** Starts the engine's browser, headless. */
 export async function launch() {
+  if (ENGINE === 'firefox') {
+    return firefox.launch({
+      channel: 'moz-firefox', executablePath: process.env.FIREFOX ?? onPath('firefox-esr', 'firefox'), headless: true,
+    });
+  }
+  if (ENGINE === 'webkit') {
+    return launchWebKit({
+      binary: process.env.MINIBROWSER ?? webkitMiniBrowser(), freePort,
+    });
+  }
   return chromium.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    executablePath: process.env.CHROMIUM ?? onPath('chromium', 'chromium-browser'),
     headless: true,
     args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu',
       '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
+}
+
+/** The entries of `dir`, none when it is missing. */
+const entries = (dir) => { try { return readdirSync(dir); } catch { return []; } };
+
+/**
+ * WebKitGTK's MiniBrowser, which is not on PATH: the newest of
+ * `/usr/lib/<triplet>/webkit2gtk-*\/MiniBrowser` (Debian) and
+ * `/usr/libexec/webkit2gtk-*\/MiniBrowser` (Fedora).
+ */
+function webkitMiniBrowser() {
+  const dirs = ['/usr/libexec', ...entries('/usr/lib').map((d) => join('/usr/lib', d))];
+  const found = dirs.flatMap((dir) => entries(dir).filter((d) => d.startsWith('webkit2gtk-'))
+    .map((d) => join(dir, d, 'MiniBrowser'))).filter((p) => existsSync(p)).sort().pop();
+  if (!found) throw new Error('no WebKitGTK MiniBrowser (apt-get install webkit2gtk-driver; .ci/browser-tests does)');
+  return found;
 }
 
 /**
@@ -156,7 +244,42 @@ export async function tv(browser) {
   return watch(await context.newPage());
 }
 
+/** Says once, in the test output, what this engine does differently. */
+const said = new Set();
+function say(line) {
+  if (said.has(line)) return;
+  said.add(line);
+  process.stdout.write(`${line}\n`);
+}
+
+/**
+ * Firefox through Playwright's WebDriver BiDi: `tap` delivers no touch
+ * event at all, and `fill` adds to a number field's value instead of
+ * replacing it, without the browser counting it as an edit (no `change`
+ * when the field is left). There a tap is a click, and a fill empties the
+ * field first and ends with the `change` a person's edit would fire.
+ */
+function adapt(page) {
+  if (ENGINE === 'webkit') {
+    say('webkit: tap() is a click, pages have no device scale, and page.problems holds what a hook sees after each navigation (WebDriver classic has no touch and no console)');
+  }
+  if (ENGINE !== 'firefox') return;
+  const locator = Object.getPrototypeOf(page.locator('html'));
+  if (!locator.adaptedToFirefox) {
+    locator.adaptedToFirefox = true;
+    const { fill } = locator;
+    locator.tap = function tap(options) { return this.click(options); };
+    locator.fill = async function fillAndChange(value, options) {
+      await fill.call(this, '', options);
+      if (value !== '') await fill.call(this, value, options);
+      await this.dispatchEvent('change');
+    };
+  }
+  say('firefox: tap() is a click, and fill() empties the field and fires change itself (Playwright over BiDi delivers no touch event; its fill appends to number fields and fires no change)');
+}
+
 function watch(page) {
+  adapt(page);
   page.problems = [];
   page.on('console', (m) => { if (m.type() === 'error') page.problems.push(m.text()); });
   page.on('pageerror', (e) => page.problems.push(e.message));
@@ -166,7 +289,9 @@ function watch(page) {
 /** Saves a screenshot in docs/screenshots/NAME.png. */
 export async function shoot(page, name, options = {}) {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), ...options });
+  // Hiding the caret adds a <style> the page's CSP refuses in Firefox.
+  const caret = ENGINE === 'firefox' ? { caret: 'initial' } : {};
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), ...caret, ...options });
 }
 
 const OPERATOR_NAMES = { '+': 'plus', '-': 'minus', '−': 'minus', '*': 'times', '×': 'times', '/': 'divided by', '÷': 'divided by', '(': 'open parenthesis', ')': 'close parenthesis' };
@@ -199,3 +324,9 @@ export function wrongFormula(cards, target) {
   if (sum !== target) return cards.join(' + ');
   return cards.join(' * ');
 }
+
+/** A room's settings as the server sends them, for scripted servers. */
+export const ROOM_SETTINGS = {
+  variant: 'krypto', rules: 'free', rounds: 10, target_score: null, round_seconds: 90, lockout_seconds: 5,
+  wrong_penalty: 0, deal: 'solvable', difficulty: 'any', max_players: 8, public: false,
+};

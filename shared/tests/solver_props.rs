@@ -259,17 +259,75 @@ proptest! {
 
     #[test]
     fn solve_subset_agrees_with_brute_force(cards in hand(5), target in 1i64..=60) {
-        let want = (1u32..1 << cards.len()).any(|m| {
-            let sub: Vec<i64> = (0..cards.len()).filter(|i| m >> i & 1 == 1).map(|i| cards[i]).collect();
-            naive_solvable(&sub, target, Rules::Positive)
-        });
-        let got = solve_subset(&cards, target, Rules::Positive).unwrap();
-        prop_assert_eq!(got.is_some(), want);
-        if let Some(e) = got {
-            prop_assert_eq!(e.value(), Ok(Rational::from_int(target)));
-            prop_assert!(obeys(&e, Rules::Positive));
+        for rules in RULES {
+            check_subset(&cards, target, rules)?;
         }
     }
+
+    /// Countdown-sized tiles: the subset search with its shared tables and
+    /// split queries (six tiles are too slow for the brute force in a debug
+    /// build, five are not).
+    #[test]
+    fn solve_subset_on_countdown_tiles(
+        cards in prop::collection::vec(prop::sample::select(vec![1i64, 2, 3, 4, 5, 6, 7, 8, 9, 10, 25, 50, 75, 100]), 5),
+        target in 100i64..=999,
+    ) {
+        check_subset(&cards, target, Rules::Positive)?;
+    }
+}
+
+/// The smallest number of cards of any sub-multiset of `cards` that makes
+/// `target` under `rules` (brute force over every subset), if any does.
+fn naive_subset_size(cards: &[i64], target: i64, rules: Rules) -> Option<usize> {
+    (1u32..1 << cards.len())
+        .filter(|m| {
+            let sub: Vec<i64> = (0..cards.len())
+                .filter(|i| m >> i & 1 == 1)
+                .map(|i| cards[i])
+                .collect();
+            naive_solvable(&sub, target, rules)
+        })
+        .map(|m| m.count_ones() as usize)
+        .min()
+}
+
+/// `solve_subset` finds a witness exactly when some subset makes the target,
+/// and the witness is valid, uses a sub-multiset of the cards and no more
+/// cards than the smallest solving subset.
+fn check_subset(cards: &[i64], target: i64, rules: Rules) -> Result<(), TestCaseError> {
+    let want = naive_subset_size(cards, target, rules);
+    let got = solve_subset(cards, target, rules).unwrap();
+    prop_assert_eq!(
+        got.is_some(),
+        want.is_some(),
+        "{:?} {} {}",
+        cards,
+        target,
+        rules
+    );
+    if let Some(e) = got {
+        prop_assert_eq!(e.value(), Ok(Rational::from_int(target)));
+        prop_assert!(obeys(&e, rules));
+        let mut left = cards.to_vec();
+        for c in e.cards() {
+            let at = left.iter().position(|&x| x == c);
+            prop_assert!(
+                at.is_some(),
+                "{} used too often in {} from {:?}",
+                c,
+                e,
+                cards
+            );
+            left.swap_remove(at.unwrap_or_default());
+        }
+        prop_assert_eq!(
+            Some(e.cards().len()),
+            want,
+            "{} is not a smallest witness",
+            e
+        );
+    }
+    Ok(())
 }
 
 proptest! {
@@ -291,6 +349,7 @@ proptest! {
                 prop_assert!(obeys(e, rules));
             }
             prop_assert_eq!(all.len(), naive_count(&cards, target, rules), "{:?} {} {}", cards, target, rules);
+            check_subset(&cards, target, rules)?;
         }
     }
 

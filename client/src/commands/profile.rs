@@ -10,6 +10,7 @@ use serde::Deserialize;
 use super::{http, Outcome};
 use crate::cli::ProfileArgs;
 use crate::play::config;
+use crate::play::wording::{rating_change, rating_text, solve_time, UNRATED_WHY};
 
 /// A profile as `GET /api/players/{name}` serves it. Every field is
 /// optional so that an older or newer server still prints what it has.
@@ -18,9 +19,10 @@ use crate::play::config;
 struct Profile {
     name: Option<String>,
     rating: Option<f64>,
-    mu: Option<f64>,
-    sigma: Option<f64>,
+    rating_deviation: Option<f64>,
     ranked: Option<bool>,
+    min_rated_matches: Option<u32>,
+    min_opponents: Option<u32>,
     rated_matches: Option<i64>,
     matches: Option<i64>,
     wins: Option<i64>,
@@ -76,14 +78,22 @@ pub fn run(args: &ProfileArgs, out: &mut impl Write) -> anyhow::Result<Outcome> 
 fn render(p: &Profile, now: DateTime<Utc>, out: &mut impl Write) -> std::io::Result<()> {
     let dash = || "-".to_owned();
     writeln!(out, "{}", p.name.clone().unwrap_or_else(dash))?;
+    let provisional = p.ranked == Some(false);
     let rating = match p.rating {
         Some(r) => {
-            let mut t = format!("{r:.1}");
-            if let (Some(mu), Some(sigma)) = (p.mu, p.sigma) {
-                t.push_str(&format!(" (mu {mu:.1}, sigma {sigma:.1})"));
+            let mut t = rating_text(r, provisional);
+            if let Some(d) = p.rating_deviation {
+                t.push_str(&format!(" ± {d:.0}"));
             }
-            if p.ranked == Some(false) {
-                t.push_str(", not ranked yet");
+            if provisional {
+                t.push_str(" (provisional");
+                if let (Some(m), Some(o)) = (p.min_rated_matches, p.min_opponents) {
+                    t.push_str(&format!(
+                        " until {m} rated match{} against {o} different people",
+                        if m == 1 { "" } else { "es" }
+                    ));
+                }
+                t.push(')');
             }
             t
         }
@@ -99,9 +109,7 @@ fn render(p: &Profile, now: DateTime<Utc>, out: &mut impl Write) -> std::io::Res
     )?;
     writeln!(out, "  Wins         {}", num(p.wins))?;
     writeln!(out, "  Rounds won   {}", num(p.rounds_won))?;
-    let fastest = p.fastest_ms.map_or_else(dash, |ms| {
-        format!("{}.{:02} s", ms / 1000, (ms % 1000) / 10)
-    });
+    let fastest = p.fastest_ms.map_or_else(dash, solve_time);
     writeln!(out, "  Fastest      {fastest}")?;
     if !p.recent_matches.is_empty() {
         writeln!(out, "Recent matches:")?;
@@ -112,7 +120,7 @@ fn render(p: &Profile, now: DateTime<Utc>, out: &mut impl Write) -> std::io::Res
         )?;
         for m in &p.recent_matches {
             let rating = match (m.rating_before, m.rating_after) {
-                (Some(b), Some(a)) => format!("{b:.1} -> {a:.1}"),
+                (Some(b), Some(a)) => rating_change(b, a),
                 _ => "unrated".to_owned(),
             };
             let when = m
@@ -128,6 +136,11 @@ fn render(p: &Profile, now: DateTime<Utc>, out: &mut impl Write) -> std::io::Res
                 num(m.rank)
             )?;
         }
+    }
+    let unrated_shown =
+        p.rating.is_none() || p.recent_matches.iter().any(|m| m.rating_after.is_none());
+    if unrated_shown {
+        writeln!(out, "({UNRATED_WHY})")?;
     }
     Ok(())
 }
@@ -155,12 +168,12 @@ mod tests {
 
     #[test]
     fn a_profile_reads_as_a_card() {
-        let json = r#"{"player": 7, "name": "Ann", "rating": 22.46, "mu": 27.1,
-            "sigma": 1.55, "ranked": true, "rated_matches": 9, "matches": 12,
+        let json = r#"{"player": 7, "name": "Ann", "rating": 1622, "rating_deviation": 93,
+            "ranked": true, "rated_matches": 9, "matches": 12,
             "wins": 4, "rounds_won": 31, "fastest_ms": 3205, "future_field": 1,
             "recent_matches": [{"match": 3, "finished_at": "2026-11-20T21:04:00Z",
             "players": 3, "rounds": 10, "score": 5, "rank": 1,
-            "rating_before": 20.0, "rating_after": 22.46}]}"#;
+            "rating_before": 1580, "rating_after": 1622}]}"#;
         let p: Profile = serde_json::from_str(json).unwrap_or_default();
         let mut out = Vec::new();
         let now = DateTime::parse_from_rfc3339("2026-11-20T23:00:00Z")
@@ -170,8 +183,27 @@ mod tests {
         let text = String::from_utf8(out).unwrap_or_default();
         assert_eq!(
             text,
-            "Ann\n  Rating       22.5 (mu 27.1, sigma 1.6)\n  Matches      12 (9 rated)\n  Wins         4\n  Rounds won   31\n  Fastest      3.20 s\nRecent matches:\n  Finished              Players  Rounds  Score  Rank  Rating\n  today 21:04                 3      10      5     1  20.0 -> 22.5\n"
+            "Ann\n  Rating       1622 ± 93\n  Matches      12 (9 rated)\n  Wins         4\n  Rounds won   31\n  Fastest      3.21 s\nRecent matches:\n  Finished              Players  Rounds  Score  Rank  Rating\n  today 21:04                 3      10      5     1  1580 → 1622 (+42)\n"
         );
+    }
+
+    #[test]
+    fn a_provisional_rating_has_a_question_mark_and_unrated_is_explained() {
+        let json = r#"{"name": "Eli", "rating": 1560, "rating_deviation": 402,
+            "ranked": false, "min_rated_matches": 3, "min_opponents": 3,
+            "rated_matches": 1, "matches": 2, "wins": 1, "rounds_won": 2, "fastest_ms": 9435,
+            "recent_matches": [{"players": 1, "rounds": 3, "score": 3, "rank": 1}]}"#;
+        let p: Profile = serde_json::from_str(json).unwrap_or_default();
+        let mut out = Vec::new();
+        render(&p, Utc::now(), &mut out).unwrap_or_default();
+        let text = String::from_utf8(out).unwrap_or_default();
+        assert!(
+            text.contains("Rating       1560? ± 402 (provisional until 3 rated matches against 3 different people)"),
+            "{text}"
+        );
+        // The board's rounding of the same time.
+        assert!(text.contains("Fastest      9.44 s"), "{text}");
+        assert!(text.ends_with(&format!("({UNRATED_WHY})\n")), "{text}");
     }
 
     #[test]

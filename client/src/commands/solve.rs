@@ -1,5 +1,5 @@
 //! `krypto solve`: one solution, every distinct solution, or their number;
-//! optionally only APL-style chains.
+//! optionally only APL-style chains, or any subset of the cards.
 
 use std::io::Write;
 
@@ -19,6 +19,8 @@ struct Report<'a> {
     cards: &'a [i64],
     /// The rule set, by name.
     rules: Rules,
+    /// Whether any subset of the cards could be used (`--subset`).
+    subset: bool,
     /// Whether any solution exists.
     solvable: bool,
     /// How many distinct solutions (or chains) there are, when `--all` or
@@ -41,13 +43,31 @@ pub fn run(args: &SolveArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
         };
         (count, shown)
     } else if args.all {
-        let all = solver::solve_all(cards, target, rules).map_err(usage)?;
-        let shown: Vec<String> = all.iter().map(ToString::to_string).collect();
+        let all = if args.subset {
+            solver::solve_all_subsets(cards, target, rules)
+        } else {
+            solver::solve_all(cards, target, rules)
+        };
+        let shown: Vec<String> = all
+            .map_err(usage)?
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         (Some(shown.len()), shown)
     } else {
-        let one = solver::solve_one(cards, target, rules).map_err(usage)?;
+        type Count = fn(&[i64], i64, Rules) -> Result<usize, SolveError>;
+        let (one, count): (_, Count) = if args.subset {
+            let one = solver::solve_subset(cards, target, rules);
+            (one, solver::count_solutions_subsets)
+        } else {
+            (
+                solver::solve_one(cards, target, rules),
+                solver::count_solutions,
+            )
+        };
+        let one = one.map_err(usage)?;
         let count = if args.count {
-            Some(solver::count_solutions(cards, target, rules).map_err(usage)?)
+            Some(count(cards, target, rules).map_err(usage)?)
         } else {
             None
         };
@@ -59,6 +79,7 @@ pub fn run(args: &SolveArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
             target,
             cards,
             rules,
+            subset: args.subset,
             solvable,
             count,
             solutions,
@@ -89,6 +110,8 @@ fn print_human(
     if solutions.is_empty() {
         let what = if args.chain {
             "no chain"
+        } else if args.subset {
+            "no solution from any subset of the cards"
         } else {
             "no solution"
         };

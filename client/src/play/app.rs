@@ -23,8 +23,12 @@ use krypto_core::protocol::{
 use krypto_core::settings::DealMode;
 use krypto_core::Rules;
 
+use super::catch_up::Heard;
 use super::net::NetEvent;
 use super::settings_editor::SettingsEditor;
+
+/// What a player who joined mid-round is told, before they type anything.
+pub const SITTING_OUT: &str = "you joined during this round; you play from the next one";
 
 /// The most feed lines kept; older ones scroll away.
 const FEED_LIMIT: usize = 200;
@@ -200,6 +204,17 @@ pub struct RoomView {
     pub podium: Option<Vec<Standing>>,
     /// Our last verdict in this round.
     pub verdict: Option<VerdictView>,
+    /// The rematch's ready check, while one is open.
+    pub ready_check: Option<ReadyView>,
+}
+
+/// An open ready check before a rematch, on the client's clock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadyView {
+    /// When the match starts anyway.
+    pub ends_at: Duration,
+    /// Who said they are ready.
+    pub ready: Vec<PlayerId>,
 }
 
 /// A leaderboard as the server sent it.
@@ -264,6 +279,8 @@ pub struct App {
     /// The next room snapshot follows a reconnect or a join: replay what
     /// happened in the room (its `recent` events) and the hand on the table.
     pub catch_up: Option<CatchUp>,
+    /// The room events received live, so a catch-up replays only the rest.
+    pub heard: Heard,
     /// The last leaderboard received.
     pub board: Option<Board>,
     /// Whether the leaderboard overlay is open.
@@ -317,6 +334,7 @@ impl App {
             rejoin: None,
             rejoining: None,
             catch_up: None,
+            heard: Heard::default(),
             board: None,
             show_board: false,
             help: false,
@@ -414,6 +432,24 @@ impl App {
     /// Whether we play (not watch) in a match that is on.
     pub fn playing_a_match(&self) -> bool {
         self.in_match() && !self.is_spectator()
+    }
+
+    /// Whether we joined during the round being played: the server takes
+    /// our answers from the next hand on.
+    pub fn sitting_out(&self) -> bool {
+        self.live_round().is_some() && self.my_info().is_some_and(|p| p.waiting && !p.spectator)
+    }
+
+    /// Whether a ready check waits for our "ready": we are seated, and have
+    /// not said it yet.
+    pub fn ready_asked(&self) -> bool {
+        let (Some(room), Some(me)) = (&self.room, self.me) else {
+            return false;
+        };
+        room.ready_check
+            .as_ref()
+            .is_some_and(|c| !c.ready.contains(&me))
+            && !self.is_spectator()
     }
 
     /// Whether the room may deal hands without a solution, so that claiming

@@ -4,11 +4,12 @@ use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use krypto_core::protocol::{
-    ClientMessage, LeaderboardRow, LeaveReason, Metric, Period, PlayerId, RoomPhase, RoomSummary,
-    ScoreEntry, ServerMessage, SettingsPatch, VerdictError, VerdictKind,
+    ClientMessage, LeaderboardRow, LeaveReason, Metric, Period, PlayerId, ReadyCheckInfo,
+    RoomPhase, RoomSettings, RoomSummary, ScoreEntry, ServerMessage, SettingsPatch, VerdictError,
+    VerdictKind,
 };
 
-use super::app::{Action, App, Confirm, Conn, Event, InputMode, Screen};
+use super::app::{Action, App, Confirm, Conn, Event, InputMode, Screen, SITTING_OUT};
 use super::net::NetEvent;
 use super::testkit::*;
 
@@ -347,7 +348,7 @@ fn match_over_shows_the_podium_until_dismissed() {
     assert!(app
         .feed
         .iter()
-        .any(|l| l.text == "  1. Ann  5 points  rating 20.0 -> 22.5"));
+        .any(|l| l.text == "  1. Ann  5 points  rating 1520 → 1580 (+60)"));
     app.handle(key(KeyCode::Enter));
     assert_eq!(app.screen(), Screen::Room);
 }
@@ -474,8 +475,9 @@ fn resuming_mid_round_restores_the_clock_and_lockout() {
 // Live play as people play it (issue 11)
 // ---------------------------------------------------------------------------
 
-fn won_by_ben(app: &mut App, round: u32) {
-    app.handle(msg(ServerMessage::RoundWon {
+/// Ben won `round` in 4.2 s.
+fn ben_won(round: u32) -> ServerMessage {
+    ServerMessage::RoundWon {
         round,
         winner: BEN,
         formula: Some("1 + 2 + 3 + 4 + 5".into()),
@@ -486,7 +488,11 @@ fn won_by_ben(app: &mut App, round: u32) {
             player: BEN,
             score: 2,
         }],
-    }));
+    }
+}
+
+fn won_by_ben(app: &mut App, round: u32) {
+    app.handle(msg(ben_won(round)));
 }
 
 #[test]
@@ -746,17 +752,14 @@ fn a_resumed_seat_says_so_and_shows_the_hand_and_what_was_missed() {
         retry_in: Duration::from_millis(500),
     }));
     app.handle(welcome(true));
-    let mut snap = snapshot(
-        RoomPhase::Playing,
-        Some(krypto_core::protocol::RoundInfo {
-            number: 4,
-            objective: 15,
-            cards: vec![1, 2, 3, 4, 5],
-            remaining_ms: 30_000,
-            duration_ms: 90_000,
-            locked_out_ms: None,
-        }),
-    );
+    let mut snap = snapshot(RoomPhase::Playing, Some(round_info(4, 30_000)));
+    // What the room remembers: the chat and the start we heard, then a
+    // round won while we were away.
+    snap.recent.push(ServerMessage::MatchStarted {
+        rounds_total: 10,
+        settings: RoomSettings::default(),
+        countdown_ms: 3000,
+    });
     snap.recent.push(ServerMessage::RoundWon {
         round: 3,
         winner: BEN,
@@ -775,8 +778,10 @@ fn a_resumed_seat_says_so_and_shows_the_hand_and_what_was_missed() {
             .unwrap_or_else(|| panic!("no {text:?} in {lines:#?}"))
     };
     assert!(at("your seat in room KX7RB was resumed") < at("while you were away:"));
-    assert!(at("while you were away:") < at("[chat] Ben: good luck!"));
+    assert!(at("while you were away:") < at("round 3 won by Ben in 3.0s: 5 + 4 + 3 + 2 + 1"));
     assert!(at("round 3 won by Ben in 3.0s: 5 + 4 + 3 + 2 + 1") < at("round 4: make 15"));
+    // What we had heard is not told again.
+    assert_eq!(lines.iter().filter(|l| l.contains("good luck")).count(), 1);
     assert!(lines
         .last()
         .unwrap()
@@ -861,11 +866,35 @@ fn a_repeated_connection_failure_is_told_once() {
 fn a_restarted_client_whose_seat_was_kept_says_so() {
     let mut app = App::new("ws://127.0.0.1:7878/ws", "Ann");
     app.handle(welcome(true));
-    app.handle(msg(ServerMessage::RoomState(snapshot(
-        RoomPhase::Lobby,
-        None,
-    ))));
+    let mut snap = snapshot(RoomPhase::Finished, None);
+    // The match before the last one is old news to a restarted client.
+    snap.recent = vec![
+        ben_won(1),
+        ServerMessage::MatchOver {
+            standings: standings(),
+        },
+        ServerMessage::Chat {
+            from: BEN,
+            name: "Ben".into(),
+            text: "good luck!".into(),
+        },
+    ];
+    snap.recent.insert(0, snap.recent[1].clone());
+    app.handle(msg(ServerMessage::RoomState(snap)));
     let lines = feed(&app);
+    assert_eq!(
+        lines.iter().filter(|l| *l == "match over:").count(),
+        1,
+        "{lines:#?}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.contains("won by Ben")),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.iter().any(|l| l == "[chat] Ben: good luck!"),
+        "{lines:#?}"
+    );
     assert!(
         lines
             .iter()
@@ -877,4 +906,339 @@ fn a_restarted_client_whose_seat_was_kept_says_so() {
         "{lines:#?}"
     );
     assert_eq!(app.screen(), Screen::Room);
+}
+
+#[test]
+fn a_reconnect_replays_only_what_was_missed_and_never_our_own_moves() {
+    let mut app = game();
+    won_by_ben(&mut app, 3);
+    app.handle(Event::Net(NetEvent::Disconnected {
+        reason: "connection lost".into(),
+        retry_in: Duration::from_millis(500),
+    }));
+    app.handle(welcome(true));
+    let before = app.feed.len();
+    let ben_joined = ServerMessage::PlayerJoined {
+        player: BEN,
+        name: "Ben".into(),
+        spectator: false,
+        bot: false,
+    };
+    let we_left = ServerMessage::PlayerLeft {
+        player: ME,
+        name: "Ann".into(),
+        reason: LeaveReason::Left,
+    };
+    let mut snap = snapshot(RoomPhase::BetweenRounds, None);
+    // The room's memory: a previous match, Ben's arrival, our leaving and
+    // coming back, then this match as we heard it, then one chat we missed.
+    snap.recent = vec![
+        ServerMessage::MatchStarted {
+            rounds_total: 1,
+            settings: RoomSettings::default(),
+            countdown_ms: 3000,
+        },
+        ServerMessage::MatchOver {
+            standings: standings(),
+        },
+        ben_joined.clone(),
+        we_left.clone(),
+        we_left,
+        ServerMessage::Chat {
+            from: BEN,
+            name: "Ben".into(),
+            text: "good luck!".into(),
+        },
+        ServerMessage::MatchStarted {
+            rounds_total: 10,
+            settings: RoomSettings::default(),
+            countdown_ms: 3000,
+        },
+        ben_won(3),
+        ServerMessage::Chat {
+            from: BEN,
+            name: "Ben".into(),
+            text: "where did you go?".into(),
+        },
+    ];
+    app.handle(msg(ServerMessage::RoomState(snap.clone())));
+    let new: Vec<String> = feed(&app)[before..].to_vec();
+    assert!(
+        new.iter().any(|l| l == "[chat] Ben: where did you go?"),
+        "{new:#?}"
+    );
+    for old in [
+        "match over",
+        "Ben joined",
+        "you left the room",
+        "good luck",
+        "won by Ben",
+        "match started",
+    ] {
+        assert!(
+            !new.iter().any(|l| l.contains(old)),
+            "{old:?} replayed: {new:#?}"
+        );
+    }
+    // A second drop with nothing new in between replays nothing.
+    app.handle(Event::Net(NetEvent::Disconnected {
+        reason: "connection lost".into(),
+        retry_in: Duration::from_millis(500),
+    }));
+    app.handle(welcome(true));
+    let before = app.feed.len();
+    app.handle(msg(ServerMessage::RoomState(snap)));
+    let new: Vec<String> = feed(&app)[before..].to_vec();
+    assert!(
+        !new.iter()
+            .any(|l| l.contains("[chat]") || l.contains("while you were away")),
+        "{new:#?}"
+    );
+}
+
+#[test]
+fn joining_mid_round_says_at_once_that_we_play_from_the_next_hand() {
+    let mut app = lobby();
+    let mut snap = snapshot(RoomPhase::Playing, Some(round_info(2, 60_000)));
+    snap.players[0].waiting = true;
+    app.handle(msg(ServerMessage::RoomState(snap)));
+    // Before a key is pressed, right after the hand.
+    let lines = feed(&app);
+    let hand = lines
+        .iter()
+        .position(|l| l.starts_with("round 2: make 15"))
+        .unwrap();
+    assert_eq!(lines[hand + 1], SITTING_OUT);
+    assert!(app.sitting_out());
+    let drawn = screen(&app);
+    assert!(drawn.contains("you play from the next one"), "{drawn}");
+    // An answer typed anyway is not sent.
+    typed(&mut app, "1+2+3+4+5");
+    assert!(sends(&app.handle(key(KeyCode::Enter))).is_empty());
+    assert_eq!(feed(&app).last().unwrap(), SITTING_OUT);
+    // The next hand is ours.
+    app.handle(round_started(3));
+    assert!(!app.sitting_out());
+    // The formula stayed in the field: Enter sends it now.
+    assert_eq!(app.input, "1+2+3+4+5");
+    assert_eq!(sends(&app.handle(key(KeyCode::Enter))).len(), 1);
+}
+
+#[test]
+fn the_keys_help_calls_always_work_during_a_round() {
+    let mut app = game();
+    // `l` and `q` are text in a round, as the help says ("Menus")...
+    typed(&mut app, "lq");
+    assert_eq!((app.input.as_str(), app.show_board), ("lq", false));
+    // ...and what it lists under "Always" works here.
+    let always = super::help::KEYS
+        .iter()
+        .find(|(screen, _)| *screen == "Always")
+        .unwrap()
+        .1[0];
+    assert_eq!(always, "F1 help · F2 board · Alt-1…6 react · Ctrl-C quit");
+    let reacted = sends(&app.handle(Event::Key(KeyEvent::new(
+        KeyCode::Char('2'),
+        KeyModifiers::ALT,
+    ))));
+    assert_eq!(
+        reacted,
+        [ClientMessage::React {
+            emoji: "🎉".into()
+        }]
+    );
+    let asked = sends(&app.handle(key(KeyCode::F(2))));
+    assert!(app.show_board);
+    assert!(
+        matches!(asked[..], [ClientMessage::Leaderboard { .. }]),
+        "{asked:?}"
+    );
+    app.handle(key(KeyCode::F(2)));
+    assert!(!app.show_board);
+    app.handle(key(KeyCode::F(1)));
+    assert!(app.help);
+    app.handle(key(KeyCode::Esc));
+    app.handle(Event::Key(KeyEvent::new(
+        KeyCode::Char('c'),
+        KeyModifiers::CONTROL,
+    )));
+    assert_eq!(app.confirm, Some(Confirm::Quit));
+    // The formula survived it all.
+    assert_eq!(app.input, "lq");
+}
+
+#[test]
+fn plain_help_lists_commands_not_the_terminal_uis_keys() {
+    let mut app = lobby();
+    let before = app.feed.len();
+    app.handle(Event::Line("/help".into()));
+    let text = feed(&app)[before..].join("\n");
+    assert!(
+        text.contains("/join CODE") && text.contains("press Enter"),
+        "{text}"
+    );
+    for key in ["F1", "Esc", "Tab", "↑↓", "l board"] {
+        assert!(!text.contains(key), "{key} in {text}");
+    }
+    assert!(!app.help);
+}
+
+// ---------------------------------------------------------------------------
+// The party: the rematch's ready step and reactions
+// ---------------------------------------------------------------------------
+
+fn ready_check(ready: Vec<PlayerId>) -> Event {
+    msg(ServerMessage::ReadyCheck { ms: 15_000, ready })
+}
+
+#[test]
+fn a_rematch_asks_ready_with_a_key_and_counts_who_is() {
+    let mut app = lobby();
+    // After a match, everyone connected (Cat watches).
+    app.handle(msg(ServerMessage::RoomState(snapshot(
+        RoomPhase::Finished,
+        None,
+    ))));
+    app.handle(msg(ServerMessage::MatchOver {
+        standings: standings(),
+    }));
+    assert_eq!(app.screen(), Screen::Podium);
+    app.handle(ready_check(Vec::new()));
+    assert_eq!(
+        feed(&app).last().unwrap(),
+        "rematch: ready? press r (or /ready); it starts when everyone is ready, or in 15 s"
+    );
+    assert!(app.ready_asked());
+    app.handle(Event::Tick(Duration::from_secs(3)));
+    let drawn = screen(&app);
+    assert!(
+        drawn.contains("Ready? press r · 0/2 ready · starts in 0:12 · s starts it now"),
+        "{drawn}"
+    );
+    // Ben is ready first; the roster says so once the podium is closed.
+    app.handle(msg(ServerMessage::PlayerReady { player: BEN }));
+    assert_eq!(feed(&app).last().unwrap(), "Ben is ready");
+    assert_eq!(sends(&app.handle(ch('r'))), [ClientMessage::Ready]);
+    app.handle(msg(ServerMessage::PlayerReady { player: ME }));
+    assert_eq!(feed(&app).last().unwrap(), "you are ready");
+    assert!(!app.ready_asked());
+    app.handle(key(KeyCode::Esc));
+    assert_eq!(app.screen(), Screen::Room);
+    let drawn = screen(&app);
+    assert!(drawn.contains("Ben ✓ ready"), "{drawn}");
+    assert!(drawn.contains("Rematch: 2/2 ready"), "{drawn}");
+    // The host may start it at once.
+    assert_eq!(sends(&app.handle(ch('s'))), [ClientMessage::Start]);
+    // Asked twice: said why, nothing sent.
+    assert!(sends(&app.handle(Event::Line("/ready".into()))).is_empty());
+    assert!(feed(&app).last().unwrap().contains("ready already"));
+    app.handle(msg(ServerMessage::MatchStarted {
+        rounds_total: 10,
+        settings: RoomSettings::default(),
+        countdown_ms: 3000,
+    }));
+    assert!(app.room.as_ref().unwrap().ready_check.is_none());
+    assert!(!screen(&app).contains("Ready?"));
+}
+
+#[test]
+fn a_ready_check_open_on_arrival_is_asked_and_spectators_are_not_asked() {
+    let mut app = lobby();
+    let mut snap = snapshot(RoomPhase::Finished, None);
+    snap.ready_check = Some(ReadyCheckInfo {
+        ms: 9_000,
+        ready: vec![BEN],
+    });
+    app.handle(msg(ServerMessage::RoomState(snap.clone())));
+    assert!(app.ready_asked());
+    assert!(feed(&app)
+        .last()
+        .unwrap()
+        .starts_with("rematch: ready? press r (or /ready)"));
+    assert_eq!(
+        sends(&app.handle(Event::Line("/ready".into()))),
+        [ClientMessage::Ready]
+    );
+    // Watching: told, never asked.
+    let mut cat = App::new("ws://127.0.0.1:7878/ws", "Cat");
+    cat.handle(msg(ServerMessage::Welcome {
+        protocol: 1,
+        player_id: CAT,
+        name: "Cat".into(),
+        token: "00ff".into(),
+        server_version: "0.1.0".into(),
+        resumed: false,
+        join_urls: Vec::new(),
+    }));
+    cat.handle(msg(ServerMessage::RoomState(snap)));
+    assert!(!cat.ready_asked());
+    cat.handle(ready_check(Vec::new()));
+    assert_eq!(
+        feed(&cat).last().unwrap(),
+        "rematch: it starts when everyone is ready, or in 15 s"
+    );
+    assert!(sends(&cat.handle(ch('r'))).is_empty());
+}
+
+#[test]
+fn reactions_are_sent_by_emoji_or_number_and_shown_in_the_feed() {
+    let mut app = lobby();
+    assert!(sends(&app.handle(Event::Line("/react 🎉".into()))).is_empty());
+    assert!(feed(&app).last().unwrap().contains("need a room"));
+    let mut app = game();
+    let react = |e: &str| {
+        vec![ClientMessage::React {
+            emoji: e.to_owned(),
+        }]
+    };
+    assert_eq!(
+        sends(&app.handle(Event::Line("/react 🔥".into()))),
+        react("🔥")
+    );
+    assert_eq!(
+        sends(&app.handle(Event::Line("/react 2".into()))),
+        react("🎉")
+    );
+    // Never free text, never a number out of the list.
+    for bad in ["/react lol", "/react 7", "/react"] {
+        assert!(
+            sends(&app.handle(Event::Line(bad.into()))).is_empty(),
+            "{bad}"
+        );
+        assert_eq!(
+            feed(&app).last().unwrap(),
+            "react with one of: 1 👏  2 🎉  3 😮  4 😂  5 🔥  6 🤯"
+        );
+    }
+    app.handle(msg(ServerMessage::Reaction {
+        player: BEN,
+        name: "Ben".into(),
+        emoji: "😮".into(),
+    }));
+    assert_eq!(feed(&app).last().unwrap(), "Ben 😮");
+    app.handle(msg(ServerMessage::Reaction {
+        player: ME,
+        name: "Ann".into(),
+        emoji: "👏".into(),
+    }));
+    assert_eq!(feed(&app).last().unwrap(), "you 👏");
+    // The formula being typed is untouched.
+    assert_eq!(app.mode, InputMode::Formula);
+}
+
+#[test]
+fn a_match_nobody_scored_in_has_no_podium() {
+    let mut app = room();
+    let mut nobody = standings();
+    for s in &mut nobody {
+        s.score = 0;
+        s.rank = 1;
+    }
+    app.handle(msg(ServerMessage::MatchOver { standings: nobody }));
+    let drawn = screen(&app);
+    assert!(
+        drawn.contains("Nobody scored a point: no podium this time."),
+        "{drawn}"
+    );
+    assert!(!drawn.contains("0 pt"), "{drawn}");
 }

@@ -7,10 +7,10 @@
 //! is sent.
 
 use krypto_core::formula::{self, ErrorKind};
-use krypto_core::protocol::{ClientMessage, Metric, Period, PlayerId, MAX_CHAT_LEN};
+use krypto_core::protocol::{ClientMessage, Metric, Period, PlayerId, MAX_CHAT_LEN, REACTIONS};
 use krypto_core::settings::{Field, SettingsPatch};
 
-use super::app::{Action, App, Confirm, FeedKind};
+use super::app::{Action, App, Confirm, FeedKind, SITTING_OUT};
 use super::help;
 use super::wording::secs;
 
@@ -50,6 +50,10 @@ impl App {
             }
             return Vec::new();
         };
+        if self.sitting_out() {
+            self.error(SITTING_OUT);
+            return Vec::new();
+        }
         if let Some(until) = round.locked_until.filter(|u| *u > self.now) {
             let left = self.left(until);
             self.error(format!("locked out for {} more", secs(left.as_millis())));
@@ -71,8 +75,9 @@ impl App {
         })]
     }
 
-    /// Runs one `/command`. With `ask`, leaving or quitting a match waits
-    /// for a confirmation (the terminal UI); line mode acts at once.
+    /// Runs one `/command`. With `ask` (the terminal UI), leaving or quitting
+    /// a match waits for a confirmation and `/help` opens the overlay; line
+    /// mode acts at once and prints its own help.
     pub(super) fn command(&mut self, line: &str, ask: bool) -> Vec<Action> {
         let body = line.trim().trim_start_matches('/');
         let (cmd, rest) = match body.split_once(char::is_whitespace) {
@@ -83,9 +88,12 @@ impl App {
         match cmd.to_ascii_lowercase().as_str() {
             "quit" | "exit" | "q" if ask => self.ask(Confirm::Quit),
             "quit" | "exit" | "q" => vec![Action::Quit],
-            "help" | "?" => {
+            "help" | "?" if ask => {
                 self.help = true;
-                for l in help::lines() {
+                Vec::new()
+            }
+            "help" | "?" => {
+                for l in help::plain_lines() {
                     self.push(FeedKind::State, l);
                 }
                 Vec::new()
@@ -130,6 +138,8 @@ impl App {
                 }
             },
             "chat" | "say" => self.chat(rest),
+            "react" => self.react(rest),
+            "ready" => self.ready(),
             "nosolution" | "no-solution" | "none" => {
                 if self.room.is_some() && !self.no_solution_possible() {
                     self.error(
@@ -185,6 +195,54 @@ impl App {
                 Vec::new()
             }
         }
+    }
+
+    /// A reaction: one of the room's emoji, by itself or by its number
+    /// (`/react 2` is the second); with nothing, the list.
+    pub(super) fn react(&mut self, what: &str) -> Vec<Action> {
+        let list = || {
+            REACTIONS
+                .iter()
+                .enumerate()
+                .map(|(i, e)| format!("{} {e}", i + 1))
+                .collect::<Vec<_>>()
+                .join("  ")
+        };
+        if self.room.is_none() {
+            self.error("reactions need a room: /create or /join CODE first");
+            return Vec::new();
+        }
+        let by_number = what
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|i| REACTIONS.get(i));
+        let emoji = by_number.or_else(|| REACTIONS.iter().find(|e| **e == what));
+        match emoji {
+            Some(e) => vec![Action::Send(ClientMessage::React {
+                emoji: (*e).to_owned(),
+            })],
+            None => {
+                self.error(format!("react with one of: {}", list()));
+                Vec::new()
+            }
+        }
+    }
+
+    /// "Ready" for the rematch the host asked for.
+    pub(super) fn ready(&mut self) -> Vec<Action> {
+        if self.ready_asked() {
+            return vec![Action::Send(ClientMessage::Ready)];
+        }
+        let open = self.room.as_ref().is_some_and(|r| r.ready_check.is_some());
+        if open && self.is_spectator() {
+            self.error("spectators watch the rematch: only players say they are ready");
+        } else if open {
+            self.error("you are ready already; the match starts soon");
+        } else {
+            self.error("nobody asked: the host starts a rematch with /start");
+        }
+        Vec::new()
     }
 
     pub(super) fn chat(&mut self, text: &str) -> Vec<Action> {

@@ -130,6 +130,32 @@ impl ConfigDir {
             .cloned())
     }
 
+    /// Claims `name` for this process until the returned [`Claim`] is
+    /// dropped (or the process ends): `None` when another process holds it.
+    /// Two `krypto bots` runs from one config directory share `tokens.toml`;
+    /// without a claim the second would log in as the first one's bots and
+    /// the two would take the seat from each other in turn.
+    pub fn claim(&self, name: &str) -> Result<Option<Claim>, ConfigError> {
+        let dir = self.dir.join("claims");
+        let path = dir.join(format!("{}.lock", name_key(name)));
+        let io = |source| ConfigError::Io {
+            path: path.clone(),
+            source,
+        };
+        fs::create_dir_all(&dir).map_err(io)?;
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(io)?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(Claim { _file: file })),
+            Err(fs::TryLockError::WouldBlock) => Ok(None),
+            Err(fs::TryLockError::Error(source)) => Err(io(source)),
+        }
+    }
+
     /// Saves the token for `name` on `server` (file mode 0600).
     pub fn save_token(&self, server: &str, name: &str, token: &str) -> Result<(), ConfigError> {
         let mut tokens: Tokens = read_toml(&self.tokens_path())?;
@@ -145,6 +171,14 @@ impl ConfigDir {
         token.clone_into(slot);
         write_toml(&self.tokens_path(), &tokens)
     }
+}
+
+/// A name this process plays under; the operating system lets it go when
+/// the claim is dropped or the process ends, however it ends.
+#[derive(Debug)]
+pub struct Claim {
+    /// Holds an exclusive lock on the name's file in `claims/`.
+    _file: fs::File,
 }
 
 /// The key a name is unique by, as on the server.
@@ -346,6 +380,21 @@ mod tests {
         assert!(check_name("a".repeat(21).as_str()).is_err());
         assert!(check_name("Ann!").is_err());
         assert!(names::validate(&fallback_name()).is_ok());
+    }
+
+    #[test]
+    fn a_name_is_claimed_by_one_holder_at_a_time() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = ConfigDir {
+            dir: tmp.path().join("krypto"),
+        };
+        let first = dir.claim("Ada-bot").unwrap();
+        assert!(first.is_some());
+        // Another holder (an open file of its own, as another process has).
+        assert!(dir.claim("ada-BOT").unwrap().is_none());
+        assert!(dir.claim("Alan-bot").unwrap().is_some());
+        drop(first);
+        assert!(dir.claim("Ada-bot").unwrap().is_some());
     }
 
     #[test]

@@ -26,8 +26,9 @@ pub fn rules() -> [String; 4] {
     ]
 }
 
-/// Each screen's keys: (screen, lines).
-pub const KEYS: [(&str, &[&str]); 6] = [
+/// Each screen's keys: (screen, lines). "Always" lists only keys that work
+/// on every screen, in a round too, where letters go into the formula.
+pub const KEYS: [(&str, &[&str]); 7] = [
     (
         "Lobby",
         &[
@@ -38,7 +39,7 @@ pub const KEYS: [(&str, &[&str]); 6] = [
     (
         "Room",
         &[
-            "c chat · x leave · host: s start · o lock",
+            "c chat · x leave · r ready · host: s start · o lock",
             "↑↓ pick a setting · ←→ change it",
         ],
     ),
@@ -46,31 +47,35 @@ pub const KEYS: [(&str, &[&str]); 6] = [
         "Round",
         &[
             "type a formula (x for ×) · Enter submit · Esc clear",
-            "Tab chat · keys between rounds go to the formula",
+            "Tab chat · /command Enter · letters go to the formula",
         ],
     ),
-    (
-        "Podium",
-        &["s rematch (host) · Enter or Esc back to the room"],
-    ),
+    ("Podium", &["s rematch (host) · r ready · Enter/Esc back"]),
     ("Board", &["m metric · p period · r refresh · Esc close"]),
+    ("Menus", &["? help · l board · / command · q quit"]),
     (
         "Always",
-        &[
-            "F1 help · l board · / command · q or Ctrl-C quit",
-            "(leaving or quitting a match asks first)",
-        ],
+        &["F1 help · F2 board · Alt-1…6 react · Ctrl-C quit"],
     ),
 ];
 
 /// The `/commands`.
 pub const COMMANDS: [&str; 5] = [
     "/create [public] · /join CODE · /spectate CODE · /rooms",
-    "/start · /set key=value · /lock · /unlock · /leave",
-    "/kick NAME · /host NAME · /chat TEXT · /quit",
+    "/start · /set key=value · /lock · /unlock · /leave · /quit",
+    "/kick NAME · /host NAME · /chat TEXT · /react 🎉 · /ready",
     "/nosolution (rooms that deal any hand, not only solvable)",
     "/leaderboard [rating|wins|rounds|fastest] [day|week|...]",
 ];
+
+/// The help for line mode (`--plain`): no keys, only what to type.
+pub fn plain_lines() -> Vec<String> {
+    let mut out: Vec<String> = rules().into();
+    out.push(String::new());
+    out.push("Type a formula and press Enter to answer the round.".to_owned());
+    out.extend(COMMANDS.iter().map(|l| (*l).to_owned()));
+    out
+}
 
 /// The whole help as lines (screen names in a 7-column margin).
 pub fn lines() -> Vec<String> {
@@ -111,12 +116,23 @@ mod tests {
                 "{l:?} is wider than {HELP_WIDTH}"
             );
         }
-        for screen in ["Lobby", "Room", "Round", "Podium", "Board", "Always"] {
+        for screen in [
+            "Lobby", "Room", "Round", "Podium", "Board", "Menus", "Always",
+        ] {
             assert!(all.iter().any(|l| l.starts_with(screen)), "{screen}");
         }
         let text = all.join("\n");
         for key in ["/nosolution", "Esc", "Enter", "/leaderboard", "rematch"] {
             assert!(text.contains(key), "{key}");
         }
+    }
+
+    #[test]
+    fn line_mode_help_has_no_keys() {
+        let text = plain_lines().join("\n");
+        for key in ["F1", "Esc", "↑↓", "Tab", "Ctrl-C"] {
+            assert!(!text.contains(key), "{key} in {text}");
+        }
+        assert!(text.contains("/leaderboard") && text.contains("/quit"));
     }
 }

@@ -36,6 +36,24 @@ impl App {
             self.help = !self.help;
             return Vec::new();
         }
+        // A reaction on every screen, a round too: Alt-1 to Alt-6.
+        if let (true, KeyCode::Char(c @ '1'..='6')) =
+            (key.modifiers.contains(KeyModifiers::ALT), key.code)
+        {
+            if self.room.is_some() {
+                return self.react(&c.to_string());
+            }
+        }
+        // The board on every screen, a round too, where `l` is text.
+        if key.code == KeyCode::F(2) {
+            self.help = false;
+            self.show_qr = false;
+            if self.show_board {
+                self.show_board = false;
+                return Vec::new();
+            }
+            return self.open_board();
+        }
         if self.help || self.show_qr {
             // Any key closes an overlay (and is not typed anywhere).
             self.help = false;
@@ -95,14 +113,7 @@ impl App {
                 self.input = "/".to_owned();
                 return Vec::new();
             }
-            KeyCode::Char('l') => {
-                self.show_board = true;
-                let (metric, period) = self
-                    .board
-                    .as_ref()
-                    .map_or((Metric::Rating, Period::All), |b| (b.metric, b.period));
-                return self.ask_board(metric, period);
-            }
+            KeyCode::Char('l') => return self.open_board(),
             _ => {}
         }
         match screen {
@@ -142,6 +153,7 @@ impl App {
                 _ => Vec::new(),
             },
             Screen::Room | Screen::Podium => match key.code {
+                KeyCode::Char('r') => self.ready(),
                 KeyCode::Esc | KeyCode::Enter if screen == Screen::Podium => {
                     if let Some(r) = &mut self.room {
                         r.podium = None;
@@ -270,6 +282,15 @@ impl App {
             }
             _ => Vec::new(),
         }
+    }
+
+    fn open_board(&mut self) -> Vec<Action> {
+        self.show_board = true;
+        let (metric, period) = self
+            .board
+            .as_ref()
+            .map_or((Metric::Rating, Period::All), |b| (b.metric, b.period));
+        self.ask_board(metric, period)
     }
 
     fn board_key(&mut self, key: KeyEvent) -> Vec<Action> {

@@ -19,6 +19,7 @@
 pub mod app;
 #[cfg(test)]
 mod app_tests;
+mod catch_up;
 mod commands;
 pub mod config;
 mod help;

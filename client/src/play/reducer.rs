@@ -16,10 +16,15 @@ use krypto_core::protocol::{
 use krypto_client::redirect;
 
 use super::app::{
-    Action, App, Board, CatchUp, Conn, FeedKind, InputMode, Move, RoomView, RoundView, VerdictView,
+    Action, App, Board, CatchUp, Conn, FeedKind, InputMode, Move, ReadyView, RoomView, RoundView,
+    VerdictView, SITTING_OUT,
 };
+use super::catch_up;
 use super::net::NetEvent;
-use super::wording::{join_cards, kind_words, metric_value, phase_name, plural, refusal, secs};
+use super::wording::{
+    join_cards, kind_words, metric_value, phase_name, plural, rating_change, refusal, secs,
+    UNRATED_WHY,
+};
 
 impl App {
     pub(super) fn net(&mut self, event: NetEvent) -> Vec<Action> {
@@ -69,6 +74,9 @@ impl App {
 
     fn message(&mut self, envelope: ServerEnvelope) -> Vec<Action> {
         let message = envelope.message;
+        if self.room.is_some() {
+            self.heard.note(&message);
+        }
         let mut actions = Vec::new();
         let mut roster_changed = false;
         // The words first: they name players who may be about to leave.
@@ -157,6 +165,7 @@ impl App {
                     r.podium = None;
                     r.round = None;
                     r.verdict = None;
+                    r.ready_check = None;
                     r.snapshot.rounds_total = rounds_total;
                     r.snapshot.settings = settings;
                     r.snapshot.state = RoomPhase::Countdown;
@@ -250,11 +259,22 @@ impl App {
                     self.input.clear();
                 }
             }
-            ServerMessage::Chat { .. }
-            | ServerMessage::Pong
-            | ServerMessage::Reaction { .. }
-            | ServerMessage::ReadyCheck { .. }
-            | ServerMessage::PlayerReady { .. } => {}
+            ServerMessage::Chat { .. } | ServerMessage::Pong | ServerMessage::Reaction { .. } => {}
+            ServerMessage::ReadyCheck { ms, ready } => {
+                if let Some(r) = &mut self.room {
+                    r.ready_check = Some(ReadyView {
+                        ends_at: self.now + Duration::from_millis(ms),
+                        ready,
+                    });
+                }
+            }
+            ServerMessage::PlayerReady { player } => {
+                if let Some(c) = self.room.as_mut().and_then(|r| r.ready_check.as_mut()) {
+                    if !c.ready.contains(&player) {
+                        c.ready.push(player);
+                    }
+                }
+            }
             ServerMessage::Redirect { url, code } => actions.extend(self.redirected(&url, code)),
             ServerMessage::PlayerJoined {
                 player,
@@ -454,8 +474,8 @@ impl App {
                 let mut lines = vec![(FeedKind::Event, "match over:".to_owned())];
                 for s in standings {
                     let rating = match (s.rating_before, s.rating_after) {
-                        (Some(b), Some(a)) => format!("  rating {b:.1} -> {a:.1}"),
-                        _ => String::new(),
+                        (Some(b), Some(a)) => format!("  rating {}", rating_change(b, a)),
+                        _ => "  unrated".to_owned(),
                     };
                     lines.push((
                         FeedKind::Event,
@@ -468,21 +488,41 @@ impl App {
                         ),
                     ));
                 }
+                if standings.iter().any(|s| s.rating_after.is_none()) {
+                    lines.push((FeedKind::Event, format!("  ({UNRATED_WHY})")));
+                }
                 lines
             }
             ServerMessage::Chat { name, text, .. } => {
                 one(FeedKind::Chat, format!("[chat] {name}: {text}"))
             }
-            ServerMessage::Reaction { name, emoji, .. } => {
-                one(FeedKind::Chat, format!("{name} {emoji}"))
+            ServerMessage::Reaction {
+                player,
+                name,
+                emoji,
+            } => {
+                let who = if Some(*player) == self.me {
+                    "you"
+                } else {
+                    name
+                };
+                one(FeedKind::Chat, format!("{who} {emoji}"))
             }
-            ServerMessage::ReadyCheck { ms, .. } => one(
-                FeedKind::State,
-                format!(
-                    "rematch: it starts when everyone is ready, or in {} s",
+            ServerMessage::ReadyCheck { ms, .. } => {
+                let when = format!(
+                    "it starts when everyone is ready, or in {} s",
                     ms.div_ceil(1000)
-                ),
-            ),
+                );
+                let text = if self.is_spectator() {
+                    format!("rematch: {when}")
+                } else {
+                    format!("rematch: ready? press r (or /ready); {when}")
+                };
+                one(FeedKind::Event, text)
+            }
+            ServerMessage::PlayerReady { player } if Some(*player) == self.me => {
+                one(FeedKind::Event, "you are ready".to_owned())
+            }
             ServerMessage::PlayerReady { player } => one(
                 FeedKind::Event,
                 format!("{} is ready", self.name_of(*player)),
@@ -650,7 +690,13 @@ impl App {
             .filter(|p| p.round.as_ref().map(|r| r.number) == round.as_ref().map(|r| r.number))
             .and_then(|p| p.verdict.clone());
         let recent = snapshot.recent.clone();
+        self.heard.enter(&snapshot.code);
+        let ready_check = snapshot.ready_check.as_ref().map(|c| ReadyView {
+            ends_at: now + Duration::from_millis(c.ms),
+            ready: c.ready.clone(),
+        });
         self.room = Some(RoomView {
+            ready_check,
             next_at: snapshot.next_ms.map(|ms| now + Duration::from_millis(ms)),
             snapshot,
             round,
@@ -663,6 +709,11 @@ impl App {
         let catch_up = self.catch_up.take().or(fresh.then_some(CatchUp::Joined));
         if let Some(why) = catch_up {
             self.replay(why, &recent);
+        }
+        // Whatever `recent` holds has now been seen, replayed or not.
+        self.heard.events.clear();
+        for m in &recent {
+            self.heard.note(m);
         }
         if self.playing_a_match() {
             if self.mode == InputMode::Off {
@@ -677,12 +728,29 @@ impl App {
     /// After a join or a resume: what happened in the room (its `recent`
     /// events) and the hand on the table now.
     fn replay(&mut self, why: CatchUp, recent: &[ServerMessage]) {
-        let lines: Vec<(FeedKind, String)> = recent.iter().flat_map(|m| self.describe(m)).collect();
+        // A client started again has heard nothing: like a join, it gets
+        // only the part of the story still going on.
+        let fresh = why == CatchUp::Joined || self.heard.events.is_empty();
+        let missed =
+            catch_up::to_replay(recent, &self.heard.events, self.me, fresh, self.in_match());
+        let lines: Vec<(FeedKind, String)> = missed.iter().flat_map(|m| self.describe(m)).collect();
         if why == CatchUp::Resumed && !lines.is_empty() {
             self.push(FeedKind::Event, "while you were away:");
         }
         for (kind, text) in lines {
             self.push(kind, text);
+        }
+        // A ready check we have not answered: ask now, as it was asked.
+        if let Some(check) = self.room.as_ref().and_then(|r| r.ready_check.clone()) {
+            if self.ready_asked() {
+                let asked = ServerMessage::ReadyCheck {
+                    ms: self.left(check.ends_at).as_millis() as u64,
+                    ready: check.ready,
+                };
+                for (kind, text) in self.describe(&asked) {
+                    self.push(kind, text);
+                }
+            }
         }
         let Some(round) = self.live_round() else {
             return;
@@ -695,6 +763,9 @@ impl App {
             secs(self.left(round.ends_at).as_millis())
         );
         self.push(FeedKind::Event, text);
+        if self.sitting_out() {
+            self.push(FeedKind::Event, SITTING_OUT);
+        }
     }
 
     /// The roster in one line, for line mode (the TUI draws it instead).

@@ -10,6 +10,9 @@ use krypto_core::protocol::{
     ServerEnvelope, ServerMessage, Standing,
 };
 
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
 use super::app::{Action, App, Event};
 use super::net::NetEvent;
 
@@ -60,6 +63,19 @@ pub fn round_started(round: u32) -> Event {
         cards: vec![1, 2, 3, 4, 5],
         duration_ms: 90_000,
     })
+}
+
+/// Round `number` of 15 from 1 2 3 4 5 (90 s) with `remaining_ms` left, as
+/// a snapshot shows it.
+pub fn round_info(number: u32, remaining_ms: u64) -> RoundInfo {
+    RoundInfo {
+        number,
+        objective: 15,
+        cards: vec![1, 2, 3, 4, 5],
+        remaining_ms,
+        duration_ms: 90_000,
+        locked_out_ms: None,
+    }
 }
 
 /// The text of every feed line.
@@ -146,16 +162,16 @@ pub fn standings() -> Vec<Standing> {
             name: "Ann".into(),
             score: 5,
             rank: 1,
-            rating_before: Some(20.0),
-            rating_after: Some(22.5),
+            rating_before: Some(1520.0),
+            rating_after: Some(1580.0),
         },
         Standing {
             player: BEN,
             name: "Ben".into(),
             score: 3,
             rank: 2,
-            rating_before: Some(18.25),
-            rating_after: Some(17.0),
+            rating_before: Some(1510.0),
+            rating_after: Some(1462.0),
         },
         Standing {
             player: CAT,
@@ -195,4 +211,16 @@ pub fn sends(actions: &[Action]) -> Vec<ClientMessage> {
             _ => None,
         })
         .collect()
+}
+
+/// The app drawn on a `width`×`height` terminal.
+pub fn draw(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
+    terminal
+}
+
+/// The app drawn on an 80×24 terminal, as text.
+pub fn screen(app: &App) -> String {
+    draw(app, 80, 24).backend().to_string()
 }

@@ -2,7 +2,7 @@
 //! phases and boards, and sentences for the server's refusals (a player
 //! reads "there is no room ABCDE", never `room_not_found`).
 
-use krypto_core::protocol::{ErrorCode, Metric, RoomPhase, VerdictKind};
+use krypto_core::protocol::{ErrorCode, Metric, RoomPhase, Standing, VerdictKind};
 
 /// A room phase in words ("between_rounds" → "between rounds").
 pub fn phase_name(p: RoomPhase) -> String {
@@ -14,14 +14,45 @@ pub fn kind_words(k: VerdictKind) -> String {
     k.as_str().replace('_', " ")
 }
 
-/// A leaderboard value as people read it: ratings with one decimal, best
-/// times in seconds, counts as whole numbers.
+/// A leaderboard value as people read it: ratings and counts as whole
+/// numbers, best times in seconds ([`solve_time`]).
 pub fn metric_value(metric: Metric, value: f64) -> String {
     match metric {
-        Metric::Rating => format!("{value:.1}"),
-        Metric::Fastest => format!("{:.2}s", value / 1000.0),
-        Metric::Wins | Metric::Rounds => format!("{value:.0}"),
+        // Milliseconds: whole numbers, whatever JSON made of them.
+        Metric::Fastest => solve_time(value.round() as i64),
+        Metric::Rating | Metric::Wins | Metric::Rounds => format!("{value:.0}"),
     }
+}
+
+/// A solve time in seconds to the hundredth, rounded once from the
+/// milliseconds, so the board and a profile show the same "9.44 s".
+pub fn solve_time(ms: i64) -> String {
+    let hundredths = (ms + 5).div_euclid(10);
+    format!(
+        "{}.{:02} s",
+        hundredths.div_euclid(100),
+        hundredths.rem_euclid(100)
+    )
+}
+
+/// A rating as shown ("1562"), with "?" while it is provisional.
+pub fn rating_text(rating: f64, provisional: bool) -> String {
+    format!("{rating:.0}{}", if provisional { "?" } else { "" })
+}
+
+/// A rating change: "1500 → 1562 (+62)".
+pub fn rating_change(before: f64, after: f64) -> String {
+    format!("{before:.0} → {after:.0} ({:+.0})", after - before)
+}
+
+/// What "unrated" means, wherever it shows.
+pub const UNRATED_WHY: &str =
+    "unrated: a match rates people (not bots) who answered, if two or more did";
+
+/// Whether a standing earns a place on the podium (a medal): the first
+/// three ranks, with at least a point. Ties share the place.
+pub fn on_podium(s: &Standing) -> bool {
+    s.rank <= 3 && s.score > 0
 }
 
 /// Milliseconds as seconds, one decimal ("1.5s").
@@ -94,5 +125,31 @@ mod tests {
                 "{t}"
             );
         }
+    }
+
+    #[test]
+    fn one_rounding_for_times_and_whole_ratings() {
+        assert_eq!(solve_time(9435), "9.44 s");
+        assert_eq!(metric_value(Metric::Fastest, 9435.0), solve_time(9435));
+        assert_eq!(solve_time(999), "1.00 s");
+        assert_eq!(solve_time(0), "0.00 s");
+        assert_eq!(metric_value(Metric::Rating, 1562.0), "1562");
+        assert_eq!(rating_text(1562.0, true), "1562?");
+        assert_eq!(rating_change(1500.0, 1438.0), "1500 → 1438 (-62)");
+    }
+
+    #[test]
+    fn medals_only_for_real_places() {
+        let s = |rank, score| Standing {
+            player: krypto_core::protocol::PlayerId(1),
+            name: "Ann".into(),
+            score,
+            rank,
+            rating_before: None,
+            rating_after: None,
+        };
+        assert!(on_podium(&s(1, 3)) && on_podium(&s(3, 1)));
+        // Everyone on 0 points shares a rank, and no medal.
+        assert!(!on_podium(&s(2, 0)) && !on_podium(&s(4, 2)) && !on_podium(&s(1, -1)));
     }
 }

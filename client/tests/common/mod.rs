@@ -1,8 +1,11 @@
 //! A real server (in its own thread and runtime, on 127.0.0.1) with a
 //! temporary SQLite file and scripted hands, and real `krypto` processes
-//! driven through their standard input and output.
+//! driven through their standard input and output or, for the full-screen
+//! interface, a pseudo-terminal ([`terminal`]).
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+pub mod terminal;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;

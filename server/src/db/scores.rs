@@ -134,7 +134,7 @@ pub struct MatchEnd {
     pub at_ms: i64,
 }
 
-/// One player's rating change, as shown (conservative, rounded to 0.1).
+/// One player's rating change, as shown (`Skill::shown`: 1500 for a new player).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RatingChange {
     /// Who.

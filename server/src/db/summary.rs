@@ -36,9 +36,9 @@ pub(crate) struct PlaceRow {
     pub score: i64,
     /// Final rank.
     pub rank: u32,
-    /// Conservative rating before, if the match rated them.
+    /// Rating before (as shown), if the match rated them.
     pub rating_before: Option<f64>,
-    /// Conservative rating after, if the match rated them.
+    /// Rating after (as shown), if the match rated them.
     pub rating_after: Option<f64>,
     /// When the match finished (UTC ms).
     pub finished_at: i64,
@@ -241,11 +241,17 @@ impl Stats {
         self.add(winner.0, result.at_ms, delta);
     }
 
-    /// A person's match finished: one more played and, if it rated them,
-    /// one more rated match, a win for rank 1 and their rating now, with
-    /// their totals after the batch (`state`).
+    /// A match finished: one more played and, if it rated them, one more
+    /// rated match, a win for rank 1 and their rating now, with their totals
+    /// after the batch (`state`). A bot's profile counts the match too; it
+    /// is never rated, so no board lists it.
     pub fn add_place(&mut self, place: &PlaceRow, state: Option<&RatingState>) {
         if place.bot {
+            let played = StatsDelta {
+                played: 1,
+                ..StatsDelta::default()
+            };
+            self.add(place.player, place.finished_at, played);
             return;
         }
         let rated = place.rating_after.is_some();
@@ -325,6 +331,15 @@ mod tests {
         assert_eq!((idle.rating_before, idle.rating_after), (None, None));
     }
 
+    /// What `stats` adds to `player`'s rows, one per period.
+    fn deltas_of(stats: &Stats, player: i64) -> Vec<StatsDelta> {
+        stats
+            .rows()
+            .filter(|r| r.player == player)
+            .map(|r| r.delta)
+            .collect()
+    }
+
     #[test]
     fn a_farmer_and_an_idle_puppet_make_an_unrated_match() {
         let m = end(vec![place(1, 1, true), place(2, 2, false)], WED);
@@ -336,11 +351,7 @@ mod tests {
             stats.add_place(p, plan.ratings.get(&p.player));
         }
         // Played, but no rated match, no win, no rating.
-        let farmer: Vec<StatsDelta> = stats
-            .rows()
-            .filter(|r| r.player == 1)
-            .map(|r| r.delta)
-            .collect();
+        let farmer = deltas_of(&stats, 1);
         assert_eq!(farmer.len(), 4);
         assert!(farmer
             .iter()
@@ -348,7 +359,7 @@ mod tests {
     }
 
     #[test]
-    fn bots_are_never_rated_nor_counted() {
+    fn bots_are_never_rated_nor_on_a_board_but_their_matches_count() {
         let m = end(
             vec![place(1, 1, true), place(2, 2, true), place(3, 3, true)],
             WED,
@@ -378,7 +389,18 @@ mod tests {
             at_ms: WED,
         };
         stats.add_round(&won, &bots);
-        assert!(stats.rows().all(|r| r.player != 2));
+        // The bot's rows say it played, and nothing a board ranks.
+        let bot = deltas_of(&stats, 2);
+        assert_eq!(bot.len(), 4);
+        for d in bot {
+            assert_eq!(
+                d,
+                StatsDelta {
+                    played: 1,
+                    ..StatsDelta::default()
+                }
+            );
+        }
     }
 
     #[test]

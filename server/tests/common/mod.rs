@@ -3,7 +3,8 @@
 //! WebSocket client that speaks JSON.
 //!
 //! Every test runs on both backends: a test file wraps its tests in
-//! [`on_both!`], which makes a `sqlite::` and a `postgres::` copy of each;
+//! [`on_both!`], which makes a `sqlite::` and a `postgres::` copy of each
+//! (the latter skipped on a machine without PostgreSQL);
 //! [`TestServer`] and [`fresh_database`] read which one from the running
 //! test's task.
 
@@ -71,8 +72,12 @@ tokio::task_local! {
 }
 
 /// Runs `test` with `backend` as the backend of every server and database
-/// it makes.
+/// it makes — or skips it when that is PostgreSQL and this machine has none
+/// (see [`postgres::available`]).
 pub async fn on(backend: Backend, test: impl std::future::Future<Output = ()>) {
+    if backend == Backend::Postgres && !postgres::available() {
+        return;
+    }
     BACKEND.scope(backend, test).await
 }
 
@@ -109,7 +114,9 @@ pub async fn fresh_database() -> TestDatabase {
             }
         }
         Backend::Postgres => TestDatabase {
-            url: postgres::fresh_database().await,
+            url: postgres::fresh_database()
+                .await
+                .expect("`on` runs PostgreSQL tests only where there is PostgreSQL"),
             _dir: None,
         },
     }

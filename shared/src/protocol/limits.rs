@@ -1,7 +1,7 @@
 //! Every number a client checks or shows before the server would refuse:
 //! the protocol version, the lengths of names, formulas and chat, the
-//! redirects followed in a row, how long a dropped seat is held, the
-//! reactions, and what each room setting allows. The server sends them to the browser as a
+//! redirects followed in a row, how long a dropped seat is held, and what
+//! each room setting allows. The server sends them to the browser as a
 //! generated module (`/assets/js/limits.js`), so no limit is typed twice.
 
 use std::collections::BTreeMap;
@@ -36,8 +36,11 @@ pub struct ClientLimits {
     /// The close code of a connection a newer one of the same player
     /// replaced ([`super::close::NORMAL`]).
     pub replaced_close_code: u16,
-    /// The reactions a member may send ([`super::REACTIONS`]), in order.
-    pub reactions: &'static [&'static str],
+    /// The emoji `react` accepts ([`super::REACTIONS`]).
+    pub reactions: [&'static str; 6],
+    /// How long a rematch's ready check waits, in ms
+    /// ([`crate::room::READY_CHECK_MS`]).
+    pub ready_check_ms: u64,
     /// What each room setting allows, by its wire name.
     pub settings: BTreeMap<&'static str, Allowed>,
 }
@@ -56,7 +59,8 @@ impl ClientLimits {
             seat_hold_ms: crate::room::SEAT_HOLD_MS,
             restart_close_code: super::close::SERVICE_RESTART,
             replaced_close_code: super::close::NORMAL,
-            reactions: &super::REACTIONS,
+            reactions: super::REACTIONS,
+            ready_check_ms: crate::room::READY_CHECK_MS,
             settings: Field::ALL
                 .iter()
                 .map(|&f| (f.as_str(), f.allowed()))
@@ -94,6 +98,7 @@ mod tests {
             );
         }
         assert!(module.contains("\"name_chars\": 20"), "{module}");
+        assert!(module.contains("\"🎉\""), "{module}");
         assert!(module.contains("\"max\": 50"), "{module}");
     }
 }

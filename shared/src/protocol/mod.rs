@@ -58,14 +58,14 @@ pub const MAX_ID_LEN: usize = 64;
 /// Longest chat message, in characters.
 pub const MAX_CHAT_LEN: usize = 200;
 
+/// The reactions a member may send (`react`): a fixed few, never free text,
+/// so a reaction cannot carry anything to another player's screen.
+pub const REACTIONS: [&str; 6] = ["👏", "🎉", "😮", "😂", "🔥", "🤯"];
+
 /// Redirects a client follows in a row without getting a seat before it
 /// gives up: nodes that disagree about where a room lives cannot bounce a
 /// client for ever.
 pub const MAX_REDIRECTS_IN_A_ROW: u32 = 5;
-
-/// The reactions a member may send (`react`): a fixed few, never free text,
-/// so a reaction cannot carry anything to another player's screen.
-pub const REACTIONS: [&str; 6] = ["👏", "🎉", "😮", "😂", "🔥", "🤯"];
 
 /// A player's permanent identity: the database id of their row.
 ///

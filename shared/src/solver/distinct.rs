@@ -220,8 +220,45 @@ enum Need {
     },
 }
 
-/// A table's entries grouped by exact value.
-type ValueIndex = FxHashMap<Rational, Vec<u32>>;
+/// A table's entries grouped by exact value: `order` lists the entry
+/// indices value by value, `at` says where each value's run starts and how
+/// long it is (one allocation per table instead of one per value).
+#[derive(Debug, Default)]
+struct ValueIndex {
+    at: FxHashMap<Rational, (u32, u32)>,
+    order: Vec<u32>,
+}
+
+impl ValueIndex {
+    fn new(entries: &[Entry]) -> Self {
+        // Count each value's entries, turn counts into run starts, then fill
+        // the runs in entry order (counting each run up to its length again).
+        let mut at: FxHashMap<Rational, (u32, u32)> = FxHashMap::default();
+        for e in entries {
+            at.entry(e.value).or_default().1 += 1;
+        }
+        let mut start = 0;
+        for run in at.values_mut() {
+            let len = run.1;
+            *run = (start, 0);
+            start += len;
+        }
+        let mut order = vec![0; entries.len()];
+        for (i, e) in entries.iter().enumerate() {
+            if let Some(run) = at.get_mut(&e.value) {
+                order[(run.0 + run.1) as usize] = i as u32;
+                run.1 += 1;
+            }
+        }
+        ValueIndex { at, order }
+    }
+
+    /// The indices of the entries with value `v`.
+    fn get(&self, v: &Rational) -> Option<&[u32]> {
+        let &(start, len) = self.at.get(v)?;
+        self.order.get(start as usize..(start + len) as usize)
+    }
+}
 
 struct Distinct<'a> {
     cards: &'a [i64],
@@ -233,6 +270,8 @@ struct Distinct<'a> {
     index: Vec<Option<Rc<ValueIndex>>>,
     nodes: Vec<(Op, Ref, Ref)>,
     memo: FxHashMap<(u16, Rational), Rc<Vec<Cand>>>,
+    /// The answer of most queries, shared rather than allocated each time.
+    none: Rc<Vec<Cand>>,
     overflow: bool,
 }
 
@@ -248,6 +287,7 @@ impl<'a> Distinct<'a> {
             index: vec![None; 1 << n],
             nodes: Vec::new(),
             memo: FxHashMap::default(),
+            none: Rc::new(Vec::new()),
             overflow: false,
         }
     }
@@ -370,12 +410,9 @@ impl<'a> Distinct<'a> {
             return ix.clone();
         }
         self.ensure_table(mask);
-        let mut ix: FxHashMap<Rational, Vec<u32>> = FxHashMap::default();
-        if let Some(t) = &self.tables[mask as usize] {
-            for (i, e) in t.iter().enumerate() {
-                ix.entry(e.value).or_default().push(i as u32);
-            }
-        }
+        let ix = self.tables[mask as usize]
+            .as_deref()
+            .map_or_else(ValueIndex::default, |t| ValueIndex::new(t));
         let ix = Rc::new(ix);
         self.index[mask as usize] = Some(ix.clone());
         ix
@@ -408,15 +445,17 @@ impl<'a> Distinct<'a> {
         let size = mask.count_ones();
         if size <= self.small || self.tables[mask as usize].is_some() {
             let ix = self.ensure_index(mask);
-            let found = ix.get(&t).map_or_else(Vec::new, |is| {
-                is.iter()
-                    .filter_map(|&i| self.entry_cand(mask, i))
-                    .collect()
-            });
-            return Rc::new(found);
+            return match ix.get(&t) {
+                Some(is) => Rc::new(
+                    is.iter()
+                        .filter_map(|&i| self.entry_cand(mask, i))
+                        .collect(),
+                ),
+                None => self.none.clone(),
+            };
         }
         if !self.rules.allows(t) {
-            return Rc::new(Vec::new());
+            return self.none.clone();
         }
         if let Some(found) = self.memo.get(&(mask, t)) {
             return found.clone();
@@ -432,7 +471,11 @@ impl<'a> Distinct<'a> {
             }
             a = (a - 1) & mask;
         }
-        let out = Rc::new(out);
+        let out = if out.is_empty() {
+            self.none.clone()
+        } else {
+            Rc::new(out)
+        };
         self.memo.insert((mask, t), out.clone());
         out
     }

@@ -2,7 +2,9 @@
 //!
 //! - [`solve_one`] (in `search.rs`): "is this hand solvable", with a witness.
 //! - [`solve_subset`] (in `subset.rs`): the same when any subset of the cards
-//!   may be used (Countdown).
+//!   may be used (Countdown), with [`solve_all_subsets`] and
+//!   [`count_solutions_subsets`] for every distinct solution; `reach.rs`
+//!   holds the per-subset value tables both searches share.
 //! - [`solve_all`], [`count_solutions`], [`all_expressions`] (in
 //!   `distinct.rs`): every distinct solution, counted the way a person would
 //!   (equal as rational functions of the cards), using the fingerprints of
@@ -18,13 +20,14 @@ pub mod census;
 mod chain;
 mod distinct;
 mod fingerprint;
+mod reach;
 mod search;
 mod subset;
 
 pub use chain::chains;
 pub use distinct::{all_expressions, count_solutions, solve_all};
 pub use search::solve_one;
-pub use subset::solve_subset;
+pub use subset::{count_solutions_subsets, solve_all_subsets, solve_subset};
 
 use thiserror::Error;
 

@@ -4,12 +4,11 @@
 //! two values, combine them, recurse" with exact rationals and early exit:
 //! most solvable deals are settled after a few hundred nodes. Larger hands
 //! first try that search with a node budget, then fall back to a
-//! target-directed search over per-subset value sets (see [`Reach`]), whose
+//! target-directed search over per-subset value sets (see `reach.rs`), whose
 //! cost stays bounded for the unsolvable hands where the plain depth-first
 //! search would explode.
 
-use rustc_hash::FxHashMap;
-
+use super::reach::Reach;
 use super::{note_overflow, validate, SolveError, COMBOS, MAX_CARDS};
 use crate::formula::ast::{Expr, Op};
 use crate::rational::Rational;
@@ -63,11 +62,23 @@ pub(crate) fn solve_exact(
             Ok(None)
         };
     }
-    let mut reach = Reach::new(cards, rules);
-    let found = reach.query(full_mask(n), target);
+    let mask = full_mask(n);
+    let (found, overflow) = match (rules, target.to_integer()) {
+        (Rules::Free, _) => {
+            let mut reach = Reach::new(cards, rules);
+            (reach.query(mask, target), reach.overflow)
+        }
+        // Whole-number rules: plain integers, no fractions to reduce.
+        (_, Some(t)) => {
+            let mut reach = Reach::<i64>::new(cards, rules);
+            (reach.query(mask, t), reach.overflow)
+        }
+        // A fraction is never a whole-number rule's answer.
+        (_, None) => (None, false),
+    };
     match found {
         Some(e) => Ok(Some(e)),
-        None if reach.overflow => Err(SolveError::Overflow),
+        None if overflow => Err(SolveError::Overflow),
         None => Ok(None),
     }
 }
@@ -223,216 +234,6 @@ impl<'a> Dfs<'a> {
         }
         let (op, l, r) = self.nodes[id as usize - n];
         Expr::bin(op, self.build(l), self.build(r))
-    }
-}
-
-/// How a value of a subset was first made.
-#[derive(Debug, Clone, Copy)]
-enum Prov {
-    /// The subset is the single card with this index.
-    Leaf(u8),
-    /// `left op right`, the left operand from subset `left_mask` (the right
-    /// from the rest of the subset).
-    Bin {
-        op: Op,
-        left_mask: u16,
-        left: Rational,
-        right: Rational,
-    },
-}
-
-/// Target-directed search over subsets of card positions.
-///
-/// Subsets of at most `small` cards get their full value set (each value
-/// with how it was made). A query "can subset S make t" on a larger subset
-/// splits S into two parts, walks the values of the smaller part, and for
-/// each operation asks for the one value the larger part would need — so the
-/// big value sets (millions of values for seven cards) are never built.
-struct Reach<'a> {
-    cards: &'a [i64],
-    rules: Rules,
-    small: u32,
-    sets: Vec<Option<FxHashMap<Rational, Prov>>>,
-    overflow: bool,
-}
-
-impl<'a> Reach<'a> {
-    fn new(cards: &'a [i64], rules: Rules) -> Self {
-        let n = cards.len();
-        // Larger tables cost more to build; smaller ones mean more queries.
-        let small = match n {
-            0..=5 => 3,
-            6 | 7 => 4,
-            _ => 5,
-        };
-        Reach {
-            cards,
-            rules,
-            small,
-            sets: vec![None; 1 << n],
-            overflow: false,
-        }
-    }
-
-    /// Builds the value set of `mask` (and, first, of its subsets).
-    fn ensure(&mut self, mask: u16) {
-        if self.sets[mask as usize].is_some() {
-            return;
-        }
-        let mut set: FxHashMap<Rational, Prov> = FxHashMap::default();
-        if mask.count_ones() == 1 {
-            let i = mask.trailing_zeros() as u8;
-            set.insert(Rational::from_int(self.cards[i as usize]), Prov::Leaf(i));
-            self.sets[mask as usize] = Some(set);
-            return;
-        }
-        let low = mask & mask.wrapping_neg();
-        // Unordered splits: the left part holds the lowest card.
-        let mut a = (mask - 1) & mask;
-        while a != 0 {
-            if a & low != 0 {
-                let b = mask ^ a;
-                self.ensure(a);
-                self.ensure(b);
-                let (sa, sb) = (&self.sets[a as usize], &self.sets[b as usize]);
-                if let (Some(sa), Some(sb)) = (sa, sb) {
-                    for &x in sa.keys() {
-                        for &y in sb.keys() {
-                            for (op, swapped) in COMBOS {
-                                let (l, r, lm) = if swapped { (y, x, b) } else { (x, y, a) };
-                                match op.apply(l, r) {
-                                    Ok(v) if self.rules.allows(v) => {
-                                        set.entry(v).or_insert(Prov::Bin {
-                                            op,
-                                            left_mask: lm,
-                                            left: l,
-                                            right: r,
-                                        });
-                                    }
-                                    Ok(_) => {}
-                                    Err(e) => note_overflow(e, &mut self.overflow),
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            a = (a - 1) & mask;
-        }
-        self.sets[mask as usize] = Some(set);
-    }
-
-    /// Rebuilds the expression behind `value` in the (built) set of `mask`.
-    fn rebuild(&self, mask: u16, value: Rational) -> Option<Expr> {
-        match self.sets[mask as usize].as_ref()?.get(&value)? {
-            Prov::Leaf(i) => Some(Expr::Card(self.cards[*i as usize])),
-            Prov::Bin {
-                op,
-                left_mask,
-                left,
-                right,
-            } => Some(Expr::bin(
-                *op,
-                self.rebuild(*left_mask, *left)?,
-                self.rebuild(mask ^ left_mask, *right)?,
-            )),
-        }
-    }
-
-    /// Any expression over `mask` (non-zero if asked), for the rare case of
-    /// a zero operand (`0 × x = 0`, `0 ÷ x = 0`).
-    fn any(&mut self, mask: u16, nonzero: bool) -> Option<Expr> {
-        self.ensure(mask);
-        let v = *self.sets[mask as usize]
-            .as_ref()?
-            .keys()
-            .filter(|v| !nonzero || !v.is_zero())
-            .min()?;
-        self.rebuild(mask, v)
-    }
-
-    /// An expression over exactly the cards of `mask` with value `t`.
-    fn query(&mut self, mask: u16, t: Rational) -> Option<Expr> {
-        let size = mask.count_ones();
-        if size == 1 {
-            let c = self.cards[mask.trailing_zeros() as usize];
-            return (Rational::from_int(c) == t).then_some(Expr::Card(c));
-        }
-        if !self.rules.allows(t) {
-            return None;
-        }
-        if size <= self.small {
-            self.ensure(mask);
-            return self.rebuild(mask, t);
-        }
-        // Each unordered split once, `a` the smaller part.
-        let mut a = (mask - 1) & mask;
-        while a != 0 {
-            let b = mask ^ a;
-            let (na, nb) = (a.count_ones(), b.count_ones());
-            if na < nb || (na == nb && a < b) {
-                if let Some(e) = self.query_split(a, b, t) {
-                    return Some(e);
-                }
-            }
-            a = (a - 1) & mask;
-        }
-        None
-    }
-
-    /// Does `t = x op y` (either order) with `x` from subset `a` (small,
-    /// walked) and `y` from subset `b` (asked for the needed value)?
-    fn query_split(&mut self, a: u16, b: u16, t: Rational) -> Option<Expr> {
-        self.ensure(a);
-        let mut values: Vec<Rational> = self.sets[a as usize].as_ref()?.keys().copied().collect();
-        values.sort_unstable();
-        for v in values {
-            // (needed y, op, v is the left operand)
-            let needs = [
-                (t.checked_sub(v), Op::Add, true),
-                (t.checked_add(v), Op::Sub, false),
-                (v.checked_sub(t), Op::Sub, true),
-                (t.checked_div(v), Op::Mul, true),
-                (t.checked_mul(v), Op::Div, false),
-                (v.checked_div(t), Op::Div, true),
-            ];
-            for (need, op, v_left) in needs {
-                let y = match need {
-                    Ok(y) => y,
-                    Err(e) => {
-                        note_overflow(e, &mut self.overflow);
-                        continue;
-                    }
-                };
-                // v ÷ y = t needs y ≠ 0 (and y = v ÷ t is zero only if v is).
-                if op == Op::Div && !v_left && v.is_zero() {
-                    continue;
-                }
-                if op == Op::Div && v_left && y.is_zero() {
-                    continue;
-                }
-                if let Some(ey) = self.query(b, y) {
-                    let ev = self.rebuild(a, v)?;
-                    return Some(if v_left {
-                        Expr::bin(op, ev, ey)
-                    } else {
-                        Expr::bin(op, ey, ev)
-                    });
-                }
-            }
-            // Zero operands: 0 × y = 0 for any y, 0 ÷ y = 0 for any y ≠ 0.
-            if v.is_zero() && t.is_zero() {
-                if let Some(ey) = self.any(b, false) {
-                    let ev = self.rebuild(a, v)?;
-                    return Some(Expr::bin(Op::Mul, ev, ey));
-                }
-                if let Some(ey) = self.any(b, true) {
-                    let ev = self.rebuild(a, v)?;
-                    return Some(Expr::bin(Op::Div, ev, ey));
-                }
-            }
-        }
-        None
     }
 }
 

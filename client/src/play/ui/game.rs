@@ -13,7 +13,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Cell, Gauge, Paragraph, Row, Table, Widget};
 
 use super::{clock, panel, render_feed, ACCENT, DIM};
-use crate::play::app::{App, InputMode, RoomView};
+use crate::play::app::{App, InputMode, RoomView, SITTING_OUT};
 use crate::play::wording::secs;
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
@@ -164,7 +164,13 @@ fn render_formula(app: &App, area: Rect, buf: &mut Buffer) {
     }
     let active = app.mode != InputMode::Off;
     let waiting = app.mode == InputMode::Formula && app.live_round().is_none();
-    let text = if waiting && app.input.is_empty() {
+    let text = if app.sitting_out() && app.input.is_empty() && !chatting {
+        Line::from(vec![
+            Span::styled("> ", Style::new().fg(ACCENT)),
+            Span::styled("█", Style::new().fg(ACCENT)),
+            Span::styled(format!(" {SITTING_OUT}"), DIM),
+        ])
+    } else if waiting && app.input.is_empty() {
         // Between rounds the field still takes keys: they are carried into
         // the next round.
         Line::from(vec![

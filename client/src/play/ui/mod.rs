@@ -99,14 +99,17 @@ fn footer_hint(app: &App) -> String {
         (InputMode::Chat, _) => "Enter send · Esc cancel · /command works too",
         (InputMode::Command, _) => "Enter run · Esc cancel · /help lists commands",
         (InputMode::Formula, _) if app.no_solution_possible() => {
-            "Enter submit · Tab chat · Esc clear · x is × · /nosolution · F1 help"
+            "Enter submit · Tab chat · x is × · /nosolution · F1 help · F2 board"
         }
         (InputMode::Formula, _) => {
-            "Enter submit · Tab chat · Esc clear · x is × · /leave · F1 help"
+            "Enter submit · Tab chat · Esc clear · x is × · F1 help · F2 board"
         }
         (InputMode::Off, Screen::Connecting) => "q quit",
         (InputMode::Off, Screen::Lobby) => {
             "↑↓ Enter join · s watch · c/p create · j code · r refresh · l board · ? · q quit"
+        }
+        (InputMode::Off, Screen::Room | Screen::Podium) if app.ready_asked() => {
+            "r ready · c chat · Alt-1…6 react · l leaderboard · ? help · q quit"
         }
         (InputMode::Off, Screen::Room) if app.is_host() => {
             "s start · ↑↓←→ settings · o lock · g QR · c chat · x leave · ? help · q quit"
@@ -205,7 +208,10 @@ fn render_feed(app: &App, area: Rect, buf: &mut Buffer, title: &str) {
 /// The one-line input of the lobby, room and podium screens.
 fn render_input_line(app: &App, area: Rect, buf: &mut Buffer) {
     let label = match app.mode {
-        InputMode::Off => return,
+        InputMode::Off => {
+            render_ready_prompt(app, area, buf);
+            return;
+        }
         InputMode::Code { spectate: false } => "Join room: ",
         InputMode::Code { spectate: true } => "Watch room: ",
         InputMode::Chat => "Say: ",
@@ -217,6 +223,38 @@ fn render_input_line(app: &App, area: Rect, buf: &mut Buffer) {
         Span::styled("█", Style::new().fg(ACCENT)),
     ]))
     .render(area, buf);
+}
+
+/// The rematch's "Ready?" while the room waits for us, with its countdown
+/// and how many are ready.
+fn render_ready_prompt(app: &App, area: Rect, buf: &mut Buffer) {
+    let Some((room, check)) = app
+        .room
+        .as_ref()
+        .and_then(|r| r.ready_check.as_ref().map(|c| (r, c)))
+    else {
+        return;
+    };
+    let seated = room
+        .snapshot
+        .players
+        .iter()
+        .filter(|p| !p.spectator && p.connected)
+        .count();
+    let left = clock(app.left(check.ends_at));
+    let mut count = format!("{}/{seated} ready · starts in {left}", check.ready.len());
+    if app.is_host() {
+        count.push_str(" · s starts it now");
+    }
+    let line = if app.ready_asked() {
+        Line::from(vec![
+            Span::styled("Ready? press r", Style::new().fg(ACCENT).bold()),
+            Span::styled(format!(" · {count}"), DIM),
+        ])
+    } else {
+        Line::styled(format!("Rematch: {count}"), DIM)
+    };
+    Paragraph::new(line).render(area, buf);
 }
 
 /// A `width`×`height` rectangle in the middle of `area` (clipped to it).

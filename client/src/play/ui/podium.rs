@@ -5,12 +5,12 @@ use krypto_core::protocol::Standing;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Constraint, Flex, Layout, Rect};
 use ratatui::style::{Color, Style};
-use ratatui::text::{Line, Span};
+use ratatui::text::Line;
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Widget};
 
 use super::{panel, render_input_line, ACCENT, DIM};
 use crate::play::app::App;
-use crate::play::wording::metric_value;
+use crate::play::wording::{metric_value, on_podium, rating_change, UNRATED_WHY};
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let Some(room) = &app.room else { return };
@@ -23,7 +23,20 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Constraint::Length(1),
     ])
     .areas(area);
-    let steps = steps(standings);
+    // Only real places stand on it: a player without a point gets no step.
+    let placed: Vec<Standing> = standings.iter().filter(|s| on_podium(s)).cloned().collect();
+    let steps = steps(&placed);
+    if steps.is_empty() {
+        let line = Line::styled("Nobody scored a point: no podium this time.", DIM);
+        let middle = Rect {
+            y: stage.y + stage.height / 2,
+            height: 1.min(stage.height),
+            ..stage
+        };
+        Paragraph::new(line)
+            .alignment(Alignment::Center)
+            .render(middle, buf);
+    }
     // Second, first, third from left to right, as on a real podium.
     let order = [1usize, 0, 2];
     let heights = [6u16, 8, 4];
@@ -105,12 +118,8 @@ fn render_standings(app: &App, standings: &[Standing], area: Rect, buf: &mut Buf
     let rows = standings.iter().map(|s| {
         let rating = match (s.rating_before, s.rating_after) {
             (Some(b), Some(a)) => {
-                let d = a - b;
-                let color = if d >= 0.0 { Color::Green } else { Color::Red };
-                Line::from(vec![
-                    Span::raw(format!("{b:.1} → {a:.1} ")),
-                    Span::styled(format!("({d:+.1})"), Style::new().fg(color)),
-                ])
+                let color = if a >= b { Color::Green } else { Color::Red };
+                Line::styled(rating_change(b, a), Style::new().fg(color))
             }
             _ => Line::styled("unrated", DIM),
         };
@@ -143,6 +152,16 @@ fn render_standings(app: &App, standings: &[Standing], area: Rect, buf: &mut Buf
     )
     .block(panel(" Final standings "))
     .render(area, buf);
+    // Say what "unrated" means where it shows, on the panel's last line.
+    if standings.iter().any(|s| s.rating_after.is_none()) && area.height > 3 {
+        let note = Rect {
+            x: area.x + 2,
+            y: area.y + area.height - 2,
+            width: area.width.saturating_sub(4),
+            height: 1,
+        };
+        Paragraph::new(Line::styled(UNRATED_WHY, DIM)).render(note, buf);
+    }
 }
 
 pub(super) fn render_leaderboard(app: &App, area: Rect, buf: &mut Buffer) {

@@ -180,6 +180,13 @@ fn render_roster(app: &App, room: &RoomView, area: Rect, buf: &mut Buffer) {
             if !p.connected {
                 spans.push(Span::styled(" (away)", DIM));
             }
+            if room
+                .ready_check
+                .as_ref()
+                .is_some_and(|c| c.ready.contains(&p.id))
+            {
+                spans.push(Span::styled(" ✓ ready", Style::new().fg(Color::Green)));
+            }
             Line::from(spans)
         })
         .collect();

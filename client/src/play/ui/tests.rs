@@ -7,22 +7,10 @@ use krypto_core::protocol::{
     LeaderboardRow, Metric, Period, PlayerId, RoomPhase, RoomSummary, ServerMessage, Standing,
     VerdictError, VerdictKind,
 };
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
 
 use super::super::app::{App, Event};
 use super::super::net::NetEvent;
 use super::super::testkit::*;
-
-fn draw(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
-    terminal
-}
-
-fn screen(app: &App) -> String {
-    draw(app, 80, 24).backend().to_string()
-}
 
 #[test]
 fn connecting_to_an_unreachable_server() {
@@ -137,9 +125,9 @@ fn leaderboard() {
         metric: Metric::Rating,
         period: Period::All,
         rows: vec![
-            row(1, "Ben", 24.75, 12),
-            row(2, "Ann", 22.5, 9),
-            row(3, "Cat", 10.0, 30),
+            row(1, "Ben", 1688.0, 12),
+            row(2, "Ann", 1622.0, 9),
+            row(3, "Cat", 1410.0, 30),
         ],
     }));
     insta::assert_snapshot!(screen(&app));

@@ -3,14 +3,23 @@
 import { h, fill } from '../dom.js';
 import { at } from '../address.js';
 import { seconds } from '../clock.js';
+import { ratingText } from '../ratings.js';
 
 const METRICS = { rating: 'Rating', wins: 'Matches won', rounds: 'Rounds won', fastest: 'Fastest solve' };
 const PERIODS = { all: 'All time', month: 'This month', week: 'This week', day: 'Today' };
 
 function valueText(metric, value) {
   if (metric === 'fastest') return seconds(value);
-  if (metric === 'rating') return value.toFixed(1);
+  if (metric === 'rating') return ratingText(value);
   return String(Math.round(value));
+}
+
+/**
+ * The way back to the game, above the page: the start page, where the
+ * server gives the player their seat back if they hold one.
+ */
+export function backToGame() {
+  return h('nav', { class: 'back-link', 'aria-label': 'Back' }, h('a', { href: at('/'), text: '← Back to the game' }));
 }
 
 export function show(root) {
@@ -22,6 +31,7 @@ export function show(root) {
   const table = h('div', { class: 'board', 'aria-live': 'polite' });
   document.title = 'Leaderboard · Krypto';
   fill(root,
+    backToGame(),
     h('header', { class: 'page-header' }, h('a', { href: at('/'), class: 'logo small-logo', text: 'Krypto' }), h('h1', { text: 'Leaderboard' })),
     h('section', { class: 'card-panel' }, metricTabs, periodTabs, table));
 
@@ -42,7 +52,7 @@ export function show(root) {
       if (!res.ok) throw new Error(body?.error?.message ?? `error ${res.status}`);
       if (body.rows.length === 0) {
         fill(table, h('p', { class: 'hint', text: metric === 'rating'
-          ? 'Nobody is ranked yet: a rating shows after a few matches with others.'
+          ? 'Nobody is ranked yet: a rating is provisional until a few rated matches against different people.'
           : 'Nothing here yet. Play a match!' }));
         return;
       }
@@ -54,7 +64,8 @@ export function show(root) {
           h('td', {}, h('a', { href: at(`/p/${encodeURIComponent(r.name)}`), text: r.name })),
           h('td', { class: 'num', text: valueText(metric, r.value) }),
           h('td', { class: 'num', text: String(r.matches) }))))),
-      h('p', { class: 'hint', text: `${body.total} player${body.total === 1 ? '' : 's'} on this board.` }));
+      h('p', { class: 'hint', text: `${body.total} player${body.total === 1 ? '' : 's'} on this board.` }),
+      metric === 'rating' && h('p', { class: 'hint', text: 'Ratings start at 1500. Players with a provisional rating (too few rated matches against different people) are not listed yet.' }));
     } catch (e) {
       fill(table, h('p', { class: 'error', role: 'alert', text: `Could not load the board: ${e.message}` }));
     }

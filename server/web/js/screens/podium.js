@@ -2,7 +2,8 @@
 
 import { h, fill } from '../dom.js';
 import { isHost } from '../state.js';
-import { ordinal, signed } from '../words.js';
+import { ordinal } from '../words.js';
+import { onPodium, ratingChange, UNRATED_WHY } from '../ratings.js';
 import { resultView } from './round.js';
 
 const MEDALS = { 1: '🥇', 2: '🥈', 3: '🥉' };
@@ -15,16 +16,24 @@ export function standingsList(state, { big = false } = {}) {
       const rated = typeof s.rating_before === 'number' && typeof s.rating_after === 'number';
       const bot = state.room.players?.find((p) => p.id === s.player)?.bot;
       return h('li', { class: `standing rank-${Math.min(s.rank, 4)}${s.player === state.me?.id ? ' me' : ''}` },
-        h('span', { class: 'medal', text: `${MEDALS[s.rank] ?? ''} ${ordinal(s.rank)}` }),
+        // Medals for real places only: a 0-point player shares a rank, not a medal.
+        h('span', { class: 'medal', text: `${onPodium(s) ? MEDALS[s.rank] : ''} ${ordinal(s.rank)}` }),
         h('span', { class: 'player-name', text: s.name }),
         bot && h('span', { class: 'tag bot', title: 'a bot', text: '🤖 bot' }),
         h('span', { class: 'score', text: `${s.score} pt${s.score === 1 ? '' : 's'}` }),
         rated ? h('span', {
           class: 'rating',
-          title: 'rating after the match (change)',
-          text: `rating ${s.rating_after.toFixed(1)} (${signed(s.rating_after - s.rating_before)})`,
-        }) : h('span', { class: 'rating muted', text: 'unrated' }));
+          title: 'rating before → after the match (change)',
+          text: `rating ${ratingChange(s.rating_before, s.rating_after)}`,
+        }) : h('span', { class: 'rating muted', title: UNRATED_WHY, text: 'unrated' }));
     }));
+}
+
+/** Says what "unrated" means under standings that show it. */
+export function unratedNote(state) {
+  const standings = state.room.standings ?? [];
+  const shown = standings.some((s) => typeof s.rating_after !== 'number');
+  return shown ? h('p', { class: 'hint unrated-why', text: `Unrated: ${UNRATED_WHY.toLowerCase()}` }) : null;
 }
 
 export function mount(root, { act }) {
@@ -41,7 +50,7 @@ export function mount(root, { act }) {
       if (mine?.rank === 1) head.textContent = firsts > 1 ? '🎉 You share first place!' : '🎉 You won the match!';
       else if (mine) head.textContent = `Match over: you came ${ordinal(mine.rank)}`;
       else head.textContent = 'Match over';
-      fill(list, standingsList(state));
+      fill(list, standingsList(state), unratedNote(state));
       // The last round ended the match; its result is still worth a look.
       fill(last, state.room.result && h('details', { class: 'card-panel' },
         h('summary', { text: `How round ${state.room.result.round} ended` }), resultView(state)));

@@ -3,13 +3,16 @@
 import { h, fill } from '../dom.js';
 import { at } from '../address.js';
 import { seconds } from '../clock.js';
-import { ordinal, signed } from '../words.js';
+import { ordinal } from '../words.js';
+import { ratingChange, ratingText, UNRATED_WHY } from '../ratings.js';
+import { backToGame } from './leaderboard.js';
 
 export async function show(root, name) {
   document.title = `${name} · Krypto`;
   const body = h('div', { 'aria-live': 'polite' }, h('p', { class: 'hint', text: 'Loading…' }));
   const title = h('h1', { text: name });
   fill(root,
+    backToGame(),
     h('header', { class: 'page-header' }, h('a', { href: at('/'), class: 'logo small-logo', text: 'Krypto' }), title),
     body,
     h('nav', { class: 'footer-links' }, h('a', { href: at('/leaderboard'), text: 'Leaderboard' })));
@@ -20,11 +23,17 @@ export async function show(root, name) {
     title.textContent = p.name;
     const stat = (label, value, note) => h('div', { class: 'stat' }, h('dt', { text: label }), h('dd', { text: value }),
       note && h('dd', { class: 'hint', text: note }));
+    const provisional = p.rating !== null && !p.ranked;
+    const ratingNote = p.rating === null ? `Unrated: ${UNRATED_WHY.toLowerCase()}`
+      : provisional ? `Provisional (?) until ${p.min_rated_matches ?? 'a few'} rated matches against ${p.min_opponents ?? 'a few'} different people.`
+        : null;
+    const deviation = typeof p.rating_deviation === 'number' ? `± ${Math.round(p.rating_deviation)}` : null;
+    const unratedRows = p.recent_matches.some((m) => m.rating_after === null);
     fill(body,
       h('section', { class: 'card-panel' },
         h('dl', { class: 'stats' },
-          stat('Rating', p.rating === null ? '—' : p.rating.toFixed(1),
-            p.rating === null ? 'after a match with others' : (p.ranked ? null : 'on the board after a few more matches')),
+          stat('Rating', p.rating === null ? 'unrated' : ratingText(p.rating, provisional),
+            [p.rating === null ? null : deviation, ratingNote].filter(Boolean).join(' · ')),
           stat('Matches', String(p.matches)),
           stat('Rated matches', String(p.rated_matches)),
           stat('Matches won', String(p.wins)),
@@ -40,7 +49,8 @@ export async function show(root, name) {
               h('td', { text: new Date(m.finished_at).toLocaleString() }),
               h('td', { text: `${ordinal(m.rank)} of ${m.players}` }),
               h('td', { class: 'num', text: String(m.score) }),
-              h('td', { class: 'num', text: m.rating_after === null ? 'unrated' : `${m.rating_after.toFixed(1)} (${signed(m.rating_after - m.rating_before)})` })))))));
+              h('td', { class: 'num', text: m.rating_after === null ? 'unrated' : ratingChange(m.rating_before, m.rating_after) }))))),
+        unratedRows && p.rating !== null && h('p', { class: 'hint', text: `Unrated: ${UNRATED_WHY.toLowerCase()}` })));
   } catch (e) {
     fill(body, h('p', { class: 'error', role: 'alert', text: `Could not load ${name}: ${e.message}` }));
   }

@@ -53,8 +53,13 @@ impl Engine<'_> {
                 pairs.push((ka, kb));
             }
         });
+        let whole = self.rules != Rules::Free;
         for (ka, kb) in pairs {
             let (sa, sb) = (get(ka), get(kb));
+            if whole {
+                self.combine_whole(sa, sb, set);
+                continue;
+            }
             for &x in sa.iter() {
                 for &y in sb.iter() {
                     for (op, swapped) in COMBOS {
@@ -80,6 +85,27 @@ impl Engine<'_> {
                 for &v in get(key(&sub)).iter() {
                     set.insert(v);
                 }
+            }
+        }
+    }
+
+    /// Adds to `set` every `x op y` (either order) the rules allow, for
+    /// sets of whole numbers (whole-number rules): plain `i64` arithmetic,
+    /// a quotient that is not whole being no value.
+    fn combine_whole(&self, sa: &ValueSet, sb: &ValueSet, set: &mut ValueSet) {
+        let ys: Vec<i64> = sb.iter().filter_map(Rational::to_integer).collect();
+        let mut add = |v: Option<i64>| match v {
+            Some(v) => {
+                let r = Rational::from_int(v);
+                if self.rules.allows(r) {
+                    set.insert(r);
+                }
+            }
+            None => self.overflow.store(true, Ordering::Relaxed),
+        };
+        for x in sa.iter().filter_map(Rational::to_integer) {
+            for &y in &ys {
+                whole_results(x, y, &mut add);
             }
         }
     }
@@ -170,7 +196,37 @@ impl Engine<'_> {
         };
         let n_open = open.iter().filter(|&&o| o).count();
         let mut closed = 0;
-        if big.list.len() < n_open {
+        if big.list.len() < n_open && self.rules != Rules::Free {
+            // Whole-number rules: every value is an integer, and a quotient
+            // that is not whole is no value, so plain `i64` arithmetic
+            // (no fraction built and reduced only to be refused).
+            let ints = |set: &ValueSet| -> Vec<i64> {
+                set.iter().filter_map(Rational::to_integer).collect()
+            };
+            let (xs, ys) = (ints(big), ints(small));
+            let mut close = |v: Option<i64>| {
+                let Some(v) = v else {
+                    self.overflow.store(true, Ordering::Relaxed);
+                    return;
+                };
+                // `open` only holds targets the rules allow at the root.
+                if let Some(slot) = v
+                    .checked_sub(lo)
+                    .and_then(|i| usize::try_from(i).ok())
+                    .and_then(|i| open.get_mut(i))
+                {
+                    if *slot {
+                        *slot = false;
+                        closed += 1;
+                    }
+                }
+            };
+            for &x in &xs {
+                for &y in &ys {
+                    whole_results(x, y, &mut close);
+                }
+            }
+        } else if big.list.len() < n_open {
             for &x in big.iter() {
                 for &y in small.iter() {
                     for (op, swapped) in COMBOS {
@@ -205,5 +261,25 @@ impl Engine<'_> {
             }
         }
         closed
+    }
+}
+
+/// Hands `f` every `x op y` and `y op x` in whole numbers: `None` for an
+/// overflow; a quotient that is not whole (or a division by zero) is no
+/// value and is left out.
+#[inline(always)]
+fn whole_results(x: i64, y: i64, f: &mut impl FnMut(Option<i64>)) {
+    f(x.checked_add(y));
+    f(x.checked_mul(y));
+    f(x.checked_sub(y));
+    f(y.checked_sub(x));
+    for (a, b) in [(x, y), (y, x)] {
+        // `checked_rem` fails only for a zero divisor (no value) and for
+        // i64::MIN ÷ −1 (an overflow).
+        match a.checked_rem(b) {
+            Some(0) => f(a.checked_div(b)),
+            None if b != 0 => f(None),
+            _ => {}
+        }
     }
 }
