@@ -140,33 +140,6 @@ fn a_bot_plays_a_whole_match() {
     server.stop();
 }
 
-#[cfg(unix)]
-#[test]
-fn a_bot_that_cannot_save_its_token_says_so_and_plays_on() {
-    let scratch = Scratch::new();
-    let (server, url, mut ann, code) = ann_hosts(&scratch);
-    // A config directory that reads as empty but cannot be created: a
-    // link to a directory that does not exist.
-    let config = scratch.config("bots");
-    std::os::unix::fs::symlink(scratch.dir.path().join("gone/dir"), &config).unwrap();
-    let mut bots = Proc::spawn(
-        "bots",
-        &["bots", "--server", &url, "--room", &code, "--count", "1"],
-        &config,
-    );
-    let said = bots.expect_contains("could not save its token");
-    assert!(said.starts_with("stderr: "), "{said}");
-    // It plays on (its own stdout and stderr may arrive in either order).
-    let joined = format!("joined room {code}");
-    if !bots.seen.iter().any(|l| l.contains(&joined)) {
-        bots.expect_contains(&joined);
-    }
-    drop(bots);
-    ann.send("/quit");
-    assert!(ann.finish().success());
-    server.stop();
-}
-
 #[test]
 fn the_client_rides_out_a_server_restart_in_its_seat() {
     let scratch = Scratch::new();
