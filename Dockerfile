@@ -26,8 +26,10 @@ ENV KRYPTO_LISTEN=0.0.0.0:7878 \
     KRYPTO_LOG_FORMAT=json
 EXPOSE 7878
 VOLUME ["/data"]
+# Ready: the database answers and takes the writes (/readyz, docs/api.md);
+# /healthz only says the process serves.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
-    CMD curl -fsS http://127.0.0.1:7878/healthz || exit 1
+    CMD curl -fsS http://127.0.0.1:7878/readyz || exit 1
 # SIGTERM (docker stop) shuts the server down gracefully.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/local/bin/krypto-server"]

@@ -30,6 +30,7 @@ use crate::db::directory::{self, Directory, Target};
 use crate::db::{Db, DbError};
 use crate::directory_queue::{self, DirectoryQueue};
 use crate::lobby::Lobby;
+use crate::metrics::{Metrics, Reconnect};
 use crate::outbox::{close, ConnId};
 
 /// How long a dead node's seats are remembered, so a player coming back
@@ -145,12 +146,22 @@ pub(crate) struct Cluster {
     queue: DirectoryQueue,
     /// Between heartbeats.
     heartbeat_every: Duration,
+    /// A node whose heartbeat is older is dead.
+    node_timeout: Duration,
     /// The public rooms of the other live nodes, as of the last heartbeat.
-    remote_rooms: Mutex<Arc<Vec<RoomSummary>>>,
+    remote_rooms: Mutex<Arc<Vec<RemoteRoom>>>,
+    /// Counts the `LISTEN` connection opened again.
+    listen_reconnects: metrics::Counter,
+    /// Counts this node registering again after being taken for dead.
+    rejoins: metrics::Counter,
     /// Each player's latest session known here.
     sessions: Mutex<HashMap<PlayerId, Session>>,
     /// Set when this node starts to stop.
     draining: AtomicBool,
+    /// Whether this node has been in touch with the database for a whole
+    /// node timeout (see `heartbeat`): until then an old heartbeat of
+    /// another node proves nothing (the database may just be back).
+    judging: AtomicBool,
     /// Cancelled once the node has left: the tasks end.
     stopped: CancellationToken,
     /// Held by a heartbeat while it writes, so leaving cannot interleave
@@ -159,6 +170,16 @@ pub(crate) struct Cluster {
     /// Woken when saved rooms may be waiting for this node (a stopping
     /// node handed some over, or a heartbeat passed).
     claims: tokio::sync::Notify,
+}
+
+/// A public room of another node, listed until its node's last heartbeat
+/// is a node timeout old (so a node killed between two of our heartbeats
+/// leaves the listing on time).
+#[derive(Debug, Clone)]
+struct RemoteRoom {
+    summary: RoomSummary,
+    /// When its node's last heartbeat seen turns a node timeout old.
+    until: Instant,
 }
 
 /// What [`Cluster::open`] hands over to [`Cluster::spawn`].
@@ -176,6 +197,7 @@ impl Cluster {
         db: &Db,
         public_url: Option<&str>,
         node_timeout: Duration,
+        metrics: &Metrics,
     ) -> Result<Option<(Arc<Cluster>, Pending)>, ClusterError> {
         let Some(public_url) = public_url else {
             return Ok(None);
@@ -194,9 +216,13 @@ impl Cluster {
             directory,
             queue,
             heartbeat_every: (node_timeout / 5).max(Duration::from_millis(100)),
+            node_timeout,
             remote_rooms: Mutex::default(),
+            listen_reconnects: metrics.reconnects(Reconnect::Listen),
+            rejoins: metrics.node_rejoins.clone(),
             sessions: Mutex::default(),
             draining: AtomicBool::new(false),
+            judging: AtomicBool::new(false),
             stopped: CancellationToken::new(),
             beat: tokio::sync::Mutex::new(()),
             claims: tokio::sync::Notify::new(),
@@ -282,11 +308,17 @@ impl Cluster {
         self.queue.closed(code);
     }
 
+    /// Whether another node's old heartbeat may be taken to mean it is
+    /// dead (its row, while it exists, still counts as live otherwise).
+    fn judging(&self) -> bool {
+        self.judging.load(Ordering::Relaxed)
+    }
+
     /// Where room `code` (not open here) lives.
     pub(crate) async fn locate(&self, code: &str, player: PlayerId) -> Located {
         match self.directory.locate(code, player.0).await {
             Ok(Some(at)) if at.node == self.node => Located::Nowhere,
-            Ok(Some(at)) if at.live => Located::Elsewhere { url: at.url },
+            Ok(Some(at)) if at.live || !self.judging() => Located::Elsewhere { url: at.url },
             Ok(Some(_)) => Located::NodeStopped,
             Ok(None) => Located::Nowhere,
             Err(e) => {
@@ -310,7 +342,8 @@ impl Cluster {
             // The lobby here knows better (the directory lags a little).
             return None;
         }
-        if let (true, true, Some(url)) = (seat.live, seat.room_open, &seat.url) {
+        let live = seat.live || (seat.url.is_some() && !self.judging());
+        if let (true, true, Some(url)) = (live, seat.room_open, &seat.url) {
             return Some(SeatElsewhere::Redirect {
                 url: url.clone(),
                 code: seat.code,
@@ -321,7 +354,7 @@ impl Cluster {
         }
         Some(SeatElsewhere::Gone {
             code: seat.code,
-            node_stopped: !seat.live,
+            node_stopped: !live,
         })
     }
 
@@ -361,11 +394,8 @@ impl Cluster {
     }
 
     /// Another node announced a session: an older one here is closed.
-    fn taken_over(&self, lobby: &Lobby, payload: &str) {
-        let Some(announced) = directory::Announcement::parse(payload) else {
-            tracing::warn!(payload, "unreadable session announcement");
-            return;
-        };
+    /// Hearing the same announcement twice changes nothing.
+    fn taken_over(&self, lobby: &Lobby, announced: directory::Announcement) {
         if announced.node == self.node {
             return;
         }
@@ -402,12 +432,19 @@ impl Cluster {
     }
 
     /// The public rooms of the other live nodes (a few seconds old at
-    /// most).
-    pub(crate) fn remote_public_rooms(&self) -> Arc<Vec<RoomSummary>> {
-        self.remote_rooms
+    /// most), without those whose node's heartbeat is now too old.
+    pub(crate) fn remote_public_rooms(&self) -> Vec<RoomSummary> {
+        let rooms = self
+            .remote_rooms
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .clone()
+            .clone();
+        let now = Instant::now();
+        rooms
+            .iter()
+            .filter(|r| r.until > now)
+            .map(|r| r.summary.clone())
+            .collect()
     }
 
     /// Marks this node as draining (it is stopping: no rooms should be

@@ -2,6 +2,7 @@
 //! place so tests can shrink durations and caps without touching the code.
 
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -115,9 +116,53 @@ pub struct Config {
     /// A node whose heartbeat is older than this is dead: its rooms leave
     /// the directory. Heartbeats are five times as frequent.
     pub node_timeout: Duration,
+    /// A second address serving only `GET /metrics` (kept off the public
+    /// port); `/metrics` is on the main port either way.
+    pub metrics_listen: Option<std::net::SocketAddr>,
+    /// How long a starting server waits for an unreachable database
+    /// (retrying with backoff) before giving up.
+    pub database_wait: Duration,
+    /// Where the recorder journals writes while the database is
+    /// unavailable; `None`: beside the SQLite file, or `krypto.recorder-journal` in
+    /// the working directory for PostgreSQL (see [`Config::journal_path`]).
+    pub journal: Option<PathBuf>,
+    /// Beyond this many bytes the journal is full: new matches are refused
+    /// (matches already playing go on) until the database takes it.
+    pub journal_max_bytes: u64,
+    /// A journal whose oldest write is older than this is full, likewise.
+    pub journal_max_age: Duration,
 }
 
 impl Config {
+    /// The recorder's journal: [`Config::journal`], or by default the
+    /// SQLite file's path with `.recorder-journal` added, or
+    /// `krypto.recorder-journal` in the working directory for PostgreSQL (each node
+    /// of a cluster needs its own).
+    pub fn journal_path(&self) -> PathBuf {
+        if let Some(path) = &self.journal {
+            return path.clone();
+        }
+        let url = &self.database_url;
+        let file = url
+            .strip_prefix("sqlite://")
+            .or_else(|| url.strip_prefix("sqlite:"))
+            .map(|rest| rest.split('?').next().unwrap_or(rest))
+            .filter(|file| !file.is_empty() && !file.starts_with(":memory:"));
+        match file {
+            Some(file) => PathBuf::from(format!("{file}.recorder-journal")),
+            None => PathBuf::from("krypto.recorder-journal"),
+        }
+    }
+
+    /// The journal's place and bounds, as the recorder takes them.
+    pub fn journal_options(&self) -> crate::recorder::JournalOptions {
+        crate::recorder::JournalOptions {
+            path: self.journal_path(),
+            max_bytes: self.journal_max_bytes,
+            max_age: self.journal_max_age,
+        }
+    }
+
     /// Who may be ranked on the rating board.
     pub fn ranking(&self) -> crate::leaderboard::Ranking {
         crate::leaderboard::Ranking {
@@ -157,6 +202,44 @@ impl Default for Config {
             min_rated_opponents: crate::ratings::MIN_OPPONENTS,
             public_url: None,
             node_timeout: Duration::from_secs(15),
+            metrics_listen: None,
+            database_wait: Duration::from_secs(60),
+            journal: None,
+            journal_max_bytes: crate::recorder::JOURNAL_MAX_BYTES,
+            journal_max_age: crate::recorder::JOURNAL_MAX_AGE,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_journal_goes_beside_the_sqlite_file_unless_told() {
+        let path = |url: &str| {
+            Config {
+                database_url: url.to_owned(),
+                ..Config::default()
+            }
+            .journal_path()
+        };
+        assert_eq!(
+            path("sqlite://data/k.db"),
+            PathBuf::from("data/k.db.recorder-journal")
+        );
+        assert_eq!(
+            path("sqlite:k.db?mode=rwc"),
+            PathBuf::from("k.db.recorder-journal")
+        );
+        assert_eq!(
+            path("postgres://u@h/k"),
+            PathBuf::from("krypto.recorder-journal")
+        );
+        let told = Config {
+            journal: Some("/var/lib/krypto/j".into()),
+            ..Config::default()
+        };
+        assert_eq!(told.journal_path(), PathBuf::from("/var/lib/krypto/j"));
     }
 }

@@ -2,8 +2,12 @@
 //! without waiting and written by one task in batches (one transaction for
 //! whatever queued meanwhile, like the recorder's group commit), so a seat
 //! costs the room nothing and a crowd of joins costs a few transactions.
+//! A batch the database could not take is tried again, with what queued
+//! meanwhile folded in after it, until it is written: a room closed while
+//! the database was away must not stay listed.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use krypto_core::protocol::PlayerId;
 use tokio::sync::{mpsc, oneshot};
@@ -12,6 +16,13 @@ use crate::db::directory::{Changes, Directory};
 
 /// Most changes folded into one transaction.
 const MAX_BATCH: usize = 4096;
+
+/// The first wait before a failed batch is tried again; doubled after each
+/// failure.
+const RETRY_FIRST: Duration = Duration::from_millis(100);
+
+/// The longest wait between two tries.
+const RETRY_MAX: Duration = Duration::from_secs(5);
 
 /// One change for the directory.
 #[derive(Debug)]
@@ -112,12 +123,12 @@ impl Fold {
     }
 
     /// The batch to write: closed rooms first, then unseats, then seats.
-    pub(crate) fn into_changes(self) -> Changes {
+    pub(crate) fn changes(&self) -> Changes {
         let mut changes = Changes {
-            seat: self.seat.into_iter().map(|(p, c)| (p.0, c)).collect(),
-            unseat: self.unseat.into_iter().map(|(p, c)| (p.0, c)).collect(),
-            locked: self.locked.into_iter().collect(),
-            closed: self.closed,
+            seat: self.seat.iter().map(|(p, c)| (p.0, c.clone())).collect(),
+            unseat: self.unseat.iter().map(|(p, c)| (p.0, c.clone())).collect(),
+            locked: self.locked.iter().map(|(c, l)| (c.clone(), *l)).collect(),
+            closed: self.closed.clone(),
         };
         changes.seat.sort();
         changes.unseat.sort();
@@ -127,35 +138,66 @@ impl Fold {
 }
 
 /// The writer task: drains the queue into batches until every sender is
-/// gone. A batch the database refuses is logged and dropped: the heartbeat
-/// re-publishes everything if this node's rows were lost.
+/// gone. A batch the database could not take stays, and whatever queues
+/// meanwhile is folded in after it, until it is written. A flush is
+/// answered after the next try, written or not (a node stopping while the
+/// database is away must not wait for it forever).
 pub(crate) async fn write(directory: Directory, mut rx: mpsc::UnboundedReceiver<Change>) {
-    while let Some(first) = rx.recv().await {
-        let mut fold = Fold::default();
+    let mut fold = Fold::default();
+    let mut count = 0;
+    let mut wait = RETRY_FIRST;
+    loop {
+        if count == 0 {
+            let Some(first) = rx.recv().await else { return };
+            count += fold_in(&mut fold, first);
+        }
         let mut flushes = Vec::new();
-        let mut next = Some(first);
-        let mut count = 0;
-        while let Some(change) = next {
-            fold.push(&change);
+        while count < MAX_BATCH {
+            let Ok(change) = rx.try_recv() else { break };
             if let Change::Flush(done) = change {
                 flushes.push(done);
-            }
-            count += 1;
-            next = if count < MAX_BATCH {
-                rx.try_recv().ok()
             } else {
-                None
-            };
-        }
-        let changes = fold.into_changes();
-        if !changes.is_empty() {
-            match directory.apply(&changes).await {
-                Ok(()) => tracing::debug!(changes = count, "directory written"),
-                Err(e) => tracing::warn!(error = %e, changes = count, "directory not written"),
+                count += fold_in(&mut fold, change);
             }
         }
+        let changes = fold.changes();
+        let written = changes.is_empty() || {
+            match directory.apply(&changes).await {
+                Ok(()) => {
+                    tracing::debug!(changes = count, "directory written");
+                    true
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, changes = count, "directory not written yet");
+                    false
+                }
+            }
+        };
         for done in flushes {
             let _ = done.send(());
+        }
+        if written {
+            fold = Fold::default();
+            count = 0;
+            wait = RETRY_FIRST;
+        } else {
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(RETRY_MAX);
+        }
+    }
+}
+
+/// Folds `change` in (a flush is answered at once: nothing is waiting);
+/// returns how many changes that adds.
+fn fold_in(fold: &mut Fold, change: Change) -> usize {
+    match change {
+        Change::Flush(done) => {
+            let _ = done.send(());
+            0
+        }
+        change => {
+            fold.push(&change);
+            1
         }
     }
 }
@@ -169,7 +211,7 @@ mod tests {
         for c in changes {
             f.push(c);
         }
-        f.into_changes()
+        f.changes()
     }
 
     #[test]

@@ -19,6 +19,7 @@ use std::time::Duration;
 use krypto_core::protocol::{PlayerId, ServerEnvelope, ServerMessage};
 
 use crate::db::saved::StoredRoom;
+use crate::metrics::RedirectReason;
 use crate::room_task::{self, Restored};
 use crate::{ServerError, Shared};
 
@@ -191,6 +192,7 @@ impl Shared {
             let text = crate::outbox::frame(&envelope);
             for &member in &room.members {
                 if let Some(client) = self.lobby.session_of(member) {
+                    self.metrics.redirected(RedirectReason::Handover);
                     client.send_frame(&text);
                 }
             }

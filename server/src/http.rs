@@ -1,10 +1,14 @@
 //! The HTTP side of the single port: the WebSocket upgrade at `/ws`, the
-//! health check at `/healthz`, and the scores API (`/api/leaderboard`,
-//! `/api/players/{name}`). Every refusal — unknown paths and methods
+//! health checks at `/healthz` (liveness) and `/readyz` (readiness: the
+//! database and the recorder's journal), the metrics at `/metrics` (unless
+//! `--metrics-listen` moves them to a port of their own), and the scores
+//! API (`/api/leaderboard`, `/api/players/{name}`). Every refusal — unknown paths and methods
 //! included — is JSON: `{"error": {"code", "message"}}`.
 
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
@@ -20,13 +24,20 @@ use crate::identity::MAX_NAME_CHARS;
 use crate::leaderboard::{self, BoardError, BoardQuery, DEFAULT_LIMIT, MAX_LIMIT};
 use crate::listener::PeerAddr;
 use crate::session::SERVER_VERSION;
-use crate::{forwarded, periods, transport, Shared};
+use crate::{forwarded, metrics, periods, transport, Shared};
 
 /// The routes, sharing the server's state.
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
-    Router::new()
+    let router = Router::new()
         .route("/ws", get(upgrade))
         .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz));
+    let router = if shared.config.metrics_listen.is_none() {
+        router.route("/metrics", get(get_metrics))
+    } else {
+        router
+    };
+    router
         .route("/api/leaderboard", get(get_leaderboard))
         .route("/api/players/{name}", get(get_player))
         .merge(crate::web::routes())
@@ -197,7 +208,8 @@ async fn get_player(
 /// Body of `GET /healthz`.
 #[derive(Debug, Serialize)]
 struct Health {
-    /// Always "ok": the process answers, the database opened.
+    /// Always "ok": the process answers (liveness; whether the database
+    /// does is `/readyz`'s question).
     status: &'static str,
     /// The server's version.
     version: &'static str,
@@ -208,6 +220,116 @@ async fn healthz() -> Json<Health> {
         status: "ok",
         version: SERVER_VERSION,
     })
+}
+
+/// `GET /metrics`: Prometheus text format, version 0.0.4.
+async fn get_metrics(State(shared): State<Arc<Shared>>) -> Response {
+    let (rooms, players) = shared.lobby.counts();
+    let snapshot = metrics::Snapshot {
+        players,
+        rooms,
+        recorder: shared.recorder.state(),
+    };
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        shared.metrics.render(snapshot),
+    )
+        .into_response()
+}
+
+/// Serves only `GET /metrics` on `listener` (`--metrics-listen`) until the
+/// server stops.
+pub(crate) async fn serve_metrics(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
+    let stop = shared.disconnect.clone();
+    let router = Router::new()
+        .route("/metrics", get(get_metrics))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(shared);
+    if let Err(e) = axum::serve(listener, router)
+        .with_graceful_shutdown(stop.cancelled_owned())
+        .await
+    {
+        tracing::error!(error = %e, "the metrics listener failed");
+    }
+}
+
+/// Folds the histograms' samples now and then, so they cannot pile up
+/// while nobody scrapes.
+pub(crate) async fn metrics_upkeep(shared: Arc<Shared>) {
+    let mut every = tokio::time::interval(metrics::UPKEEP_EVERY);
+    loop {
+        tokio::select! {
+            () = shared.disconnect.cancelled() => return,
+            _ = every.tick() => shared.metrics.upkeep(),
+        }
+    }
+}
+
+/// How long `/readyz` waits for the database to answer.
+const READY_PROBE: Duration = Duration::from_secs(2);
+
+/// Body of `GET /readyz`.
+#[derive(Debug, Serialize)]
+struct Readiness {
+    /// "ok" (200) or "degraded" (503).
+    status: &'static str,
+    /// "ok", or what is wrong and for how long ("unreachable for 12 s:
+    /// …", "writes failing for 3 s: …").
+    database: String,
+    /// Batches of writes waiting in the journal for the database.
+    journal: u64,
+    /// Why the journal cannot be written (a full disk), if it cannot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    journal_error: Option<String>,
+    /// The journal reached its bound: new matches are refused.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    journal_full: bool,
+}
+
+/// Readiness: the database answers now, the recorder's writes reach it,
+/// and the journal can be written; 503 with the reason otherwise.
+async fn readyz(State(shared): State<Arc<Shared>>) -> Response {
+    let state = shared.recorder.state();
+    match tokio::time::timeout(READY_PROBE, shared.db.ping()).await {
+        Ok(Ok(())) => state.probe_up(),
+        Ok(Err(e)) => state.probe_down(&e),
+        Err(_) => state.probe_down(&format!("no answer within {} s", READY_PROBE.as_secs())),
+    }
+    let unreachable = state.probe_outage();
+    let failing = state.database_outage();
+    // Counted from the first sign of trouble, a failed write or probe.
+    let since = unreachable.iter().chain(&failing).map(|o| o.since).min();
+    let secs = since.map_or(0, |since| since.elapsed().as_secs());
+    let database = match (&unreachable, &failing) {
+        (Some(o), _) => format!("unreachable for {secs} s: {}", o.error),
+        (None, Some(o)) => format!("writes failing for {secs} s: {}", o.error),
+        (None, None) => "ok".to_owned(),
+    };
+    let journal_error = state.journal_outage().map(|o| {
+        format!(
+            "cannot write for {} s: {}",
+            o.since.elapsed().as_secs(),
+            o.error
+        )
+    });
+    let ready = unreachable.is_none() && failing.is_none() && journal_error.is_none();
+    let body = Readiness {
+        status: if ready { "ok" } else { "degraded" },
+        database,
+        journal: state.journal_batches.load(Ordering::Relaxed),
+        journal_error,
+        journal_full: state.journal_full.load(Ordering::Relaxed),
+    };
+    let status = if ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (status, Json(body)).into_response()
 }
 
 async fn upgrade(

@@ -5,6 +5,9 @@
 //! Later `hello`s prove the player by that token, so nobody can play (and
 //! score on the leaderboards) under someone else's name.
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+
 use krypto_core::protocol::{ErrorCode, PlayerId, PROTOCOL_VERSION};
 use rand::rngs::OsRng;
 use rand::TryRngCore;
@@ -12,12 +15,45 @@ use sha2::{Digest, Sha256};
 
 use crate::db::scores::NewPlayer;
 use crate::db::{Created, Db, DbError, PlayerRow};
-use crate::recorder::Recorder;
+use crate::recorder::{RecordError, Recorder};
 
 pub(crate) use krypto_core::names::{Name, MAX_NAME_CHARS};
 
 /// Bytes of randomness in a token.
 const TOKEN_BYTES: usize = 16;
+
+/// Most players [`KnownPlayers`] remembers (about 200 bytes each).
+const MAX_KNOWN: usize = 100_000;
+
+/// What a new player is told while the database is away.
+const NO_NEW_PLAYERS: &str =
+    "the server cannot create new players right now; try again in a minute";
+
+/// The players this server proved by their token since it started, by
+/// token hash: while the database is unavailable, a returning player whose
+/// connection dropped can still say hello and go on playing.
+#[derive(Debug, Default)]
+pub(crate) struct KnownPlayers(Mutex<HashMap<String, PlayerRow>>);
+
+impl KnownPlayers {
+    fn get(&self, hash: &str) -> Option<PlayerRow> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get(hash)
+            .cloned()
+    }
+
+    fn remember(&self, hash: &str, player: &PlayerRow) {
+        let mut known = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if known.len() < MAX_KNOWN || known.contains_key(hash) {
+            known.insert(hash.to_owned(), player.clone());
+        }
+    }
+}
 
 /// A `hello` that was refused, with the code and sentence to send back.
 #[derive(Debug, thiserror::Error)]
@@ -86,6 +122,15 @@ pub(crate) struct HelloRules<'a> {
     pub(crate) may_create_account: &'a (dyn Fn() -> bool + Sync),
 }
 
+/// Where players are kept: read from the database, created through the
+/// recorder, remembered in memory for an outage.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Players<'a> {
+    pub(crate) db: &'a Db,
+    pub(crate) recorder: &'a Recorder,
+    pub(crate) known: &'a KnownPlayers,
+}
+
 /// Decides a `hello`:
 ///
 /// - `protocol` other than 1 → `unsupported_protocol`;
@@ -102,8 +147,7 @@ pub(crate) struct HelloRules<'a> {
 /// A new player is created through the recorder's group commit, marked a
 /// bot if the hello said `bot`.
 pub(crate) async fn hello(
-    db: &Db,
-    recorder: &Recorder,
+    players: Players<'_>,
     protocol: u32,
     name: Option<&str>,
     token: Option<&str>,
@@ -116,12 +160,33 @@ pub(crate) async fn hello(
             format!("this server speaks protocol {PROTOCOL_VERSION}, not {protocol}"),
         ));
     }
+    let Players {
+        db,
+        recorder,
+        known: known_players,
+    } = players;
     let name = name.map(validate_name).transpose()?;
-    let known = match token.and_then(token_hash) {
-        Some(hash) => db.player_by_token_hash(&hash).await?,
+    let hash = token.and_then(token_hash);
+    let known = match &hash {
+        Some(hash) => match db.player_by_token_hash(hash).await {
+            Ok(found) => found,
+            // The database is away: a player this server already knows
+            // plays on; anyone else waits for it.
+            Err(e) if e.is_unavailable() => match known_players.get(hash) {
+                Some(player) => Some(player),
+                None => {
+                    return Err(unavailable(
+                        e,
+                        "the server cannot check your token right now; try again in a minute",
+                    ))
+                }
+            },
+            Err(e) => return Err(e.into()),
+        },
         None => None,
     };
-    if let (Some(player), Some(token)) = (known, token) {
+    if let (Some(player), Some(token), Some(hash)) = (known, token, &hash) {
+        known_players.remember(hash, &player);
         let token = token.trim().to_owned();
         return match name {
             Some(name) if name.key != player.name_key => {
@@ -136,10 +201,21 @@ pub(crate) async fn hello(
                 }
                 match db
                     .rename_player(player.player_id(), &name.display, &name.key)
-                    .await?
+                    .await
                 {
-                    Created::Player(player) => Ok(Identity { player, token }),
-                    Created::NameTaken => Err(name_taken(&name)),
+                    Ok(Created::Player(player)) => {
+                        known_players.remember(hash, &player);
+                        Ok(Identity { player, token })
+                    }
+                    Ok(Created::NameTaken) => Err(name_taken(&name)),
+                    Err(e) if e.is_unavailable() => {
+                        tracing::warn!(error = %e, "a rename failed: the database is unavailable");
+                        Err(refuse(
+                            ErrorCode::Internal,
+                            "the server cannot change names right now; try again in a minute",
+                        ))
+                    }
+                    Err(e) => Err(e.into()),
                 }
             }
             _ => Ok(Identity { player, token }),
@@ -151,7 +227,12 @@ pub(crate) async fn hello(
             None => refuse(ErrorCode::InvalidName, "a name is required"),
         });
     };
-    if db.player_by_name_key(&name.key).await?.is_some() {
+    let taken = match db.player_by_name_key(&name.key).await {
+        Ok(taken) => taken,
+        Err(e) if e.is_unavailable() => return Err(unavailable(e, NO_NEW_PLAYERS)),
+        Err(e) => return Err(e.into()),
+    };
+    if taken.is_some() {
         return Err(match token {
             Some(_) => refuse(
                 ErrorCode::BadToken,
@@ -182,9 +263,17 @@ pub(crate) async fn hello(
         token_hash: hash,
         bot,
     };
+    let hash = new.token_hash.clone();
     match recorder.create_player(new).await {
-        Ok(Created::Player(player)) => Ok(Identity { player, token }),
+        Ok(Created::Player(player)) => {
+            known_players.remember(&hash, &player);
+            Ok(Identity { player, token })
+        }
         Ok(Created::NameTaken) => Err(name_taken(&name)),
+        Err(RecordError::Unavailable) => {
+            tracing::warn!("a new player was refused: the database is unavailable");
+            Err(refuse(ErrorCode::Internal, NO_NEW_PLAYERS))
+        }
         Err(e) => {
             tracing::error!(error = %e, "creating a player failed");
             Err(refuse(
@@ -193,6 +282,12 @@ pub(crate) async fn hello(
             ))
         }
     }
+}
+
+/// The refusal of a `hello` the database is needed for, while it is away.
+fn unavailable(e: DbError, message: &str) -> HelloError {
+    tracing::warn!(error = %e, "a hello was refused: the database is unavailable");
+    refuse(ErrorCode::Internal, message)
 }
 
 fn name_taken(name: &Name) -> HelloError {

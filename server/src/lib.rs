@@ -7,8 +7,8 @@
 //!   `accept` and a slot of the client address's share.
 //! - [`serve`]: HTTP/1.1 on each connection (hyper), with the header-read
 //!   timeout that closes silent and trickling connections.
-//! - [`http`]: the routes — `/ws` (upgrade), `/healthz`, the scores API —
-//!   and JSON errors for everything else. [`forwarded`]: the client's
+//! - [`http`]: the routes — `/ws` (upgrade), `/healthz`, `/metrics`, the
+//!   scores API — and JSON errors for everything else. [`forwarded`]: the client's
 //!   address behind a trusted reverse proxy.
 //! - [`transport`]: one task per WebSocket: frames, message credits, the
 //!   hello deadline, pings, and the one place deciding which errors close a
@@ -28,32 +28,39 @@
 //!   or moved by a test); it records each result and waits for the commit
 //!   before announcing it.
 //! - [`recorder`]: the one writer of scores, committing rooms' writes in
-//!   groups. [`ratings`]: Weng-Lin. [`periods`]: UTC calendar periods.
+//!   groups, and keeping them through a database outage in its
+//!   [`journal`] (replayed when the database returns, with [`backoff`]);
+//!   [`durability`]: what it reports, for `/readyz` and metrics. [`ratings`]: Weng-Lin. [`periods`]: UTC calendar periods.
 //! - [`leaderboard`]: leaderboards and profiles for the WebSocket and HTTP;
 //!   [`board_cache`]: the boards' pages served from a copy in memory.
 //! - [`codes`]: room codes. [`limits`]: message credits, per-address and
 //!   per-player limits.
 //! - [`db`]: one store, SQLite or PostgreSQL (chosen by the URL), through
 //!   sqlx; batches written in each backend's idiom.
+//! - [`metrics`]: the counters `/metrics` shows, as cheap handles.
 //! - [`config`]: every limit and timing. [`join_urls`]: the addresses
 //!   friends can use, for the banner and `welcome`.
 //! - [`web`]: the browser client's pages and assets, embedded in the binary.
 
+mod backoff;
 pub mod board_cache;
 mod cluster;
 mod codes;
 pub mod config;
 pub mod db;
 mod directory_queue;
+pub mod durability;
 mod forwarded;
 mod handover;
 mod http;
 mod identity;
 mod join_urls;
+pub mod journal;
 pub mod leaderboard;
 mod limits;
 mod listener;
 mod lobby;
+mod metrics;
 mod outbox;
 pub mod periods;
 pub mod ratings;
@@ -91,6 +98,9 @@ pub(crate) struct Shared {
     pub(crate) db: Db,
     /// The one writer of scores.
     pub(crate) recorder: recorder::Recorder,
+    /// Players proved by their token since the start: they can say hello
+    /// again while the database is away.
+    pub(crate) known_players: identity::KnownPlayers,
     /// Leaderboards served from memory.
     pub(crate) boards: Arc<board_cache::BoardCache>,
     /// Rooms, seats and sessions.
@@ -113,6 +123,8 @@ pub(crate) struct Shared {
     pub(crate) room_tasks: TaskTracker,
     /// Where room tasks put their state when the server stops.
     pub(crate) saved_rooms: handover::SavedRooms,
+    /// What `/metrics` shows.
+    pub(crate) metrics: metrics::Metrics,
 }
 
 impl Shared {
@@ -129,10 +141,17 @@ impl Shared {
                 return Err(ClusterError::NeedsPostgres.into());
             }
         }
-        let db = Db::open(&config.database_url).await?;
-        let cluster =
-            cluster::Cluster::open(&db, config.public_url.as_deref(), config.node_timeout).await?;
-        let (recorder, recorder_task) = recorder::Recorder::start(&db).await?;
+        let metrics = metrics::Metrics::new()?;
+        let db = Db::open_waiting(&config.database_url, config.database_wait).await?;
+        let cluster = cluster::Cluster::open(
+            &db,
+            config.public_url.as_deref(),
+            config.node_timeout,
+            &metrics,
+        )
+        .await?;
+        let (recorder, recorder_task) =
+            recorder::Recorder::start(&db, config.journal_options()).await?;
         let lobby = lobby::Lobby::new(config.max_rooms, cluster.as_ref().map(|(c, _)| c.queue()));
         let cluster = cluster.map(|(cluster, pending)| {
             cluster.spawn(lobby.clone(), pending);
@@ -140,6 +159,7 @@ impl Shared {
         });
         let shared = Arc::new(Shared {
             recorder,
+            known_players: identity::KnownPlayers::default(),
             boards: board_cache::BoardCache::new(),
             lobby,
             cluster,
@@ -152,6 +172,7 @@ impl Shared {
             tracker: TaskTracker::new(),
             room_tasks: TaskTracker::new(),
             saved_rooms: handover::SavedRooms::default(),
+            metrics,
         });
         shared.restore_saved_rooms().await?;
         if let Some(cluster) = shared.cluster.clone() {
@@ -178,6 +199,20 @@ pub enum ServerError {
     /// Joining the cluster of nodes failed.
     #[error(transparent)]
     Cluster(#[from] ClusterError),
+    /// The metrics' histograms could not be set up.
+    #[error("metrics: {0}")]
+    Metrics(#[from] metrics_exporter_prometheus::BuildError),
+    /// `--metrics-listen` could not be bound.
+    #[error("cannot listen for metrics on {addr}: {source}")]
+    MetricsListen {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The recorder could not start (its journal could not be read).
+    #[error(transparent)]
+    Recorder(#[from] recorder::StartError),
     /// The score recorder (the only writer of results) ended on its own
     /// or panicked: the server stopped rather than play on unrecorded.
     #[error("the score recorder stopped: {0}")]
@@ -227,6 +262,14 @@ pub async fn run(
         shutdown.await;
         token.cancel();
     });
+    tokio::spawn(http::metrics_upkeep(shared.clone()));
+    if let Some(addr) = shared.config.metrics_listen {
+        let metrics_listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| ServerError::MetricsListen { addr, source })?;
+        tracing::info!(address = %metrics_listener.local_addr()?, "serving /metrics");
+        tokio::spawn(http::serve_metrics(metrics_listener, shared.clone()));
+    }
     serve::serve(
         listener,
         http::router(shared.clone()),

@@ -46,6 +46,8 @@ pub(crate) enum RoomCommand {
     },
     /// A room message from a member.
     Request {
+        /// When the connection read it (for the verdict latency).
+        received: tokio::time::Instant,
         /// Who sent it.
         player: PlayerId,
         /// From which connection (a replaced one is ignored).
@@ -204,6 +206,12 @@ impl Lobby {
     /// The room with this (normalized) code.
     pub(crate) fn room(&self, code: &str) -> Option<RoomHandle> {
         self.lock().rooms.get(code).cloned()
+    }
+
+    /// Rooms open and players with a session here, for `/metrics`.
+    pub(crate) fn counts(&self) -> (usize, usize) {
+        let inner = self.lock();
+        (inner.rooms.len(), inner.sessions.len())
     }
 
     /// The public rooms, for `list_rooms`.

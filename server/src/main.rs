@@ -29,6 +29,10 @@ struct Args {
         default_value = "sqlite://krypto.db"
     )]
     database: String,
+    /// Serve GET /metrics (Prometheus) on this address only, e.g.
+    /// 127.0.0.1:9100, instead of on the main port.
+    #[arg(long, env = "KRYPTO_METRICS_LISTEN")]
+    metrics_listen: Option<SocketAddr>,
     /// Log format.
     #[arg(long, env = "KRYPTO_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -89,6 +93,26 @@ struct Args {
         default_value_t = 15.0
     )]
     node_timeout_secs: f64,
+    /// Seconds a starting server waits for an unreachable database
+    /// (retrying with backoff, logging "waiting for the database at …")
+    /// before giving up.
+    #[arg(long, env = "KRYPTO_DATABASE_WAIT_SECS", default_value_t = 60)]
+    database_wait_secs: u64,
+    /// The file where results are journaled while the database is
+    /// unavailable (replayed into it when it returns and at every start).
+    /// Default: beside the SQLite file (krypto.db.recorder-journal), or
+    /// krypto.recorder-journal in the working directory for PostgreSQL;
+    /// each node of a cluster needs its own.
+    #[arg(long, env = "KRYPTO_JOURNAL")]
+    journal: Option<std::path::PathBuf>,
+    /// Size in MiB at which the journal is full: new matches are refused
+    /// (matches already playing go on) until the database takes it.
+    #[arg(long, env = "KRYPTO_JOURNAL_MAX_MB", default_value_t = 256)]
+    journal_max_mb: u64,
+    /// Age in hours of the oldest journaled write at which the journal is
+    /// full, likewise.
+    #[arg(long, env = "KRYPTO_JOURNAL_MAX_AGE_HOURS", default_value_t = 24)]
+    journal_max_age_hours: u64,
     /// Runs room clocks this many times faster than the wall clock, so
     /// tests of the real binary can play whole matches in moments.
     #[arg(long, env = "KRYPTO_ROOM_TIME_SCALE", default_value_t = 1, hide = true)]
@@ -196,6 +220,11 @@ async fn main() -> anyhow::Result<()> {
         room_time_scale: args.room_time_scale.max(1),
         public_url: args.public_url,
         node_timeout: node_timeout(args.node_timeout_secs)?,
+        metrics_listen: args.metrics_listen,
+        database_wait: Duration::from_secs(args.database_wait_secs),
+        journal: args.journal,
+        journal_max_bytes: args.journal_max_mb.saturating_mul(1024 * 1024),
+        journal_max_age: Duration::from_secs(args.journal_max_age_hours.saturating_mul(3600)),
         ..Config::default()
     };
     let listener = TcpListener::bind(args.listen)

@@ -13,7 +13,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use krypto_core::protocol::{ErrorCode, PlayerId, RoomSettings, ServerEnvelope};
+use krypto_core::protocol::{
+    ClientMessage, ErrorCode, PlayerId, RoomSettings, ServerEnvelope, ServerMessage,
+};
 use krypto_core::room::{Effects, Joiner, Recipient, Room, RoomError, RoomLimits, SavedRoom};
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, watch};
@@ -30,6 +32,10 @@ use crate::room_clock::RoomClock;
 use crate::Shared;
 
 mod recording;
+
+/// Why a match may not start while the recorder's journal is full.
+const JOURNAL_FULL: &str =
+    "the server cannot start new matches until its database is back; the match in play goes on";
 
 /// Commands that may wait in a room's inbox; a connection sending to a
 /// full inbox waits (back-pressure on that one client).
@@ -336,6 +342,7 @@ impl RoomTask {
                 Err(_) => self.shared.lobby.unseat(player, self.room.code()),
             },
             RoomCommand::Request {
+                received,
                 player,
                 conn,
                 id,
@@ -344,8 +351,16 @@ impl RoomTask {
                 // A request from a connection that has since been replaced
                 // is dropped: the player now speaks through the new one.
                 if self.clients.get(&player).is_some_and(|c| c.conn == conn) {
+                    if matches!(message, ClientMessage::Start) && self.journal_full() {
+                        self.refuse(player, id, JOURNAL_FULL);
+                        return;
+                    }
                     let fx = self.room.handle(player, &message, now);
                     self.deliver(fx, id.as_deref()).await;
+                    if matches!(message, ClientMessage::Submit { .. }) {
+                        let seconds = received.elapsed().as_secs_f64();
+                        self.shared.metrics.verdict_seconds.record(seconds);
+                    }
                 }
             }
             RoomCommand::Disconnected { player, conn } => {
@@ -355,6 +370,24 @@ impl RoomTask {
                     self.deliver(fx, None).await;
                 }
             }
+        }
+    }
+
+    /// Whether the recorder's journal is at its bound (the database has
+    /// been away too long): no new match may start.
+    fn journal_full(&self) -> bool {
+        self.shared
+            .recorder
+            .state()
+            .journal_full
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Answers `player`'s request `id` with an error.
+    fn refuse(&self, player: PlayerId, id: Option<String>, message: &str) {
+        if let Some(c) = self.clients.get(&player) {
+            let error = ServerMessage::error(ErrorCode::Internal, message);
+            c.send(&ServerEnvelope::reply(id, error));
         }
     }
 
@@ -402,8 +435,9 @@ impl RoomTask {
                     }
                 }
             }
-            // The game goes on (a room must not stall on a broken disk), but
-            // loudly: this result may not survive a crash.
+            // Only a write the database refuses as such (a bug, never an
+            // outage: the recorder journals or waits through those) or a
+            // stopped recorder ends here. The game goes on, loudly.
             Err(e) => tracing::error!(room = %code, error = %e, "result not recorded"),
         }
     }

@@ -86,7 +86,11 @@ pub(crate) async fn serve(socket: WebSocket, shared: Arc<Shared>, client_ip: IpA
     let config = &shared.config;
     let (outbox, rx) = Outbox::new(config.outgoing_queue);
     let (sink, stream) = socket.split();
-    let writer = tokio::spawn(write_loop(sink, rx, outbox.clone()));
+    let metrics = &shared.metrics;
+    metrics.connections_opened.increment(1);
+    metrics.connections.increment(1);
+    let sent = metrics.messages_out.clone();
+    let writer = tokio::spawn(write_loop(sink, rx, outbox.clone(), sent));
     let mut transport = Transport {
         credits: MessageCredits::new(
             config.message_burst,
@@ -113,6 +117,7 @@ pub(crate) async fn serve(socket: WebSocket, shared: Arc<Shared>, client_ip: IpA
         outbox.kill(close::NORMAL, "");
         let _ = writer.await;
     }
+    shared.metrics.connections.decrement(1);
     tracing::debug!(ip = %client_ip, conn = outbox.conn.0, "websocket closed");
 }
 
@@ -121,6 +126,7 @@ async fn write_loop(
     mut sink: SplitSink<WebSocket, Message>,
     mut rx: mpsc::Receiver<Outbound>,
     outbox: Outbox,
+    sent_count: metrics::Counter,
 ) {
     loop {
         let item = tokio::select! {
@@ -135,6 +141,7 @@ async fn write_loop(
             Some(Outbound::Ping) => (Message::Ping(axum::body::Bytes::new()), false),
             Some(Outbound::Close(code, reason)) => (close_message(code, &reason), true),
         };
+        let text = matches!(message, Message::Text(_));
         let sent = tokio::select! {
             biased;
             () = outbox.killed() => break,
@@ -143,6 +150,9 @@ async fn write_loop(
         if sent.is_err() {
             outbox.kill(close::NORMAL, "");
             return;
+        }
+        if text {
+            sent_count.increment(1);
         }
         if last {
             return;
@@ -209,6 +219,7 @@ impl Transport {
                     }
                     Some(Ok(_)) if self.closing_since.is_some() => {}
                     Some(Ok(Message::Text(text))) => {
+                        self.shared.metrics.messages_in.increment(1);
                         if self.spend_credit() {
                             if let Err(abuse) = self.session.handle_text(text.as_str()).await {
                                 self.end(Ending::Abuse(abuse));

@@ -551,3 +551,161 @@ async fn another_nodes_locked_room_is_missing_to_strangers_and_there_for_its_mem
     assert_eq!(redirect["code"], code.as_str());
     assert_eq!(redirect["url"], a.url());
 }
+
+/// A player saying `hello` on `server`, or `None` if it is refused for now
+/// (its database is away).
+async fn try_player(server: &Process, hello: Value) -> Option<(common::Client, Value)> {
+    let mut c = server.connect().await;
+    c.send(hello).await;
+    let welcome = c.recv().await;
+    (welcome["type"] == "welcome").then_some((c, welcome))
+}
+
+/// The database's clock, in seconds.
+async fn db_now(db: &str) -> f64 {
+    let (now,): (f64,) = Raw::connect(db)
+        .await
+        .one("SELECT CAST(extract(epoch FROM now()) AS float8)")
+        .await;
+    now
+}
+
+/// Waits until the database's clock reads `at` (seconds) or later.
+async fn until_db_time(db: &str, at: f64) {
+    eventually("the database's clock moves on", || async {
+        (db_now(db).await >= at).then_some(())
+    })
+    .await;
+}
+
+/// A series of `node`'s `/metrics`.
+async fn metric(node: &Process, series: &str) -> f64 {
+    let (status, body) = http_get(node.addr, "/metrics").await;
+    assert!(status.contains(" 200 "), "{status}");
+    common::sample(&body, series)
+}
+
+#[tokio::test]
+async fn after_a_database_outage_longer_than_the_node_timeout_every_node_and_room_is_still_there() {
+    let Some(pg) = common::postgres::Cluster::own() else {
+        return;
+    };
+    let db = pg.fresh_database().await;
+    let timeout: f64 = NODE_TIMEOUT.parse().unwrap();
+    let (a, b) = (node(&db), node(&db));
+    let (_ann, on_a) = open_room(&a, "Ann", true).await;
+    let (_ben, on_b) = open_room(&b, "Ben", true).await;
+    let (mut fay_on_a, wf) = a.player(hello("Fay")).await;
+    let (mut gil, wg) = a.player(hello("Gil")).await;
+    gil.request(json!({"type": "join_room", "code": on_a}))
+        .await;
+    let (mut dan, _) = a.player(hello("Dan")).await;
+    listed(&mut dan, |codes| codes.len() == 2).await;
+    let seats = "SELECT count(*) FROM seats WHERE orphaned_at IS NULL";
+    eventually("the three seats are written", || async {
+        (count(&db, seats).await == 3).then_some(())
+    })
+    .await;
+    // (Gil's seat goes after the outage: his session on A is replaced, and
+    // a dropped seat is held for 60 s of room time, 0.6 s here.)
+    let hosts_seats = "SELECT count(*) FROM seats s JOIN players p ON p.id = s.player_id \
+                       WHERE s.orphaned_at IS NULL AND p.name IN ('Ann', 'Ben')";
+
+    // The outage itself: the database is away for 2.5 node timeouts.
+    pg.stop();
+    tokio::time::sleep(Duration::from_secs_f64(timeout * 2.5)).await;
+    pg.start();
+    let back = db_now(&db).await;
+
+    // Fay comes back on the other node as soon as it lets her in; her old
+    // session on A closes, whether A's LISTEN was back in time to hear of
+    // it or read it from the notices it missed.
+    let (mut fay_on_b, _) = eventually("B welcomes a returning player", || {
+        try_player(&b, hello_again(&wf))
+    })
+    .await;
+    assert_eq!(fay_on_a.expect_close().await, 1000);
+    assert_eq!(
+        fay_on_b.request(json!({"type": "ping"})).await["type"],
+        "pong"
+    );
+    // Gil, seated on A, says hello on B before A's first heartbeat back
+    // may have come: he is sent to his room, which is not taken for gone.
+    let mut gil_on_b = b.connect().await;
+    let mut again = hello_again(&wg);
+    again["id"] = json!("h");
+    gil_on_b.send(again).await;
+    assert_eq!(gil_on_b.recv().await["type"], "welcome");
+    let redirect = gil_on_b.recv().await;
+    assert_eq!(redirect["type"], "redirect", "{redirect}");
+    assert_eq!(redirect["url"], a.url().as_str());
+
+    // Once every node has been back for two timeouts, no node took another
+    // for dead: both rows, both rooms, the hosts' seats, nobody registered
+    // again.
+    until_db_time(&db, back + 2.0 * timeout).await;
+    assert_eq!(count(&db, "SELECT count(*) FROM nodes").await, 2);
+    assert_eq!(count(&db, "SELECT count(*) FROM rooms").await, 2);
+    assert_eq!(count(&db, hosts_seats).await, 2);
+    for node in [&a, &b] {
+        assert_eq!(metric(node, "krypto_node_rejoins_total").await, 0.0);
+        assert!(metric(node, "krypto_database_reconnects_total{user=\"listen\"}").await >= 1.0);
+    }
+
+    // Each node lists the other's room again, and sends players there.
+    let mut expected = vec![on_a.clone(), on_b.clone()];
+    expected.sort();
+    let (mut eve, _) = eventually("B welcomes a newcomer", || try_player(&b, hello("Eve"))).await;
+    for client in [&mut dan, &mut eve] {
+        assert_eq!(listed(client, |codes| codes.len() == 2).await.0, expected);
+    }
+    let redirect = dan
+        .request(json!({"type": "join_room", "code": on_b}))
+        .await;
+    assert_eq!(redirect["type"], "redirect", "{redirect}");
+    assert_eq!(redirect["url"], b.url().as_str());
+    assert_eq!(
+        metric(&a, "krypto_redirects_total{reason=\"join\"}").await,
+        1.0
+    );
+}
+
+#[tokio::test]
+async fn a_killed_nodes_rooms_leave_the_listing_once_its_last_heartbeat_is_a_timeout_old() {
+    let Some(db) = common::postgres::fresh_database().await else {
+        return;
+    };
+    let timeout: f64 = NODE_TIMEOUT.parse().unwrap();
+    let (a, mut b) = (node(&db), node(&db));
+    let (_ann, code) = open_room(&b, "Ann", true).await;
+    let (mut ben, _) = a.player(hello("Ben")).await;
+    listed(&mut ben, |codes| codes == [code.clone()]).await;
+
+    b.kill9();
+    // Its last heartbeat, as the database saw it (read until it stays put:
+    // one may still have been on its way).
+    let last_sql = format!(
+        "SELECT CAST(extract(epoch FROM heartbeat_at) AS float8) FROM nodes \
+         WHERE public_url = '{}'",
+        b.url()
+    );
+    let last = || async {
+        let rows: Vec<(f64,)> = Raw::connect(&db).await.rows(&last_sql).await;
+        rows.first().map(|row| row.0)
+    };
+    let mut at = last()
+        .await
+        .expect("the killed node is still in the directory");
+    loop {
+        until_db_time(&db, at + timeout).await;
+        // Gone (reaped after its timeout) or unchanged: `at` was the last.
+        match last().await {
+            Some(again) if again != at => at = again,
+            _ => break,
+        }
+    }
+    // From then on the room is gone from the listing, whenever the other
+    // node's next heartbeat comes.
+    let rooms = ben.request(json!({"type": "list_rooms"})).await;
+    assert_eq!(rooms["rooms"], json!([]), "{rooms}");
+}

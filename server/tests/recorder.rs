@@ -8,10 +8,11 @@ mod common;
 
 use krypto_core::protocol::PlayerId;
 use krypto_server::db::scores::{
-    Applied, AttemptRecord, NewMatch, NewPlayer, RoundOutcome, RoundResult, RoundStart, Write,
+    Applied, AttemptRecord, FinalPlace, MatchEnd, NewMatch, NewPlayer, RoundOutcome, RoundResult,
+    RoundStart, Write,
 };
 use krypto_server::db::{Created, Db};
-use krypto_server::recorder::{RecordError, Recorder};
+use krypto_server::recorder::{JournalOptions, RecordError, Recorder};
 
 on_both! {
     #[tokio::test]
@@ -28,7 +29,9 @@ on_both! {
             panic!()
         };
         let ann = ann.player_id();
-        let (recorder, task) = Recorder::start(&db).await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let journal = JournalOptions::at(dir.path().join("journal"));
+        let (recorder, task) = Recorder::start(&db, journal).await.unwrap();
         let match_id = uuid::Uuid::now_v7();
         let applied = recorder
             .commit(vec![Write::StartMatch(NewMatch {
@@ -58,6 +61,7 @@ on_both! {
             verdict: Some("wrong_value".into()),
             elapsed_ms: 5,
             at_ms: 2_005,
+            seq: 1,
         });
         let good = vec![
             Write::StartRound(start.clone()),
@@ -84,5 +88,130 @@ on_both! {
         let totals = db.player_totals(ann).await.unwrap();
         assert_eq!((totals.rounds_won, totals.fastest_ms), (1, Some(700)));
         assert_eq!(db.integrity_check().await.unwrap(), "ok");
+    }
+
+    /// A batch the recorder retries after losing its connection (its first
+    /// commit may have landed) or replays from its journal again changes
+    /// nothing the second time: no second match, attempt or win, no
+    /// second rating update, leaderboard rows counted once.
+    #[tokio::test]
+    async fn a_batch_applied_twice_changes_nothing() {
+        let database = common::fresh_database().await;
+        let db = Db::open(&database.url).await.unwrap();
+        let mut ids = Vec::new();
+        for (name, hash) in [("Ann", "ha"), ("Ben", "hb")] {
+            let new = NewPlayer {
+                name: name.into(),
+                name_key: name.to_lowercase(),
+                token_hash: hash.into(),
+                bot: false,
+            };
+            let Created::Player(p) = db.create_player(new).await.unwrap() else {
+                panic!()
+            };
+            ids.push(p.player_id());
+        }
+        let (ann, ben) = (ids[0], ids[1]);
+        let match_id = uuid::Uuid::now_v7();
+        let start = RoundStart {
+            match_id,
+            round: 1,
+            objective: 15,
+            cards: vec![1, 2, 3, 4, 5],
+            at_ms: 2_000,
+        };
+        let attempt = |player: PlayerId, seq: u64, accepted: bool| {
+            Write::Attempt(AttemptRecord {
+                match_id,
+                round: 1,
+                player,
+                formula: Some("1+2+3+4+5".into()),
+                accepted,
+                verdict: (!accepted).then(|| "wrong_value".into()),
+                elapsed_ms: 600 + seq,
+                at_ms: 2_600,
+                seq,
+            })
+        };
+        let batch = vec![
+            Write::StartMatch(NewMatch {
+                id: match_id,
+                room_code: "ABCDE".into(),
+                settings: serde_json::json!({}),
+                players: vec![ann, ben],
+                at_ms: 1_000,
+            }),
+            Write::StartRound(start.clone()),
+            attempt(ben, 1, false),
+            attempt(ann, 2, true),
+            Write::RoundResult(RoundResult {
+                start,
+                outcome: RoundOutcome::Won {
+                    winner: ann,
+                    formula: Some("1+2+3+4+5".into()),
+                    elapsed_ms: 700,
+                    points: 1,
+                },
+                at_ms: 2_700,
+            }),
+            Write::FinishMatch(MatchEnd {
+                match_id,
+                rounds_played: 1,
+                standings: vec![
+                    FinalPlace { player: ann, score: 1, rank: 1, attempted: true },
+                    FinalPlace { player: ben, score: 0, rank: 2, attempted: true },
+                ],
+                at_ms: 3_000,
+            }),
+        ];
+        let first = db.apply(&batch).await.unwrap();
+        let Some(Applied::Ratings(changes)) = first.last() else {
+            panic!("{first:?}")
+        };
+        assert_eq!(changes.len(), 2, "the match is rated the first time");
+        let mut raw = common::Raw::connect(&database.url).await;
+        let counts = "SELECT (SELECT count(*) FROM matches), (SELECT count(*) FROM rounds),
+                             (SELECT count(*) FROM attempts), (SELECT count(*) FROM match_players)";
+        let rated = "SELECT player_id, mu, matches FROM ratings ORDER BY player_id";
+        let stats = "SELECT period, player_id, played, matches, wins, rounds_won FROM player_stats
+                     ORDER BY period, player_id";
+        let before: (i64, i64, i64, i64) = raw.one(counts).await;
+        let ratings_before: Vec<(i64, f64, i64)> = raw.rows(rated).await;
+        let stats_before: Vec<(String, i64, i64, i64, i64, i64)> = raw.rows(stats).await;
+        assert_eq!(before, (1, 1, 2, 2));
+
+        let again = db.apply(&batch).await.unwrap();
+        assert_eq!(
+            again.last(),
+            Some(&Applied::Ratings(Vec::new())),
+            "a match already finished is not rated again"
+        );
+        assert_eq!(raw.one::<(i64, i64, i64, i64)>(counts).await, before);
+        assert_eq!(raw.rows::<(i64, f64, i64)>(rated).await, ratings_before);
+        assert_eq!(
+            raw.rows::<(String, i64, i64, i64, i64, i64)>(stats).await,
+            stats_before
+        );
+    }
+
+    /// A new player whose creation committed but whose answer was lost is
+    /// given their row when the batch is tried again, not "name taken".
+    #[tokio::test]
+    async fn a_player_created_twice_by_the_same_hello_gets_their_row() {
+        let database = common::fresh_database().await;
+        let db = Db::open(&database.url).await.unwrap();
+        let new = NewPlayer {
+            name: "Ann".into(),
+            name_key: "ann".into(),
+            token_hash: "ha".into(),
+            bot: false,
+        };
+        let first = db.create_player(new.clone()).await.unwrap();
+        assert_eq!(db.create_player(new.clone()).await.unwrap(), first);
+        let someone_else = NewPlayer {
+            token_hash: "hx".into(),
+            ..new
+        };
+        assert_eq!(db.create_player(someone_else).await.unwrap(), Created::NameTaken);
     }
 }

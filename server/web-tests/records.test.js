@@ -99,7 +99,7 @@ test('the rating board shows whole numbers and leads back to the game', async ()
   const ranks = await table.locator('tbody tr td:first-child').allTextContents();
   assert.deepEqual(ranks, ['1', '1'], 'ties share a rank');
   assert.deepEqual(await table.locator('tbody tr td.num:nth-child(3)').allTextContents(), ['1688', '1688']);
-  await page.getByText('Ratings start at 1500.', { exact: false }).waitFor();
+  await page.getByText('Players with a provisional rating', { exact: false }).waitFor();
   await page.getByRole('link', { name: '← Back to the game' }).click();
   await page.waitForURL(`${server.base}/`);
   assert.deepEqual(page.problems, []);

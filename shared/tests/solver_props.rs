@@ -296,7 +296,7 @@ fn naive_subset_size(cards: &[i64], target: i64, rules: Rules) -> Option<usize> 
 /// cards than the smallest solving subset.
 fn check_subset(cards: &[i64], target: i64, rules: Rules) -> Result<(), TestCaseError> {
     let want = naive_subset_size(cards, target, rules);
-    let got = solve_subset(cards, target, rules).unwrap();
+    let got = solve_subset(cards, target, rules).map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(
         got.is_some(),
         want.is_some(),

@@ -43,6 +43,12 @@ fn main() -> ExitCode {
     } else {
         println!("{report}");
     }
+    if let Some(path) = &args.won_rounds {
+        if let Err(e) = std::fs::write(path, report.won_rounds_lines()) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
     if report.is_clean() {
         ExitCode::SUCCESS
     } else {

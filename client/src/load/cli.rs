@@ -66,6 +66,11 @@ pub struct Args {
     /// Print the report as one JSON object instead of the summary.
     #[arg(long)]
     pub json: bool,
+    /// Also write every round announced as won to this file, one JSON
+    /// object a line ({"room", "match_no", "round", "winner", "formula"}),
+    /// to compare with the database afterwards (bench/chaos).
+    #[arg(long, value_name = "FILE")]
+    pub won_rounds: Option<std::path::PathBuf>,
     /// No progress lines on stderr.
     #[arg(long, short)]
     pub quiet: bool,
@@ -126,6 +131,8 @@ mod tests {
             "--deal",
             "any",
             "--json",
+            "--won-rounds",
+            "won.jsonl",
         ]);
         let c = args.to_config();
         assert_eq!((c.rooms, c.players), (250, 4));
@@ -136,6 +143,7 @@ mod tests {
         assert_eq!(c.name_prefix, "a1");
         assert_eq!(c.deal, DealMode::Any);
         assert!(args.json);
+        assert_eq!(args.won_rounds, Some("won.jsonl".into()));
         assert!(c.validate().is_ok());
         assert_eq!(c.servers, ["ws://127.0.0.1:9/ws"]);
     }

@@ -199,6 +199,15 @@ impl Report {
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
     }
+
+    /// Every round announced as won, one JSON object a line.
+    pub fn won_rounds_lines(&self) -> String {
+        self.won_rounds
+            .iter()
+            .filter_map(|w| serde_json::to_string(w).ok())
+            .map(|line| line + "\n")
+            .collect()
+    }
 }
 
 impl fmt::Display for Report {

@@ -23,8 +23,9 @@ pub fn histogram() -> Histogram<u64> {
 }
 
 /// A round the server announced as won, as a player of the room saw it:
-/// what a soak test looks for in the database afterwards.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// what a soak test (or `--won-rounds`) looks for in the database
+/// afterwards.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WonRound {
     /// The room's code.
     pub room: String,
@@ -238,6 +239,23 @@ impl Percentiles {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_won_round_is_written_as_the_chaos_run_reads_it() {
+        let won = WonRound {
+            room: "ABCDE".into(),
+            match_no: 2,
+            round: 3,
+            winner: PlayerId(7),
+            formula: Some("1+2".into()),
+        };
+        assert_eq!(
+            serde_json::to_value(&won).unwrap(),
+            serde_json::json!({
+                "room": "ABCDE", "match_no": 2, "round": 3, "winner": 7, "formula": "1+2"
+            })
+        );
+    }
 
     #[test]
     fn merging_adds_counts_and_histograms() {

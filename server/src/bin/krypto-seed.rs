@@ -122,7 +122,14 @@ async fn main() -> anyhow::Result<()> {
         attempts: AtomicU64::new(0),
     });
 
-    let (recorder, task) = Recorder::start(&db).await?;
+    // The server's recorder, journal and all (beside the database, as the
+    // server would put it).
+    let journal = krypto_server::Config {
+        database_url: args.database.clone(),
+        ..krypto_server::Config::default()
+    }
+    .journal_options();
+    let (recorder, task) = Recorder::start(&db, journal).await?;
     let started = Instant::now();
     let mut rooms = Vec::new();
     for room in 0..args.rooms {
@@ -210,6 +217,8 @@ async fn play_room(plan: Arc<Plan>, recorder: Recorder, mut rng: StdRng) -> anyh
                     verdict: Some("wrong_value".into()),
                     elapsed_ms: rng.random_range(2_000..60_000),
                     at_ms: dealt,
+                    // At most one attempt a round.
+                    seq: u64::from(round),
                 }));
                 plan.attempts.fetch_add(1, Ordering::Relaxed);
             }

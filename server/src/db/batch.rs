@@ -164,6 +164,14 @@ pub(crate) trait WriteBackend: sqlx::Database {
         conn: &'c mut Self::Connection,
         ids: &'c [i64],
     ) -> Step<'c, Vec<PlayerState>>;
+    /// Which of `ids` are already finished (a retried or replayed end).
+    fn finished_matches<'c>(conn: &'c mut Self::Connection, ids: &'c [Uuid])
+        -> Step<'c, Vec<Uuid>>;
+    /// The players whose token hashes are among `hashes`.
+    fn players_by_token<'c>(
+        conn: &'c mut Self::Connection,
+        hashes: &'c [&'c str],
+    ) -> Step<'c, Vec<PlayerRow>>;
     /// Marks matches finished, with whether each was rated.
     fn finish_matches<'c>(
         conn: &'c mut Self::Connection,
@@ -202,7 +210,7 @@ pub(crate) async fn apply<B: WriteBackend>(
     conn: &mut B::Connection,
     writes: &[&Write],
 ) -> Result<Vec<Applied>, DbError> {
-    let g = Grouped::of(writes);
+    let mut g = Grouped::of(writes);
     let created = create_players::<B>(conn, &g.players).await?;
     if !g.starts.is_empty() {
         B::start_matches(conn, &g.starts).await?;
@@ -221,6 +229,15 @@ pub(crate) async fn apply<B: WriteBackend>(
             .into_iter()
             .collect()
     };
+    let mut done: HashSet<Uuid> = HashSet::new();
+    if !g.ends.is_empty() {
+        // A match already finished was recorded by an earlier try of this
+        // batch (a commit whose answer was lost, a journal replayed again):
+        // rating it twice would move its players' ratings twice.
+        let ids: Vec<Uuid> = g.ends.iter().map(|e| e.match_id).collect();
+        done = B::finished_matches(conn, &ids).await?.into_iter().collect();
+        g.ends.retain(|e| !done.contains(&e.match_id));
+    }
     let won: Vec<&RoundResult> = g
         .results
         .iter()
@@ -287,6 +304,17 @@ pub(crate) async fn apply<B: WriteBackend>(
     if !stats.is_empty() {
         B::add_stats(conn, &stats).await?;
     }
+    // A match finished earlier answers with no rating changes: they were
+    // announced (or journaled) when it was first recorded.
+    let mut fresh = ratings.into_iter();
+    let ratings = writes
+        .iter()
+        .filter_map(|w| match w {
+            Write::FinishMatch(end) if done.contains(&end.match_id) => Some(Vec::new()),
+            Write::FinishMatch(_) => fresh.next(),
+            _ => None,
+        })
+        .collect();
     Grouped::answers(writes, created, ratings)
 }
 
@@ -310,6 +338,21 @@ async fn create_players<B: WriteBackend>(
         .into_iter()
         .map(|row| (row.name_key.clone(), row))
         .collect();
+    // A name refused because the same token already holds it was created
+    // by an earlier try of this batch whose commit answer was lost: it is
+    // this player's, not someone else's.
+    let refused: Vec<&str> = distinct
+        .iter()
+        .filter(|p| !rows.contains_key(&p.name_key))
+        .map(|p| p.token_hash.as_str())
+        .collect();
+    if !refused.is_empty() {
+        for row in B::players_by_token(conn, &refused).await? {
+            if distinct.iter().any(|p| p.name_key == row.name_key) {
+                rows.insert(row.name_key.clone(), row);
+            }
+        }
+    }
     Ok(players
         .iter()
         .map(|p| match rows.remove(&p.name_key) {
@@ -346,6 +389,9 @@ pub(crate) async fn apply_batch<B: WriteBackend>(
                 .map(|writes| Ok(applied.by_ref().take(writes.len()).collect()))
                 .collect())
         }
+        // The connection, not a write, failed: the caller retries the
+        // whole batch later (every write in it is idempotent).
+        Err(e) if e.is_unavailable() => Err(e),
         Err(e) => {
             tracing::warn!(error = %e, "a write failed; replaying its batch with savepoints");
             tx.rollback().await?;

@@ -37,6 +37,10 @@ use self::scores::{Applied, NewPlayer, Write};
 
 pub(crate) use self::postgres::directory;
 
+/// Longest wait for a pooled connection: a read during an outage fails
+/// after this.
+const POOL_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// Why the database failed.
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
@@ -49,10 +53,119 @@ pub enum DbError {
     /// The URL names no database this server speaks.
     #[error("unsupported database URL {0:?}: use sqlite://… or postgres://…")]
     UnsupportedUrl(String),
+    /// The database did not answer in time.
+    #[error("database: no answer within {0:?}")]
+    Timeout(std::time::Duration),
     /// The database answered something the code rules out (a bug, not bad
     /// input): the write is refused rather than recorded wrong.
     #[error("database invariant broken: {0}")]
     Invariant(&'static str),
+}
+
+impl DbError {
+    /// Whether the database could not be reached or could not take the
+    /// write *now* — a lost connection, a restarting or read-only server,
+    /// a lock held by another process, a full disk — rather than refusing
+    /// the write itself: the same write may succeed later, so it is kept
+    /// and retried, never dropped.
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            DbError::Sqlx(e) => sqlx_unavailable(e),
+            DbError::Timeout(_) => true,
+            DbError::Migrate(sqlx::migrate::MigrateError::Execute(e)) => sqlx_unavailable(e),
+            DbError::Migrate(_) | DbError::UnsupportedUrl(_) | DbError::Invariant(_) => false,
+        }
+    }
+}
+
+impl DbError {
+    /// Whether SQLite found the file locked by another connection
+    /// (`SQLITE_BUSY`, `SQLITE_LOCKED`).
+    pub fn is_locked(&self) -> bool {
+        match self {
+            DbError::Sqlx(sqlx::Error::Database(db))
+            | DbError::Migrate(sqlx::migrate::MigrateError::Execute(sqlx::Error::Database(db))) => {
+                db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some()
+                    && db
+                        .code()
+                        .and_then(|code| code.parse::<i32>().ok())
+                        .is_some_and(|code| matches!(code & 0xff, 5 | 6))
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the connection itself broke (the socket closed, the server
+    /// shut it down): a connection kept while the database restarted fails
+    /// like this on its next use, and a new one may simply work.
+    pub fn is_connection_lost(&self) -> bool {
+        match self {
+            DbError::Sqlx(
+                sqlx::Error::Io(_)
+                | sqlx::Error::Protocol(_)
+                | sqlx::Error::Tls(_)
+                | sqlx::Error::WorkerCrashed,
+            ) => true,
+            DbError::Sqlx(sqlx::Error::Database(db)) => db
+                .try_downcast_ref::<sqlx::postgres::PgDatabaseError>()
+                .is_some_and(|e| e.code().starts_with("08") || e.code().starts_with("57P0")),
+            _ => false,
+        }
+    }
+}
+
+/// See [`DbError::is_unavailable`].
+fn sqlx_unavailable(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(db) => {
+            if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
+                db.code().is_some_and(|code| sqlite_unavailable(&code))
+            } else if let Some(e) = db.try_downcast_ref::<sqlx::postgres::PgDatabaseError>() {
+                postgres_unavailable(e.code())
+            } else {
+                false
+            }
+        }
+        _ => false,
+    }
+}
+
+/// SQLite's primary result codes that mean "not now": BUSY (5), LOCKED
+/// (6), READONLY (8), IOERR (10), FULL (13), CANTOPEN (14), PROTOCOL (15).
+/// sqlx reports the extended code, whose low byte is the primary one.
+fn sqlite_unavailable(code: &str) -> bool {
+    code.parse::<i32>()
+        .is_ok_and(|code| matches!(code & 0xff, 5 | 6 | 8 | 10 | 13 | 14 | 15))
+}
+
+/// PostgreSQL's SQLSTATEs that mean "not now": classes 08 (connection), 53
+/// (insufficient resources: disk full, out of memory, too many
+/// connections) and 57P (shutting down, not yet accepting), a
+/// serialization failure or deadlock (40001, 40P01: retried by design) and
+/// a read-only server (25006: a standby during a failover).
+fn postgres_unavailable(code: &str) -> bool {
+    code.starts_with("08")
+        || code.starts_with("53")
+        || code.starts_with("57P")
+        || matches!(code, "40001" | "40P01" | "25006")
+}
+
+/// `url` without its password, for the log.
+fn redacted(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            // Only URLs that cannot have a password refuse one.
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        _ => url.to_owned(),
+    }
 }
 
 /// A stored player.
@@ -134,6 +247,38 @@ impl Db {
             Backend::Sqlite => Ok(Db::Sqlite(sqlite::Store::open(url).await?)),
             Backend::Postgres => Ok(Db::Postgres(postgres::Store::open(url).await?)),
         }
+    }
+
+    /// Opens the database at `url` like [`Db::open`], waiting for it while
+    /// it is unreachable (a database container still starting, a server
+    /// restarting, a SQLite file locked by another process): retried with
+    /// backoff for up to `wait`, logging each time. Any other failure, or
+    /// the last one, is returned — a SQLite file that cannot be opened or
+    /// written (a wrong path, a full disk) at once: waiting would not help.
+    pub async fn open_waiting(url: &str, wait: std::time::Duration) -> Result<Db, DbError> {
+        let deadline = tokio::time::Instant::now() + wait;
+        let mut backoff = crate::backoff::Backoff::default();
+        let sqlite = Backend::of_url(url)? == Backend::Sqlite;
+        loop {
+            match Db::open(url).await {
+                Ok(db) => return Ok(db),
+                Err(e) if e.is_unavailable() && (!sqlite || e.is_locked()) => {
+                    let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+                    if left.is_zero() {
+                        return Err(e);
+                    }
+                    tracing::warn!(error = %e, "waiting for the database at {}", redacted(url));
+                    tokio::time::sleep(backoff.next_wait().min(left)).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Whether the database answers a trivial query now.
+    pub async fn ping(&self) -> Result<(), DbError> {
+        on_store!(self, s => sqlx::query("SELECT 1").execute(&s.pool).await.map(|_| ())?);
+        Ok(())
     }
 
     /// The PostgreSQL pool, for the cluster's directory; `None` on SQLite
@@ -258,5 +403,44 @@ impl Writer {
             Writer::Postgres(c) => c.close().await?,
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outages_are_told_from_refused_writes_by_their_codes() {
+        // SQLite, extended codes: BUSY_SNAPSHOT, LOCKED, READONLY_DBMOVED,
+        // IOERR_WRITE, FULL, CANTOPEN — and a UNIQUE constraint, a CHECK.
+        for code in ["517", "6", "1032", "778", "13", "14"] {
+            assert!(sqlite_unavailable(code), "{code}");
+        }
+        for code in ["2067", "275", "1", "19"] {
+            assert!(!sqlite_unavailable(code), "{code}");
+        }
+        // PostgreSQL: connection failure, admin shutdown, starting up, disk
+        // full, read-only standby, serialization — and a unique violation,
+        // a foreign key, a syntax error.
+        for code in ["08006", "57P01", "57P03", "53100", "25006", "40001"] {
+            assert!(postgres_unavailable(code), "{code}");
+        }
+        for code in ["23505", "23503", "42601"] {
+            assert!(!postgres_unavailable(code), "{code}");
+        }
+        assert!(DbError::Timeout(std::time::Duration::from_secs(3)).is_unavailable());
+        assert!(!DbError::Invariant("x").is_unavailable());
+        assert!(DbError::Sqlx(sqlx::Error::PoolTimedOut).is_unavailable());
+        assert!(!DbError::Sqlx(sqlx::Error::RowNotFound).is_unavailable());
+    }
+
+    #[test]
+    fn passwords_stay_out_of_the_log() {
+        assert_eq!(
+            redacted("postgres://krypto:s3cret@db:5432/krypto"),
+            "postgres://krypto:***@db:5432/krypto"
+        );
+        assert_eq!(redacted("sqlite://data/k.db"), "sqlite://data/k.db");
     }
 }

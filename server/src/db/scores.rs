@@ -9,7 +9,7 @@ use uuid::Uuid;
 use super::{Created, DbError};
 
 /// A player to create.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NewPlayer {
     /// Display name.
     pub name: String,
@@ -22,7 +22,7 @@ pub struct NewPlayer {
 }
 
 /// A match that just started.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NewMatch {
     /// Its id, minted by the room (UUIDv7).
     pub id: Uuid,
@@ -52,7 +52,7 @@ pub struct RoundStart {
 }
 
 /// A judged formula or "no solution" claim.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AttemptRecord {
     /// The match.
     pub match_id: Uuid,
@@ -70,10 +70,14 @@ pub struct AttemptRecord {
     pub elapsed_ms: u64,
     /// When (UTC ms).
     pub at_ms: i64,
+    /// The attempt's number in its match, from 1: with the match id, the
+    /// key that makes recording it twice (a retried or replayed batch)
+    /// change nothing.
+    pub seq: u64,
 }
 
 /// How a round ended.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum RoundOutcome {
     /// Someone answered first.
     Won {
@@ -97,7 +101,7 @@ pub enum RoundOutcome {
 
 /// A round's result: the whole round, so the row is complete even if its
 /// start was never written.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RoundResult {
     /// The deal.
     pub start: RoundStart,
@@ -108,7 +112,7 @@ pub struct RoundResult {
 }
 
 /// A player's place at the end of a match.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FinalPlace {
     /// Who.
     pub player: PlayerId,
@@ -122,7 +126,7 @@ pub struct FinalPlace {
 }
 
 /// A finished match.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MatchEnd {
     /// The match.
     pub match_id: Uuid,
@@ -146,7 +150,7 @@ pub struct RatingChange {
 }
 
 /// One thing to record.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Write {
     /// A new player; answered with [`Applied::Player`].
     CreatePlayer(NewPlayer),

@@ -18,6 +18,9 @@ struct Current {
     id: Uuid,
     /// The hand being played, for its result's row.
     round: Option<RoundStart>,
+    /// Attempts recorded in this match so far: the next one's number.
+    #[serde(default)]
+    attempts: u64,
 }
 
 /// The writes for one batch of events.
@@ -66,7 +69,11 @@ impl MatchLog {
                                 players: players.clone(),
                                 at_ms,
                             }));
-                            Some(Current { id, round: None })
+                            Some(Current {
+                                id,
+                                round: None,
+                                attempts: 0,
+                            })
                         }
                         Err(e) => {
                             tracing::error!(room = %room_code, error = %e, "match not recorded: its settings do not serialize");
@@ -100,6 +107,7 @@ impl MatchLog {
                     elapsed_ms,
                 } => {
                     if let Some(current) = &mut self.current {
+                        current.attempts += 1;
                         out.writes.push(Write::Attempt(AttemptRecord {
                             match_id: current.id,
                             round: *round,
@@ -109,6 +117,7 @@ impl MatchLog {
                             verdict: error.map(|kind| kind.as_str().to_owned()),
                             elapsed_ms: *elapsed_ms,
                             at_ms,
+                            seq: current.attempts,
                         }));
                     }
                 }
@@ -284,6 +293,7 @@ mod tests {
             panic!("{:?}", wrong.writes)
         };
         assert_eq!(a.verdict.as_deref(), Some("wrong_value"));
+        assert_eq!(a.seq, 1, "attempts are numbered in their match");
         assert!(!wrong.must_commit);
 
         let won = RoomEvent::RoundWon {
@@ -301,11 +311,12 @@ mod tests {
             &mut mint,
         );
         assert!(end.must_commit);
-        let [Write::Attempt(_), Write::RoundResult(result), Write::FinishMatch(fin)] =
+        let [Write::Attempt(second), Write::RoundResult(result), Write::FinishMatch(fin)] =
             end.writes.as_slice()
         else {
             panic!("{:?}", end.writes)
         };
+        assert_eq!(second.seq, 2);
         assert_eq!(result.start, *r, "the result carries the whole deal");
         assert_eq!(result.at_ms, 2_200);
         assert_eq!(fin.match_id, m.id);

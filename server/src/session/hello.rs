@@ -6,6 +6,7 @@ use super::{now, Session, Welcomed, SERVER_VERSION};
 use crate::cluster::SeatElsewhere;
 use crate::identity::{self, HelloError, HelloRules};
 use crate::lobby::RoomCommand;
+use crate::metrics::RedirectReason;
 use crate::outbox::close;
 
 impl Session {
@@ -30,8 +31,11 @@ impl Session {
             may_create_account: &|| limits.new_account(client_ip, now()),
         };
         let hello = identity::hello(
-            &self.shared.db,
-            &self.shared.recorder,
+            identity::Players {
+                db: &self.shared.db,
+                recorder: &self.shared.recorder,
+                known: &self.shared.known_players,
+            },
             protocol,
             name.as_deref(),
             token.as_deref(),
@@ -105,6 +109,7 @@ impl Session {
         match elsewhere {
             None => {}
             Some(SeatElsewhere::Redirect { url, code }) => {
+                self.shared.metrics.redirected(RedirectReason::Seat);
                 self.reply(id, ServerMessage::Redirect { url, code })
             }
             Some(SeatElsewhere::Gone { code, node_stopped }) => self.error(

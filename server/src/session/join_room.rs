@@ -7,6 +7,7 @@ use super::{now, Abuse, Session, Welcomed};
 use crate::cluster::Located;
 use crate::codes;
 use crate::lobby::RoomCommand;
+use crate::metrics::RedirectReason;
 
 impl Session {
     /// Joins a room by code. Misses are counted per address and per player
@@ -51,6 +52,7 @@ impl Session {
             };
             match (located, code) {
                 (Located::Elsewhere { url }, Some(code)) => {
+                    self.shared.metrics.redirected(RedirectReason::Join);
                     self.reply(id, ServerMessage::Redirect { url, code });
                 }
                 (Located::NodeStopped, Some(code)) => {

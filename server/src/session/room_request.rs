@@ -33,6 +33,7 @@ impl Session {
             return self.error(id, ErrorCode::NotInRoom, "you are not in a room");
         };
         let command = RoomCommand::Request {
+            received: tokio::time::Instant::now(),
             player: welcomed.player,
             conn: self.outbox.conn,
             id: id.clone(),

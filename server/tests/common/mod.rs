@@ -10,6 +10,7 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod outage;
 pub mod postgres;
 pub mod process;
 
@@ -294,6 +295,18 @@ pub fn solve(started: &Value) -> String {
         .unwrap()
         .expect("rooms deal solvable hands")
         .to_string()
+}
+
+/// The value of the sample `series` (a name, with its labels if any) in a
+/// Prometheus text exposition (`GET /metrics`).
+pub fn sample(text: &str, series: &str) -> f64 {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .find_map(|l| {
+            let (name, value) = l.rsplit_once(' ')?;
+            (name == series).then(|| value.parse().unwrap())
+        })
+        .unwrap_or_else(|| panic!("no sample {series} in:\n{text}"))
 }
 
 /// One HTTP/1.1 GET to `addr`; returns the status line and the body.

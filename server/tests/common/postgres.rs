@@ -129,15 +129,8 @@ fn major_version(dir: &Path) -> Option<u32> {
 /// name goes.
 struct Admin {
     template: String,
-    /// The write end of the watchdog's standard input, never closed while
-    /// the binary runs: its end of file tells the watchdog to clean up.
-    _watchdog: Option<ChildStdin>,
-}
-
-impl Admin {
-    fn url(&self, db: &str) -> String {
-        self.template.replace("{db}", db)
-    }
+    /// The cluster started for this binary, if one was.
+    _cluster: Option<Cluster>,
 }
 
 /// Why there is no server to test on.
@@ -182,75 +175,145 @@ fn is_root() -> bool {
         .is_ok_and(|o| o.stdout.starts_with(b"0\n"))
 }
 
+/// A PostgreSQL cluster of its own in a temporary directory, listening
+/// only on a unix socket there; stopped and deleted by a watchdog once the
+/// test binary exits. Tests of outages stop and start one.
+pub struct Cluster {
+    dir: String,
+    data: String,
+    log: String,
+    pg_ctl: PathBuf,
+    root: bool,
+    /// The write end of the watchdog's standard input, never closed while
+    /// the binary runs: its end of file tells the watchdog to clean up.
+    _watchdog: Option<ChildStdin>,
+}
+
+impl Cluster {
+    /// A new cluster of `bin`'s programs (created, not started).
+    fn init(bin: &Path) -> Result<Cluster, String> {
+        let root = is_root();
+        let dir: PathBuf = tempfile::Builder::new()
+            .prefix("krypto-pg-")
+            .tempdir()
+            .map_err(|e| format!("a temporary directory: {e}"))?
+            .keep();
+        let text = |p: &Path| {
+            p.to_str()
+                .map(str::to_owned)
+                .ok_or_else(|| format!("{} is not UTF-8", p.display()))
+        };
+        let (dir_s, data) = (text(&dir)?, text(&dir.join("data"))?);
+        let (log, pg_ctl) = (text(&dir.join("log"))?, bin.join("pg_ctl"));
+        if root {
+            run(
+                command(Path::new("chown"), &["-R", "postgres", &dir_s], false),
+                "chown",
+            )?;
+        }
+        run(
+            command(
+                &bin.join("initdb"),
+                &[
+                    "-D",
+                    &data,
+                    "-U",
+                    "postgres",
+                    "--auth=trust",
+                    "--no-sync",
+                    "--encoding=UTF8",
+                    "--no-locale",
+                ],
+                root,
+            ),
+            "initdb",
+        )?;
+        // The watchdog waits for the end of its standard input, which comes
+        // when this binary exits however it exits; it runs in a process
+        // group of its own so a Ctrl-C to the tests does not stop it first.
+        let stop = format!(
+            "{as_postgres}'{pg_ctl}' -D '{data}' -m immediate stop",
+            as_postgres = if root { "runuser -u postgres -- " } else { "" },
+            pg_ctl = text(&pg_ctl)?,
+        );
+        let mut watchdog = Command::new("sh")
+            .args(["-c", &format!("cat >/dev/null; {stop}; rm -rf '{dir_s}'")])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| format!("the cluster's watchdog: {e}"))?;
+        Ok(Cluster {
+            dir: dir_s,
+            data,
+            log,
+            pg_ctl,
+            root,
+            _watchdog: watchdog.stdin.take(),
+        })
+    }
+
+    /// A started cluster of this test's own, to stop and start — or `None`
+    /// when there is no PostgreSQL on this machine (the test is skipped,
+    /// see [`available`]).
+    pub fn own() -> Option<Cluster> {
+        if !available() {
+            return None;
+        }
+        let bin = bin_dir().unwrap_or_else(|missing| panic!("{missing}"));
+        let cluster = Cluster::init(&bin).unwrap_or_else(|e| panic!("{e}"));
+        cluster.start();
+        Some(cluster)
+    }
+
+    fn pg_ctl(&self, args: &[&str], what: &str) -> Result<(), String> {
+        let mut all = vec!["-D", self.data.as_str()];
+        all.extend_from_slice(args);
+        run(command(&self.pg_ctl, &all, self.root), what)
+    }
+
+    fn try_start(&self) -> Result<(), String> {
+        let options = format!(
+            "-k {} -c listen_addresses='' -c fsync=off -c synchronous_commit=off \
+             -c full_page_writes=off -c max_connections=400",
+            self.dir
+        );
+        self.pg_ctl(
+            &["-o", &options, "-l", &self.log, "-w", "start"],
+            "pg_ctl start",
+        )
+    }
+
+    /// Starts the cluster and waits until it takes connections.
+    pub fn start(&self) {
+        self.try_start().unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    /// Stops the cluster as an operator would for a restart, `-m fast`:
+    /// every connection is closed, the data is kept.
+    pub fn stop(&self) {
+        self.pg_ctl(&["-m", "fast", "-w", "stop"], "pg_ctl stop")
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    fn template(&self) -> String {
+        format!("postgres://postgres@localhost/{{db}}?host={}", self.dir)
+    }
+
+    /// A new, empty database in this cluster; returns its URL.
+    pub async fn fresh_database(&self) -> String {
+        create_database(&self.template()).await
+    }
+}
+
 /// Starts a cluster of `bin`'s programs in a new temporary directory.
 fn start_cluster(bin: &Path) -> Result<Admin, String> {
-    let root = is_root();
-    let dir: PathBuf = tempfile::Builder::new()
-        .prefix("krypto-pg-")
-        .tempdir()
-        .map_err(|e| format!("a temporary directory: {e}"))?
-        .keep();
-    let text = |p: &Path| {
-        p.to_str()
-            .map(str::to_owned)
-            .ok_or_else(|| format!("{} is not UTF-8", p.display()))
-    };
-    let (dir_s, data) = (text(&dir)?, text(&dir.join("data"))?);
-    let (log, pg_ctl) = (text(&dir.join("log"))?, bin.join("pg_ctl"));
-    if root {
-        run(
-            command(Path::new("chown"), &["-R", "postgres", &dir_s], false),
-            "chown",
-        )?;
-    }
-    run(
-        command(
-            &bin.join("initdb"),
-            &[
-                "-D",
-                &data,
-                "-U",
-                "postgres",
-                "--auth=trust",
-                "--no-sync",
-                "--encoding=UTF8",
-                "--no-locale",
-            ],
-            root,
-        ),
-        "initdb",
-    )?;
-    let options = format!(
-        "-k {dir_s} -c listen_addresses='' -c fsync=off -c synchronous_commit=off \
-         -c full_page_writes=off -c max_connections=400"
-    );
-    run(
-        command(
-            &pg_ctl,
-            &["-D", &data, "-o", &options, "-l", &log, "-w", "start"],
-            root,
-        ),
-        "pg_ctl start",
-    )?;
-    // The watchdog waits for the end of its standard input, which comes
-    // when this binary exits however it exits; it runs in a process group
-    // of its own so a Ctrl-C to the tests does not stop it first.
-    let stop = format!(
-        "{as_postgres}'{pg_ctl}' -D '{data}' -m immediate stop",
-        as_postgres = if root { "runuser -u postgres -- " } else { "" },
-        pg_ctl = text(&pg_ctl)?,
-    );
-    let mut watchdog = Command::new("sh")
-        .args(["-c", &format!("cat >/dev/null; {stop}; rm -rf '{dir_s}'")])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| format!("the cluster's watchdog: {e}"))?;
+    let cluster = Cluster::init(bin)?;
+    cluster.try_start()?;
     Ok(Admin {
-        template: format!("postgres://postgres@localhost/{{db}}?host={dir_s}"),
-        _watchdog: watchdog.stdin.take(),
+        template: cluster.template(),
+        _cluster: Some(cluster),
     })
 }
 
@@ -269,7 +332,7 @@ fn given_server(url: &str) -> Result<Admin, String> {
     };
     Ok(Admin {
         template,
-        _watchdog: None,
+        _cluster: None,
     })
 }
 
@@ -329,19 +392,25 @@ pub fn available() -> bool {
 /// PostgreSQL on this machine, and the test is to be skipped (see
 /// [`available`]).
 pub async fn fresh_database() -> Option<String> {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
     if !available() {
         return None;
     }
     let Ok(admin) = admin() else {
         return None;
     };
+    Some(create_database(&admin.template).await)
+}
+
+/// A new, empty database on the server of URL template `template`.
+async fn create_database(template: &str) -> String {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let url = |db: &str| template.replace("{db}", db);
     let name = format!(
         "krypto_test_{}_{}",
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     );
-    let mut conn = PgConnection::connect(&admin.url("postgres"))
+    let mut conn = PgConnection::connect(&url("postgres"))
         .await
         .expect("connecting to the test cluster");
     sqlx::query(&format!("CREATE DATABASE {name}"))
@@ -349,5 +418,5 @@ pub async fn fresh_database() -> Option<String> {
         .await
         .expect("creating a test database");
     let _ = conn.close().await;
-    Some(admin.url(&name))
+    url(&name)
 }

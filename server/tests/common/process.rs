@@ -14,6 +14,9 @@ use super::{http_get, Client, PATIENCE};
 pub struct Process {
     child: Child,
     pub addr: SocketAddr,
+    /// Every line it printed so far (its log at `RUST_LOG`, warn unless
+    /// `KRYPTO_TEST_SERVER_LOG` says otherwise).
+    printed: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 /// A free port on 127.0.0.1 (free when asked; the server binds it next).
@@ -56,6 +59,8 @@ impl Process {
         let (ready_tx, ready) = mpsc::channel();
         // KRYPTO_TEST_SERVER_LOG=info shows the servers' logs.
         let show = std::env::var_os("KRYPTO_TEST_SERVER_LOG").is_some();
+        let printed = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let keep = printed.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
@@ -65,9 +70,14 @@ impl Process {
                 if line.contains("friends can join") {
                     let _ = ready_tx.send(());
                 }
+                keep.lock().unwrap().push(line);
             }
         });
-        let process = Process { child, addr };
+        let process = Process {
+            child,
+            addr,
+            printed,
+        };
         ready
             .recv_timeout(PATIENCE)
             .expect("the server did not start");
@@ -97,6 +107,15 @@ impl Process {
 
     pub async fn healthz(&self) -> String {
         http_get(self.addr, "/healthz").await.0
+    }
+
+    /// Whether it printed a line containing `text` so far.
+    pub fn printed(&self, text: &str) -> bool {
+        self.printed
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.contains(text))
     }
 
     /// SIGTERM: a graceful stop (not waited for).

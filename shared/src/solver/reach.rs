@@ -41,13 +41,7 @@ impl Value for Rational {
 
     #[inline(always)]
     fn combine(op: Op, l: Self, r: Self, overflow: &mut bool) -> Option<Self> {
-        let v = match op {
-            Op::Add => l.checked_add(r),
-            Op::Sub => l.checked_sub(r),
-            Op::Mul => l.checked_mul(r),
-            Op::Div => l.checked_div(r),
-        };
-        v.map_err(|e| note_overflow(e, overflow)).ok()
+        op.apply(l, r).map_err(|e| note_overflow(e, overflow)).ok()
     }
 
     #[inline(always)]

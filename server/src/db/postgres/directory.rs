@@ -136,35 +136,43 @@ impl Directory {
         self.timeout.as_secs_f64()
     }
 
-    /// Inserts this node's row (or refreshes it).
-    pub(crate) async fn register(&self, public_url: &str) -> Result<(), DbError> {
-        sqlx::query(
+    /// Inserts this node's row (or refreshes it); returns the database's
+    /// time of it, in seconds.
+    pub(crate) async fn register(&self, public_url: &str) -> Result<f64, DbError> {
+        Ok(sqlx::query_scalar(
             "INSERT INTO nodes (id, public_url) VALUES ($1, $2)
-             ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()",
+             ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()
+             RETURNING CAST(extract(epoch FROM heartbeat_at) AS float8)",
         )
         .bind(self.node)
         .bind(public_url)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
+        .fetch_one(&self.pool)
+        .await?)
     }
 
-    /// Refreshes this node's heartbeat; false when its row is gone (other
-    /// nodes took it for dead).
-    pub(crate) async fn heartbeat(&self, draining: bool) -> Result<bool, DbError> {
-        let done =
-            sqlx::query("UPDATE nodes SET heartbeat_at = now(), draining = $2 WHERE id = $1")
-                .bind(self.node)
-                .bind(draining)
-                .execute(&self.pool)
-                .await?;
-        Ok(done.rows_affected() == 1)
+    /// Refreshes this node's heartbeat; returns the database's time of it,
+    /// in seconds, or `None` when its row is gone (other nodes took it for
+    /// dead).
+    pub(crate) async fn heartbeat(&self, draining: bool) -> Result<Option<f64>, DbError> {
+        Ok(sqlx::query_scalar(
+            "UPDATE nodes SET heartbeat_at = now(), draining = $2 WHERE id = $1
+             RETURNING CAST(extract(epoch FROM heartbeat_at) AS float8)",
+        )
+        .bind(self.node)
+        .bind(draining)
+        .fetch_optional(&self.pool)
+        .await?)
     }
 
     /// Deletes dead nodes (their rooms go by cascade) and marks their
-    /// seats orphaned; forgets seats orphaned longer than `seat_hold`.
-    /// Returns the dead nodes' ids.
-    pub(crate) async fn reap(&self, seat_hold: Duration) -> Result<Vec<Uuid>, DbError> {
+    /// seats orphaned; forgets seats orphaned longer than `seat_hold`, and
+    /// session notices older than `notice_hold`. Returns the dead nodes'
+    /// ids.
+    pub(crate) async fn reap(
+        &self,
+        seat_hold: Duration,
+        notice_hold: Duration,
+    ) -> Result<Vec<Uuid>, DbError> {
         let mut tx = self.pool.begin().await?;
         let dead: Vec<Uuid> = sqlx::query_scalar(
             "DELETE FROM nodes WHERE heartbeat_at < now() - make_interval(secs => $1)
@@ -184,6 +192,10 @@ impl Directory {
         }
         sqlx::query("DELETE FROM seats WHERE orphaned_at < now() - make_interval(secs => $1)")
             .bind(seat_hold.as_secs_f64())
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM session_notices WHERE at < now() - make_interval(secs => $1)")
+            .bind(notice_hold.as_secs_f64())
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
@@ -326,10 +338,11 @@ impl Directory {
     }
 
     /// The listing entries (JSON) of the public rooms of the other live
-    /// nodes.
-    pub(crate) async fn remote_public_rooms(&self) -> Result<Vec<String>, DbError> {
-        Ok(sqlx::query_scalar(
-            "SELECT r.summary::text FROM rooms r JOIN nodes n ON n.id = r.node_id
+    /// nodes, each with the age of its node's last heartbeat in seconds.
+    pub(crate) async fn remote_public_rooms(&self) -> Result<Vec<(String, f64)>, DbError> {
+        Ok(sqlx::query_as(
+            "SELECT r.summary::text, CAST(extract(epoch FROM now() - n.heartbeat_at) AS float8)
+             FROM rooms r JOIN nodes n ON n.id = r.node_id
              WHERE r.public AND r.summary IS NOT NULL AND r.node_id <> $1
                AND n.heartbeat_at > now() - make_interval(secs => $2)",
         )
@@ -404,18 +417,36 @@ impl Directory {
         Ok(())
     }
 
-    /// Announces a new session of `player` on this node to every node;
-    /// returns its place in the order of sessions.
+    /// Announces a new session of `player` on this node to every node
+    /// (and keeps the notice for those not listening just now); returns
+    /// its place in the order of sessions.
     pub(crate) async fn announce_session(&self, player: i64) -> Result<i64, DbError> {
         Ok(sqlx::query_scalar(
-            "WITH s AS (SELECT nextval('session_seq') AS n)
-             SELECT n FROM s, LATERAL pg_notify($1, concat_ws(' ', $2::bigint, n, $3::text))",
+            "WITH s AS (INSERT INTO session_notices (seq, player_id, node_id)
+                        VALUES (nextval('session_seq'), $2, $3) RETURNING seq)
+             SELECT seq FROM s,
+                 LATERAL pg_notify($1, concat_ws(' ', $2::bigint, seq, CAST($3 AS text)))",
         )
         .bind(SESSIONS_CHANNEL)
         .bind(player)
-        .bind(self.node.to_string())
+        .bind(self.node)
         .fetch_one(&self.pool)
         .await?)
+    }
+
+    /// The session notices kept, after `seq`, oldest first: what a node
+    /// whose `LISTEN` broke may have missed.
+    pub(crate) async fn notices_after(&self, seq: i64) -> Result<Vec<Announcement>, DbError> {
+        let rows: Vec<(i64, i64, Uuid)> = sqlx::query_as(
+            "SELECT player_id, seq, node_id FROM session_notices WHERE seq > $1 ORDER BY seq",
+        )
+        .bind(seq)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(player, seq, node)| Announcement { player, seq, node })
+            .collect())
     }
 
     /// The live, not draining node other than this one holding the fewest

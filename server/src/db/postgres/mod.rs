@@ -16,7 +16,7 @@ use sqlx::{ConnectOptions, PgConnection, PgPool, Postgres};
 
 use super::batch;
 use super::scores::{Applied, Write};
-use super::DbError;
+use super::{DbError, POOL_WAIT};
 
 /// A PostgreSQL database: a pool for reads and the options to open the
 /// recorder's own connection.
@@ -33,6 +33,10 @@ impl Store {
         let options = PgConnectOptions::from_str(url)?;
         let pool = PgPoolOptions::new()
             .max_connections(8)
+            // A query waits this long for a connection while the database
+            // is away, then fails (and its caller says so) instead of
+            // hanging for the default 30 s.
+            .acquire_timeout(POOL_WAIT)
             .connect_with(options.clone())
             .await?;
         sqlx::migrate!("../migrations/postgres").run(&pool).await?;

@@ -50,7 +50,8 @@ impl WriteBackend for Postgres {
                 "INSERT INTO matches (id, room_code, settings, started_at)
                  SELECT t.id, t.code, t.settings::jsonb, t.at
                  FROM UNNEST($1::uuid[], $2::text[], $3::text[], $4::int8[])
-                     AS t(id, code, settings, at)",
+                     AS t(id, code, settings, at)
+                 ON CONFLICT (id) DO NOTHING",
             )
             .bind(col(matches, |m| m.id))
             .bind(col(matches, |m| m.room_code.clone()))
@@ -103,9 +104,10 @@ impl WriteBackend for Postgres {
         Box::pin(async move {
             sqlx::query(
                 "INSERT INTO attempts (match_id, round, player_id, formula, accepted, verdict,
-                                       elapsed_ms, at)
+                                       elapsed_ms, at, seq)
                  SELECT * FROM UNNEST($1::uuid[], $2::int8[], $3::int8[], $4::text[],
-                                      $5::bool[], $6::text[], $7::int8[], $8::int8[])",
+                                      $5::bool[], $6::text[], $7::int8[], $8::int8[], $9::int8[])
+                 ON CONFLICT (match_id, seq) DO NOTHING",
             )
             .bind(col(attempts, |a| a.match_id))
             .bind(col(attempts, |a| i64::from(a.round)))
@@ -115,6 +117,7 @@ impl WriteBackend for Postgres {
             .bind(col(attempts, |a| a.verdict.clone()))
             .bind(col(attempts, |a| int(a.elapsed_ms)))
             .bind(col(attempts, |a| a.at_ms))
+            .bind(col(attempts, |a| int(a.seq)))
             .execute(&mut *conn)
             .await?;
             Ok(())
@@ -180,6 +183,31 @@ impl WriteBackend for Postgres {
             .fetch_all(&mut *conn)
             .await?;
             Ok(found.into_iter().map(PlayerState::from).collect())
+        })
+    }
+
+    fn finished_matches<'c>(conn: &'c mut PgConnection, ids: &'c [Uuid]) -> Step<'c, Vec<Uuid>> {
+        Box::pin(async move {
+            let found: Vec<(Uuid,)> =
+                sqlx::query_as("SELECT id FROM matches WHERE id = ANY($1) AND status = 'finished'")
+                    .bind(ids)
+                    .fetch_all(&mut *conn)
+                    .await?;
+            Ok(found.into_iter().map(|(id,)| id).collect())
+        })
+    }
+
+    fn players_by_token<'c>(
+        conn: &'c mut PgConnection,
+        hashes: &'c [&'c str],
+    ) -> Step<'c, Vec<PlayerRow>> {
+        Box::pin(async move {
+            Ok(sqlx::query_as(
+                "SELECT id, name, name_key, bot FROM players WHERE token_hash = ANY($1)",
+            )
+            .bind(hashes)
+            .fetch_all(&mut *conn)
+            .await?)
         })
     }
 

@@ -12,7 +12,7 @@ use sqlx::{ConnectOptions, Sqlite, SqliteConnection, SqlitePool};
 
 use super::batch;
 use super::scores::{Applied, Write};
-use super::DbError;
+use super::{DbError, POOL_WAIT};
 
 /// A SQLite database: a pool for reads (and the few direct writes) and the
 /// options to open the recorder's own connection.
@@ -45,15 +45,27 @@ impl Store {
             .pragma("wal_autocheckpoint", "16384");
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
+            // A query waits this long for a connection while the database
+            // is away, then fails (and its caller says so) instead of
+            // hanging for the default 30 s.
+            .acquire_timeout(POOL_WAIT)
             .connect_with(options.clone())
             .await?;
         sqlx::migrate!("../migrations/sqlite").run(&pool).await?;
         Ok(Store { pool, options })
     }
 
-    /// A connection of its own, for the recorder.
+    /// A connection of its own, for the recorder. It waits for another
+    /// writer's lock for 1 s, not 5: a lock held longer (a backup tool, a
+    /// shell with an open transaction) sends the recorder's writes to its
+    /// journal instead of stalling every room behind it.
     pub(crate) async fn connect(&self) -> Result<SqliteConnection, DbError> {
-        Ok(self.options.connect().await?)
+        Ok(self
+            .options
+            .clone()
+            .busy_timeout(Duration::from_secs(1))
+            .connect()
+            .await?)
     }
 
     /// Applies `writes` in a transaction of their own.

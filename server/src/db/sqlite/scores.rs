@@ -76,7 +76,8 @@ impl WriteBackend for Sqlite {
             sqlx::query(
                 "INSERT INTO matches (id, room_code, settings, started_at)
                  SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3
-                 FROM json_each($1) WHERE true",
+                 FROM json_each($1) WHERE true
+                 ON CONFLICT (id) DO NOTHING",
             )
             .bind(heads)
             .execute(&mut *conn)
@@ -140,15 +141,17 @@ impl WriteBackend for Sqlite {
                     a.accepted,
                     a.verdict,
                     int(a.elapsed_ms),
-                    a.at_ms
+                    a.at_ms,
+                    int(a.seq)
                 ])
             }));
             sqlx::query(
                 "INSERT INTO attempts (match_id, round, player_id, formula, accepted, verdict,
-                                       elapsed_ms, at)
+                                       elapsed_ms, at, seq)
                  SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4,
-                        value ->> 5, value ->> 6, value ->> 7
-                 FROM json_each($1) WHERE true",
+                        value ->> 5, value ->> 6, value ->> 7, value ->> 8
+                 FROM json_each($1) WHERE true
+                 ON CONFLICT (match_id, seq) DO NOTHING",
             )
             .bind(rows)
             .execute(&mut *conn)
@@ -226,6 +229,38 @@ impl WriteBackend for Sqlite {
             .fetch_all(&mut *conn)
             .await?;
             Ok(found.into_iter().map(PlayerState::from).collect())
+        })
+    }
+
+    fn finished_matches<'c>(
+        conn: &'c mut SqliteConnection,
+        ids: &'c [Uuid],
+    ) -> Step<'c, Vec<Uuid>> {
+        Box::pin(async move {
+            let ids = rows(ids.iter().map(|id| json!(id.to_string())));
+            let found: Vec<(String,)> = sqlx::query_as(
+                "SELECT id FROM matches
+                 WHERE id IN (SELECT value FROM json_each($1)) AND status = 'finished'",
+            )
+            .bind(ids)
+            .fetch_all(&mut *conn)
+            .await?;
+            found.iter().map(|(id,)| uuid(id)).collect()
+        })
+    }
+
+    fn players_by_token<'c>(
+        conn: &'c mut SqliteConnection,
+        hashes: &'c [&'c str],
+    ) -> Step<'c, Vec<PlayerRow>> {
+        Box::pin(async move {
+            Ok(sqlx::query_as(
+                "SELECT id, name, name_key, bot FROM players
+                 WHERE token_hash IN (SELECT value FROM json_each($1))",
+            )
+            .bind(json!(hashes).to_string())
+            .fetch_all(&mut *conn)
+            .await?)
         })
     }
 

@@ -65,7 +65,7 @@ export function show(root) {
           h('td', { class: 'num', text: valueText(metric, r.value) }),
           h('td', { class: 'num', text: String(r.matches) }))))),
       h('p', { class: 'hint', text: `${body.total} player${body.total === 1 ? '' : 's'} on this board.` }),
-      metric === 'rating' && h('p', { class: 'hint', text: 'Ratings start at 1500. Players with a provisional rating (too few rated matches against different people) are not listed yet.' }));
+      metric === 'rating' && h('p', { class: 'hint', text: 'Players with a provisional rating (too few rated matches against different people) are not listed yet.' }));
     } catch (e) {
       fill(table, h('p', { class: 'error', role: 'alert', text: `Could not load the board: ${e.message}` }));
     }

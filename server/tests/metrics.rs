@@ -1,0 +1,102 @@
+//! `GET /metrics`: a round played over real sockets moves the series it
+//! should, on both backends; `--metrics-listen` moves them to a port of
+//! their own.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[macro_use]
+mod common;
+
+use common::process::{free_addr, Process};
+use common::{http_get, sample, solve, TestServer};
+use serde_json::json;
+
+/// The body of `GET /metrics`.
+async fn scrape(server: &TestServer) -> String {
+    let (status, body) = server.get("/metrics").await;
+    assert!(status.contains(" 200 "), "{status}");
+    body
+}
+
+on_both! {
+    #[tokio::test]
+    async fn a_round_played_shows_in_the_metrics() {
+        let server = TestServer::with_config(|c| c.room_time_scale = 100).await;
+        let before = scrape(&server).await;
+        assert_eq!(sample(&before, "krypto_connections"), 0.0);
+        assert_eq!(sample(&before, "krypto_verdict_seconds_count"), 0.0);
+        assert_eq!(sample(&before, "krypto_rooms"), 0.0);
+
+        let (mut ann, _) = server.player("ann").await;
+        let (mut ben, _) = server.player("ben").await;
+        let state = ann
+            .request(json!({"type": "create_room", "settings": {"rounds": 1}}))
+            .await;
+        let code = state["code"].as_str().unwrap().to_owned();
+        ben.request(json!({"type": "join_room", "code": code})).await;
+        ann.request(json!({"type": "start"})).await;
+        let started = ann.recv_type("round_started").await;
+        ben.recv_type("round_started").await;
+        let wrong = ben
+            .request(json!({"type": "submit", "round": 1, "formula": "0/0"}))
+            .await;
+        assert_eq!(wrong["accepted"], false, "{wrong}");
+        let right = ann
+            .request(json!({"type": "submit", "round": 1, "formula": solve(&started)}))
+            .await;
+        assert_eq!(right["accepted"], true, "{right}");
+        ann.recv_type("match_over").await;
+        ben.recv_type("match_over").await;
+
+        let after = scrape(&server).await;
+        assert_eq!(sample(&after, "krypto_connections"), 2.0);
+        assert_eq!(sample(&after, "krypto_connections_opened_total"), 2.0);
+        assert_eq!(sample(&after, "krypto_players"), 2.0);
+        assert_eq!(sample(&after, "krypto_rooms"), 1.0);
+        // hello ×2, create, join, start, submit ×2.
+        assert_eq!(sample(&after, "krypto_messages_received_total"), 7.0);
+        assert!(sample(&after, "krypto_messages_sent_total") >= 14.0, "{after}");
+        assert_eq!(sample(&after, "krypto_verdict_seconds_count"), 2.0);
+        assert!(sample(&after, "krypto_verdict_seconds_sum") > 0.0);
+        assert_eq!(sample(&after, "krypto_verdict_seconds_bucket{le=\"+Inf\"}"), 2.0);
+        // Two players, a match start, a hand, two attempts, a result: some
+        // group commits, none failed, none waiting.
+        let commits = sample(&after, "krypto_commits_total");
+        assert!(commits >= 2.0, "{after}");
+        assert!(sample(&after, "krypto_commit_seconds_total") > 0.0, "{after}");
+        assert!(sample(&after, "krypto_commit_seconds_max") > 0.0, "{after}");
+        assert_eq!(sample(&after, "krypto_journal_batches"), 0.0);
+        assert_eq!(sample(&after, "krypto_journal_full"), 0.0);
+        assert_eq!(sample(&after, "krypto_commit_failures_total"), 0.0);
+        assert_eq!(sample(&after, "krypto_recorder_queue"), 0.0);
+        assert_eq!(sample(&after, "krypto_redirects_total{reason=\"join\"}"), 0.0);
+        assert!(after.contains("# TYPE krypto_verdict_seconds histogram"), "{after}");
+        assert!(after.contains("# HELP krypto_commits_total "), "{after}");
+
+        drop(ben);
+        drop(ann);
+        server.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn metrics_listen_serves_metrics_on_their_own_port_only() {
+    let database = common::fresh_database().await;
+    let metrics_addr = free_addr();
+    let server = Process::start_at(
+        free_addr(),
+        &database.url,
+        &["--metrics-listen", &metrics_addr.to_string()],
+    );
+    let (_ann, _) = server
+        .player(json!({"type": "hello", "protocol": 1, "name": "ann"}))
+        .await;
+    let (status, body) = http_get(metrics_addr, "/metrics").await;
+    assert!(status.contains(" 200 "), "{status}");
+    assert_eq!(sample(&body, "krypto_connections"), 1.0);
+    assert_eq!(sample(&body, "krypto_players"), 1.0);
+    let (status, _) = http_get(server.addr, "/metrics").await;
+    assert!(status.contains(" 404 "), "{status}");
+    let (status, _) = http_get(metrics_addr, "/healthz").await;
+    assert!(status.contains(" 404 "), "{status}");
+}
