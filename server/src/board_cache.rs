@@ -25,41 +25,20 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use krypto_core::protocol::{LeaderboardRow, Metric, Period, PlayerId};
+use krypto_core::protocol::LeaderboardRow;
 use tokio::time::Instant;
 
 use crate::db::boards::{BoardEntry, BoardKey};
 use crate::db::Db;
-use crate::leaderboard::{player_named, Board, BoardError, BoardQuery, Ranking, MAX_LIMIT};
-use crate::periods;
+use crate::leaderboard::{
+    competition_ranks, player_named, Board, BoardError, BoardQuery, Ranking, MAX_LIMIT,
+};
 
 /// How long a copy serves as current when nothing was recorded here.
 pub const MAX_AGE: Duration = Duration::from_secs(2);
 
 /// How long a copy may be served at all while it is read again behind it.
 pub const STALE_AGE: Duration = Duration::from_secs(10);
-
-/// Which board: the owned form of [`BoardKey`].
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct Key {
-    metric: Metric,
-    period: &'static str,
-    start: i64,
-    min_rated: u32,
-    min_opponents: u32,
-}
-
-impl Key {
-    fn board_key(&self) -> BoardKey<'static> {
-        BoardKey {
-            metric: self.metric,
-            period: self.period,
-            start: self.start,
-            min_rated: self.min_rated,
-            min_opponents: self.min_opponents,
-        }
-    }
-}
 
 /// A whole board as read at one moment.
 #[derive(Debug)]
@@ -78,14 +57,7 @@ struct Snapshot {
 
 impl Snapshot {
     fn new(rows: Vec<BoardEntry>, version: u64, read_at: Instant) -> Snapshot {
-        let mut ranks: Vec<u32> = Vec::with_capacity(rows.len());
-        for (i, row) in rows.iter().enumerate() {
-            let rank = match i.checked_sub(1) {
-                Some(prev) if rows[prev].value == row.value => ranks[prev],
-                _ => u32::try_from(i + 1).unwrap_or(u32::MAX),
-            };
-            ranks.push(rank);
-        }
+        let ranks = competition_ranks(rows.iter().map(|r| r.value), 0, 1);
         let index = rows
             .iter()
             .enumerate()
@@ -104,16 +76,7 @@ impl Snapshot {
     fn page(&self, offset: usize, limit: usize) -> Vec<LeaderboardRow> {
         let end = offset.saturating_add(limit).min(self.rows.len());
         (offset.min(end)..end)
-            .map(|i| {
-                let row = &self.rows[i];
-                LeaderboardRow {
-                    rank: self.ranks[i],
-                    player: PlayerId(row.player_id),
-                    name: row.name.clone(),
-                    value: row.value,
-                    matches: u32::try_from(row.matches).unwrap_or(0),
-                }
-            })
+            .map(|i| self.rows[i].ranked(self.ranks[i]))
             .collect()
     }
 }
@@ -130,7 +93,7 @@ struct Slot {
 /// Every board's copy; shared by the server's connections.
 #[derive(Debug, Default)]
 pub struct BoardCache {
-    slots: Mutex<HashMap<Key, Arc<Slot>>>,
+    slots: Mutex<HashMap<BoardKey, Arc<Slot>>>,
 }
 
 impl BoardCache {
@@ -150,23 +113,11 @@ impl BoardCache {
         now_ms: i64,
         version: u64,
     ) -> Result<Board, BoardError> {
-        let start = periods::start(query.period, now_ms);
-        let key = Key {
-            metric: query.metric,
-            period: periods::name(query.period),
-            start,
-            min_rated: ranking.min_matches,
-            min_opponents: ranking.min_opponents,
-        };
+        let key = BoardKey::of(query, ranking, now_ms);
         let limit = query.limit.clamp(1, MAX_LIMIT) as usize;
         let snapshot = self.snapshot(db, key, version).await?;
-        let mut page = Board {
-            metric: query.metric,
-            period: query.period,
-            period_start: (query.period != Period::All).then(|| periods::iso(start)),
-            total: snapshot.rows.len() as u64,
-            rows: Vec::new(),
-        };
+        let mut page = Board::empty(query, key);
+        page.total = snapshot.rows.len() as u64;
         let offset = match &query.around {
             None => 0,
             Some(name) => {
@@ -188,7 +139,7 @@ impl BoardCache {
     async fn snapshot(
         self: &Arc<Self>,
         db: &Db,
-        key: Key,
+        key: BoardKey,
         version: u64,
     ) -> Result<Arc<Snapshot>, BoardError> {
         let slot = self.slot(&key);
@@ -209,19 +160,19 @@ impl BoardCache {
     }
 
     /// The slot of `key`, made on first use; slots of past periods go.
-    fn slot(&self, key: &Key) -> Arc<Slot> {
+    fn slot(&self, key: &BoardKey) -> Arc<Slot> {
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(slot) = slots.get(key) {
             return slot.clone();
         }
         slots.retain(|k, _| !(k.metric == key.metric && k.period == key.period));
         let slot = Arc::new(Slot::default());
-        slots.insert(key.clone(), slot.clone());
+        slots.insert(*key, slot.clone());
         slot
     }
 
     /// Reads the board again in a task of its own, unless one already is.
-    fn refresh_later(self: &Arc<Self>, slot: &Arc<Slot>, db: &Db, key: Key, version: u64) {
+    fn refresh_later(self: &Arc<Self>, slot: &Arc<Slot>, db: &Db, key: BoardKey, version: u64) {
         use std::sync::atomic::Ordering;
         if slot.refreshing.swap(true, Ordering::AcqRel) {
             return;
@@ -244,8 +195,8 @@ impl BoardCache {
 }
 
 /// Reads a whole board.
-async fn read(db: &Db, key: &Key, version: u64) -> Result<Snapshot, BoardError> {
+async fn read(db: &Db, key: &BoardKey, version: u64) -> Result<Snapshot, BoardError> {
     let read_at = Instant::now();
-    let rows = db.board_all(key.board_key()).await?;
+    let rows = db.board_all(*key).await?;
     Ok(Snapshot::new(rows, version, read_at))
 }

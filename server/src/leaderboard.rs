@@ -18,7 +18,7 @@
 use krypto_core::protocol::{LeaderboardRow, Metric, Period, PlayerId};
 use serde::Serialize;
 
-use crate::db::boards::{BoardKey, RecentMatch};
+use crate::db::boards::{BoardEntry, BoardKey, RecentMatch};
 use crate::db::{Db, DbError, PlayerRow};
 use crate::identity;
 use crate::periods;
@@ -101,6 +101,72 @@ pub enum BoardError {
     Db(#[from] DbError),
 }
 
+impl BoardKey {
+    /// The board `query` asks for as of `now_ms`, with `ranking`'s
+    /// minimums for the rating board.
+    pub fn of(query: &BoardQuery, ranking: Ranking, now_ms: i64) -> BoardKey {
+        BoardKey {
+            metric: query.metric,
+            period: periods::name(query.period),
+            start: periods::start(query.period, now_ms),
+            min_rated: ranking.min_matches,
+            min_opponents: ranking.min_opponents,
+        }
+    }
+}
+
+impl Board {
+    /// An empty page of board `key`, as `query` asked for it.
+    pub(crate) fn empty(query: &BoardQuery, key: BoardKey) -> Board {
+        Board {
+            metric: query.metric,
+            period: query.period,
+            period_start: (query.period != Period::All).then(|| periods::iso(key.start)),
+            total: 0,
+            rows: Vec::new(),
+        }
+    }
+}
+
+/// Standard competition ranks ("1, 2, 2, 4") of rows listed best first:
+/// equal values share the rank of the first of them, the next value ranks
+/// by its place. The rows are the board's from place `offset` (0-based);
+/// the first has rank `first` (rows above it may share its value). The one
+/// ranking of every board, whether a page is read from the database or cut
+/// from a copy.
+pub(crate) fn competition_ranks(
+    values: impl IntoIterator<Item = f64>,
+    offset: u64,
+    first: u64,
+) -> Vec<u32> {
+    let clamp = |rank: u64| u32::try_from(rank).unwrap_or(u32::MAX);
+    let mut ranks: Vec<u32> = Vec::new();
+    let mut previous: Option<(f64, u32)> = None;
+    for (i, value) in values.into_iter().enumerate() {
+        let rank = match previous {
+            Some((v, rank)) if v == value => rank,
+            Some(_) => clamp(offset + i as u64 + 1),
+            None => clamp(first),
+        };
+        previous = Some((value, rank));
+        ranks.push(rank);
+    }
+    ranks
+}
+
+impl BoardEntry {
+    /// The row as clients see it, at `rank`.
+    pub(crate) fn ranked(&self, rank: u32) -> LeaderboardRow {
+        LeaderboardRow {
+            rank,
+            player: PlayerId(self.player_id),
+            name: self.name.clone(),
+            value: self.value,
+            matches: u32::try_from(self.matches).unwrap_or(0),
+        }
+    }
+}
+
 /// The player called `name` (ignoring case and extra spaces).
 pub(crate) async fn player_named(db: &Db, name: &str) -> Result<PlayerRow, BoardError> {
     let not_found = || BoardError::PlayerNotFound(name.to_owned());
@@ -115,23 +181,10 @@ pub async fn board(
     ranking: Ranking,
     now_ms: i64,
 ) -> Result<Board, BoardError> {
-    let start = periods::start(query.period, now_ms);
-    let key = BoardKey {
-        metric: query.metric,
-        period: periods::name(query.period),
-        start,
-        min_rated: ranking.min_matches,
-        min_opponents: ranking.min_opponents,
-    };
+    let key = BoardKey::of(query, ranking, now_ms);
     let limit = query.limit.clamp(1, MAX_LIMIT);
     let count = |n: i64| u64::try_from(n).unwrap_or(0);
-    let mut page = Board {
-        metric: query.metric,
-        period: query.period,
-        period_start: (query.period != Period::All).then(|| periods::iso(start)),
-        total: 0,
-        rows: Vec::new(),
-    };
+    let mut page = Board::empty(query, key);
     let (offset, known_total) = match &query.around {
         None => (0, None),
         Some(name) => {
@@ -150,24 +203,21 @@ pub async fn board(
     };
     let rows = db.board_page(key, limit, offset, known_total).await?;
     page.total = rows.first().map_or(0, |r| count(r.total));
-    let mut previous: Option<(f64, u64)> = None;
-    for (i, row) in rows.into_iter().enumerate() {
-        let rank = match previous {
-            Some((value, rank)) if value == row.value => rank,
-            Some(_) => offset + i as u64 + 1,
-            // The first row of a page that does not start at the top may
-            // share its value with rows above it.
-            None => count(row.better_first) + 1,
-        };
-        previous = Some((row.value, rank));
-        page.rows.push(LeaderboardRow {
-            rank: u32::try_from(rank).unwrap_or(u32::MAX),
+    // The first row of a page that does not start at the top may share its
+    // value with rows above it: the database counts the better ones.
+    let first = rows.first().map_or(1, |r| count(r.better_first) + 1);
+    let ranks = competition_ranks(rows.iter().map(|r| r.value), offset, first);
+    page.rows = rows
+        .into_iter()
+        .zip(ranks)
+        .map(|(row, rank)| LeaderboardRow {
+            rank,
             player: PlayerId(row.player_id),
             name: row.name,
             value: row.value,
             matches: u32::try_from(row.matches).unwrap_or(0),
-        });
-    }
+        })
+        .collect();
     Ok(page)
 }
 
@@ -274,4 +324,20 @@ pub async fn profile(db: &Db, name: &str, ranking: Ranking) -> Result<Profile, B
         fastest_ms: totals.fastest_ms,
         recent_matches: recent.into_iter().map(ProfileMatch::from).collect(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::competition_ranks;
+
+    #[test]
+    fn equal_values_share_the_rank_of_the_first_of_them() {
+        assert_eq!(
+            competition_ranks([9.0, 7.0, 7.0, 5.0], 0, 1),
+            vec![1, 2, 2, 4]
+        );
+        // A page from place 10 whose first row ties with rows above it.
+        assert_eq!(competition_ranks([7.0, 7.0, 6.0], 10, 9), vec![9, 9, 13]);
+        assert!(competition_ranks([], 0, 1).is_empty());
+    }
 }

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use common::{TestServer, PATIENCE};
 use krypto_core::names::MAX_NAME_CHARS;
 use krypto_core::protocol::limits::ClientLimits;
-use krypto_core::protocol::PROTOCOL_VERSION;
+use krypto_core::protocol::{PROTOCOL_VERSION, REACTIONS};
 use krypto_core::settings::ROUNDS;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -169,6 +169,7 @@ async fn the_browser_reads_krypto_cores_limits_from_a_generated_module() {
     assert_eq!(want["name_chars"], MAX_NAME_CHARS);
     assert_eq!(want["formula_chars"], krypto_core::formula::MAX_LEN);
     assert_eq!(want["protocol"], PROTOCOL_VERSION);
+    assert_eq!(want["reactions"], serde_json::json!(REACTIONS));
     assert_eq!(want["settings"]["rounds"]["max"], *ROUNDS.end());
     assert_eq!(want["settings"]["target_score"]["nullable"], true);
     assert_eq!(

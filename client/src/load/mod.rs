@@ -22,6 +22,8 @@
 
 pub mod answers;
 pub mod cli;
+mod connection;
+mod player;
 pub mod report;
 pub mod room;
 pub mod stats;

@@ -14,46 +14,33 @@
 //! another node (a `redirect` during play) moves as the other clients do:
 //! a new socket (to the redirect's node, or back home after a 1012), `hello`
 //! with the token, and the seat is resumed; meanwhile the rest of the room
-//! plays on.
+//! plays on. Connecting, setting the room up and coming back are
+//! [`super::connection`]'s; this file is the room's state during play.
 
-use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use futures_util::stream::{self, FuturesUnordered, SelectAll, SplitSink, SplitStream};
+use futures_util::stream::{self, FuturesUnordered, SelectAll, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use krypto_core::protocol::{
     close, parse_server_message, ClientEnvelope, ClientMessage, ErrorCode, RoomPhase,
-    ServerEnvelope, ServerMessage, PROTOCOL_VERSION,
+    ServerEnvelope, ServerMessage,
 };
-use krypto_core::room::SEAT_HOLD_MS;
 use krypto_core::settings::SettingsPatch;
 use krypto_core::Rules;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use tokio::net::TcpStream;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
-use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
-use tokio_tungstenite::tungstenite::{self, Message};
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use tokio_tungstenite::tungstenite::Message;
 
 use super::answers::{self, Answers, Right};
+use super::connection::{come_back, set_up, text, Conn, Incoming, SetupError, Sink, Ws};
+use super::player::{Bot, Pending};
 use super::stats::{record, Counters, Stats, WonRound};
-use crate::redirect::{Follow, RedirectError, HOME_AFTER_FAILURES};
-
-/// Bytes read from a socket at a time.
-const READ_BUFFER: usize = 4 * 1024;
-
-type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
-type Sink = SplitSink<Ws, Message>;
-type Incoming = Option<Result<Message, tungstenite::Error>>;
-
-/// How long a player keeps trying to get back to their seat: half the
-/// time the room holds it, so a player who makes it is still seated.
-const MOVE_PATIENCE: Duration = Duration::from_millis(SEAT_HOLD_MS / 2);
+use crate::redirect::Follow;
 
 /// Where the run as a whole is; the coordinator moves it forward and every
 /// room task watches it.
@@ -136,357 +123,8 @@ pub async fn run(
     room.stats
 }
 
-/// A welcomed connection.
-struct Conn {
-    ws: Ws,
-    /// The player's name and the token `welcome` gave it, to say `hello`
-    /// again on another node.
-    name: String,
-    token: String,
-    /// The `welcome` resumed a held seat.
-    resumed: bool,
-}
-
-/// Connects and welcomes every player, creates the room, joins the others
-/// and starts the match. On failure every socket is dropped (the server
-/// sees them go) and the failure is counted.
-async fn set_up(
-    plan: &RoomPlan,
-    ctx: &RunContext,
-    stats: &mut Stats,
-) -> Result<(Vec<Conn>, String), ()> {
-    let connected =
-        futures_util::future::join_all(plan.names.iter().enumerate().map(|(i, name)| {
-            let url = if i == 0 {
-                &plan.host_url
-            } else {
-                &plan.guest_url
-            };
-            connect(ctx, url, name, None)
-        }))
-        .await;
-    let mut conns = Vec::with_capacity(connected.len());
-    let mut failed = false;
-    for c in connected {
-        match c {
-            Ok(conn) => {
-                ctx.counters.connection_opened();
-                conns.push(conn);
-            }
-            Err(e) => {
-                failed = true;
-                stats.connect_failures += 1;
-                match e {
-                    SetupError::Refused(code) => stats.error(code.as_str()),
-                    SetupError::Unwritable => stats.error("unwritable_request"),
-                    _ => {}
-                }
-            }
-        }
-    }
-    let result = if failed {
-        Err(())
-    } else {
-        match create_and_join(plan, ctx, &mut conns).await {
-            Ok((code, redirects)) => {
-                stats.redirects_followed += u64::from(redirects);
-                Ok(code)
-            }
-            Err(e) => {
-                match e {
-                    SetupError::Refused(code) => stats.error(code.as_str()),
-                    SetupError::Redirect(RedirectError::NotWebSocket(_)) => {
-                        stats.error("bad_redirect");
-                    }
-                    SetupError::Redirect(RedirectError::Loop(_)) => stats.error("redirect_loop"),
-                    SetupError::Unwritable => stats.error("unwritable_request"),
-                    SetupError::Broken => {}
-                }
-                Err(())
-            }
-        }
-    };
-    match result {
-        Ok(code) => Ok((conns, code)),
-        Err(()) => {
-            for _ in &conns {
-                ctx.counters.connection_closed();
-            }
-            Err(())
-        }
-    }
-}
-
-/// Why setting up a room failed.
-enum SetupError {
-    /// The server answered with this error code.
-    Refused(ErrorCode),
-    /// The socket failed, closed or timed out.
-    Broken,
-    /// A redirect we would not follow.
-    Redirect(RedirectError),
-    /// A request serde could not write (a bug: counted as an error).
-    Unwritable,
-}
-
-/// A request as a text frame; `None` (logged) when it cannot be written.
-fn text(envelope: &ClientEnvelope) -> Option<Message> {
-    match envelope.to_json() {
-        Ok(json) => Some(Message::text(json)),
-        Err(e) => {
-            eprintln!("krypto-load: a request could not be written: {e}");
-            None
-        }
-    }
-}
-
-/// Connects to `url` and says `hello` as `name` (with `token`, on a node we
-/// were redirected to).
-async fn connect(
-    ctx: &RunContext,
-    url: &str,
-    name: &str,
-    token: Option<String>,
-) -> Result<Conn, SetupError> {
-    // tungstenite's default 128 KiB read buffer is zero-filled before each
-    // read: thousands of sockets would spend most of their memory and much
-    // of their CPU on it. Messages are small (frames up to 16 KiB still
-    // fit, the buffer grows for them). Nagle's algorithm would hold small
-    // messages back: latency is the point.
-    let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
-    let connecting = tokio_tungstenite::connect_async_with_config(url, Some(config), true);
-    let mut ws = match tokio::time::timeout(ctx.setup_timeout, connecting).await {
-        Ok(Ok((ws, _))) => ws,
-        _ => return Err(SetupError::Broken),
-    };
-    let hello = ClientMessage::Hello {
-        protocol: PROTOCOL_VERSION,
-        name: Some(name.to_owned()),
-        token,
-        ticket: None,
-        bot: false,
-    };
-    let welcome = request(ctx, &mut ws, "hello", hello).await?;
-    match welcome.message {
-        ServerMessage::Welcome { token, resumed, .. } => Ok(Conn {
-            ws,
-            name: name.to_owned(),
-            token,
-            resumed,
-        }),
-        _ => Err(SetupError::Broken),
-    }
-}
-
-/// Joins room `code`, following redirects to the node that holds it;
-/// returns how many were followed.
-async fn join(ctx: &RunContext, guest: &mut Conn, code: &str) -> Result<u32, SetupError> {
-    let mut follow = Follow::default();
-    loop {
-        let join = ClientMessage::JoinRoom {
-            code: code.to_owned(),
-            spectator: false,
-        };
-        let reply = request(ctx, &mut guest.ws, "join", join).await?;
-        let ServerMessage::Redirect { url, .. } = reply.message else {
-            return Ok(follow.in_a_row());
-        };
-        let url = follow.redirect(&url).map_err(SetupError::Redirect)?;
-        let moved = connect(ctx, &url, &guest.name, Some(guest.token.clone())).await?;
-        let resumed = moved.resumed;
-        let mut left = std::mem::replace(guest, moved);
-        let _ = left.ws.close(None).await;
-        if resumed {
-            return Ok(follow.in_a_row());
-        }
-    }
-}
-
-/// Takes a player back to their seat in room `code`: `first` (a
-/// redirect's node, or home) until it answers — home after a few failures
-/// — then `hello` with the token; a seat not resumed there is asked for.
-async fn come_back(
-    ctx: Arc<RunContext>,
-    first: String,
-    home: String,
-    name: String,
-    token: String,
-    code: String,
-) -> Result<Conn, SetupError> {
-    let deadline = Instant::now() + MOVE_PATIENCE;
-    let mut delay = Duration::from_millis(100);
-    let mut failures = 0;
-    loop {
-        let url = if failures < HOME_AFTER_FAILURES {
-            &first
-        } else {
-            &home
-        };
-        match connect(&ctx, url, &name, Some(token.clone())).await {
-            Ok(mut conn) => {
-                if !conn.resumed {
-                    join(&ctx, &mut conn, &code).await?;
-                }
-                return Ok(conn);
-            }
-            Err(SetupError::Broken) if Instant::now() < deadline => {
-                failures += 1;
-                tokio::time::sleep(delay).await;
-                delay = (delay * 2).min(Duration::from_secs(2));
-            }
-            Err(e) => return Err(e),
-        }
-    }
-}
-
-/// Sends a request with `id` and reads until its reply (other messages are
-/// counted and skipped); an `error` reply is a refusal.
-async fn request(
-    ctx: &RunContext,
-    ws: &mut Ws,
-    id: &str,
-    message: ClientMessage,
-) -> Result<ServerEnvelope, SetupError> {
-    let envelope = ClientEnvelope {
-        id: Some(id.to_owned()),
-        message,
-    };
-    let exchange = async {
-        let request = text(&envelope).ok_or(SetupError::Unwritable)?;
-        ws.send(request).await.map_err(|_| SetupError::Broken)?;
-        ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
-        loop {
-            let text = match ws.next().await {
-                Some(Ok(Message::Text(text))) => text,
-                Some(Ok(Message::Close(_))) | Some(Err(_)) | None => {
-                    return Err(SetupError::Broken)
-                }
-                Some(Ok(_)) => continue,
-            };
-            ctx.counters.received.fetch_add(1, Ordering::Relaxed);
-            let Ok(reply) = parse_server_message(text.as_str()) else {
-                continue;
-            };
-            if reply.id.as_deref() != Some(id) {
-                continue;
-            }
-            if let ServerMessage::Error { code, .. } = &reply.message {
-                return Err(SetupError::Refused(*code));
-            }
-            return Ok(reply);
-        }
-    };
-    tokio::time::timeout(ctx.setup_timeout, exchange)
-        .await
-        .unwrap_or(Err(SetupError::Broken))
-}
-
-/// Creates the room and joins every other player to it; returns its code
-/// and the redirects followed.
-async fn create_and_join(
-    plan: &RoomPlan,
-    ctx: &RunContext,
-    conns: &mut [Conn],
-) -> Result<(String, u32), SetupError> {
-    let Some((host, guests)) = conns.split_first_mut() else {
-        return Err(SetupError::Broken);
-    };
-    let create = ClientMessage::CreateRoom {
-        settings: Some(plan.settings.clone()),
-        public: Some(false),
-    };
-    let created = request(ctx, &mut host.ws, "create", create).await?;
-    let ServerMessage::RoomState(snapshot) = created.message else {
-        return Err(SetupError::Broken);
-    };
-    let code = snapshot.code;
-    let joins = guests.iter_mut().map(|guest| join(ctx, guest, &code));
-    let mut redirects = 0;
-    for joined in futures_util::future::join_all(joins).await {
-        redirects += joined?;
-    }
-    let start = ClientEnvelope {
-        id: Some("start".to_owned()),
-        message: ClientMessage::Start,
-    };
-    let request = text(&start).ok_or(SetupError::Unwritable)?;
-    host.ws
-        .send(request)
-        .await
-        .map_err(|_| SetupError::Broken)?;
-    ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
-    Ok((code, redirects))
-}
-
-/// One simulated player during play.
-struct Bot {
-    sink: Sink,
-    /// Its name and token, to come back with.
-    name: String,
-    token: String,
-    /// The URL it first connected to.
-    home: String,
-    /// Which of its connections is current (events of older ones are
-    /// ignored).
-    generation: u32,
-    /// On its way back to its seat.
-    moving: bool,
-    /// The round being played, from its `round_started` to its end.
-    round: Option<u32>,
-    /// Matches seen started on this connection (rounds restart at 1).
-    match_no: u32,
-    /// When this player next submits.
-    next_submit: Instant,
-    /// Request sequence number of the last submission.
-    seq: u64,
-    /// Submissions awaiting their verdict, by request sequence number.
-    pending: HashMap<u64, Pending>,
-    /// The connection ended (or we closed it).
-    closed: bool,
-}
-
-impl Bot {
-    /// Whether `code`, refusing submission `sent`, answers a late answer.
-    fn is_late(&self, sent: &Pending, code: ErrorCode) -> bool {
-        is_late_answer(
-            code,
-            (sent.match_no, sent.round),
-            (self.match_no, self.round),
-        )
-    }
-}
-
-/// Whether a refusal with `code` of an answer to round `answered` (match,
-/// round) is the right answer to a late answer, given the round the player
-/// has read to be live when the refusal arrives (`now`).
-///
-/// A late answer is sent while its round is ending, before the player has
-/// read the end: under load the generator reads its sockets late, and a
-/// room's host starts the rematch while the other players of the same task
-/// have not yet read `match_over`. The server then answers `wrong_round`
-/// (the next round has begun) or `wrong_state` (the rematch is counting
-/// down), as the protocol says. It sends a round's end (`round_won`,
-/// `round_timed_out`, `match_over`) to every player before it moves on, on
-/// the same ordered connection as the refusal, so by the time the refusal
-/// arrives the player has read that its round is over. A refusal that
-/// arrives while the round still looks live is no race, and stays an error.
-fn is_late_answer(code: ErrorCode, answered: (u32, u32), now: (u32, Option<u32>)) -> bool {
-    let still_live = now == (answered.0, Some(answered.1));
-    matches!(code, ErrorCode::WrongRound | ErrorCode::WrongState) && !still_live
-}
-
-/// A submission awaiting its answer.
-#[derive(Debug, Clone, Copy)]
-struct Pending {
-    sent_at: Instant,
-    /// Sent in the steady window: its latency is recorded.
-    measured: bool,
-    /// The match (on this connection) and round it answered.
-    match_no: u32,
-    round: u32,
-}
-
 /// The hand being played in this room, as first seen by any player.
+#[derive(Debug)]
 struct Hand {
     match_no: u32,
     round: u32,
@@ -499,6 +137,22 @@ struct Hand {
     first_seen: Instant,
     /// Players who have seen its `round_started`.
     seen: usize,
+}
+
+impl Hand {
+    /// Round `key` (match, round) with its objective and cards, seen by one
+    /// player at `now`; its answers are worked out when first needed.
+    fn new(key: (u32, u32), objective: i64, cards: Vec<i64>, now: Instant) -> Hand {
+        Hand {
+            match_no: key.0,
+            round: key.1,
+            objective,
+            cards,
+            answers: None,
+            first_seen: now,
+            seen: 1,
+        }
+    }
 }
 
 struct Room {
@@ -543,20 +197,7 @@ impl Room {
             } else {
                 plan.guest_url.clone()
             };
-            bots.push(Bot {
-                sink,
-                name: conn.name,
-                token: conn.token,
-                home,
-                generation: 0,
-                moving: false,
-                round: None,
-                match_no: 0,
-                next_submit: now + phase,
-                seq: 0,
-                pending: HashMap::new(),
-                closed: false,
-            });
+            bots.push(Bot::new(sink, conn.name, conn.token, home, now + phase));
         }
         Room {
             plan,
@@ -830,15 +471,7 @@ impl Room {
                     }
                     _ => {
                         self.stats.rounds_started += 1;
-                        self.hand = Some(Hand {
-                            match_no: key.0,
-                            round,
-                            objective,
-                            cards,
-                            answers: None,
-                            first_seen: now,
-                            seen: 1,
-                        });
+                        self.hand = Some(Hand::new(key, objective, cards, now));
                     }
                 }
             }
@@ -890,15 +523,7 @@ impl Room {
                     bot.round = Some(r.number);
                     let key = (bot.match_no, r.number);
                     if self.hand.as_ref().map(|h| (h.match_no, h.round)) != Some(key) {
-                        self.hand = Some(Hand {
-                            match_no: key.0,
-                            round: r.number,
-                            objective: r.objective,
-                            cards: r.cards,
-                            answers: None,
-                            first_seen: now,
-                            seen: 1,
-                        });
+                        self.hand = Some(Hand::new(key, r.objective, r.cards, now));
                     }
                 }
             }
@@ -988,38 +613,4 @@ fn tagged(
 
 fn micros(d: Duration) -> u64 {
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_refusal_after_the_round_ended_is_a_late_answer() {
-        // Round 3 of match 1 was answered; the player has since read
-        // round 4's deal, the round's end, or the rematch.
-        for now in [(1, Some(4)), (1, None), (2, None), (2, Some(3))] {
-            assert!(
-                is_late_answer(ErrorCode::WrongRound, (1, 3), now),
-                "{now:?}"
-            );
-            assert!(
-                is_late_answer(ErrorCode::WrongState, (1, 3), now),
-                "{now:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn a_refusal_while_the_round_looks_live_is_an_error() {
-        assert!(!is_late_answer(ErrorCode::WrongRound, (1, 3), (1, Some(3))));
-        assert!(!is_late_answer(ErrorCode::WrongState, (1, 3), (1, Some(3))));
-        // Other refusals are never a race.
-        assert!(!is_late_answer(
-            ErrorCode::RateLimited,
-            (1, 3),
-            (1, Some(4))
-        ));
-        assert!(!is_late_answer(ErrorCode::NotAPlayer, (1, 3), (2, None)));
-    }
 }

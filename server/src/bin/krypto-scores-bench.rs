@@ -18,7 +18,7 @@ use krypto_server::board_cache::BoardCache;
 use krypto_server::db::boards::BoardKey;
 use krypto_server::db::Db;
 use krypto_server::leaderboard::{self, BoardQuery, Ranking};
-use krypto_server::periods::{self, now_ms};
+use krypto_server::periods::now_ms;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -87,13 +87,13 @@ async fn main() -> anyhow::Result<()> {
     let mut worst = Duration::ZERO;
     for (metric, metric_name) in METRICS {
         for (period, period_name) in PERIODS {
-            let key = BoardKey {
+            let top_query = BoardQuery {
                 metric,
-                period: periods::name(period),
-                start: periods::start(period, now),
-                min_rated: args.min_rated_matches,
-                min_opponents: args.min_rated_opponents,
+                period,
+                limit: args.limit,
+                around: None,
             };
+            let key = BoardKey::of(&top_query, ranking, now);
             let total = db.board_total(key).await?;
             // Players to centre on: drawn from the whole board.
             let mut names = Vec::new();
@@ -106,12 +106,7 @@ async fn main() -> anyhow::Result<()> {
             let mut top = Vec::with_capacity(args.iterations as usize);
             let mut around = Vec::with_capacity(args.iterations as usize);
             for i in 0..args.iterations {
-                let mut query = BoardQuery {
-                    metric,
-                    period,
-                    limit: args.limit,
-                    around: None,
-                };
+                let mut query = top_query.clone();
                 let t = Instant::now();
                 leaderboard::board(&db, &query, ranking, now).await?;
                 top.push(t.elapsed());
@@ -133,12 +128,7 @@ async fn main() -> anyhow::Result<()> {
             let mut served_top = Vec::with_capacity(args.iterations as usize);
             let mut served_around = Vec::with_capacity(args.iterations as usize);
             for i in 0..args.iterations {
-                let mut query = BoardQuery {
-                    metric,
-                    period,
-                    limit: args.limit,
-                    around: None,
-                };
+                let mut query = top_query.clone();
                 let t = Instant::now();
                 cache.board(&db, &query, ranking, now, 0).await?;
                 served_top.push(t.elapsed());

@@ -61,13 +61,15 @@ pub struct Standing {
     pub total: i64,
 }
 
-/// Where a leaderboard's rows come from and how they are ordered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BoardKey<'a> {
+/// Which board: where its rows come from and how they are ordered. The
+/// same key reads a page from the database and names a board's copy in
+/// memory (`board_cache.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BoardKey {
     /// Which metric.
     pub metric: Metric,
     /// `player_stats.period`.
-    pub period: &'a str,
+    pub period: &'static str,
     /// `player_stats.period_start`.
     pub start: i64,
     /// Fewest rated matches to appear on the rating board.
@@ -282,7 +284,7 @@ impl Db {
     /// board's size (`known_total` if given, else counted).
     pub async fn board_page(
         &self,
-        key: BoardKey<'_>,
+        key: BoardKey,
         limit: u32,
         offset: u64,
         known_total: Option<u64>,
@@ -300,7 +302,7 @@ impl Db {
     /// Where `player` stands on a leaderboard, if they are on it.
     pub async fn board_locate(
         &self,
-        key: BoardKey<'_>,
+        key: BoardKey,
         player: PlayerId,
     ) -> Result<Option<Standing>, DbError> {
         let sql = sql(key.metric).locate;
@@ -312,7 +314,7 @@ impl Db {
     }
 
     /// How many players are on a leaderboard.
-    pub async fn board_total(&self, key: BoardKey<'_>) -> Result<u64, DbError> {
+    pub async fn board_total(&self, key: BoardKey) -> Result<u64, DbError> {
         let sql = sql(key.metric).total;
         let (n,): (i64,) = on_store!(self, s => bind_board!(sqlx::query_as(sql), key, 0_u32, 0_i64, 0.0_f64, 0_i64)
             .fetch_one(&s.pool)
@@ -321,7 +323,7 @@ impl Db {
     }
 
     /// A whole leaderboard, best first (ties in player id order).
-    pub async fn board_all(&self, key: BoardKey<'_>) -> Result<Vec<BoardEntry>, DbError> {
+    pub async fn board_all(&self, key: BoardKey) -> Result<Vec<BoardEntry>, DbError> {
         let sql = sql(key.metric).all;
         Ok(
             on_store!(self, s => bind_board!(sqlx::query_as(sql), key, 0_u32, 0_i64, 0.0_f64, 0_i64)
