@@ -19,9 +19,9 @@ use std::time::Duration;
 use krypto_core::protocol::{PlayerId, ServerEnvelope, ServerMessage};
 
 use crate::db::saved::StoredRoom;
-use crate::metrics::RedirectReason;
 use crate::db::tickets::TicketKind;
 use crate::identity;
+use crate::metrics::RedirectReason;
 use crate::room_task::{self, Restored};
 use crate::{ServerError, Shared};
 
