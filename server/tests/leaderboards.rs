@@ -54,7 +54,7 @@ impl Seed {
             .db
             .create_player(NewPlayer {
                 name: name.to_owned(),
-                name_key: name.to_lowercase(),
+                name_key: krypto_core::names::key(name),
                 token_hash: format!("hash-{name}"),
                 bot: false,
             })

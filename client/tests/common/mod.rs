@@ -64,6 +64,9 @@ impl TestServer {
             // would stop the soak test's 200 players.
             max_connections_per_ip: 0,
             max_new_accounts: 0,
+            // …and so would the budgets for opening sockets and for HTTP.
+            ws_open_burst: 0,
+            http_burst: 0,
             ..Config::default()
         }
     }
