@@ -322,3 +322,16 @@ fn others_see_the_winning_formula_as_the_parser_prints_it_never_as_typed() {
             .any(|o| matches!(o.message, ServerMessage::RoundWon { .. })));
     }
 }
+
+#[test]
+fn a_real_attempt_is_a_whole_formula_or_a_right_claim() {
+    use krypto_core::room::counts_as_attempt;
+    let hand = [1, 2, 3, 4, 5];
+    assert!(counts_as_attempt(Some(RIGHT), true, &hand));
+    assert!(counts_as_attempt(Some(WRONG), false, &hand));
+    assert!(counts_as_attempt(None, true, &hand), "a right claim");
+    assert!(!counts_as_attempt(None, false, &hand), "a wrong claim");
+    for puppet in ["1+1", "1", "((", "1+2+3+4+5+1"] {
+        assert!(!counts_as_attempt(Some(puppet), false, &hand), "{puppet}");
+    }
+}

@@ -356,9 +356,11 @@ fn the_result_tells_the_ratings_who_is_a_bot_and_who_tried() {
     r.join(Joiner::new(DEE, "Dee"), false, 0).unwrap();
     r.start(ADA, 0).unwrap();
     r.tick(R1);
-    // Round 1: Cy misses twice, then the bot wins. Dee leaves after a try.
+    // Round 1: Cy misses with a whole formula, then types `((` and `1+1`
+    // (not attempts at the hand); the bot wins. Dee leaves after a try.
     r.submit(CY, 1, WRONG, R1 + 1).unwrap();
     r.submit(CY, 1, "((", R1 + 2).unwrap();
+    r.submit(CY, 1, "1+1", R1 + 2).unwrap();
     r.submit(DEE, 1, WRONG, R1 + 3).unwrap();
     r.leave(DEE, R1 + 4).unwrap();
     r.submit(BOB, 1, RIGHT, R1 + 5).unwrap();
@@ -375,7 +377,7 @@ fn the_result_tells_the_ratings_who_is_a_bot_and_who_tried() {
     };
     assert_eq!(of(ADA), (false, 0));
     assert_eq!(of(BOB), (true, 1));
-    assert_eq!(of(CY), (false, 2));
+    assert_eq!(of(CY), (false, 1), "only the whole formula counts");
     assert_eq!(of(DEE), (false, 1), "a leaver keeps their attempts");
     // A rematch counts afresh (the host cuts its ready check short).
     r.start(ADA, round2 + 100_000).unwrap();

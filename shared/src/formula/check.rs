@@ -31,6 +31,15 @@ pub fn check(
     Ok(value)
 }
 
+/// Whether `formula` is a complete formula over the hand: it parses and
+/// uses every card of `cards` exactly once, whatever it comes to and
+/// whatever rule set it breaks. This is what makes an answer a real attempt
+/// at the hand for ratings and boards (`room::counts_as_attempt`): a wrong
+/// value is one, `1+1` is not.
+pub fn uses_hand(formula: &str, cards: &[i64]) -> bool {
+    parse(formula).is_ok_and(|parsed| match_cards(&parsed, cards).is_ok())
+}
+
 /// What the input typed so far amounts to, for a live preview.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Analysis {
@@ -159,5 +168,17 @@ mod tests {
         let a = analyze("8-19", &[8, 19], Rules::International);
         assert_eq!(a.value, Some(Rational::from_int(-11)));
         assert_eq!(a.error.unwrap().kind, ErrorKind::RuleViolation);
+    }
+
+    #[test]
+    fn a_complete_formula_uses_the_whole_hand_whatever_its_value() {
+        let hand = [1, 2, 3, 4, 5];
+        assert!(uses_hand("1+2+3+4+5", &hand));
+        assert!(uses_hand("(1+2)*3-4/5", &hand), "a wrong value is an attempt");
+        assert!(uses_hand("1/(2-2+3-3)*4*5", &[1, 2, 2, 3, 3, 4, 5]));
+        assert!(uses_hand("5/(4-4)+1+2+3", &[1, 2, 3, 4, 4, 5]));
+        for not_one in ["1+1", "1+2", "1+2+3+4", "1+2+3+4+5+5", "1+2+3+4+6", "1+2+3+4+", ""] {
+            assert!(!uses_hand(not_one, &hand), "{not_one:?}");
+        }
     }
 }

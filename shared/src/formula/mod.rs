@@ -15,7 +15,7 @@ mod error;
 pub mod lexer;
 pub mod parser;
 
-pub use check::{analyze, check, Analysis};
+pub use check::{analyze, check, uses_hand, Analysis};
 pub use error::{ErrorKind, FormulaError};
 pub use parser::{parse, Parsed};
 

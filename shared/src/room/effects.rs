@@ -133,8 +133,9 @@ pub struct Entrant {
     pub player: PlayerId,
     /// Said it is a bot when it connected.
     pub bot: bool,
-    /// Formulas and "no solution" claims the room judged for them in this
-    /// match (wrong, locked out and too late included).
+    /// Real attempts at the hand in this match ([`super::counts_as_attempt`]):
+    /// complete formulas over the hand's cards, right or wrong (locked out
+    /// and too late included), and right "no solution" claims.
     pub attempts: u32,
 }
 

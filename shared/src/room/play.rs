@@ -7,6 +7,7 @@ use super::{
     ROUND_POINTS,
 };
 use crate::protocol::{DealMode, PlayerId, ScoreEntry, ServerMessage, VerdictError, VerdictKind};
+use crate::formula;
 use crate::rational::Rational;
 
 impl Room {
@@ -249,8 +250,6 @@ impl Room {
         self.end_round(now, fx);
     }
 
-    /// Records a judged attempt and counts it: the ratings leave out
-    /// players who never tried.
     /// Counts an answer against the seat's flood limit, or refuses it
     /// (neither judged nor recorded).
     fn take_attempt_credit(&mut self, player: PlayerId, now: u64) -> Result<(), RoomError> {
@@ -265,10 +264,31 @@ impl Room {
         Ok(())
     }
 
+    /// Records an answer, and counts it towards the player's attempts in
+    /// the match when it is a real one ([`counts_as_attempt`]).
     fn count_attempt(&mut self, player: PlayerId, fx: &mut Effects, event: RoomEvent) {
-        if let Some(m) = self.member_mut(player) {
+        let counts = match (&event, &self.round) {
+            (
+                RoomEvent::Attempt {
+                    formula, accepted, ..
+                },
+                Some(round),
+            ) => counts_as_attempt(formula.as_deref(), *accepted, &round.deal.hand),
+            _ => false,
+        };
+        if let (true, Some(m)) = (counts, self.member_mut(player)) {
             m.attempts += 1;
         }
         fx.events.push(event);
     }
+}
+
+/// Whether an answer is a real attempt at the hand, for ratings and boards
+/// (a match rates, and its rounds count on the boards, only when two or
+/// more people made one): a complete formula over the hand's cards
+/// ([`formula::uses_hand`], right or wrong), or a right "no solution"
+/// claim. `1+1`, a fragment or a wrong claim is not: a puppet account must
+/// not make a match look played by typing nothing of the hand.
+pub fn counts_as_attempt(formula: Option<&str>, accepted: bool, cards: &[i64]) -> bool {
+    accepted || formula.is_some_and(|f| formula::uses_hand(f, cards))
 }

@@ -50,8 +50,9 @@ pub(super) struct Member {
     pub(super) released_at: Option<u64>,
     /// Score in the current (or last) match.
     pub(super) score: i64,
-    /// Formulas and claims judged in the current (or last) match, so the
-    /// ratings can leave out players who never tried.
+    /// Real attempts at the hand in the current (or last) match
+    /// ([`super::counts_as_attempt`]), so ratings and boards leave out
+    /// players who never tried.
     pub(super) attempts: u32,
     /// First round of the current match they may answer: late joiners wait
     /// for the next deal.
