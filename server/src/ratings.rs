@@ -28,7 +28,9 @@ pub const MIN_OPPONENTS: u32 = 3;
 /// A player's part in a finished match, as the rating rule sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Entrant {
-    /// They made at least one attempt (a formula or a claim) in the match.
+    /// They made at least one real attempt at the hand in the match (a
+    /// whole formula over its cards, or a right claim:
+    /// `krypto_core::room::counts_as_attempt`).
     pub attempted: bool,
     /// A program that said `bot` in its hello.
     pub bot: bool,

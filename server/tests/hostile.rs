@@ -82,6 +82,124 @@ fn assert_json_error(status: u16, body: &str, want_status: u16, want_code: &str)
 
 on_both! {
     #[tokio::test]
+    async fn puppets_typing_one_plus_one_rate_nobody_and_rank_no_farmer() {
+        // The default board: 3 rated matches against 3 different people.
+        let server = TestServer::with_config(scripted).await;
+        let (mut farmer, _) = server.player("Farmer").await;
+        let mut puppets = Vec::new();
+        for name in ["PupA", "PupB", "PupC"] {
+            puppets.push(server.player(name).await.0);
+        }
+        let state = farmer
+            .request(json!({"type": "create_room", "settings": {"rounds": 1, "round_seconds": 10}}))
+            .await;
+        let code = state["code"].as_str().unwrap().to_owned();
+        for p in &mut puppets {
+            p.request(json!({"type": "join_room", "code": code})).await;
+        }
+        for _ in 0..3 {
+            farmer.request(json!({"type": "start"})).await;
+            farmer.recv_type("round_started").await;
+            for p in &mut puppets {
+                p.recv_type("round_started").await;
+                // `1+1`, a lone card, a fragment: answers, but no attempt
+                // at the hand.
+                for formula in ["1+1", "5", "(("] {
+                    let v = p
+                        .request(json!({"type": "submit", "round": 1, "formula": formula}))
+                        .await;
+                    assert_eq!(v["accepted"], false, "{v}");
+                }
+            }
+            let v = farmer
+                .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4+5"}))
+                .await;
+            assert_eq!(v["accepted"], true, "{v}");
+            let over = farmer.recv_type("match_over").await;
+            assert!(
+                over["standings"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|s| s.get("rating_after").is_none()),
+                "puppets make no rated match: {over}"
+            );
+            for p in &mut puppets {
+                p.recv_type("match_over").await;
+            }
+        }
+        let (_, profile) = server.get_json("/api/players/Farmer").await;
+        assert_eq!(profile["rated_matches"], 0, "{profile}");
+        assert_eq!(profile["rating"], Value::Null, "{profile}");
+        for metric in ["rating", "wins", "rounds", "fastest"] {
+            let (_, board) = server
+                .get_json(&format!("/api/leaderboard?metric={metric}"))
+                .await;
+            assert_eq!(board["rows"], json!([]), "{metric}: {board}");
+        }
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_solo_match_solved_at_once_is_on_no_board() {
+        let server = TestServer::with_config(scripted).await;
+        let (mut solo, _) = server.player("Solo").await;
+        solo.request(json!({"type": "create_room", "settings": {"rounds": 2, "round_seconds": 10}}))
+            .await;
+        solo.request(json!({"type": "start"})).await;
+        for round in 1..=2 {
+            let started = solo.recv_type("round_started").await;
+            assert_eq!(started["round"], round);
+            let v = solo
+                .request(json!({"type": "submit", "round": round, "formula": "1+2+3+4+5"}))
+                .await;
+            assert_eq!(v["accepted"], true, "{v}");
+        }
+        solo.recv_type("match_over").await;
+        for metric in ["fastest", "rounds"] {
+            let (_, board) = server
+                .get_json(&format!("/api/leaderboard?metric={metric}"))
+                .await;
+            assert_eq!(board["rows"], json!([]), "{metric}: {board}");
+        }
+        let (_, profile) = server.get_json("/api/players/Solo").await;
+        assert_eq!(profile["matches"], 1, "the match is on the profile: {profile}");
+        assert_eq!(profile["rounds_won"], 0, "{profile}");
+
+        // The same hands raced by two people count, round by round.
+        let (mut ann, _) = server.player("Ann").await;
+        let (mut ben, _) = server.player("Ben").await;
+        let state = ann
+            .request(json!({"type": "create_room", "settings": {"rounds": 1, "round_seconds": 10}}))
+            .await;
+        ben.request(json!({"type": "join_room", "code": state["code"]}))
+            .await;
+        ann.request(json!({"type": "start"})).await;
+        ann.recv_type("round_started").await;
+        ben.recv_type("round_started").await;
+        let miss = ben
+            .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4-5"}))
+            .await;
+        assert_eq!(miss["accepted"], false, "{miss}");
+        ann.request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4+5"}))
+            .await;
+        ann.recv_type("match_over").await;
+        for metric in ["fastest", "rounds"] {
+            let (_, board) = server
+                .get_json(&format!("/api/leaderboard?metric={metric}"))
+                .await;
+            let names: Vec<&str> = board["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["name"].as_str().unwrap())
+                .collect();
+            assert_eq!(names, ["Ann"], "{metric}: {board}");
+        }
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
     async fn terminal_escapes_in_chat_and_names_are_refused_and_never_relayed() {
         let server = TestServer::start().await;
         let mut eve = server.connect().await;

@@ -40,13 +40,19 @@ const RANK3: Ranking = Ranking {
 struct Seed {
     database: common::TestDatabase,
     db: Db,
+    /// Rivals created so far, for their names.
+    rivals: std::sync::atomic::AtomicU32,
 }
 
 impl Seed {
     async fn new() -> Seed {
         let database = common::fresh_database().await;
         let db = Db::open(&database.url).await.unwrap();
-        Seed { database, db }
+        Seed {
+            database,
+            db,
+            rivals: Default::default(),
+        }
     }
 
     async fn player(&self, name: &str) -> PlayerId {
@@ -81,10 +87,16 @@ impl Seed {
         id
     }
 
-    /// Round wins `(winner, elapsed_ms, at_ms)`, each in a match of its own.
+    /// Round wins `(winner, elapsed_ms, at_ms)`, each in a one-round match
+    /// of its own, raced (and lost) by a rival of this call: only rated
+    /// matches count on the rounds and fastest boards.
     async fn wins(&self, wins: &[(PlayerId, u64, i64)]) {
+        let n = self
+            .rivals
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let rival = self.player(&format!("Rival{n}")).await;
         for &(winner, elapsed_ms, at_ms) in wins {
-            let match_id = self.start_match(&[winner], at_ms).await;
+            let match_id = self.start_match(&[winner, rival], at_ms).await;
             self.db
                 .apply(&[Write::RoundResult(RoundResult {
                     start: RoundStart {
@@ -104,6 +116,8 @@ impl Seed {
                 })])
                 .await
                 .unwrap();
+            self.finish(match_id, &[(winner, 1), (rival, 2)], at_ms)
+                .await;
         }
     }
 
@@ -111,6 +125,12 @@ impl Seed {
     async fn finished(&self, places: &[(PlayerId, u32)], at_ms: i64) {
         let players: Vec<PlayerId> = places.iter().map(|p| p.0).collect();
         let match_id = self.start_match(&players, at_ms).await;
+        self.finish(match_id, places, at_ms).await;
+    }
+
+    /// Finishes `match_id` with `(player, rank)` standings, everyone having
+    /// tried.
+    async fn finish(&self, match_id: Uuid, places: &[(PlayerId, u32)], at_ms: i64) {
         self.db
             .apply(&[Write::FinishMatch(MatchEnd {
                 match_id,
@@ -245,7 +265,11 @@ on_both! {
         assert_eq!(names(&fastest_all), ["Dan", "Cat", "Eve", "Ben", "Ann"]);
 
         // Wins and ratings come from finished rated matches, by the day they
-        // finished: Ann beat Ben last month, Ben beat Ann today.
+        // finished: Ann beat Ben last month, Ben beat Ann today. (On a
+        // database of their own: the rounds above were raced and won too.)
+        let seed = Seed::new().await;
+        let ann = seed.player("Ann").await;
+        let ben = seed.player("Ben").await;
         seed.finished(&[(ann, 1), (ben, 2)], ms("2025-02-15T12:00:00Z"))
             .await;
         seed.finished(&[(ben, 1), (ann, 2)], ms("2025-03-12T09:00:00Z"))
@@ -463,8 +487,9 @@ on_both! {
         assert_eq!(status, 200, "{profile}");
         assert_eq!(profile["rounds_won"], 2);
         assert_eq!(profile["fastest_ms"], 2500);
-        assert_eq!(profile["wins"], 1);
-        assert_eq!(profile["recent_matches"].as_array().unwrap().len(), 1);
+        // Her two rounds were raced against a rival and won: three wins.
+        assert_eq!(profile["wins"], 3);
+        assert_eq!(profile["recent_matches"].as_array().unwrap().len(), 3);
         for unknown in ["Nobody", "%F0%9F%98%80", "a%20%20"] {
             let (status, body) = server.get_json(&format!("/api/players/{unknown}")).await;
             assert_eq!(status, 404, "{unknown}: {body}");

@@ -18,7 +18,7 @@ use super::scores::{
     int, Applied, AttemptRecord, Grouped, MatchEnd, NewMatch, NewPlayer, RoundOutcome, RoundResult,
     RoundStart, Write,
 };
-use super::summary::{plan_finish, PlaceRow, RatingState, Stats};
+use super::summary::{plan_finish, PlaceRow, RatingState, Stats, WonRound};
 use super::{Created, DbError, PlayerRow};
 use crate::ratings::Skill;
 
@@ -202,6 +202,10 @@ pub(crate) trait WriteBackend: sqlx::Database {
     ) -> Step<'c, ()>;
     /// Adds to the leaderboards' period rows.
     fn add_stats<'c>(conn: &'c mut Self::Connection, stats: &'c Stats) -> Step<'c, ()>;
+    /// The rounds won in matches `ids`, as recorded (results of this batch
+    /// included): what a rated match adds to the `rounds` and `fastest`
+    /// boards when it ends.
+    fn won_rounds<'c>(conn: &'c mut Self::Connection, ids: &'c [Uuid]) -> Step<'c, Vec<WonRound>>;
 }
 
 /// Applies `writes` on `conn` inside the caller's transaction; what each
@@ -221,14 +225,11 @@ pub(crate) async fn apply<B: WriteBackend>(
     if !g.attempts.is_empty() {
         B::attempts(conn, &g.attempts).await?;
     }
-    let ended: HashSet<(Uuid, u32)> = if g.results.is_empty() {
-        HashSet::new()
-    } else {
-        B::round_results(conn, &g.results)
-            .await?
-            .into_iter()
-            .collect()
-    };
+    if !g.results.is_empty() {
+        // Which results were new matters no more here: rounds reach the
+        // boards with their match's end (`won_rounds`), once.
+        B::round_results(conn, &g.results).await?;
+    }
     let mut done: HashSet<Uuid> = HashSet::new();
     if !g.ends.is_empty() {
         // A match already finished was recorded by an earlier try of this
@@ -238,20 +239,8 @@ pub(crate) async fn apply<B: WriteBackend>(
         done = B::finished_matches(conn, &ids).await?.into_iter().collect();
         g.ends.retain(|e| !done.contains(&e.match_id));
     }
-    let won: Vec<&RoundResult> = g
-        .results
-        .iter()
-        .copied()
-        .filter(|r| ended.contains(&(r.start.match_id, r.start.round)))
-        .collect();
-
     // The bot flags and ratings of everyone whose results count.
     let mut ids = BTreeSet::new();
-    for r in &won {
-        if let RoundOutcome::Won { winner, .. } = r.outcome {
-            ids.insert(winner.0);
-        }
-    }
     for end in &g.ends {
         ids.extend(end.standings.iter().map(|p| p.player.0));
     }
@@ -268,13 +257,24 @@ pub(crate) async fn apply<B: WriteBackend>(
         .collect();
 
     let mut stats = Stats::default();
-    for r in &won {
-        stats.add_round(r, &bots);
-    }
     let mut ratings = Vec::new();
     if !g.ends.is_empty() {
         let mut plan = plan_finish(&g.ends, &stored, &bots);
         B::finish_matches(conn, &g.ends, &plan.rated).await?;
+        // Rounds count on the boards once their match is known to have
+        // been a race: rated (two or more people made real attempts).
+        let raced: Vec<Uuid> = g
+            .ends
+            .iter()
+            .zip(&plan.rated)
+            .filter(|(_, &rated)| rated)
+            .map(|(end, _)| end.match_id)
+            .collect();
+        if !raced.is_empty() {
+            for round in B::won_rounds(conn, &raced).await? {
+                stats.add_round(&round, &bots);
+            }
+        }
         if !plan.pairs.is_empty() {
             let new = B::add_opponents(conn, &plan.pairs).await?;
             plan.count_new_opponents(new);

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use uuid::Uuid;
 
-use super::scores::{MatchEnd, RatingChange, RoundOutcome, RoundResult};
+use super::scores::{MatchEnd, RatingChange};
 use crate::periods::{self, ALL_PERIODS};
 use crate::ratings::{self, Entrant, Skill};
 
@@ -152,6 +152,20 @@ pub(crate) fn plan_finish(
     plan
 }
 
+/// A round won, as the boards count it: read back when its match ends,
+/// and counted only if the match was rated (a race of two or more people).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::FromRow)]
+pub(crate) struct WonRound {
+    /// Who won it.
+    pub winner: i64,
+    /// With a formula (a right "no solution" claim has no solve time).
+    pub with_formula: bool,
+    /// Time from the deal to the answer.
+    pub elapsed_ms: i64,
+    /// When it was won (UTC ms): the periods it counts in.
+    pub at_ms: i64,
+}
+
 /// What one result adds to a player's row for one period.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct StatsDelta {
@@ -218,27 +232,19 @@ impl Stats {
         }
     }
 
-    /// A round won by a person: one more round won and, with a formula, a
-    /// solve time. (A right "no solution" claim is not a solve time.)
-    pub fn add_round(&mut self, result: &RoundResult, bots: &HashSet<i64>) {
-        let RoundOutcome::Won {
-            winner,
-            formula,
-            elapsed_ms,
-            ..
-        } = &result.outcome
-        else {
-            return;
-        };
-        if bots.contains(&winner.0) {
+    /// A round won by a person in a rated match: one more round won and,
+    /// with a formula, a solve time. (A right "no solution" claim is not a
+    /// solve time.) It counts in the periods of when it was won.
+    pub fn add_round(&mut self, round: &WonRound, bots: &HashSet<i64>) {
+        if bots.contains(&round.winner) {
             return;
         }
         let delta = StatsDelta {
             rounds_won: 1,
-            fastest_ms: formula.as_ref().map(|_| super::scores::int(*elapsed_ms)),
+            fastest_ms: round.with_formula.then_some(round.elapsed_ms),
             ..StatsDelta::default()
         };
-        self.add(winner.0, result.at_ms, delta);
+        self.add(round.winner, round.at_ms, delta);
     }
 
     /// A match finished: one more played and, if it rated them, one more
@@ -291,7 +297,7 @@ mod tests {
     use krypto_core::protocol::PlayerId;
 
     use super::*;
-    use crate::db::scores::{FinalPlace, RoundStart};
+    use crate::db::scores::FinalPlace;
 
     fn place(player: i64, rank: u32, attempted: bool) -> FinalPlace {
         FinalPlace {
@@ -372,20 +378,10 @@ mod tests {
         for p in &plan.places {
             stats.add_place(p, plan.ratings.get(&p.player));
         }
-        let won = RoundResult {
-            start: RoundStart {
-                match_id: m.match_id,
-                round: 1,
-                objective: 15,
-                cards: vec![1, 2, 3, 4, 5],
-                at_ms: WED - 5_000,
-            },
-            outcome: RoundOutcome::Won {
-                winner: PlayerId(2),
-                formula: Some("1+2+3+4+5".into()),
-                elapsed_ms: 5_000,
-                points: 1,
-            },
+        let won = WonRound {
+            winner: 2,
+            with_formula: true,
+            elapsed_ms: 5_000,
             at_ms: WED,
         };
         stats.add_round(&won, &bots);
@@ -418,25 +414,19 @@ mod tests {
     #[test]
     fn stats_land_in_each_calendar_period_and_merge() {
         let mut stats = Stats::default();
-        let win = |elapsed_ms, formula: Option<&str>, at_ms| RoundResult {
-            start: RoundStart {
-                match_id: Uuid::now_v7(),
-                round: 1,
-                objective: 15,
-                cards: vec![1, 2, 3, 4, 5],
-                at_ms: at_ms - 1,
-            },
-            outcome: RoundOutcome::Won {
-                winner: PlayerId(7),
-                formula: formula.map(str::to_owned),
-                elapsed_ms,
-                points: 1,
-            },
+        let win = |elapsed_ms, with_formula, at_ms| WonRound {
+            winner: 7,
+            with_formula,
+            elapsed_ms,
             at_ms,
         };
-        stats.add_round(&win(4_000, Some("1+2"), WED), &HashSet::new());
-        stats.add_round(&win(3_000, None, WED + 1), &HashSet::new());
-        stats.add_round(&win(5_000, Some("1+2"), WED + 2), &HashSet::new());
+        for round in [
+            win(4_000, true, WED),
+            win(3_000, false, WED + 1),
+            win(5_000, true, WED + 2),
+        ] {
+            stats.add_round(&round, &HashSet::new());
+        }
         let rows: Vec<StatsRow> = stats.rows().collect();
         assert_eq!(rows.len(), 4);
         let day = rows.iter().find(|r| r.period == "day").unwrap();

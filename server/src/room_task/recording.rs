@@ -181,7 +181,8 @@ impl MatchLog {
                                     player: s.player,
                                     score: s.score,
                                     rank: s.rank,
-                                    // The room counts every judged attempt.
+                                    // The room counts real attempts at the hand
+                                    // only (`krypto_core::room::counts_as_attempt`).
                                     attempted: result
                                         .entrants
                                         .iter()

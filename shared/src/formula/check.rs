@@ -174,10 +174,21 @@ mod tests {
     fn a_complete_formula_uses_the_whole_hand_whatever_its_value() {
         let hand = [1, 2, 3, 4, 5];
         assert!(uses_hand("1+2+3+4+5", &hand));
-        assert!(uses_hand("(1+2)*3-4/5", &hand), "a wrong value is an attempt");
+        assert!(
+            uses_hand("(1+2)*3-4/5", &hand),
+            "a wrong value is an attempt"
+        );
         assert!(uses_hand("1/(2-2+3-3)*4*5", &[1, 2, 2, 3, 3, 4, 5]));
         assert!(uses_hand("5/(4-4)+1+2+3", &[1, 2, 3, 4, 4, 5]));
-        for not_one in ["1+1", "1+2", "1+2+3+4", "1+2+3+4+5+5", "1+2+3+4+6", "1+2+3+4+", ""] {
+        for not_one in [
+            "1+1",
+            "1+2",
+            "1+2+3+4",
+            "1+2+3+4+5+5",
+            "1+2+3+4+6",
+            "1+2+3+4+",
+            "",
+        ] {
             assert!(!uses_hand(not_one, &hand), "{not_one:?}");
         }
     }

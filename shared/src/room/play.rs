@@ -6,8 +6,8 @@ use super::{
     Effects, Phase, Recipient, Room, RoomError, RoomEvent, ATTEMPT_BURST, ATTEMPT_WINDOW_MS,
     ROUND_POINTS,
 };
-use crate::protocol::{DealMode, PlayerId, ScoreEntry, ServerMessage, VerdictError, VerdictKind};
 use crate::formula;
+use crate::protocol::{DealMode, PlayerId, ScoreEntry, ServerMessage, VerdictError, VerdictKind};
 use crate::rational::Rational;
 
 impl Room {

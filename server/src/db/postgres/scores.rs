@@ -13,7 +13,7 @@ use crate::db::batch::{
 use crate::db::scores::{
     int, AttemptRecord, MatchEnd, NewMatch, NewPlayer, RoundResult, RoundStart,
 };
-use crate::db::summary::{PlaceRow, RatingState, Stats};
+use crate::db::summary::{PlaceRow, RatingState, Stats, WonRound};
 use crate::db::PlayerRow;
 
 /// The column of `rows` that `f` picks.
@@ -367,6 +367,19 @@ impl WriteBackend for Postgres {
             .execute(&mut *conn)
             .await?;
             Ok(())
+        })
+    }
+
+    fn won_rounds<'c>(conn: &'c mut PgConnection, ids: &'c [Uuid]) -> Step<'c, Vec<WonRound>> {
+        Box::pin(async move {
+            Ok(sqlx::query_as(
+                "SELECT winner_id AS winner, formula IS NOT NULL AS with_formula,
+                        elapsed_ms, ended_at AS at_ms
+                 FROM rounds WHERE match_id = ANY($1) AND outcome = 'won'",
+            )
+            .bind(ids)
+            .fetch_all(&mut *conn)
+            .await?)
         })
     }
 }

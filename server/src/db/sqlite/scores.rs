@@ -17,7 +17,7 @@ use crate::db::batch::{
 use crate::db::scores::{
     int, AttemptRecord, MatchEnd, NewMatch, NewPlayer, RoundResult, RoundStart,
 };
-use crate::db::summary::{PlaceRow, RatingState, Stats};
+use crate::db::summary::{PlaceRow, RatingState, Stats, WonRound};
 use crate::db::{DbError, PlayerRow};
 
 /// The rows as one JSON array, bound as a single text parameter.
@@ -432,6 +432,21 @@ impl WriteBackend for Sqlite {
             .execute(&mut *conn)
             .await?;
             Ok(())
+        })
+    }
+
+    fn won_rounds<'c>(conn: &'c mut SqliteConnection, ids: &'c [Uuid]) -> Step<'c, Vec<WonRound>> {
+        Box::pin(async move {
+            let ids = rows(ids.iter().map(|id| json!(id.to_string())));
+            Ok(sqlx::query_as(
+                "SELECT winner_id AS winner, formula IS NOT NULL AS with_formula,
+                        elapsed_ms, ended_at AS at_ms
+                 FROM rounds
+                 WHERE match_id IN (SELECT value FROM json_each($1)) AND outcome = 'won'",
+            )
+            .bind(ids)
+            .fetch_all(&mut *conn)
+            .await?)
         })
     }
 }
