@@ -7,12 +7,16 @@
 //! - [`heartbeat`]: the node's heartbeat, removing dead nodes, publishing
 //!   public rooms and reading the other nodes' ones;
 //! - [`takeover`]: `LISTEN` for sessions opened on other nodes, closing the
-//!   older session here (one player, one session, cluster-wide).
+//!   older session here (one player, one session, cluster-wide);
+//! - [`rules`]: the single-node rules made cluster-wide — a seat on another
+//!   node keeps a player from renaming or joining, and the code-miss and
+//!   new-account budgets are counted in the database.
 //!
 //! The SQL is in `db/postgres/directory.rs`. Without `--public-url` none of
 //! this runs and the server is the single node it always was.
 
 mod heartbeat;
+mod rules;
 mod takeover;
 
 use std::collections::HashMap;
@@ -26,7 +30,8 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use crate::db::directory::{self, Directory, Target};
+use crate::db::budgets::Budgets;
+use crate::db::directory::{self, Directory, Reserved, Target};
 use crate::db::{Db, DbError};
 use crate::directory_queue::{self, DirectoryQueue};
 use crate::lobby::Lobby;
@@ -105,6 +110,17 @@ pub(crate) enum Located {
     NodeStopped,
 }
 
+/// What reserving a room code came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Reservation {
+    /// The code is the new room's.
+    Code(String),
+    /// This node has as many rooms as it allows.
+    Full,
+    /// The host holds a seat in this room on another node.
+    HostSeated(String),
+}
+
 /// What the directory says about a player not seated on this node.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum SeatElsewhere {
@@ -142,6 +158,8 @@ pub(crate) struct Cluster {
     public_url: String,
     /// The queries.
     directory: Directory,
+    /// The budgets every node shares.
+    budgets: Budgets,
     /// Seats and closed rooms on their way to the directory.
     queue: DirectoryQueue,
     /// Between heartbeats.
@@ -197,6 +215,7 @@ impl Cluster {
         db: &Db,
         public_url: Option<&str>,
         node_timeout: Duration,
+        limit_window: Duration,
         metrics: &Metrics,
     ) -> Result<Option<(Arc<Cluster>, Pending)>, ClusterError> {
         let Some(public_url) = public_url else {
@@ -206,6 +225,7 @@ impl Cluster {
         let pool = db.postgres_pool().ok_or(ClusterError::NeedsPostgres)?;
         let node = Uuid::now_v7();
         let directory = Directory::new(pool.clone(), node, node_timeout);
+        let budgets = Budgets::new(pool.clone(), limit_window);
         let listener = takeover::listen(&directory).await?;
         directory.register(&public_url).await?;
         let (queue, rx) = DirectoryQueue::new();
@@ -214,6 +234,7 @@ impl Cluster {
             node,
             public_url,
             directory,
+            budgets,
             queue,
             heartbeat_every: (node_timeout / 5).max(Duration::from_millis(100)),
             node_timeout,
@@ -285,20 +306,29 @@ impl Cluster {
     }
 
     /// Reserves a code no room on any node has, for a room about to open
-    /// here; `Ok(None)` when this node has as many rooms as it allows.
+    /// here hosted by `host`, with the host's seat in it: one open room
+    /// per host across the cluster, as on a single node.
     pub(crate) async fn reserve_code(
         &self,
         lobby: &Lobby,
         public: bool,
-    ) -> Result<Option<String>, DbError> {
+        host: PlayerId,
+    ) -> Result<Reservation, DbError> {
         for _ in 0..CODE_TRIES {
             let Some(code) = lobby.candidate_code() else {
-                return Ok(None);
+                return Ok(Reservation::Full);
             };
-            if self.directory.reserve(&code, public).await? {
-                return Ok(Some(code));
+            match self
+                .directory
+                .reserve(&code, public, host.0, self.judging())
+                .await?
+            {
+                Reserved::Reserved => return Ok(Reservation::Code(code)),
+                Reserved::HostSeated(held) => return Ok(Reservation::HostSeated(held)),
+                Reserved::CodeTaken => {
+                    tracing::debug!(%code, "room code taken on another node; drawing again");
+                }
             }
-            tracing::debug!(%code, "room code taken on another node; drawing again");
         }
         Err(DbError::Invariant("no free room code after many tries"))
     }

@@ -14,6 +14,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use futures_util::future::BoxFuture;
 use krypto_core::protocol::{ErrorCode, PlayerId, PROTOCOL_VERSION};
 use rand::rngs::OsRng;
 use rand::TryRngCore;
@@ -221,15 +222,16 @@ pub(crate) struct Credentials<'a> {
 pub(crate) struct HelloRules<'a> {
     /// Whether a player holds a seat in a room: a seated player keeps their
     /// name, or the roster would show a name someone else could then take.
-    pub(crate) seated: &'a (dyn Fn(PlayerId) -> bool + Sync),
+    /// (On a cluster the directory is asked: hence a future.)
+    pub(crate) seated: &'a (dyn Fn(PlayerId) -> BoxFuture<'a, bool> + Sync),
     /// Whether this client may create one more account now (asked once, just
     /// before creating one; a yes is counted).
-    pub(crate) may_create_account: &'a (dyn Fn() -> bool + Sync),
+    pub(crate) may_create_account: &'a (dyn Fn() -> BoxFuture<'a, bool> + Sync),
     /// Whether this client may try one more ticket (wrong ones are guesses,
     /// limited like room codes).
-    pub(crate) may_try_ticket: &'a (dyn Fn() -> bool + Sync),
+    pub(crate) may_try_ticket: &'a (dyn Fn() -> BoxFuture<'a, bool> + Sync),
     /// Counts a ticket that signed nobody in.
-    pub(crate) missed_ticket: &'a (dyn Fn() + Sync),
+    pub(crate) missed_ticket: &'a (dyn Fn() -> BoxFuture<'a, ()> + Sync),
     /// Now, for tickets' expiry.
     pub(crate) now: SystemTime,
 }
@@ -312,7 +314,7 @@ pub(crate) async fn hello(
         let token = token.trim().to_owned();
         return match name {
             Some(name) if name.key != player.name_key => {
-                if (rules.seated)(player.player_id()) {
+                if (rules.seated)(player.player_id()).await {
                     return Err(refuse(
                         ErrorCode::AlreadyInRoom,
                         format!(
@@ -363,7 +365,7 @@ pub(crate) async fn hello(
             None => name_taken(&name),
         });
     }
-    if !(rules.may_create_account)() {
+    if !(rules.may_create_account)().await {
         return Err(refuse(
             ErrorCode::RateLimited,
             "too many new players from your address: wait a minute",
@@ -409,7 +411,7 @@ pub(crate) async fn hello(
 /// Signs a device in with a ticket: takes it, and gives the device a token
 /// of its own for the ticket's player.
 async fn exchange(db: &Db, ticket: &str, rules: &HelloRules<'_>) -> Result<Identity, HelloError> {
-    if !(rules.may_try_ticket)() {
+    if !(rules.may_try_ticket)().await {
         return Err(refuse(
             ErrorCode::RateLimited,
             "too many wrong codes from your address: wait a minute",
@@ -420,7 +422,7 @@ async fn exchange(db: &Db, ticket: &str, rules: &HelloRules<'_>) -> Result<Ident
         None => None,
     };
     let Some(player) = player else {
-        (rules.missed_ticket)();
+        (rules.missed_ticket)().await;
         return Err(refuse(
             ErrorCode::BadToken,
             "this code is unknown, used or expired: ask the other device for a new one",

@@ -155,6 +155,7 @@ impl Shared {
             &db,
             config.public_url.as_deref(),
             config.node_timeout,
+            config.limit_window,
             &metrics,
         )
         .await?;

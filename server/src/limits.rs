@@ -327,6 +327,11 @@ impl SharedLimits {
         }
     }
 
+    /// `ip` as the per-address budgets count it.
+    pub(crate) fn address_key(&self, ip: IpAddr) -> IpAddr {
+        address_key(ip, self.ipv6_prefix)
+    }
+
     /// Whether `ip` may make one more API or QR request at `now`.
     pub(crate) fn http_request(&self, ip: IpAddr, now: Instant) -> bool {
         let ip = address_key(ip, self.ipv6_prefix);
@@ -356,11 +361,13 @@ impl SharedLimits {
     /// Whether `ip` may try one more sign-in ticket (device code) at `now`:
     /// wrong ones count as room-code misses of the address.
     pub(crate) fn may_try_ticket(&self, ip: IpAddr, now: Instant) -> bool {
+        let ip = address_key(ip, self.ipv6_prefix);
         lock(&self.misses_by_ip).allows(&ip, now)
     }
 
     /// Counts a ticket that signed nobody in.
     pub(crate) fn missed_ticket(&self, ip: IpAddr, now: Instant) {
+        let ip = address_key(ip, self.ipv6_prefix);
         lock(&self.misses_by_ip).record(ip, now);
     }
 

@@ -732,3 +732,145 @@ async fn a_killed_nodes_rooms_leave_the_listing_once_its_last_heartbeat_is_a_tim
     let rooms = ben.request(json!({"type": "list_rooms"})).await;
     assert_eq!(rooms["rooms"], json!([]), "{rooms}");
 }
+
+#[tokio::test]
+async fn a_seat_on_one_node_keeps_its_player_from_renaming_hosting_or_joining_on_another() {
+    let Some(db) = common::postgres::fresh_database().await else {
+        return;
+    };
+    let (a, b) = (node(&db), node(&db));
+    let (mut ann, wa) = a.player(hello("Ann")).await;
+    let code = code_of(&ann.request(json!({"type": "create_room"})).await);
+    seat_written(&db, &wa).await;
+
+    // A rename on the other node is refused, as on a single node.
+    let mut rename = b.connect().await;
+    let mut anna = hello_again(&wa);
+    anna["name"] = json!("Anna");
+    rename.send(anna.clone()).await;
+    rename.expect_error("already_in_room").await;
+
+    // Her token alone is welcome there (and sent to her room), but she
+    // cannot host a second room nor take a seat in another one there.
+    let (mut on_b, _) = b.player(hello_again(&wa)).await;
+    assert_eq!(on_b.recv().await["type"], "redirect");
+    let second = on_b.request(json!({"type": "create_room"})).await;
+    assert_eq!(second["code"], "already_in_room", "{second}");
+    assert!(
+        second["message"].as_str().unwrap().contains(&code),
+        "{second}"
+    );
+    let (_ben, bens) = open_room(&b, "Ben", false).await;
+    let join = on_b
+        .request(json!({"type": "join_room", "code": bens}))
+        .await;
+    assert_eq!(join["code"], "already_in_room", "{join}");
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM rooms").await,
+        2,
+        "one room each"
+    );
+
+    // Once she has left her room, she may do all three on the other node.
+    let (mut back, resumed) = a.player(hello_again(&wa)).await;
+    assert_eq!(resumed["resumed"], true, "{resumed}");
+    back.recv_type("room_state").await;
+    let left = back.request(json!({"type": "leave_room"})).await;
+    assert_ne!(left["type"], "error", "{left}");
+    let seats = format!(
+        "SELECT count(*) FROM seats WHERE player_id = {}",
+        wa["player_id"]
+    );
+    eventually("her seat leaves the directory", || async {
+        (count(&db, &seats).await == 0).then_some(())
+    })
+    .await;
+    let (mut renamed, welcome) = b.player(anna).await;
+    assert_eq!(welcome["name"], "Anna", "{welcome}");
+    code_of(&renamed.request(json!({"type": "create_room"})).await);
+}
+
+/// A connection to `server` that a trusted proxy says comes from `ip`.
+async fn connect_from(server: &Process, ip: &str) -> common::Client {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut request = server.url().into_client_request().unwrap();
+    request
+        .headers_mut()
+        .insert("x-forwarded-for", ip.parse().unwrap());
+    let (ws, _) = tokio::time::timeout(PATIENCE, tokio_tungstenite::connect_async(request))
+        .await
+        .unwrap()
+        .unwrap();
+    common::Client { ws }
+}
+
+/// `hello` from `ip` on `server`: its answer.
+async fn hello_from(server: &Process, ip: &str, hello: Value) -> (common::Client, Value) {
+    let mut c = connect_from(server, ip).await;
+    c.send(hello).await;
+    let answer = c.recv().await;
+    (c, answer)
+}
+
+/// A wrong room code from `client`: its answer's error code.
+async fn miss(client: &mut common::Client) -> Value {
+    client
+        .request(json!({"type": "join_room", "code": "QQQQQ"}))
+        .await["code"]
+        .clone()
+}
+
+#[tokio::test]
+async fn the_code_miss_and_new_account_budgets_are_one_for_all_nodes() {
+    let Some(db) = common::postgres::fresh_database().await else {
+        return;
+    };
+    let args = [
+        "--max-code-misses",
+        "4",
+        "--max-new-accounts",
+        "3",
+        "--trusted-proxies",
+        "127.0.0.1/32",
+    ];
+    let (a, b) = (node_with(&db, &args), node_with(&db, &args));
+
+    // New accounts from one address: two on a, one on b, then none on
+    // either.
+    for (server, name) in [(&a, "Acc1"), (&a, "Acc2"), (&b, "Acc3")] {
+        let (_, welcome) = hello_from(server, "203.0.113.9", hello(name)).await;
+        assert_eq!(welcome["type"], "welcome", "{welcome}");
+    }
+    for (server, name) in [(&b, "Acc4"), (&a, "Acc5")] {
+        let (_, refused) = hello_from(server, "203.0.113.9", hello(name)).await;
+        assert_eq!(refused["code"], "rate_limited", "{name}: {refused}");
+    }
+    // Another address still has its own.
+    let (_, other) = hello_from(&b, "203.0.113.10", hello("Acc6")).await;
+    assert_eq!(other["type"], "welcome", "{other}");
+
+    // Room-code misses of one address (an IPv6 /64 is one): two players,
+    // two nodes, one budget.
+    let (mut mia, wm) = hello_from(&a, "2001:db8:1:2::1", hello("Mia")).await;
+    assert_eq!(wm["type"], "welcome", "{wm}");
+    let (mut max, wx) = hello_from(&b, "2001:db8:1:2::2", hello("Max")).await;
+    assert_eq!(wx["type"], "welcome", "{wx}");
+    for _ in 0..2 {
+        assert_eq!(miss(&mut mia).await, "room_not_found");
+        assert_eq!(miss(&mut max).await, "room_not_found");
+    }
+    assert_eq!(miss(&mut max).await, "rate_limited");
+    assert_eq!(miss(&mut mia).await, "rate_limited");
+
+    // One player's misses, from two addresses on two nodes: one budget.
+    let (_, wp) = hello_from(&a, "198.51.100.1", hello("Pia")).await;
+    let mut pia_a = hello_from(&a, "198.51.100.1", hello_again(&wp)).await.0;
+    for _ in 0..2 {
+        assert_eq!(miss(&mut pia_a).await, "room_not_found");
+    }
+    let (mut pia_b, _) = hello_from(&b, "198.51.100.2", hello_again(&wp)).await;
+    for _ in 0..2 {
+        assert_eq!(miss(&mut pia_b).await, "room_not_found");
+    }
+    assert_eq!(miss(&mut pia_b).await, "rate_limited");
+}

@@ -104,6 +104,7 @@ async fn beat(
             Err(e) => tracing::warn!(error = %e, "removing dead nodes failed"),
         }
     }
+    cluster.sweep_budgets().await;
     publish(cluster, lobby, published).await;
     let asked = std::time::Instant::now();
     match directory.remote_public_rooms().await {

@@ -40,7 +40,7 @@ use krypto_core::protocol::PlayerId;
 
 use self::scores::{Applied, NewPlayer, Write};
 
-pub(crate) use self::postgres::directory;
+pub(crate) use self::postgres::{budgets, directory};
 
 /// Longest wait for a pooled connection: a read during an outage fails
 /// after this.

@@ -4,13 +4,16 @@ use krypto_core::protocol::ErrorCode;
 use krypto_core::room::Joiner;
 
 use super::{Session, Welcomed};
+use crate::cluster::Reservation;
 use crate::lobby::RegisterError;
 use crate::room_task;
 
 impl Session {
     /// Opens a room hosted by this player. A player is in at most one room
-    /// (so hosts at most one), and a room its last member left closes at
-    /// once, so one player cannot fill the server with rooms.
+    /// (so hosts at most one; on a cluster, a seat on another node counts:
+    /// the directory reserves the code and the host's seat together), and
+    /// a room its last member left closes at once, so one player cannot
+    /// fill the server with rooms.
     pub(super) async fn create_room(
         &mut self,
         welcomed: Welcomed,
@@ -44,12 +47,19 @@ impl Session {
         let reserved = match &self.shared.cluster {
             None => None,
             Some(cluster) => match cluster
-                .reserve_code(&self.shared.lobby, settings.public)
+                .reserve_code(&self.shared.lobby, settings.public, welcomed.player)
                 .await
             {
-                Ok(Some(code)) => Some(code),
-                Ok(None) => {
+                Ok(Reservation::Code(code)) => Some(code),
+                Ok(Reservation::Full) => {
                     return self.error(id, ErrorCode::ServerFull, RegisterError::Full.to_string())
+                }
+                Ok(Reservation::HostSeated(code)) => {
+                    return self.error(
+                        id,
+                        ErrorCode::AlreadyInRoom,
+                        format!("you are in room {code}: leave it first"),
+                    )
                 }
                 Err(e) => {
                     tracing::error!(error = %e, "reserving a room code failed");

@@ -1,6 +1,6 @@
 //! `hello`: who this connection speaks for.
 
-use krypto_core::protocol::{ErrorCode, ServerMessage, PROTOCOL_VERSION};
+use krypto_core::protocol::{ErrorCode, PlayerId, ServerMessage, PROTOCOL_VERSION};
 
 use super::{now, Session, Welcomed, SERVER_VERSION};
 use crate::cluster::SeatElsewhere;
@@ -8,6 +8,7 @@ use crate::identity::{self, HelloError, HelloRules};
 use crate::lobby::RoomCommand;
 use crate::metrics::RedirectReason;
 use crate::outbox::close;
+use crate::Shared;
 
 impl Session {
     /// Answers `hello`: checks the name or token, replaces an older
@@ -23,13 +24,38 @@ impl Session {
             return self.error(id, ErrorCode::WrongState, "already welcomed");
         }
         let lobby = self.shared.lobby.clone();
-        let limits = &self.shared.limits;
-        let client_ip = self.client_ip;
+        let shared = self.shared.clone();
+        let shared: &Shared = &shared;
+        let (client_ip, key) = (self.client_ip, self.address_key());
+        let config = &shared.config;
         let rules = HelloRules {
-            seated: &|player| lobby.seat_of(player).is_some(),
-            may_create_account: &|| limits.new_account(client_ip, now()),
-            may_try_ticket: &|| limits.may_try_ticket(client_ip, now()),
-            missed_ticket: &|| limits.missed_ticket(client_ip, now()),
+            seated: &|player| Box::pin(seated(shared, player)),
+            may_create_account: &|| {
+                Box::pin(async move {
+                    shared.limits.new_account(client_ip, now())
+                        && match &shared.cluster {
+                            Some(c) => c.may_create_account(key, config.max_new_accounts).await,
+                            None => true,
+                        }
+                })
+            },
+            may_try_ticket: &|| {
+                Box::pin(async move {
+                    shared.limits.may_try_ticket(client_ip, now())
+                        && match &shared.cluster {
+                            Some(c) => c.may_try_ticket(key, config.max_code_misses).await,
+                            None => true,
+                        }
+                })
+            },
+            missed_ticket: &|| {
+                Box::pin(async move {
+                    shared.limits.missed_ticket(client_ip, now());
+                    if let Some(c) = &shared.cluster {
+                        c.missed(key, None).await;
+                    }
+                })
+            },
             now: std::time::SystemTime::now(),
         };
         let hello = identity::hello(
@@ -123,6 +149,25 @@ impl Session {
                     format!("room {code} has closed")
                 },
             ),
+        }
+    }
+}
+
+/// Whether `player` holds a seat in a room: here, or on another node of
+/// the cluster (a directory that cannot be read counts as seated: the
+/// rename it guards waits for it).
+async fn seated(shared: &Shared, player: PlayerId) -> bool {
+    if shared.lobby.seat_of(player).is_some() {
+        return true;
+    }
+    let Some(cluster) = &shared.cluster else {
+        return false;
+    };
+    match cluster.held_seat(player).await {
+        Ok(held) => held.is_some(),
+        Err(e) => {
+            tracing::warn!(error = %e, "seat directory unreadable: a rename waits");
+            true
         }
     }
 }

@@ -3,7 +3,7 @@
 use krypto_core::protocol::{ErrorCode, ServerMessage};
 use tokio::sync::oneshot;
 
-use super::{now, Abuse, Session, Welcomed};
+use super::{Abuse, Session, Welcomed};
 use crate::cluster::Located;
 use crate::codes;
 use crate::lobby::RoomCommand;
@@ -29,8 +29,15 @@ impl Session {
             );
             return Ok(());
         }
-        let limits = &self.shared.limits;
-        if !limits.may_guess(self.client_ip, welcomed.player, now()) {
+        if let Some(code) = self.held_elsewhere(welcomed.player).await {
+            self.error(
+                id,
+                ErrorCode::AlreadyInRoom,
+                format!("you are in room {code}: leave it first"),
+            );
+            return Ok(());
+        }
+        if !self.may_guess(welcomed.player).await {
             self.guess_strikes = self.guess_strikes.saturating_add(1);
             self.error(
                 id,
@@ -57,7 +64,7 @@ impl Session {
                     self.reply(id, ServerMessage::Redirect { url, code, ticket });
                 }
                 (Located::NodeStopped, Some(code)) => {
-                    limits.missed(self.client_ip, welcomed.player, now());
+                    self.missed(welcomed.player).await;
                     self.error(
                         id,
                         ErrorCode::RoomNotFound,
@@ -65,7 +72,7 @@ impl Session {
                     );
                 }
                 _ => {
-                    limits.missed(self.client_ip, welcomed.player, now());
+                    self.missed(welcomed.player).await;
                     self.error(id, ErrorCode::RoomNotFound, "no room has that code");
                 }
             }
@@ -112,7 +119,7 @@ impl Session {
                 lobby.release_spectator(&room.code, welcomed.player);
             }
             if code == ErrorCode::RoomNotFound {
-                limits.missed(self.client_ip, welcomed.player, now());
+                self.missed(welcomed.player).await;
             }
             self.error(id, code, message);
         }

@@ -186,6 +186,49 @@ impl Session {
     }
 }
 
+impl Session {
+    /// The client's address as budgets count it.
+    fn address_key(&self) -> IpAddr {
+        self.shared.limits.address_key(self.client_ip)
+    }
+
+    /// The room `player` holds a seat in on another node of the cluster,
+    /// if any. Unreadable, the lobby's own rule stands (a join here).
+    async fn held_elsewhere(&self, player: PlayerId) -> Option<String> {
+        let cluster = self.shared.cluster.as_ref()?;
+        match cluster.held_seat(player).await {
+            Ok(held) => held,
+            Err(e) => {
+                tracing::warn!(error = %e, "seat directory unreadable; this node's seats decide");
+                None
+            }
+        }
+    }
+
+    /// Whether `player` here may try a room code: within the miss budgets
+    /// of this node and, on a cluster, of every node together.
+    async fn may_guess(&self, player: PlayerId) -> bool {
+        if !self.shared.limits.may_guess(self.client_ip, player, now()) {
+            return false;
+        }
+        match &self.shared.cluster {
+            Some(cluster) => {
+                let max = self.shared.config.max_code_misses;
+                cluster.may_guess(self.address_key(), player, max).await
+            }
+            None => true,
+        }
+    }
+
+    /// Counts a room code that named no room, here and cluster-wide.
+    async fn missed(&self, player: PlayerId) {
+        self.shared.limits.missed(self.client_ip, player, now());
+        if let Some(cluster) = &self.shared.cluster {
+            cluster.missed(self.address_key(), Some(player)).await;
+        }
+    }
+}
+
 /// Now, on the clock tests can pause.
 fn now() -> std::time::Instant {
     Instant::now().into_std()

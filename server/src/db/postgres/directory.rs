@@ -38,6 +38,28 @@ pub(crate) struct Claim {
     pub(crate) rooms: Vec<StoredRoom>,
 }
 
+/// Whether the `seats` row in scope holds its player in a room, as the
+/// single-node rule counts one (seated, or dropped with the seat held):
+/// written by another node ($3 is this one), not orphaned, and its room
+/// still in the directory on a node whose heartbeat is recent — or on any
+/// node while this one may not judge heartbeats yet ($4 false, after an
+/// outage). $5 is the node timeout in seconds.
+const SEAT_HOLDS: &str = "seats.node_id <> $3 AND seats.orphaned_at IS NULL
+     AND EXISTS (SELECT 1 FROM rooms r JOIN nodes n ON n.id = r.node_id
+                 WHERE r.code = seats.code AND r.node_id = seats.node_id
+                   AND (NOT $4 OR n.heartbeat_at > now() - make_interval(secs => $5)))";
+
+/// What reserving a code for a new room came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Reserved {
+    /// The code and the host's seat are this node's.
+    Reserved,
+    /// Another room has the code: draw another.
+    CodeTaken,
+    /// The host holds a seat in this room on another node.
+    HostSeated(String),
+}
+
 /// Where a room lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct RoomLocation {
@@ -217,9 +239,43 @@ impl Directory {
         Ok(())
     }
 
-    /// Claims `code` for a new room on this node; false when another room
-    /// anywhere has it.
-    pub(crate) async fn reserve(&self, code: &str, public: bool) -> Result<bool, DbError> {
+    /// Claims `code` for a new room on this node hosted by `host`, and the
+    /// host's seat in it, in one transaction: the host must not hold a seat
+    /// in an open room on another node ([`SEAT_HOLDS`]; `judging`: whether
+    /// an old heartbeat may be taken to mean a dead node). Two nodes
+    /// reserving for the same host at once take turns on the host's seat
+    /// row, so only one of them gets it.
+    pub(crate) async fn reserve(
+        &self,
+        code: &str,
+        public: bool,
+        host: i64,
+        judging: bool,
+    ) -> Result<Reserved, DbError> {
+        let mut tx = self.pool.begin().await?;
+        let sql = format!(
+            "INSERT INTO seats (player_id, code, node_id) VALUES ($1, $2, $3)
+             ON CONFLICT (player_id) DO UPDATE
+             SET code = EXCLUDED.code, node_id = EXCLUDED.node_id, orphaned_at = NULL
+             WHERE NOT ({SEAT_HOLDS})
+             RETURNING player_id"
+        );
+        let seated: Option<i64> = sqlx::query_scalar(&sql)
+            .bind(host)
+            .bind(code)
+            .bind(self.node)
+            .bind(judging)
+            .bind(self.timeout_secs())
+            .fetch_optional(&mut *tx)
+            .await?;
+        if seated.is_none() {
+            let held: String = sqlx::query_scalar("SELECT code FROM seats WHERE player_id = $1")
+                .bind(host)
+                .fetch_one(&mut *tx)
+                .await?;
+            tx.rollback().await?;
+            return Ok(Reserved::HostSeated(held));
+        }
         let done = sqlx::query(
             "INSERT INTO rooms (code, node_id, public) VALUES ($1, $2, $3)
              ON CONFLICT (code) DO NOTHING",
@@ -227,9 +283,35 @@ impl Directory {
         .bind(code)
         .bind(self.node)
         .bind(public)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
-        Ok(done.rows_affected() == 1)
+        if done.rows_affected() != 1 {
+            tx.rollback().await?;
+            return Ok(Reserved::CodeTaken);
+        }
+        tx.commit().await?;
+        Ok(Reserved::Reserved)
+    }
+
+    /// The room `player` holds a seat in on another node, if that seat
+    /// keeps them from hosting, joining or renaming ([`SEAT_HOLDS`]).
+    pub(crate) async fn held_seat(
+        &self,
+        player: i64,
+        judging: bool,
+    ) -> Result<Option<String>, DbError> {
+        let sql = format!(
+            "SELECT seats.code FROM seats
+             WHERE seats.player_id = $1 AND $2 = '' AND ({SEAT_HOLDS})"
+        );
+        Ok(sqlx::query_scalar(&sql)
+            .bind(player)
+            .bind("")
+            .bind(self.node)
+            .bind(judging)
+            .bind(self.timeout_secs())
+            .fetch_optional(&self.pool)
+            .await?)
     }
 
     /// Applies a batch of seat and room changes in one transaction.

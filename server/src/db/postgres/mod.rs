@@ -6,6 +6,7 @@
 //! batch touches the leaderboard rows in key order, so two recorders
 //! cannot deadlock on them.
 
+pub(crate) mod budgets;
 pub(crate) mod directory;
 mod scores;
 
