@@ -122,6 +122,30 @@ async fn open_room(server: &Process, name: &str, public: bool) -> (common::Clien
     (host, code_of(&state))
 }
 
+/// A whole formula over the hand of `started` that misses its objective.
+fn wrong(started: &Value) -> String {
+    let cards: Vec<i64> = started["cards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_i64().unwrap())
+        .collect();
+    let objective = started["objective"].as_i64().unwrap();
+    let join = |op: &str| {
+        cards
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(op)
+    };
+    if cards.iter().sum::<i64>() != objective {
+        join("+")
+    } else {
+        // The sum is the objective: one card fewer plus, one more minus.
+        join("+").replacen('+', "-", 1)
+    }
+}
+
 fn code_of(state: &Value) -> String {
     assert_eq!(state["type"], "room_state", "{state}");
     state["code"].as_str().unwrap().to_owned()
@@ -132,7 +156,10 @@ async fn codes_are_unique_across_nodes_and_joins_elsewhere_are_redirected() {
     let Some(db) = common::postgres::fresh_database().await else {
         return;
     };
-    let (a, b) = (node(&db), node(&db));
+    // Two dozen players from one address: more than the new-account budget
+    // the nodes share by default.
+    let args = ["--max-new-accounts", "100"];
+    let (a, b) = (node_with(&db, &args), node_with(&db, &args));
     let (mut ann, _) = a.player(hello("Ann")).await;
     let code = code_of(&ann.request(json!({"type": "create_room"})).await);
 
@@ -373,6 +400,12 @@ async fn leaderboards_and_profiles_are_the_same_on_every_node() {
         .await;
     ann.request(json!({"type": "start"})).await;
     let started = ann.recv_type("round_started").await;
+    // Ben tries too (a whole formula, wrong): a race, so it counts.
+    ben.recv_type("round_started").await;
+    let missed = ben
+        .request(json!({"type": "submit", "round": 1, "formula": wrong(&started)}))
+        .await;
+    assert_eq!(missed["accepted"], false, "{missed}");
     let verdict = ann
         .request(json!({"type": "submit", "round": 1, "formula": solve(&started)}))
         .await;
