@@ -12,7 +12,7 @@ use common::TestServer;
 use krypto_core::protocol::{Metric, Period, PlayerId};
 use krypto_server::board_cache::BoardCache;
 use krypto_server::db::scores::{
-    FinalPlace, MatchEnd, NewMatch, RoundOutcome, RoundResult, RoundStart, Write,
+    AttemptRecord, FinalPlace, MatchEnd, NewMatch, RoundOutcome, RoundResult, RoundStart, Write,
 };
 use krypto_server::db::Db;
 use krypto_server::leaderboard::{self, Board, BoardError, BoardQuery, Ranking};
@@ -483,6 +483,96 @@ on_both! {
             assert_eq!(body["error"]["code"], "player_not_found");
         }
         server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn migration_0011_recounts_rounds_and_fastest_from_races_only() {
+        let seed = Seed::new().await;
+        let (ann, ben) = (seed.player("Ann").await, seed.player("Ben").await);
+        let (far, pup) = (seed.player("Farmer").await, seed.player("Puppet").await);
+        let solo = seed.player("Solo").await;
+        // The seed's today, at 08:00.
+        let t = ms("2025-03-12T08:00:00Z");
+        // As recorded before 0011: every match that ended with attempts
+        // rated; the puppet's `1+1` was one.
+        for (winner, loser, verdict, elapsed) in [
+            (ann, Some(ben), "wrong_value", 4_000),
+            (far, Some(pup), "card_reused", 1_000),
+            (solo, None, "", 500),
+        ] {
+            let match_id = seed.start_match(&[winner], t).await;
+            let start = RoundStart {
+                match_id,
+                round: 1,
+                objective: 15,
+                cards: vec![1, 2, 3, 4, 5],
+                at_ms: t,
+            };
+            let mut writes = vec![Write::StartRound(start.clone())];
+            if let Some(loser) = loser {
+                writes.push(Write::Attempt(AttemptRecord {
+                    match_id,
+                    round: 1,
+                    player: loser,
+                    formula: Some("1+1".into()),
+                    accepted: false,
+                    verdict: Some(verdict.into()),
+                    elapsed_ms: 100,
+                    at_ms: t + 100,
+                    seq: 1,
+                }));
+            }
+            writes.push(Write::Attempt(AttemptRecord {
+                match_id,
+                round: 1,
+                player: winner,
+                formula: Some("1+2+3+4+5".into()),
+                accepted: true,
+                verdict: None,
+                elapsed_ms: elapsed,
+                at_ms: t + 200,
+                seq: 2,
+            }));
+            writes.push(Write::RoundResult(RoundResult {
+                start,
+                outcome: RoundOutcome::Won {
+                    winner,
+                    formula: Some("1+2+3+4+5".into()),
+                    elapsed_ms: elapsed,
+                    points: 1,
+                },
+                at_ms: t + 200,
+            }));
+            seed.db.apply(&writes).await.unwrap();
+            let mut places = vec![(winner, 1)];
+            places.extend(loser.map(|l| (l, 2)));
+            seed.finish(match_id, &places, t + 300).await;
+        }
+        // ... and every round won counted at once, the solo one too.
+        let mut raw = common::Raw::connect(&seed.database.url).await;
+        raw.execute(&format!(
+            "UPDATE player_stats SET rounds_won = 1, fastest_ms = 500 WHERE player_id = {}",
+            solo.0
+        ))
+        .await;
+        let names = |b: Board| b.rows.into_iter().map(|r| r.name).collect::<Vec<_>>();
+        let before = seed.board(Metric::Fastest, Period::All, 10, None).await;
+        assert_eq!(names(before), ["Solo", "Farmer", "Ann"]);
+
+        let migration = match common::backend() {
+            krypto_server::db::Backend::Sqlite => include_str!("../../migrations/sqlite/0011_boards_from_races.sql"),
+            krypto_server::db::Backend::Postgres => include_str!("../../migrations/postgres/0011_boards_from_races.sql")
+                .split("CREATE TABLE budgets")
+                .next()
+                .unwrap(),
+        };
+        raw.execute(migration).await;
+        for period in [Period::All, Period::Month, Period::Week, Period::Day] {
+            let fastest = seed.board(Metric::Fastest, period, 10, None).await;
+            assert_eq!(rows(&fastest), vec![row(1, "Ann", 4000.0)], "{period:?}");
+            let rounds = seed.board(Metric::Rounds, period, 10, None).await;
+            assert_eq!(rows(&rounds), vec![row(1, "Ann", 1.0)], "{period:?}");
+        }
     }
 
     #[tokio::test]

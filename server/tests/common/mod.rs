@@ -152,6 +152,17 @@ pub enum Raw {
 }
 
 impl Raw {
+    /// Runs `sql` (any number of statements), for tests that change what
+    /// is stored behind the server's back.
+    #[allow(dead_code)]
+    pub async fn execute(&mut self, sql: &str) {
+        match self {
+            Raw::Sqlite(c) => sqlx::raw_sql(sql).execute(c).await.map(drop),
+            Raw::Postgres(c) => sqlx::raw_sql(sql).execute(c).await.map(drop),
+        }
+        .unwrap_or_else(|e| panic!("{e}: {sql}"));
+    }
+
     pub async fn connect(url: &str) -> Raw {
         use sqlx::Connection;
         match Backend::of_url(url).unwrap() {
