@@ -323,7 +323,7 @@ impl Cluster {
                 .reserve(&code, public, host.0, self.judging())
                 .await?
             {
-                Reserved::Reserved => return Ok(Reservation::Code(code)),
+                Reserved::Done => return Ok(Reservation::Code(code)),
                 Reserved::HostSeated(held) => return Ok(Reservation::HostSeated(held)),
                 Reserved::CodeTaken => {
                     tracing::debug!(%code, "room code taken on another node; drawing again");

@@ -53,7 +53,7 @@ const SEAT_HOLDS: &str = "seats.node_id <> $3 AND seats.orphaned_at IS NULL
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Reserved {
     /// The code and the host's seat are this node's.
-    Reserved,
+    Done,
     /// Another room has the code: draw another.
     CodeTaken,
     /// The host holds a seat in this room on another node.
@@ -290,7 +290,7 @@ impl Directory {
             return Ok(Reserved::CodeTaken);
         }
         tx.commit().await?;
-        Ok(Reserved::Reserved)
+        Ok(Reserved::Done)
     }
 
     /// The room `player` holds a seat in on another node, if that seat
