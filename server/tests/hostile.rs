@@ -62,14 +62,7 @@ async fn connect_as(
     server: &TestServer,
     ip: &str,
 ) -> Result<Client, tokio_tungstenite::tungstenite::Error> {
-    let mut request = server.url().into_client_request().unwrap();
-    request
-        .headers_mut()
-        .insert("x-forwarded-for", ip.parse().unwrap());
-    let (ws, _) = tokio::time::timeout(PATIENCE, tokio_tungstenite::connect_async(request))
-        .await
-        .unwrap()?;
-    Ok(Client { ws })
+    common::connect_forwarded(&server.url(), ip).await
 }
 
 fn assert_json_error(status: u16, body: &str, want_status: u16, want_code: &str) -> Value {
@@ -116,14 +109,7 @@ on_both! {
                 .await;
             assert_eq!(v["accepted"], true, "{v}");
             let over = farmer.recv_type("match_over").await;
-            assert!(
-                over["standings"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .all(|s| s.get("rating_after").is_none()),
-                "puppets make no rated match: {over}"
-            );
+            assert!(common::unrated(&over), "puppets make no rated match: {over}");
             for p in &mut puppets {
                 p.recv_type("match_over").await;
             }

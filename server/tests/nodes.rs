@@ -90,6 +90,19 @@ async fn seat_written(db: &str, welcome: &Value) {
     .await;
 }
 
+/// A new player `name` on `server` hosting a new room, once its seat is in
+/// the directory: the connection, the welcome and the room's code.
+async fn host_in_directory(
+    db: &str,
+    server: &Process,
+    name: &str,
+) -> (common::Client, Value, String) {
+    let (mut host, welcome) = server.player(hello(name)).await;
+    let code = code_of(&host.request(json!({"type": "create_room"})).await);
+    seat_written(db, &welcome).await;
+    (host, welcome, code)
+}
+
 /// Asks `client` for `list_rooms` until the listed codes satisfy `wanted`;
 /// returns them (sorted, as the server sends them) and the reply.
 async fn listed(
@@ -120,30 +133,6 @@ async fn open_room(server: &Process, name: &str, public: bool) -> (common::Clien
         .request(json!({"type": "create_room", "public": public}))
         .await;
     (host, code_of(&state))
-}
-
-/// A whole formula over the hand of `started` that misses its objective.
-fn wrong(started: &Value) -> String {
-    let cards: Vec<i64> = started["cards"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c.as_i64().unwrap())
-        .collect();
-    let objective = started["objective"].as_i64().unwrap();
-    let join = |op: &str| {
-        cards
-            .iter()
-            .map(i64::to_string)
-            .collect::<Vec<_>>()
-            .join(op)
-    };
-    if cards.iter().sum::<i64>() != objective {
-        join("+")
-    } else {
-        // The sum is the objective: one card fewer plus, one more minus.
-        join("+").replacen('+', "-", 1)
-    }
 }
 
 fn code_of(state: &Value) -> String {
@@ -246,9 +235,7 @@ async fn a_seated_player_saying_hello_on_another_node_is_sent_to_their_room() {
         return;
     };
     let (a, b) = (node(&db), node(&db));
-    let (mut ann, wa) = a.player(hello("Ann")).await;
-    let code = code_of(&ann.request(json!({"type": "create_room"})).await);
-    seat_written(&db, &wa).await;
+    let (mut ann, wa, code) = host_in_directory(&db, &a, "Ann").await;
     ann.ws.close(None).await.unwrap();
 
     // Back on the wrong node: welcomed (nothing resumed there), then sent
@@ -403,7 +390,7 @@ async fn leaderboards_and_profiles_are_the_same_on_every_node() {
     // Ben tries too (a whole formula, wrong): a race, so it counts.
     ben.recv_type("round_started").await;
     let missed = ben
-        .request(json!({"type": "submit", "round": 1, "formula": wrong(&started)}))
+        .request(json!({"type": "submit", "round": 1, "formula": common::wrong(&started)}))
         .await;
     assert_eq!(missed["accepted"], false, "{missed}");
     let verdict = ann
@@ -772,9 +759,7 @@ async fn a_seat_on_one_node_keeps_its_player_from_renaming_hosting_or_joining_on
         return;
     };
     let (a, b) = (node(&db), node(&db));
-    let (mut ann, wa) = a.player(hello("Ann")).await;
-    let code = code_of(&ann.request(json!({"type": "create_room"})).await);
-    seat_written(&db, &wa).await;
+    let (_ann, wa, code) = host_in_directory(&db, &a, "Ann").await;
 
     // A rename on the other node is refused, as on a single node.
     let mut rename = b.connect().await;
@@ -823,23 +808,9 @@ async fn a_seat_on_one_node_keeps_its_player_from_renaming_hosting_or_joining_on
     code_of(&renamed.request(json!({"type": "create_room"})).await);
 }
 
-/// A connection to `server` that a trusted proxy says comes from `ip`.
-async fn connect_from(server: &Process, ip: &str) -> common::Client {
-    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-    let mut request = server.url().into_client_request().unwrap();
-    request
-        .headers_mut()
-        .insert("x-forwarded-for", ip.parse().unwrap());
-    let (ws, _) = tokio::time::timeout(PATIENCE, tokio_tungstenite::connect_async(request))
-        .await
-        .unwrap()
-        .unwrap();
-    common::Client { ws }
-}
-
 /// `hello` from `ip` on `server`: its answer.
 async fn hello_from(server: &Process, ip: &str, hello: Value) -> (common::Client, Value) {
-    let mut c = connect_from(server, ip).await;
+    let mut c = common::connect_forwarded(&server.url(), ip).await.unwrap();
     c.send(hello).await;
     let answer = c.recv().await;
     (c, answer)

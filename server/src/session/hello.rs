@@ -2,7 +2,7 @@
 
 use krypto_core::protocol::{ErrorCode, PlayerId, ServerMessage, PROTOCOL_VERSION};
 
-use super::{now, Session, Welcomed, SERVER_VERSION};
+use super::{now, within, Session, Welcomed, SERVER_VERSION};
 use crate::cluster::SeatElsewhere;
 use crate::identity::{self, HelloError, HelloRules};
 use crate::lobby::RoomCommand;
@@ -27,26 +27,24 @@ impl Session {
         let shared = self.shared.clone();
         let shared: &Shared = &shared;
         let (client_ip, key) = (self.client_ip, self.address_key());
-        let config = &shared.config;
+        let (config, cluster) = (&shared.config, &shared.cluster);
         let rules = HelloRules {
             seated: &|player| Box::pin(seated(shared, player)),
             may_create_account: &|| {
-                Box::pin(async move {
-                    shared.limits.new_account(client_ip, now())
-                        && match &shared.cluster {
-                            Some(c) => c.may_create_account(key, config.max_new_accounts).await,
-                            None => true,
-                        }
-                })
+                Box::pin(within(
+                    shared.limits.new_account(client_ip, now()),
+                    cluster
+                        .as_ref()
+                        .map(|c| c.may_create_account(key, config.max_new_accounts)),
+                ))
             },
             may_try_ticket: &|| {
-                Box::pin(async move {
-                    shared.limits.may_try_ticket(client_ip, now())
-                        && match &shared.cluster {
-                            Some(c) => c.may_try_ticket(key, config.max_code_misses).await,
-                            None => true,
-                        }
-                })
+                Box::pin(within(
+                    shared.limits.may_try_ticket(client_ip, now()),
+                    cluster
+                        .as_ref()
+                        .map(|c| c.may_try_ticket(key, config.max_code_misses)),
+                ))
             },
             missed_ticket: &|| {
                 Box::pin(async move {

@@ -208,16 +208,12 @@ impl Session {
     /// Whether `player` here may try a room code: within the miss budgets
     /// of this node and, on a cluster, of every node together.
     async fn may_guess(&self, player: PlayerId) -> bool {
-        if !self.shared.limits.may_guess(self.client_ip, player, now()) {
-            return false;
-        }
-        match &self.shared.cluster {
-            Some(cluster) => {
-                let max = self.shared.config.max_code_misses;
-                cluster.may_guess(self.address_key(), player, max).await
-            }
-            None => true,
-        }
+        let max = self.shared.config.max_code_misses;
+        within(
+            self.shared.limits.may_guess(self.client_ip, player, now()),
+            (self.shared.cluster.as_ref()).map(|c| c.may_guess(self.address_key(), player, max)),
+        )
+        .await
     }
 
     /// Counts a room code that named no room, here and cluster-wide.
@@ -226,6 +222,16 @@ impl Session {
         if let Some(cluster) = &self.shared.cluster {
             cluster.missed(self.address_key(), Some(player)).await;
         }
+    }
+}
+
+/// Whether a budget allows something: this node's answer `here`, then, on
+/// a cluster, the budget all nodes share (asked only when this node's
+/// allows it: over it here, no question to the database).
+async fn within(here: bool, shared: Option<impl std::future::Future<Output = bool>>) -> bool {
+    match shared {
+        Some(shared) if here => shared.await,
+        _ => here,
     }
 }
 

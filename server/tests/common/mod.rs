@@ -328,16 +328,67 @@ impl TestServer {
     }
 }
 
-/// A formula that makes the objective of a `round_started`, from the
-/// solver (rooms deal solvable hands).
-pub fn solve(started: &Value) -> String {
+/// The cards and objective of a `round_started`.
+fn hand(started: &Value) -> (Vec<i64>, i64) {
     let cards: Vec<i64> = started["cards"]
         .as_array()
         .unwrap()
         .iter()
         .map(|c| c.as_i64().unwrap())
         .collect();
-    let objective = started["objective"].as_i64().unwrap();
+    (cards, started["objective"].as_i64().unwrap())
+}
+
+/// A whole formula over the hand of a `round_started` that misses its
+/// objective: a real attempt, wrong.
+#[allow(dead_code)]
+pub fn wrong(started: &Value) -> String {
+    let (cards, objective) = hand(started);
+    let sum = cards
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join("+");
+    if cards.iter().sum::<i64>() != objective {
+        sum
+    } else {
+        // The sum is the objective: a minus instead of the first plus.
+        sum.replacen('+', "-", 1)
+    }
+}
+
+/// Whether a `match_over` shows no rating change: the match was unrated.
+#[allow(dead_code)]
+pub fn unrated(over: &Value) -> bool {
+    over["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|s| s.get("rating_after").is_none())
+}
+
+/// A WebSocket to `url` that a trusted proxy says comes from `ip`
+/// (`X-Forwarded-For`).
+#[allow(dead_code)]
+pub async fn connect_forwarded(
+    url: &str,
+    ip: &str,
+) -> Result<Client, tokio_tungstenite::tungstenite::Error> {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut request = url.into_client_request()?;
+    request
+        .headers_mut()
+        .insert("x-forwarded-for", ip.parse().unwrap());
+    let (ws, _) = tokio::time::timeout(PATIENCE, tokio_tungstenite::connect_async(request))
+        .await
+        .unwrap()?;
+    Ok(Client { ws })
+}
+
+/// A formula that makes the objective of a `round_started`, from the
+/// solver (rooms deal solvable hands).
+pub fn solve(started: &Value) -> String {
+    let (cards, objective) = hand(started);
     krypto_core::solver::solve_one(&cards, objective, krypto_core::rules::Rules::Free)
         .unwrap()
         .expect("rooms deal solvable hands")
