@@ -877,4 +877,9 @@ async fn the_code_miss_and_new_account_budgets_are_one_for_all_nodes() {
         assert_eq!(miss(&mut pia_b).await, "room_not_found");
     }
     assert_eq!(miss(&mut pia_b).await, "rate_limited");
+    // Counted in slices of a twelfth of the (one-minute) window, each
+    // starting on a slice boundary.
+    let unaligned = "SELECT count(*) FROM budgets WHERE since_ms % 5000 <> 0";
+    assert_eq!(count(&db, unaligned).await, 0);
+    assert!(count(&db, "SELECT count(*) FROM budgets").await >= 4);
 }

@@ -21,8 +21,11 @@ use crate::db::DbError;
 /// Slices a window is cut into.
 pub(crate) const SLICES: i64 = 12;
 
-/// The database's time in milliseconds.
-const NOW_MS: &str = "CAST(extract(epoch FROM clock_timestamp()) * 1000 AS BIGINT)";
+/// The database's time in milliseconds: the transaction's (`now()`), one
+/// value however often a statement reads it (`clock_timestamp()` moved
+/// between the two reads of a slice's start and made slices that did not
+/// start on a slice boundary).
+const NOW_MS: &str = "CAST(extract(epoch FROM now()) * 1000 AS BIGINT)";
 
 /// The counts of one cluster, for one window.
 #[derive(Debug, Clone)]
