@@ -62,7 +62,20 @@ for (const s of steps) {
   for (const root of els) {
     if (s.kind === 'css') next.push(...root.querySelectorAll(s.css));
     else if (s.kind === 'role') {
-      const name = s.name ? (n) => matches(n, s.name, s.exact) : undefined;
+      // dom-accessibility-api drops the space between inline elements ("<span>🔈</span><span>
+      // Tap</span>" is "🔈Tap", "🔈 Tap" to browsers): a name from content is also matched as
+      // the text a reader hears, aria-hidden parts left out.
+      const spoken = (e) => {
+        if (e.hasAttribute('aria-label') || e.hasAttribute('aria-labelledby')) return null;
+        const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+        let text = '';
+        for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+          if (!t.parentElement.closest('[aria-hidden="true"]')) text += t.data;
+        }
+        return text;
+      };
+      const name = s.name ? (n, e) => matches(n, s.name, s.exact)
+        || (spoken(e) !== null && matches(spoken(e), s.name, s.exact)) : undefined;
       let found = TL.queryAllByRole(root, s.role, name ? { name } : {});
       if (s.disabled !== undefined) found = found.filter((e) => disabled(e) === s.disabled);
       next.push(...found);
@@ -92,7 +105,8 @@ const CLICK_POINT = `
 const e = arguments[0];
 let r = e.getBoundingClientRect();
 if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) {
-  e.scrollIntoView({ block: 'end', inline: 'nearest' });
+  // At once: a smooth scroll would still be moving the element when the pointer comes.
+  e.scrollIntoView({ block: 'end', inline: 'nearest', behavior: 'instant' });
   r = e.getBoundingClientRect();
 }
 const x = r.left + r.width / 2;
@@ -252,7 +266,15 @@ class Locator {
     await this._act(async (e) => {
       const { _driver: driver, _scale: scale } = this._page;
       if (scale === 1) return e.click();
-      const at = await driver.executeScript(CLICK_POINT, e);
+      // Where the element is, once it stays there: WebKit may still be scrolling the page
+      // (to a field just focused) a moment after the element was scrolled into view.
+      let at = await driver.executeScript(CLICK_POINT, e);
+      for (let looks = 0; looks < 20; looks += 1) {
+        await sleep(POLL);
+        const again = await driver.executeScript(CLICK_POINT, e);
+        if (again.x === at.x && again.y === at.y) break;
+        at = again;
+      }
       if (!at.hit) {
         const err = new Error(`webkit: ${JSON.stringify(this._steps)} is under another element`);
         err.name = 'ElementClickInterceptedError';
@@ -264,9 +286,14 @@ class Locator {
     });
   }
   async tap() { await this.click(); }
+  /**
+   * Selects the field's text and types over it, as a person does. (Not
+   * WebDriver's clear, which also leaves the field: a page that refreshes
+   * fields nobody is editing would put the old value back before the typing.)
+   */
   async fill(value) {
     await this._act(async (e) => {
-      await e.clear();
+      await e.sendKeys(Key.chord(Key.CONTROL, 'a'), Key.BACK_SPACE);
       if (value !== '') await e.sendKeys(value);
     });
   }
@@ -319,7 +346,18 @@ class Locator {
   async evaluate(fn, arg) {
     return this._act((e) => this._page._evaluate(fn, arg, e), { enabled: false });
   }
-  async evaluateAll(fn, arg) { return this._page._evaluate(fn, arg, await this._all()); }
+  /** `fn(elements, arg)` in the page, the elements found there (WebKit passes no array of them in). */
+  async evaluateAll(fn, arg) {
+    await this._all();
+    const result = await this._page._driver.executeAsyncScript(`${RESOLVE}
+      const done = arguments[arguments.length - 1];
+      Promise.resolve().then(() => (${fn})(resolve(arguments[0]), arguments[1]))
+        .then((value) => done(value === undefined ? { undefined: true } : { value }), (e) => done({ error: String(e) }));`,
+    this._steps, arg ?? null);
+    await this._page._sync();
+    if (result?.error) throw new Error(`webkit: evaluateAll: ${result.error}`);
+    return result?.undefined ? undefined : result?.value;
+  }
 }
 
 /** One page in its own browser (own storage, like a separate phone). */
@@ -353,7 +391,9 @@ class Page {
    * that has not had them yet, runs the init scripts and the media emulation.
    */
   async _sync() {
-    this._url = await this._driver.getCurrentUrl();
+    // The document's own address: WebKitWebDriver's current URL can lag a history.replaceState.
+    this._url = await this._driver.executeScript('return location.href')
+      .catch(() => this._driver.getCurrentUrl());
     const found = await this._driver.executeScript(HOOK).catch(() => []);
     this.problems.push(...found);
     for (const [i, source] of this._init.entries()) {
@@ -382,9 +422,15 @@ class Page {
       width: Math.round(viewport.width * this._scale) + frameWidth,
       height: Math.round(viewport.height * this._scale) + frameHeight,
     });
-    const [width, height] = await this._driver.executeScript('return [innerWidth, innerHeight]');
-    if (width !== viewport.width) {
-      throw new Error(`webkit: a page ${viewport.width} px wide was asked for; the window gives ${width}×${height}`);
+    // The window manager answers before the page has its new size.
+    const deadline = Date.now() + TIMEOUT;
+    for (;;) {
+      const [width, height] = await this._driver.executeScript('return [innerWidth, innerHeight]');
+      if (width === viewport.width && height === viewport.height) return;
+      if (Date.now() > deadline) {
+        throw new Error(`webkit: a page of ${viewport.width}×${viewport.height} was asked for; the window gives ${width}×${height}`);
+      }
+      await sleep(POLL);
     }
   }
 
