@@ -319,10 +319,26 @@ function adapt(page) {
   say('firefox: tap() is a click, fill() types key by key, a page is brought to the front before each action, and emulateMedia answers matchMedia (Playwright over BiDi: no touch event, a fill that is no edit, focus only in the front tab, no reduced motion)');
 }
 
+/**
+ * Firefox's own report of a WebSocket cut by the page navigating away while
+ * it opened; the same socket's "can't establish a connection" just before
+ * it is part of that report, not a failure of the page.
+ */
+const INTERRUPTED = /^The connection to (\S+) was interrupted while the page was loading\.$/;
+
 function watch(page) {
   adapt(page);
   page.problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') page.problems.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    const interrupted = ENGINE === 'firefox' && INTERRUPTED.exec(m.text());
+    if (!interrupted) {
+      page.problems.push(m.text());
+      return;
+    }
+    const opening = page.problems.findLastIndex((p) => p.endsWith(`establish a connection to the server at ${interrupted[1]}.`));
+    if (opening >= 0) page.problems.splice(opening, 1);
+  });
   page.on('pageerror', (e) => page.problems.push(e.message));
   return page;
 }

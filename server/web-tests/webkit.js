@@ -102,17 +102,29 @@ return els.filter((e) => e !== document.documentElement || steps.length === 0);
  * it is not), and whether a click there reaches it.
  */
 const CLICK_POINT = `
-const e = arguments[0];
-let r = e.getBoundingClientRect();
-if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) {
+const [e, done] = arguments;
+const centre = () => {
+  const r = e.getBoundingClientRect();
+  return { x: r.left + r.width / 2, y: r.top + r.height / 2, r };
+};
+let at = centre();
+if (at.r.top < 0 || at.r.left < 0 || at.r.bottom > innerHeight || at.r.right > innerWidth) {
   // At once: a smooth scroll would still be moving the element when the pointer comes.
   e.scrollIntoView({ block: 'end', inline: 'nearest', behavior: 'instant' });
-  r = e.getBoundingClientRect();
 }
-const x = r.left + r.width / 2;
-const y = r.top + r.height / 2;
-const top = document.elementFromPoint(x, y);
-return { x, y, hit: top !== null && (top === e || e.contains(top)) };
+// Once it stays put: WebKit may still be scrolling the page (to a field just
+// focused) a moment after the element was scrolled into view.
+const settle = (looks) => setTimeout(() => {
+  const now = centre();
+  if ((now.x !== at.x || now.y !== at.y) && looks < 20) {
+    at = now;
+    settle(looks + 1);
+    return;
+  }
+  const top = document.elementFromPoint(now.x, now.y);
+  done({ x: now.x, y: now.y, hit: top !== null && (top === e || e.contains(top)) });
+}, 50);
+settle(0);
 `;
 
 const VISIBLE = `
@@ -121,7 +133,7 @@ const r = e.getBoundingClientRect();
 return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden';
 `;
 
-/** Collects errors and console.error calls into window.__problems. */
+/** Collects errors, console.error calls and CSP reports into window.__problems. */
 const HOOK = `
 if (!window.__problems) {
   window.__problems = [];
@@ -133,8 +145,6 @@ if (!window.__problems) {
   const error = console.error.bind(console);
   console.error = (...args) => { window.__problems.push(args.join(' ')); error(...args); };
 }
-const out = window.__problems.splice(0);
-return out;
 `;
 
 /**
@@ -160,6 +170,15 @@ export function answerReducedMotion(value) {
 
 /** `answerReducedMotion` with arguments[0].reducedMotion, when it is set. */
 const MEDIA = `if (arguments[0].reducedMotion !== undefined) (${answerReducedMotion})(arguments[0].reducedMotion);`;
+
+/**
+ * After each action, in one round trip: the hook and the media emulation
+ * in place; the document's address (WebKitWebDriver's current URL can lag
+ * a history.replaceState) and the problems collected since.
+ */
+const SYNC = `${HOOK}
+${MEDIA}
+return [location.href, window.__problems.splice(0)];`;
 
 /** A query of the page, run again each time it is used (as Playwright's). */
 class Locator {
@@ -266,15 +285,7 @@ class Locator {
     await this._act(async (e) => {
       const { _driver: driver, _scale: scale } = this._page;
       if (scale === 1) return e.click();
-      // Where the element is, once it stays there: WebKit may still be scrolling the page
-      // (to a field just focused) a moment after the element was scrolled into view.
-      let at = await driver.executeScript(CLICK_POINT, e);
-      for (let looks = 0; looks < 20; looks += 1) {
-        await sleep(POLL);
-        const again = await driver.executeScript(CLICK_POINT, e);
-        if (again.x === at.x && again.y === at.y) break;
-        at = again;
-      }
+      const at = await driver.executeAsyncScript(CLICK_POINT, e);
       if (!at.hit) {
         const err = new Error(`webkit: ${JSON.stringify(this._steps)} is under another element`);
         err.name = 'ElementClickInterceptedError';
@@ -391,16 +402,21 @@ class Page {
    * that has not had them yet, runs the init scripts and the media emulation.
    */
   async _sync() {
-    // The document's own address: WebKitWebDriver's current URL can lag a history.replaceState.
-    this._url = await this._driver.executeScript('return location.href')
-      .catch(() => this._driver.getCurrentUrl());
-    const found = await this._driver.executeScript(HOOK).catch(() => []);
-    this.problems.push(...found);
+    const synced = await this._driver.executeScript(SYNC, this._media).catch((e) => {
+      this._scriptFailed('the page hook', e);
+      return null;
+    });
+    if (synced) {
+      const [url, found] = synced;
+      this._url = url;
+      this.problems.push(...found);
+    } else {
+      this._url = await this._driver.getCurrentUrl();
+    }
     for (const [i, source] of this._init.entries()) {
       await this._driver.executeScript(`if (window.__init${i}) return; window.__init${i} = true; ${source}`)
         .catch((e) => this._scriptFailed('an init script', e));
     }
-    await this._driver.executeScript(MEDIA, this._media).catch((e) => this._scriptFailed('emulateMedia', e));
   }
 
   /** A script's own error is a problem of the page; a navigation under way is not. */
@@ -480,8 +496,17 @@ class Page {
   /** Never called: WebDriver classic has no console; `_sync` fills `problems` instead. */
   on() {}
   url() { return this._url; }
-  async goto(url) { await this._driver.get(url); await this._sync(); }
-  async reload() { await this._driver.navigate().refresh(); await this._sync(); }
+  async goto(url) { await this._driver.get(url); await this._loaded(); }
+  async reload() { await this._driver.navigate().refresh(); await this._loaded(); }
+  /** Waits for the new document's load, as Playwright's `goto` does (WebKitWebDriver may answer sooner). */
+  async _loaded() {
+    const deadline = Date.now() + TIMEOUT;
+    while (await this._driver.executeScript('return document.readyState').catch(() => null) !== 'complete') {
+      if (Date.now() > deadline) throw new Error('webkit: the page never finished loading');
+      await sleep(POLL);
+    }
+    await this._sync();
+  }
   async evaluate(fn, arg) { return this._evaluate(fn, arg); }
   async waitForFunction(fn, arg, { timeout = TIMEOUT } = {}) {
     const deadline = Date.now() + timeout;
