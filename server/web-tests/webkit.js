@@ -122,6 +122,8 @@ const settle = (looks) => setTimeout(() => {
     return;
   }
   const top = document.elementFromPoint(now.x, now.y);
+  window.__clicked = false;
+  addEventListener('click', () => { window.__clicked = true; }, { capture: true, once: true });
   done({ x: now.x, y: now.y, hit: top !== null && (top === e || e.contains(top)) });
 }, 50);
 settle(0);
@@ -291,9 +293,20 @@ class Locator {
         err.name = 'ElementClickInterceptedError';
         throw err;
       }
-      return driver.actions()
+      await driver.actions()
         .move({ x: Math.round(at.x * scale), y: Math.round(at.y * scale), origin: 'viewport' })
         .press().release().perform();
+      // A page that replaced the element between the press and the release got no click (the
+      // two ended on different elements): again, on the new one.
+      // (A click that loaded another page leaves no document to ask: it was a click.)
+      const [clicked, there] = await driver.executeScript('return [window.__clicked, arguments[0].isConnected]', e)
+        .catch(() => [true, false]);
+      if (clicked === false && !there) {
+        const err = new Error(`webkit: ${JSON.stringify(this._steps)} was replaced during the click`);
+        err.name = 'StaleElementReferenceError';
+        throw err;
+      }
+      return undefined;
     });
   }
   async tap() { await this.click(); }
