@@ -133,6 +133,10 @@ function applySnapshot(state, s) {
     // shows who is trying and who is locked out.
     tries: same && old.round?.number === s.round?.number ? old.tries : {},
     pending: same ? old.pending : false,
+    // An answer tapped while disconnected, sent once the room is back (main.js).
+    unsent: same && old.round?.number === s.round?.number && s.state === 'playing' ? old.unsent : null,
+    // A sent answer whose verdict was lost with the connection.
+    dropped: same && old.round?.number === s.round?.number ? old.dropped : false,
     // The rematch's ready check while one is open: {deadline, ready: [ids]}.
     readyCheck: s.ready_check ? { deadline: deadlineIn(s.ready_check.ms), ready: [...s.ready_check.ready] } : null,
   };
@@ -221,11 +225,14 @@ export function applyServer(state, m) {
       room.formula = loadDraft(room.code, m.round);
       room.tries = {};
       room.pending = false;
+      room.unsent = null;
+      room.dropped = false;
       for (const p of room.players) p.waiting = false;
       return 'round';
     case 'verdict':
       if (!room) return null;
       room.pending = false;
+      room.dropped = false;
       room.verdict = {
         round: m.round, accepted: m.accepted, value: m.value ?? null,
         kind: m.error?.kind ?? null, message: m.error?.message ?? '', column: m.error?.column ?? null,
@@ -248,6 +255,8 @@ export function applyServer(state, m) {
       if (room.round) { room.round.over = true; room.round.deadline = null; }
       room.result = resultFrom(room, m);
       room.pending = false;
+      room.unsent = null;
+      room.dropped = false;
       if (m.scores) {
         for (const s of m.scores) {
           const p = room.players.find((x) => x.id === s.player);
