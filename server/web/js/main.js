@@ -52,7 +52,7 @@ const route = parseRoute(routePath(location.pathname));
 // bookmarks, a shared screen). Neither replaces the identity this browser
 // keeps without the person's yes (startGame).
 const MAX_HOPS = LIMITS.redirects_in_a_row;
-const handed = handover(location.hash, MAX_HOPS);
+const handed = handover(location.hash, MAX_HOPS, LIMITS.name_chars);
 const scanned = route.kind === 'link' ? linkCode(location.hash) : null;
 if (location.hash) history.replaceState(null, '', location.pathname + location.search);
 
@@ -417,6 +417,13 @@ function startGame(route) {
       render();
     },
     listRooms: () => conn.send({ type: 'list_rooms' }),
+    /** The next page of public rooms, added under those shown. */
+    moreRooms() {
+      if (!state.roomsNext || state.roomsMoreId) return;
+      const id = conn.send({ type: 'list_rooms', after: state.roomsNext });
+      state.roomsMoreId = id || null;
+      render();
+    },
     createRoom(isPublic) {
       state.lobbyError = null;
       conn.send({ type: 'create_room', public: isPublic });
