@@ -150,7 +150,7 @@ test('an answer tapped while the phone is offline goes once it is back; a lost v
     await page.getByText('Connection lost: reconnecting…').waitFor();
     net.restore();
     await page.getByText('The connection dropped before the verdict came: submit again').waitFor();
-    await page.getByText('🔒 Locked out').waitFor();
+    await page.locator('.lockout', { hasText: '🔒 Locked out' }).waitFor();
     await page.getByText('Connection lost: reconnecting…').waitFor({ state: 'hidden' });
 
     // Offline: the right answer is kept, said so, and sent on the way back.
@@ -158,7 +158,7 @@ test('an answer tapped while the phone is offline goes once it is back; a lost v
     await page.getByText('Connection lost: reconnecting…').waitFor();
     await page.getByRole('button', { name: 'Clear' }).tap();
     await tapFormula(page, solve(hand.cards, hand.target));
-    await page.getByText('🔒 Locked out').waitFor({ state: 'hidden' });
+    await page.locator('.lockout', { hasText: '🔒 Locked out' }).waitFor({ state: 'hidden' });
     await submit.tap();
     await page.getByText('⏳ Not sent yet: it goes as soon as the connection is back').waitFor();
     net.restore();
