@@ -8,7 +8,8 @@
 //! [`crate::recorder::Recorder`]: a round's result and a match's end are
 //! committed (and the ratings computed) *before* anyone is told, so an
 //! announced result survives a crash; a match's start (under a UUIDv7 the
-//! room mints itself), dealt hands and attempts are queued without waiting.
+//! room mints itself), dealt hands and attempts are queued without waiting,
+//! in the room's [`backlog`] when the recorder's queue is full.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -22,6 +23,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use self::backlog::Backlog;
 use self::recording::MatchLog;
 use crate::db::saved::StoredRoom;
 use crate::db::scores::{Applied, Write};
@@ -31,6 +33,7 @@ use crate::periods::now_ms;
 use crate::room_clock::RoomClock;
 use crate::Shared;
 
+mod backlog;
 mod recording;
 
 /// Why a match may not start while the recorder's journal is full.
@@ -83,6 +86,7 @@ pub fn create(
         summary: summary_tx,
         empty_since: None,
         log: MatchLog::default(),
+        backlog: Backlog::default(),
         locked: false,
     };
     // A new room has nothing to record: deliver its first snapshot now.
@@ -178,6 +182,7 @@ pub(crate) async fn restore(
         summary: summary_tx,
         empty_since: None,
         log,
+        backlog: Backlog::default(),
         locked: false,
     };
     // Nobody is connected yet: everyone's seat is held from now.
@@ -223,6 +228,8 @@ struct RoomTask {
     empty_since: Option<Instant>,
     /// The match being recorded.
     log: MatchLog,
+    /// Its writes waiting for room in the recorder's queue.
+    backlog: Backlog,
     /// Whether the room was locked when last told to the lobby.
     locked: bool,
 }
@@ -238,6 +245,7 @@ impl RoomTask {
     async fn run(mut self, mut inbox: mpsc::Receiver<RoomCommand>) {
         let shutdown = self.shared.shutdown.clone();
         let grace = self.shared.config.empty_room_grace;
+        let shared = self.shared.clone();
         loop {
             let deadline = self.room.next_deadline();
             let clock = self.clock.clone();
@@ -254,6 +262,12 @@ impl RoomTask {
                     self.save();
                     break;
                 }
+                slot = shared.recorder.reserve(), if !self.backlog.is_empty() => {
+                    let sent = slot.and_then(|slot| self.backlog.send_into(slot, &shared.recorder));
+                    if let Err(e) = sent {
+                        tracing::error!(room = %self.room.code(), error = %e, "not recorded");
+                    }
+                }
                 command = inbox.recv() => match command {
                     Some(command) => self.handle(command).await,
                     None => break,
@@ -266,6 +280,9 @@ impl RoomTask {
             }
         }
         let code = self.room.code().to_owned();
+        if let Err(e) = self.backlog.flush(&shared.recorder).await {
+            tracing::error!(room = %code, error = %e, "not recorded");
+        }
         self.shared.lobby.unregister(&code);
         // Whoever was about to join learns the room is gone.
         inbox.close();
@@ -415,10 +432,15 @@ impl RoomTask {
         }
         let recorder = &self.shared.recorder;
         if !batch.must_commit {
-            if let Err(e) = recorder.submit(batch.writes).await {
+            if let Err(e) = self.backlog.queue(recorder, batch.writes).await {
                 tracing::error!(room = %code, error = %e, "not recorded");
             }
             return;
+        }
+        // What the room queued before goes first: the database sees the
+        // room's writes in the order they happened.
+        if let Err(e) = self.backlog.flush(recorder).await {
+            tracing::error!(room = %code, error = %e, "not recorded");
         }
         match recorder.commit(batch.writes).await {
             Ok(applied) => {
