@@ -49,11 +49,10 @@ use crate::durability::Durability;
 use crate::journal::{Entry, Journal, JournalError};
 use crate::periods::now_ms;
 
-/// Requests waiting for the recorder by default. A result waits for room
-/// in it (back-pressure when the disk cannot keep up); writes that announce
-/// nothing wait in their room's backlog instead (see
-/// [`Recorder::try_submit`]), so a wrong answer is never held behind a slow
-/// commit.
+/// Requests waiting for the recorder by default; a room sending to a full
+/// queue waits (back-pressure when the disk cannot keep up). Rooms hold
+/// their dealt hands and attempts until the round's result, so a crowd
+/// sends about one request per round, not one per attempt.
 pub const QUEUE: usize = 8192;
 
 /// Most requests in one transaction, so one commit cannot grow without end.
@@ -232,29 +231,6 @@ impl Recorder {
             .map_err(|_| RecordError::Stopped)
     }
 
-    /// Queues `writes` without waiting for their commit or for room in the
-    /// queue: a full queue gives them back ([`Full`]), for the caller to
-    /// keep, in order, until [`Recorder::reserve`] says there is room.
-    pub fn try_submit(&self, writes: Vec<Write>) -> Result<(), Full> {
-        self.tx
-            .try_send(Request::Write {
-                writes,
-                reply: None,
-            })
-            .map_err(|e| match e {
-                mpsc::error::TrySendError::Full(Request::Write { writes, .. }) => {
-                    Full::Queue(writes)
-                }
-                _ => Full::Stopped,
-            })
-    }
-
-    /// Waits for room in the queue for one request, and holds it.
-    pub async fn reserve(&self) -> Result<Slot<'_>, RecordError> {
-        let permit = self.tx.reserve().await.map_err(|_| RecordError::Stopped)?;
-        Ok(Slot(permit))
-    }
-
     /// Commits everything queued so far and stops the recorder (what the
     /// database cannot take stays in the journal for the next start).
     pub async fn close(&self) {
@@ -262,29 +238,6 @@ impl Recorder {
         if self.tx.send(Request::Close(done)).await.is_ok() {
             let _ = wait.await;
         }
-    }
-}
-
-/// Why [`Recorder::try_submit`] did not queue its writes.
-#[derive(Debug)]
-pub enum Full {
-    /// The queue is full: the writes, given back.
-    Queue(Vec<Write>),
-    /// The recorder has shut down.
-    Stopped,
-}
-
-/// Room for one request in the recorder's queue, held.
-#[derive(Debug)]
-pub struct Slot<'a>(mpsc::Permit<'a, Request>);
-
-impl Slot<'_> {
-    /// Queues `writes` in the room held, without waiting for their commit.
-    pub fn submit(self, writes: Vec<Write>) {
-        self.0.send(Request::Write {
-            writes,
-            reply: None,
-        });
     }
 }
 

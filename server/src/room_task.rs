@@ -8,8 +8,8 @@
 //! [`crate::recorder::Recorder`]: a round's result and a match's end are
 //! committed (and the ratings computed) *before* anyone is told, so an
 //! announced result survives a crash; a match's start (under a UUIDv7 the
-//! room mints itself), dealt hands and attempts are queued without waiting,
-//! in the room's [`backlog`] when the recorder's queue is full.
+//! room mints itself) is queued without waiting; dealt hands and attempts
+//! are [`held`] in the room and ride with the round's result.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -23,7 +23,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use self::backlog::Backlog;
+use self::held::Held;
 use self::recording::MatchLog;
 use crate::db::saved::StoredRoom;
 use crate::db::scores::{Applied, Write};
@@ -33,7 +33,7 @@ use crate::periods::now_ms;
 use crate::room_clock::RoomClock;
 use crate::Shared;
 
-mod backlog;
+mod held;
 mod recording;
 
 /// Why a match may not start while the recorder's journal is full.
@@ -86,7 +86,7 @@ pub fn create(
         summary: summary_tx,
         empty_since: None,
         log: MatchLog::default(),
-        backlog: Backlog::default(),
+        held: Held::default(),
         locked: false,
     };
     // A new room has nothing to record: deliver its first snapshot now.
@@ -182,7 +182,7 @@ pub(crate) async fn restore(
         summary: summary_tx,
         empty_since: None,
         log,
-        backlog: Backlog::default(),
+        held: Held::default(),
         locked: false,
     };
     // Nobody is connected yet: everyone's seat is held from now.
@@ -228,8 +228,8 @@ struct RoomTask {
     empty_since: Option<Instant>,
     /// The match being recorded.
     log: MatchLog,
-    /// Its writes waiting for room in the recorder's queue.
-    backlog: Backlog,
+    /// Its dealt hand and attempts, waiting for the round's result.
+    held: Held,
     /// Whether the room was locked when last told to the lobby.
     locked: bool,
 }
@@ -245,7 +245,6 @@ impl RoomTask {
     async fn run(mut self, mut inbox: mpsc::Receiver<RoomCommand>) {
         let shutdown = self.shared.shutdown.clone();
         let grace = self.shared.config.empty_room_grace;
-        let shared = self.shared.clone();
         loop {
             let deadline = self.room.next_deadline();
             let clock = self.clock.clone();
@@ -262,12 +261,6 @@ impl RoomTask {
                     self.save();
                     break;
                 }
-                slot = shared.recorder.reserve(), if !self.backlog.is_empty() => {
-                    let sent = slot.and_then(|slot| self.backlog.send_into(slot, &shared.recorder));
-                    if let Err(e) = sent {
-                        tracing::error!(room = %self.room.code(), error = %e, "not recorded");
-                    }
-                }
                 command = inbox.recv() => match command {
                     Some(command) => self.handle(command).await,
                     None => break,
@@ -280,7 +273,7 @@ impl RoomTask {
             }
         }
         let code = self.room.code().to_owned();
-        if let Err(e) = self.backlog.flush(&shared.recorder).await {
+        if let Err(e) = self.held.send(&self.shared.recorder).await {
             tracing::error!(room = %code, error = %e, "not recorded");
         }
         self.shared.lobby.unregister(&code);
@@ -432,17 +425,19 @@ impl RoomTask {
         }
         let recorder = &self.shared.recorder;
         if !batch.must_commit {
-            if let Err(e) = self.backlog.queue(recorder, batch.writes).await {
+            let sent = if batch.writes.iter().all(Held::may_hold) {
+                self.held.hold(recorder, batch.writes).await
+            } else {
+                recorder.submit(self.held.before(batch.writes)).await
+            };
+            if let Err(e) = sent {
                 tracing::error!(room = %code, error = %e, "not recorded");
             }
             return;
         }
-        // What the room queued before goes first: the database sees the
-        // room's writes in the order they happened.
-        if let Err(e) = self.backlog.flush(recorder).await {
-            tracing::error!(room = %code, error = %e, "not recorded");
-        }
-        match recorder.commit(batch.writes).await {
+        // What the room held goes first, in the same request: the database
+        // sees the room's writes in the order they happened.
+        match recorder.commit(self.held.before(batch.writes)).await {
             Ok(applied) => {
                 let changes = applied.iter().find_map(|a| match a {
                     Applied::Ratings(changes) => Some(changes),
