@@ -231,6 +231,20 @@ impl Recorder {
             .map_err(|_| RecordError::Stopped)
     }
 
+    /// Queues `writes` without waiting for their commit or for room in the
+    /// queue; a full queue gives them back (`Err(Some(writes))`), a
+    /// stopped recorder does not (`Err(None)`).
+    pub fn try_submit(&self, writes: Vec<Write>) -> Result<(), Option<Vec<Write>>> {
+        let request = Request::Write {
+            writes,
+            reply: None,
+        };
+        self.tx.try_send(request).map_err(|e| match e {
+            mpsc::error::TrySendError::Full(Request::Write { writes, .. }) => Some(writes),
+            _ => None,
+        })
+    }
+
     /// Commits everything queued so far and stops the recorder (what the
     /// database cannot take stays in the journal for the next start).
     pub async fn close(&self) {

@@ -9,7 +9,7 @@
 //! committed (and the ratings computed) *before* anyone is told, so an
 //! announced result survives a crash; a match's start (under a UUIDv7 the
 //! room mints itself) is queued without waiting; dealt hands and attempts
-//! are [`held`] in the room and ride with the round's result.
+//! are [`held`] in the room and sent a few at a time, never waiting.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -228,7 +228,7 @@ struct RoomTask {
     empty_since: Option<Instant>,
     /// The match being recorded.
     log: MatchLog,
-    /// Its dealt hand and attempts, waiting for the round's result.
+    /// Its dealt hands and attempts, on their way to the recorder.
     held: Held,
     /// Whether the room was locked when last told to the lobby.
     locked: bool,

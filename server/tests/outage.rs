@@ -279,7 +279,7 @@ on_both! {
         };
         let mut server = outage.serve_with(&["--recorder-queue", "1"]);
         let (mut ann, mut ben) = a_match(&server).await;
-        let (mut cat, _dan) = a_match_between(&server, ["Cat", "Dan"], 10, 600).await;
+        let (mut cat, mut dan) = a_match_between(&server, ["Cat", "Dan"], 10, 600).await;
         let started = ann.recv_type("round_started").await;
         ben.recv_type("round_started").await;
         let cat_round = cat.recv_type("round_started").await;
@@ -311,12 +311,16 @@ on_both! {
         } else {
             wrong
         };
-        for n in 0..4 {
-            let verdict = cat
-                .request(json!({"type": "submit", "round": 1, "formula": wrong}))
-                .await;
-            assert_eq!(verdict["type"], "verdict", "attempt {n}: {verdict}");
-            assert_eq!(verdict["accepted"], false, "attempt {n}: {verdict}");
+        // More attempts than a room sends ahead at once, twice over: the
+        // second lot meets the full queue and waits in the room.
+        for n in 0..8 {
+            for player in [&mut cat, &mut dan] {
+                let verdict = player
+                    .request(json!({"type": "submit", "round": 1, "formula": wrong}))
+                    .await;
+                assert_eq!(verdict["type"], "verdict", "attempt {n}: {verdict}");
+                assert_eq!(verdict["accepted"], false, "attempt {n}: {verdict}");
+            }
         }
         // Still held: nothing about the win has reached its room.
         use futures_util::{FutureExt, StreamExt};
@@ -335,13 +339,13 @@ on_both! {
         server.terminate();
         assert!(server.exited_cleanly().await);
         let mut db = Raw::connect(&outage.url).await;
-        let (cat_attempts,): (i64,) = db
+        let (refused,): (i64,) = db
             .one(
                 "SELECT count(*) FROM attempts a JOIN players p ON p.id = a.player_id
-                 WHERE p.name = 'Cat' AND NOT a.accepted",
+                 WHERE p.name IN ('Cat', 'Dan') AND NOT a.accepted",
             )
             .await;
-        assert_eq!(cat_attempts, 4);
+        assert_eq!(refused, 16);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,26 +1,30 @@
-//! A round's dealt hand and attempts, held in the room until its result.
+//! A room's dealt hands and attempts on their way to the recorder.
 //!
 //! They announce nothing, so nothing waits for them to be durable; and they
 //! are most of what a crowd writes (15,000 players send thousands of
 //! attempts a second, and finish about a hundred and fifty rounds). Sent one
-//! by one they crowded the recorder's queue: a win's commit waited behind
-//! thousands of other rooms' attempts, and a room whose attempt met a full
-//! queue stopped judging until there was room. Held here, they ride in the
-//! request of the round's result — one request per round instead of one
-//! per attempt, in the order they happened — and a wrong answer's verdict
-//! waits for nothing.
+//! request each they crowded the recorder's queue, and a room whose attempt
+//! met a full queue stopped judging until there was room. A room now holds
+//! them and sends [`AHEAD`] at a time as one request, without waiting: when
+//! the queue is full it keeps holding them and plays on, so a wrong
+//! answer's verdict waits for nothing. A result takes what is held into its
+//! own request, in order, so the database sees the room's writes in the
+//! order they happened; sending ahead keeps that part small, so a win's
+//! commit does not carry the whole round's attempts.
 //!
-//! What a room holds is bounded: past [`MOST`] writes (a long round
-//! with many players) they are sent ahead, in order, and the room waits for
-//! room in the recorder's queue as any request does. A room that ends or
-//! is saved sends what it holds before it goes. A crash loses the held
-//! writes of the rounds in play (never a result: results are committed
-//! before they are announced).
+//! What a room holds is bounded: at [`MOST`] writes (a recorder stalled for
+//! long) the room waits for room in the queue, as any request does. A room
+//! that ends or is saved sends what it holds before it goes. A crash loses
+//! the held writes (never a result: results are committed before they are
+//! announced).
 
 use crate::db::scores::Write;
 use crate::recorder::{RecordError, Recorder};
 
-/// Writes a room holds before it sends them ahead of the result.
+/// Writes a room sends ahead together, as one request.
+const AHEAD: usize = 8;
+
+/// Writes a room holds before it waits for the recorder.
 const MOST: usize = 512;
 
 /// The writes waiting for the room's next result, oldest first.
@@ -36,8 +40,8 @@ impl Held {
         matches!(write, Write::StartRound(_) | Write::Attempt(_))
     }
 
-    /// Holds `writes`; past [`MOST`] sends everything held (waiting for
-    /// room in the recorder's queue).
+    /// Holds `writes`; from [`AHEAD`] held writes on, sends them if the
+    /// recorder's queue has room, and at [`MOST`] waits for room.
     pub(super) async fn hold(
         &mut self,
         recorder: &Recorder,
@@ -45,7 +49,14 @@ impl Held {
     ) -> Result<(), RecordError> {
         self.writes.extend(writes);
         if self.writes.len() >= MOST {
-            self.send(recorder).await?;
+            return self.send(recorder).await;
+        }
+        if self.writes.len() >= AHEAD {
+            match recorder.try_submit(std::mem::take(&mut self.writes)) {
+                Ok(()) => {}
+                Err(Some(writes)) => self.writes = writes,
+                Err(None) => return Err(RecordError::Stopped),
+            }
         }
         Ok(())
     }
