@@ -71,7 +71,9 @@ impl Rational {
     }
 
     /// Reduces a fraction computed in 128 bits and narrows it back to 64.
-    #[inline]
+    /// Kept out of line: the solvers' loops take only the whole-number
+    /// fast paths inline and stay small.
+    #[inline(never)]
     fn from_i128(num: i128, den: i128) -> Result<Rational, ArithError> {
         // Most fractions fit in 64 bits before reducing: reduce them there,
         // without 128-bit divisions.
@@ -80,28 +82,26 @@ impl Rational {
                 return Self::from_i64(n, d);
             }
         }
+        Self::from_wide(num, den)
+    }
+
+    /// [`Rational::from_i128`] beyond 64 bits: reduced in 128 bits first.
+    #[cold]
+    fn from_wide(num: i128, den: i128) -> Result<Rational, ArithError> {
         if den == 0 {
             return Err(ArithError::DivisionByZero);
         }
-        let (mut num, mut den) = if den < 0 { (-num, -den) } else { (num, den) };
-        if num == 0 {
-            return Ok(Rational::ZERO);
-        }
-        if den != 1 {
-            let g = gcd_u128(num.unsigned_abs(), den as u128) as i128;
-            if g > 1 {
-                num /= g;
-                den /= g;
-            }
-        }
-        match (i64::try_from(num), i64::try_from(den)) {
-            (Ok(num), Ok(den)) => Ok(Rational { num, den }),
+        let g = gcd_u128(num.unsigned_abs(), den.unsigned_abs()) as i128;
+        match (i64::try_from(num / g), i64::try_from(den / g)) {
+            (Ok(num), Ok(den)) if num != i64::MIN && den != i64::MIN => Self::from_i64(num, den),
+            // Reduced already; -2^63 cannot change sign.
+            (Ok(num), Ok(den)) if den > 0 => Ok(Rational { num, den }),
             _ => Err(ArithError::Overflow),
         }
     }
 
-    /// [`Rational::from_i128`] for a fraction whose parts fit in 64 bits
-    /// (neither `i64::MIN`, so negating cannot overflow).
+    /// `num / den`, reduced, for parts that are not `i64::MIN` (so
+    /// negating cannot overflow).
     #[inline]
     fn from_i64(num: i64, den: i64) -> Result<Rational, ArithError> {
         if den == 0 {
