@@ -127,22 +127,33 @@ async fn a_match(server: &Process) -> (Client, Client) {
 
 /// Ann and Ben in a started match of `rounds` rounds on `server`.
 async fn a_match_of(server: &Process, rounds: u32) -> (Client, Client) {
-    let (mut ann, _) = server
-        .player(json!({"type": "hello", "protocol": 1, "name": "Ann"}))
+    a_match_between(server, ["Ann", "Ben"], rounds, 60).await
+}
+
+/// The two `names` in a started match of `rounds` rounds of
+/// `round_seconds` on `server`, the first hosting.
+async fn a_match_between(
+    server: &Process,
+    names: [&str; 2],
+    rounds: u32,
+    round_seconds: u32,
+) -> (Client, Client) {
+    let (mut host, _) = server
+        .player(json!({"type": "hello", "protocol": 1, "name": names[0]}))
         .await;
-    let (mut ben, _) = server
-        .player(json!({"type": "hello", "protocol": 1, "name": "Ben"}))
+    let (mut guest, _) = server
+        .player(json!({"type": "hello", "protocol": 1, "name": names[1]}))
         .await;
-    let state = ann
-        .request(
-            json!({"type": "create_room", "settings": {"rounds": rounds, "round_seconds": 60}}),
-        )
+    let settings = json!({"rounds": rounds, "round_seconds": round_seconds});
+    let state = host
+        .request(json!({"type": "create_room", "settings": settings}))
         .await;
     let code = state["code"].as_str().unwrap().to_owned();
-    ben.request(json!({"type": "join_room", "code": code}))
+    guest
+        .request(json!({"type": "join_room", "code": code}))
         .await;
-    ann.request(json!({"type": "start"})).await;
-    (ann, ben)
+    host.request(json!({"type": "start"})).await;
+    (host, guest)
 }
 
 /// Plays round `round` (Ann wins the odd ones, Ben the even ones) and
@@ -252,6 +263,89 @@ on_both! {
 
         assert_eq!(outage.recorded().await, announced);
         assert!(!outage.journal.exists(), "the journal is emptied once replayed");
+    }
+
+    /// The recorder stalled — the database away and the journal unwritable
+    /// (a directory where its file would be), so a win can be neither
+    /// committed nor journaled — and its queue full: the win waits,
+    /// announced to nobody, while a wrong answer in another room is judged
+    /// at once, again and again (writes that announce nothing wait in their
+    /// room, not the room for the recorder). Once both are back the win is
+    /// announced, and every attempt is in the database.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn wrong_answers_are_judged_while_a_win_waits_for_a_stalled_recorder() {
+        let Some(mut outage) = Outage::new().await else {
+            return;
+        };
+        let mut server = outage.serve_with(&["--recorder-queue", "1"]);
+        let (mut ann, mut ben) = a_match(&server).await;
+        let (mut cat, mut dan) = a_match_between(&server, ["Cat", "Dan"], 10, 600).await;
+        let started = ann.recv_type("round_started").await;
+        ben.recv_type("round_started").await;
+        let cat_round = cat.recv_type("round_started").await;
+
+        outage.begin().await;
+        std::fs::create_dir(&outage.journal).unwrap();
+        ann.send(json!({"type": "submit", "id": "win", "round": 1, "formula": solve(&started)}))
+            .await;
+        // The recorder has the win and can write it nowhere.
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let (_, body) = readyz(&server).await;
+            if body.get("journal_error").is_some() {
+                break;
+            }
+            assert!(Instant::now() < deadline, "readyz never said: {body}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let cards = cat_round["cards"].as_array().unwrap();
+        let wrong = cards
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join("+");
+        let objective = cat_round["objective"].as_i64().unwrap();
+        let sum: i64 = cards.iter().map(|c| c.as_i64().unwrap()).sum();
+        let wrong = if sum == objective {
+            format!("{wrong}+0")
+        } else {
+            wrong
+        };
+        // More attempts than a room sends ahead at once, twice over: the
+        // second lot meets the full queue and waits in the room.
+        for n in 0..8 {
+            for player in [&mut cat, &mut dan] {
+                let verdict = player
+                    .request(json!({"type": "submit", "round": 1, "formula": wrong}))
+                    .await;
+                assert_eq!(verdict["type"], "verdict", "attempt {n}: {verdict}");
+                assert_eq!(verdict["accepted"], false, "attempt {n}: {verdict}");
+            }
+        }
+        // Still held: nothing about the win has reached its room.
+        use futures_util::{FutureExt, StreamExt};
+        for (who, client) in [("Ann", &mut ann), ("Ben", &mut ben)] {
+            let early = client.ws.next().now_or_never();
+            assert!(early.is_none(), "{who} heard of the win early: {early:?}");
+        }
+
+        std::fs::remove_dir(&outage.journal).unwrap();
+        outage.end().await;
+        let verdict = ann.recv().await;
+        assert_eq!((verdict["id"].as_str(), verdict["accepted"].as_bool()), (Some("win"), Some(true)), "{verdict}");
+        let won = ben.recv_type("round_won").await;
+        assert_eq!(won["round"], 1);
+        // A graceful stop writes what waited in the room.
+        server.terminate();
+        assert!(server.exited_cleanly().await);
+        let mut db = Raw::connect(&outage.url).await;
+        let (refused,): (i64,) = db
+            .one(
+                "SELECT count(*) FROM attempts a JOIN players p ON p.id = a.player_id
+                 WHERE p.name IN ('Cat', 'Dan') AND NOT a.accepted",
+            )
+            .await;
+        assert_eq!(refused, 16);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
