@@ -140,6 +140,39 @@ fn a_bot_plays_a_whole_match() {
     server.stop();
 }
 
+#[cfg(unix)]
+#[test]
+fn a_bot_that_cannot_save_its_token_says_so_and_plays_on() {
+    let scratch = Scratch::new();
+    let (server, url, mut ann, code) = ann_hosts(&scratch);
+    // No file can grow past 0 bytes: the bot's name claim (an empty, locked
+    // file) is made, its token is not saved.
+    let mut bots = Proc::spawn_with_file_limit(
+        "bots",
+        &["bots", "--server", &url, "--room", &code, "--count", "1"],
+        &scratch.config("bots"),
+        0,
+    );
+    let said = bots.expect_contains("could not save its token");
+    assert!(said.starts_with("stderr: "), "{said}");
+    assert!(
+        said.contains("started again, it will need another name"),
+        "{said}"
+    );
+    // It plays on (its own stdout and stderr may arrive in either order).
+    let joined = format!("joined room {code}");
+    if !bots.seen.iter().any(|l| l.contains(&joined)) {
+        bots.expect_contains(&joined);
+    }
+    ann.expect("the bot in the roster", |l| {
+        l.starts_with("room ") && l.contains("-bot")
+    });
+    drop(bots);
+    ann.send("/quit");
+    assert!(ann.finish().success());
+    server.stop();
+}
+
 #[test]
 fn the_client_rides_out_a_server_restart_in_its_seat() {
     let scratch = Scratch::new();

@@ -12,9 +12,9 @@ use common::TestServer;
 use krypto_core::protocol::{Metric, Period, PlayerId};
 use krypto_server::board_cache::BoardCache;
 use krypto_server::db::scores::{
-    FinalPlace, MatchEnd, NewMatch, NewPlayer, RoundOutcome, RoundResult, RoundStart, Write,
+    FinalPlace, MatchEnd, NewMatch, RoundOutcome, RoundResult, RoundStart, Write,
 };
-use krypto_server::db::{Created, Db};
+use krypto_server::db::Db;
 use krypto_server::leaderboard::{self, Board, BoardError, BoardQuery, Ranking};
 use serde_json::Value;
 use uuid::Uuid;
@@ -50,20 +50,7 @@ impl Seed {
     }
 
     async fn player(&self, name: &str) -> PlayerId {
-        let created = self
-            .db
-            .create_player(NewPlayer {
-                name: name.to_owned(),
-                name_key: krypto_core::names::key(name),
-                token_hash: format!("hash-{name}"),
-                bot: false,
-            })
-            .await
-            .unwrap();
-        match created {
-            Created::Player(row) => row.player_id(),
-            Created::NameTaken => panic!("{name} taken"),
-        }
+        common::seed_player(&self.db, name, &format!("hash-{name}"), false).await
     }
 
     async fn start_match(&self, players: &[PlayerId], at_ms: i64) -> Uuid {

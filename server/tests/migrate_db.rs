@@ -11,9 +11,9 @@ use std::process::Command;
 use common::TestServer;
 use krypto_core::protocol::{Metric, Period, PlayerId};
 use krypto_server::db::scores::{
-    FinalPlace, MatchEnd, NewMatch, NewPlayer, RoundOutcome, RoundResult, RoundStart, Write,
+    FinalPlace, MatchEnd, NewMatch, RoundOutcome, RoundResult, RoundStart, Write,
 };
-use krypto_server::db::{Created, Db};
+use krypto_server::db::Db;
 use krypto_server::leaderboard::{self, BoardQuery, Ranking};
 use krypto_server::{new_token, token_hash};
 use serde_json::json;
@@ -25,16 +25,7 @@ const ANYONE: Ranking = Ranking {
 };
 
 async fn player(db: &Db, name: &str, token: &str, bot: bool) -> PlayerId {
-    let new = NewPlayer {
-        name: name.to_owned(),
-        name_key: name.to_lowercase(),
-        token_hash: token_hash(token).unwrap(),
-        bot,
-    };
-    match db.create_player(new).await.unwrap() {
-        Created::Player(row) => row.player_id(),
-        Created::NameTaken => panic!("{name} taken"),
-    }
+    common::seed_player(db, name, &token_hash(token).unwrap(), bot).await
 }
 
 /// A finished two-round match: `winner` wins both rounds, everyone tried.

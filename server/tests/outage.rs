@@ -508,14 +508,12 @@ async fn the_recorders_counters_follow_an_outage() {
         return;
     };
     let db = Db::open(&cluster.url()).await.unwrap();
-    let player = |name: &str| NewPlayer {
-        name: name.into(),
-        name_key: name.to_lowercase(),
-        token_hash: format!("hash-{name}"),
+    let ann = common::seed_player(&db, "Ann", "hash-Ann", false).await;
+    let ben = || NewPlayer {
+        name: "Ben".into(),
+        name_key: krypto_core::names::key("Ben"),
+        token_hash: "hash-Ben".into(),
         bot: false,
-    };
-    let Created::Player(ann) = db.create_player(player("Ann")).await.unwrap() else {
-        panic!()
     };
     let dir = tempfile::tempdir().unwrap();
     let journal = JournalOptions::at(dir.path().join("journal"));
@@ -526,7 +524,7 @@ async fn the_recorders_counters_follow_an_outage() {
             id: uuid::Uuid::from_u128(n),
             room_code: "ABCDE".into(),
             settings: json!({}),
-            players: vec![ann.player_id()],
+            players: vec![ann],
             at_ms: 1_000,
         })]
     };
@@ -536,7 +534,7 @@ async fn the_recorders_counters_follow_an_outage() {
     cluster.down();
     recorder.commit(start(2)).await.unwrap();
     assert!(matches!(
-        recorder.create_player(player("Ben")).await,
+        recorder.create_player(ben()).await,
         Err(RecordError::Unavailable)
     ));
     assert_eq!(state.journal_batches.load(Relaxed), 1);
@@ -554,7 +552,7 @@ async fn the_recorders_counters_follow_an_outage() {
     assert!(state.reconnects.load(Relaxed) >= 1);
     assert!(state.database_outage().is_none());
     assert!(matches!(
-        recorder.create_player(player("Ben")).await,
+        recorder.create_player(ben()).await,
         Ok(Created::Player(_))
     ));
     recorder.close().await;

@@ -10,23 +10,13 @@ mod common;
 
 use common::Raw;
 use krypto_core::protocol::PlayerId;
-use krypto_server::db::scores::{FinalPlace, MatchEnd, NewMatch, NewPlayer, Write};
-use krypto_server::db::{Created, Db};
-use krypto_server::{new_token, token_hash};
+use krypto_server::db::scores::{FinalPlace, MatchEnd, NewMatch, Write};
+use krypto_server::db::Db;
 use serde_json::json;
 use uuid::Uuid;
 
 async fn person(db: &Db, name: &str) -> PlayerId {
-    let new = NewPlayer {
-        name: name.to_owned(),
-        name_key: name.to_lowercase(),
-        token_hash: token_hash(&new_token().unwrap()).unwrap(),
-        bot: false,
-    };
-    match db.create_player(new).await.unwrap() {
-        Created::Player(row) => row.player_id(),
-        Created::NameTaken => panic!("{name} taken"),
-    }
+    common::seed_player(db, name, &format!("hash-{name}"), false).await
 }
 
 /// Every stored rating: (player, period, stats rating) and (player, before,

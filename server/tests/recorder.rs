@@ -19,16 +19,7 @@ on_both! {
     async fn a_failing_write_does_not_lose_the_rest_of_its_batch() {
         let database = common::fresh_database().await;
         let db = Db::open(&database.url).await.unwrap();
-        let new = NewPlayer {
-            name: "Ann".into(),
-            name_key: "ann".into(),
-            token_hash: "h".into(),
-            bot: false,
-        };
-        let Created::Player(ann) = db.create_player(new).await.unwrap() else {
-            panic!()
-        };
-        let ann = ann.player_id();
+        let ann = common::seed_player(&db, "Ann", "h", false).await;
         let dir = tempfile::tempdir().unwrap();
         let journal = JournalOptions::at(dir.path().join("journal"));
         let (recorder, task) = Recorder::start(&db, journal).await.unwrap();
@@ -99,17 +90,8 @@ on_both! {
         let database = common::fresh_database().await;
         let db = Db::open(&database.url).await.unwrap();
         let mut ids = Vec::new();
-        for (name, hash) in [("Ann", "ha"), ("Ben", "hb")] {
-            let new = NewPlayer {
-                name: name.into(),
-                name_key: name.to_lowercase(),
-                token_hash: hash.into(),
-                bot: false,
-            };
-            let Created::Player(p) = db.create_player(new).await.unwrap() else {
-                panic!()
-            };
-            ids.push(p.player_id());
+        for (name, token) in [("Ann", "ha"), ("Ben", "hb")] {
+            ids.push(common::seed_player(&db, name, token, false).await);
         }
         let (ann, ben) = (ids[0], ids[1]);
         let match_id = uuid::Uuid::now_v7();
@@ -202,7 +184,7 @@ on_both! {
         let db = Db::open(&database.url).await.unwrap();
         let new = NewPlayer {
             name: "Ann".into(),
-            name_key: "ann".into(),
+            name_key: krypto_core::names::key("Ann"),
             token_hash: "ha".into(),
             bot: false,
         };

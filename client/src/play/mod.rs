@@ -1,8 +1,8 @@
 //! `krypto play`: the live client.
 //!
 //! - [`app`]: the state (pure): events in, actions out; its changes are in
-//!   `reducer` (server messages), `commands` (typed lines), `keys` (the key
-//!   map) and `settings_editor`.
+//!   `reducer` (server messages, worded for the feed in `describe`),
+//!   `commands` (typed lines), `keys` (the key map) and `settings_editor`.
 //! - [`ui`]: drawing the state with ratatui (read-only).
 //! - [`net`]: the WebSocket task with reconnect and back-off, moving to
 //!   another node when the state follows a `redirect` (and home again when
@@ -22,6 +22,7 @@ mod app_tests;
 mod catch_up;
 mod commands;
 pub mod config;
+mod describe;
 mod help;
 mod keys;
 pub mod net;

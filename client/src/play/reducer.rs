@@ -1,7 +1,7 @@
-//! What each server message does to the client's state, and the feed line
-//! it becomes. The state changes and the words are kept apart
-//! ([`App::describe`]) so the room's `recent` events, replayed after a
-//! resume, read exactly like the live ones without changing anything.
+//! What each server message does to the client's state; the feed lines it
+//! becomes are worded apart, in `describe.rs`, so the room's `recent`
+//! events, replayed after a resume, read exactly like the live ones
+//! without changing anything.
 //!
 //! Every string in here came from the network and has already been cleaned
 //! of control characters by the connection task (see `untrusted.rs`).
@@ -9,8 +9,7 @@
 use std::time::Duration;
 
 use krypto_core::protocol::{
-    ClientMessage, ErrorCode, LeaveReason, PlayerInfo, RoomPhase, RoomSnapshot, ServerEnvelope,
-    ServerMessage,
+    ClientMessage, ErrorCode, PlayerInfo, RoomPhase, RoomSnapshot, ServerEnvelope, ServerMessage,
 };
 
 use krypto_client::redirect;
@@ -21,10 +20,7 @@ use super::app::{
 };
 use super::catch_up;
 use super::net::NetEvent;
-use super::wording::{
-    join_cards, kind_words, metric_value, phase_name, plural, rating_change, refusal, secs,
-    UNRATED_WHY,
-};
+use super::wording::{join_cards, phase_name, refusal, secs};
 
 impl App {
     pub(super) fn net(&mut self, event: NetEvent) -> Vec<Action> {
@@ -359,247 +355,6 @@ impl App {
             self.push_roster();
         }
         actions
-    }
-
-    /// The feed lines a message becomes (none for most replies).
-    pub(super) fn describe(&self, message: &ServerMessage) -> Vec<(FeedKind, String)> {
-        let one = |kind, text: String| vec![(kind, text)];
-        match message {
-            ServerMessage::Welcome { name, resumed, .. } => {
-                if *resumed {
-                    Vec::new()
-                } else {
-                    one(
-                        FeedKind::Event,
-                        format!("connected to {} as {name}", self.server),
-                    )
-                }
-            }
-            ServerMessage::Rooms { rooms, .. } => {
-                if rooms.is_empty() {
-                    return one(FeedKind::State, "no public rooms".to_owned());
-                }
-                let mut lines = vec![(FeedKind::State, "public rooms:".to_owned())];
-                lines.extend(rooms.iter().map(|r| {
-                    (
-                        FeedKind::State,
-                        format!(
-                            "  {}  host {}  {}/{}  {}",
-                            r.code,
-                            r.host,
-                            r.players,
-                            r.max_players,
-                            phase_name(r.state)
-                        ),
-                    )
-                }));
-                lines
-            }
-            ServerMessage::MatchStarted { rounds_total, .. } => one(
-                FeedKind::Event,
-                format!(
-                    "match started: {rounds_total} round{}",
-                    plural((*rounds_total).into())
-                ),
-            ),
-            ServerMessage::RoundStarted {
-                round,
-                objective,
-                cards,
-                duration_ms,
-            } => one(
-                FeedKind::Event,
-                format!(
-                    "round {round}: make {objective} from {} ({})",
-                    join_cards(cards),
-                    secs((*duration_ms).into())
-                ),
-            ),
-            ServerMessage::Verdict {
-                round,
-                accepted,
-                error,
-                locked_out_ms,
-                ..
-            } => {
-                if *accepted {
-                    return one(FeedKind::Event, format!("round {round}: correct!"));
-                }
-                let mut t = match error {
-                    Some(e) => format!("wrong ({}): {}", kind_words(e.kind), e.message),
-                    None => "wrong".to_owned(),
-                };
-                if let Some(ms) = locked_out_ms.filter(|ms| *ms > 0) {
-                    t.push_str(&format!("; locked out for {}", secs(ms.into())));
-                }
-                one(FeedKind::Error, t)
-            }
-            ServerMessage::AttemptFailed { player, .. } if Some(*player) != self.me => one(
-                FeedKind::Event,
-                format!("{} tried and missed", self.name_of(*player)),
-            ),
-            ServerMessage::AttemptFailed { .. } => Vec::new(),
-            ServerMessage::RoundWon {
-                round,
-                winner,
-                formula,
-                no_solution,
-                elapsed_ms,
-                points,
-                ..
-            } => {
-                let how = match (formula, no_solution) {
-                    (_, true) | (None, _) => "a right \"no solution\" claim".to_owned(),
-                    (Some(f), false) => f.clone(),
-                };
-                one(
-                    FeedKind::Event,
-                    format!(
-                        "round {round} won by {} in {}: {how} (+{points})",
-                        self.name_of(*winner),
-                        secs((*elapsed_ms).into())
-                    ),
-                )
-            }
-            ServerMessage::RoundTimedOut {
-                round,
-                solution,
-                solutions,
-            } => one(
-                FeedKind::Event,
-                match solution {
-                    Some(s) => format!(
-                        "round {round}: time is up; one of {solutions} solution{}: {s}",
-                        plural(*solutions)
-                    ),
-                    None => format!("round {round}: time is up; the hand had no solution"),
-                },
-            ),
-            ServerMessage::MatchOver { standings } => {
-                let mut lines = vec![(FeedKind::Event, "match over:".to_owned())];
-                for s in standings {
-                    let rating = match (s.rating_before, s.rating_after) {
-                        (Some(b), Some(a)) => format!("  rating {}", rating_change(b, a)),
-                        _ => "  unrated".to_owned(),
-                    };
-                    lines.push((
-                        FeedKind::Event,
-                        format!(
-                            "  {}. {}  {} point{}{rating}",
-                            s.rank,
-                            s.name,
-                            s.score,
-                            plural(s.score.unsigned_abs())
-                        ),
-                    ));
-                }
-                if standings.iter().any(|s| s.rating_after.is_none()) {
-                    lines.push((FeedKind::Event, format!("  ({UNRATED_WHY})")));
-                }
-                lines
-            }
-            ServerMessage::Chat { name, text, .. } => {
-                one(FeedKind::Chat, format!("[chat] {name}: {text}"))
-            }
-            ServerMessage::Reaction {
-                player,
-                name,
-                emoji,
-            } => {
-                let who = if Some(*player) == self.me {
-                    "you"
-                } else {
-                    name
-                };
-                one(FeedKind::Chat, format!("{who} {emoji}"))
-            }
-            ServerMessage::ReadyCheck { ms, .. } => {
-                let when = format!(
-                    "it starts when everyone is ready, or in {} s",
-                    ms.div_ceil(1000)
-                );
-                let text = if self.is_spectator() {
-                    format!("rematch: {when}")
-                } else {
-                    format!("rematch: ready? press r (or /ready); {when}")
-                };
-                one(FeedKind::Event, text)
-            }
-            ServerMessage::PlayerReady { player } if Some(*player) == self.me => {
-                one(FeedKind::Event, "you are ready".to_owned())
-            }
-            ServerMessage::PlayerReady { player } => one(
-                FeedKind::Event,
-                format!("{} is ready", self.name_of(*player)),
-            ),
-            ServerMessage::PlayerJoined {
-                name,
-                spectator,
-                bot,
-                ..
-            } => {
-                let what = match (spectator, bot) {
-                    (true, _) => " to watch",
-                    (false, true) => " (a bot)",
-                    (false, false) => "",
-                };
-                one(FeedKind::Event, format!("{name} joined{what}"))
-            }
-            ServerMessage::PlayerLeft {
-                player,
-                name,
-                reason,
-            } => {
-                if Some(*player) == self.me {
-                    let text = match reason {
-                        LeaveReason::Kicked => "you were removed from the room by the host",
-                        LeaveReason::TimedOut => "you lost your seat (away too long)",
-                        LeaveReason::Left => "you left the room",
-                    };
-                    return one(FeedKind::Event, text.to_owned());
-                }
-                let why = match reason {
-                    LeaveReason::Left => "left",
-                    LeaveReason::Kicked => "was removed by the host",
-                    LeaveReason::TimedOut => "lost their seat (away too long)",
-                };
-                one(FeedKind::Event, format!("{name} {why}"))
-            }
-            ServerMessage::Leaderboard {
-                metric,
-                period,
-                rows,
-            } => {
-                let head = format!("leaderboard {}, {}:", metric, period);
-                if rows.is_empty() {
-                    return one(FeedKind::State, format!("{head} no rows yet"));
-                }
-                let mut lines = vec![(FeedKind::State, head)];
-                lines.extend(rows.iter().map(|r| {
-                    (
-                        FeedKind::State,
-                        format!(
-                            "  {}. {}  {}  ({} match{})",
-                            r.rank,
-                            r.name,
-                            metric_value(*metric, r.value),
-                            r.matches,
-                            if r.matches == 1 { "" } else { "es" }
-                        ),
-                    )
-                }));
-                lines
-            }
-            ServerMessage::Error { code, message } => {
-                one(FeedKind::Refusal, refusal(*code, message))
-            }
-            // A redirect's line depends on whether it is followed.
-            // A device code is only asked for by the browser.
-            ServerMessage::RoomState(_)
-            | ServerMessage::Pong
-            | ServerMessage::Redirect { .. }
-            | ServerMessage::DeviceCode { .. } => Vec::new(),
-        }
     }
 
     /// The room we asked for (or whose seat we hold) lives on another node:

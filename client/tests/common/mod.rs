@@ -158,8 +158,31 @@ impl Proc {
     /// Runs `krypto ARGS` with `KRYPTO_CONFIG_DIR=config`; stderr lines are
     /// collected too, prefixed with "stderr: ".
     pub fn spawn(name: &str, args: &[&str], config: &Path) -> Proc {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_krypto"))
-            .args(args)
+        let mut command = Command::new(env!("CARGO_BIN_EXE_krypto"));
+        command.args(args);
+        Proc::start(name, command, config)
+    }
+
+    /// Runs `krypto ARGS` like [`Proc::spawn`], unable to write more than
+    /// `bytes` to any file — a full disk or an exhausted quota as the
+    /// program sees it (`EFBIG`), for any user, root too: `sh` sets the
+    /// limit (`ulimit -f`, in 512-byte blocks) and ignores the signal the
+    /// kernel would otherwise kill the program with, then runs it.
+    #[cfg(unix)]
+    pub fn spawn_with_file_limit(name: &str, args: &[&str], config: &Path, blocks: u32) -> Proc {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!(
+                "trap '' XFSZ; ulimit -f {blocks}; exec \"$0\" \"$@\""
+            ))
+            .arg(env!("CARGO_BIN_EXE_krypto"))
+            .args(args);
+        Proc::start(name, command, config)
+    }
+
+    fn start(name: &str, mut command: Command, config: &Path) -> Proc {
+        let mut child = command
             .env("KRYPTO_CONFIG_DIR", config)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

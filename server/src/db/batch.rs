@@ -8,18 +8,16 @@
 //! back and the batch replayed with each request in its own savepoint, so
 //! only the failing request is lost.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use futures_util::future::BoxFuture;
 use sqlx::Connection;
 use uuid::Uuid;
 
-use super::scores::{
-    int, Applied, AttemptRecord, Grouped, MatchEnd, NewMatch, NewPlayer, RoundOutcome, RoundResult,
-    RoundStart, Write,
-};
-use super::summary::{plan_finish, PlaceRow, RatingState, Stats};
-use super::{Created, DbError, PlayerRow};
+use super::rows::Rows;
+use super::scores::{int, Applied, Grouped, NewPlayer, RoundOutcome, RoundResult, Write};
+use super::summary::{plan_finish, RatingState, Stats};
+use super::{writes, Created, DbError, PlayerRow};
 use crate::ratings::Skill;
 
 /// What each request of a batch produced, or why it failed.
@@ -126,82 +124,53 @@ pub(crate) fn round_number(n: i64) -> Result<u32, DbError> {
 /// A future borrowing the connection and the rows for `'c`.
 pub(crate) type Step<'c, T> = BoxFuture<'c, Result<T, DbError>>;
 
-/// The statements of a backend, each writing many rows at once in that
-/// backend's idiom. Empty inputs are never passed.
-pub(crate) trait WriteBackend: sqlx::Database {
+/// What a backend brings to the shared statements ([`super::writes`]): how
+/// a write transaction begins, its row source, and running a statement
+/// over rows. The statements themselves are the same text on both.
+pub(crate) trait WriteBackend:
+    sqlx::Database
+    + Decodes<PlayerRow>
+    + Decodes<PlayerStateRow>
+    + Decodes<(String,)>
+    + Decodes<(i64,)>
+    + Decodes<(String, i64)>
+{
     /// How a write transaction begins.
     const BEGIN_WRITE: &'static str;
 
-    /// Inserts players whose name keys are distinct, skipping any whose
-    /// name (or token) is taken; returns the rows inserted.
-    fn insert_players<'c>(
-        conn: &'c mut Self::Connection,
-        players: &'c [&'c NewPlayer],
-    ) -> Step<'c, Vec<PlayerRow>>;
-    /// Inserts matches and their starting players.
-    fn start_matches<'c>(
-        conn: &'c mut Self::Connection,
-        matches: &'c [&'c NewMatch],
-    ) -> Step<'c, ()>;
-    /// Inserts dealt hands (kept if a round's result was written first).
-    fn start_rounds<'c>(
-        conn: &'c mut Self::Connection,
-        rounds: &'c [&'c RoundStart],
-    ) -> Step<'c, ()>;
-    /// Inserts attempts.
-    fn attempts<'c>(
-        conn: &'c mut Self::Connection,
-        attempts: &'c [&'c AttemptRecord],
-    ) -> Step<'c, ()>;
-    /// Writes round results over rounds still playing; returns the
-    /// `(match, round)` of those it wrote.
-    fn round_results<'c>(
-        conn: &'c mut Self::Connection,
-        results: &'c [&'c RoundResult],
-    ) -> Step<'c, Vec<(Uuid, u32)>>;
-    /// The bot flag and rating of each of `ids`.
-    fn player_states<'c>(
-        conn: &'c mut Self::Connection,
-        ids: &'c [i64],
-    ) -> Step<'c, Vec<PlayerState>>;
-    /// Which of `ids` are already finished (a retried or replayed end).
-    fn finished_matches<'c>(conn: &'c mut Self::Connection, ids: &'c [Uuid])
-        -> Step<'c, Vec<Uuid>>;
-    /// The players whose token hashes are among `hashes`.
-    fn players_by_token<'c>(
-        conn: &'c mut Self::Connection,
-        hashes: &'c [&'c str],
-    ) -> Step<'c, Vec<PlayerRow>>;
-    /// Marks matches finished, with whether each was rated.
-    fn finish_matches<'c>(
-        conn: &'c mut Self::Connection,
-        ends: &'c [&'c MatchEnd],
-        rated: &'c [bool],
-    ) -> Step<'c, ()>;
-    /// Records who met whom; returns the first player of each new pair.
-    fn add_opponents<'c>(
-        conn: &'c mut Self::Connection,
-        pairs: &'c BTreeSet<(i64, i64)>,
-    ) -> Step<'c, Vec<i64>>;
-    /// Stores ratings as of `at_ms`.
-    fn store_ratings<'c>(
-        conn: &'c mut Self::Connection,
-        ratings: &'c BTreeMap<i64, RatingState>,
-        at_ms: i64,
-    ) -> Step<'c, ()>;
-    /// Writes players' final places over places not yet finished; returns
-    /// the `(match, player)` of those it wrote.
-    fn finish_places<'c>(
-        conn: &'c mut Self::Connection,
-        places: &'c [PlaceRow],
-    ) -> Step<'c, Vec<(Uuid, i64)>>;
-    /// Marks matches still playing abandoned.
-    fn abandon_matches<'c>(
-        conn: &'c mut Self::Connection,
-        abandons: &'c [(Uuid, i64)],
-    ) -> Step<'c, ()>;
-    /// Adds to the leaderboards' period rows.
-    fn add_stats<'c>(conn: &'c mut Self::Connection, stats: &'c Stats) -> Step<'c, ()>;
+    /// The row source for `rows`: a table `t` with one column per column
+    /// of `rows`, by name, for a `FROM`, reading the parameters from `$1`.
+    fn source(rows: &Rows) -> String;
+
+    /// Runs `sql` over `rows`, its `{rows}` replaced by [`Self::source`].
+    fn execute<'c>(conn: &'c mut Self::Connection, sql: &'c str, rows: Rows) -> Step<'c, ()>;
+
+    /// Runs `sql` over `rows` like [`Self::execute`]; the rows it returns.
+    fn fetch<'c, T>(conn: &'c mut Self::Connection, sql: &'c str, rows: Rows) -> Step<'c, Vec<T>>
+    where
+        Self: Decodes<T>,
+        T: Send + 'c;
+}
+
+/// `sql` with its `{rows}` replaced by `B`'s row source for `rows`.
+pub(crate) fn statement<B: WriteBackend>(sql: &str, rows: &Rows) -> String {
+    sql.replace("{rows}", &B::source(rows))
+}
+
+/// A backend whose rows decode into `T` (for the statements' generic code,
+/// which cannot name each backend's decoding bounds).
+pub(crate) trait Decodes<T>: sqlx::Database {
+    /// `row` as a `T`.
+    fn decode(row: &Self::Row) -> Result<T, sqlx::Error>;
+}
+
+impl<DB: sqlx::Database, T> Decodes<T> for DB
+where
+    T: for<'r> sqlx::FromRow<'r, DB::Row>,
+{
+    fn decode(row: &DB::Row) -> Result<T, sqlx::Error> {
+        T::from_row(row)
+    }
 }
 
 /// Applies `writes` on `conn` inside the caller's transaction; what each
@@ -213,18 +182,18 @@ pub(crate) async fn apply<B: WriteBackend>(
     let mut g = Grouped::of(writes);
     let created = create_players::<B>(conn, &g.players).await?;
     if !g.starts.is_empty() {
-        B::start_matches(conn, &g.starts).await?;
+        writes::start_matches::<B>(conn, &g.starts).await?;
     }
     if !g.rounds.is_empty() {
-        B::start_rounds(conn, &g.rounds).await?;
+        writes::start_rounds::<B>(conn, &g.rounds).await?;
     }
     if !g.attempts.is_empty() {
-        B::attempts(conn, &g.attempts).await?;
+        writes::attempts::<B>(conn, &g.attempts).await?;
     }
     let ended: HashSet<(Uuid, u32)> = if g.results.is_empty() {
         HashSet::new()
     } else {
-        B::round_results(conn, &g.results)
+        writes::round_results::<B>(conn, &g.results)
             .await?
             .into_iter()
             .collect()
@@ -235,7 +204,10 @@ pub(crate) async fn apply<B: WriteBackend>(
         // batch (a commit whose answer was lost, a journal replayed again):
         // rating it twice would move its players' ratings twice.
         let ids: Vec<Uuid> = g.ends.iter().map(|e| e.match_id).collect();
-        done = B::finished_matches(conn, &ids).await?.into_iter().collect();
+        done = writes::finished_matches::<B>(conn, &ids)
+            .await?
+            .into_iter()
+            .collect();
         g.ends.retain(|e| !done.contains(&e.match_id));
     }
     let won: Vec<&RoundResult> = g
@@ -259,7 +231,7 @@ pub(crate) async fn apply<B: WriteBackend>(
     let states = if ids.is_empty() {
         Vec::new()
     } else {
-        B::player_states(conn, &ids).await?
+        writes::player_states::<B>(conn, &ids).await?
     };
     let bots: HashSet<i64> = states.iter().filter(|s| s.bot).map(|s| s.id).collect();
     let stored: HashMap<i64, RatingState> = states
@@ -274,16 +246,16 @@ pub(crate) async fn apply<B: WriteBackend>(
     let mut ratings = Vec::new();
     if !g.ends.is_empty() {
         let mut plan = plan_finish(&g.ends, &stored, &bots);
-        B::finish_matches(conn, &g.ends, &plan.rated).await?;
+        writes::finish_matches::<B>(conn, &g.ends, &plan.rated).await?;
         if !plan.pairs.is_empty() {
-            let new = B::add_opponents(conn, &plan.pairs).await?;
+            let new = writes::add_opponents::<B>(conn, &plan.pairs).await?;
             plan.count_new_opponents(new);
         }
         if !plan.ratings.is_empty() {
             let at_ms = g.ends.iter().map(|e| e.at_ms).max().unwrap_or_default();
-            B::store_ratings(conn, &plan.ratings, at_ms).await?;
+            writes::store_ratings::<B>(conn, &plan.ratings, at_ms).await?;
         }
-        let finished: HashSet<(Uuid, i64)> = B::finish_places(conn, &plan.places)
+        let finished: HashSet<(Uuid, i64)> = writes::finish_places::<B>(conn, &plan.places)
             .await?
             .into_iter()
             .collect();
@@ -299,10 +271,10 @@ pub(crate) async fn apply<B: WriteBackend>(
         ratings = plan.changes;
     }
     if !g.abandons.is_empty() {
-        B::abandon_matches(conn, &g.abandons).await?;
+        writes::abandon_matches::<B>(conn, &g.abandons).await?;
     }
     if !stats.is_empty() {
-        B::add_stats(conn, &stats).await?;
+        writes::add_stats::<B>(conn, &stats).await?;
     }
     // A match finished earlier answers with no rating changes: they were
     // announced (or journaled) when it was first recorded.
@@ -333,7 +305,7 @@ async fn create_players<B: WriteBackend>(
         .copied()
         .filter(|p| seen.insert(p.name_key.as_str()))
         .collect();
-    let mut rows: HashMap<String, PlayerRow> = B::insert_players(conn, &distinct)
+    let mut rows: HashMap<String, PlayerRow> = writes::insert_players::<B>(conn, &distinct)
         .await?
         .into_iter()
         .map(|row| (row.name_key.clone(), row))
@@ -347,7 +319,7 @@ async fn create_players<B: WriteBackend>(
         .map(|p| p.token_hash.as_str())
         .collect();
     if !refused.is_empty() {
-        for row in B::players_by_token(conn, &refused).await? {
+        for row in writes::players_by_token::<B>(conn, &refused).await? {
             if distinct.iter().any(|p| p.name_key == row.name_key) {
                 rows.insert(row.name_key.clone(), row);
             }

@@ -1,7 +1,9 @@
 //! The database: one store with a SQLite and a PostgreSQL implementation,
 //! chosen by the URL at start (`sqlite://…`, the default, or
 //! `postgres://…`). Not `sqlx::Any`: each backend keeps its own types,
-//! migrations and batch idiom.
+//! migrations and row source; the SQL is written once wherever the two run
+//! the same text (every query here but the migrations and the cluster's
+//! directory, which only PostgreSQL has).
 //!
 //! - this file: the [`Db`] handle every part of the server uses, players,
 //!   and the recorder's [`Writer`];
@@ -10,17 +12,20 @@
 //!   leaderboards' period rows — decided once, without a database;
 //! - [`batch`]: one transaction per batch, with a savepoint replay when a
 //!   write fails, for either backend;
-//! - [`boards`]: leaderboard and profile reads (SQL both backends share);
+//! - `writes`: the statements of a batch, each writing many rows at once;
+//! - `rows`: those rows as parameters, read back by each backend's row
+//!   source (`json_each` in SQLite, `UNNEST` in PostgreSQL);
+//! - [`boards`]: leaderboard and profile reads;
 //! - [`copy`]: `migrate-db`, copying a database into PostgreSQL;
 //! - [`saved`]: rooms a graceful stop saved for the next start;
 //! - [`name_keys`]: stored name keys recomputed when krypto-core's key changes;
 //! - [`tickets`]: single-use tickets that sign another device in, and the
 //!   extra tokens they give;
-//! - `sqlite/`: SQLite through sqlx (`json_each` batches), migrations in
+//! - `sqlite/`: SQLite through sqlx, its row source, migrations in
 //!   `migrations/sqlite/`;
-//! - `postgres/`: PostgreSQL through sqlx (arrays and `UNNEST`), migrations
-//!   in `migrations/postgres/`; `postgres/directory.rs`: the nodes, rooms
-//!   and seats of a cluster of nodes sharing one database.
+//! - `postgres/`: PostgreSQL through sqlx, its row source, migrations in
+//!   `migrations/postgres/`; `postgres/directory.rs`: the nodes, rooms and
+//!   seats of a cluster of nodes sharing one database.
 //!
 //! Schema changes are numbered files under `migrations/<backend>/`, applied
 //! at start and never edited once released.
@@ -30,11 +35,13 @@ pub mod boards;
 pub mod copy;
 pub mod name_keys;
 mod postgres;
+mod rows;
 pub mod saved;
 pub mod scores;
 mod sqlite;
 pub(crate) mod summary;
 pub mod tickets;
+mod writes;
 
 use krypto_core::protocol::PlayerId;
 

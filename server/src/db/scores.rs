@@ -1,7 +1,7 @@
 //! What the recorder writes: one type per kind of write, the same for every
-//! database. Each backend applies a batch of them with one statement per
-//! kind (see `sqlite/scores.rs` and `postgres/scores.rs`); what the rows
-//! mean for the leaderboards is decided once, in [`super::summary`].
+//! database. A batch of them is applied with one statement per kind (see
+//! [`super::writes`], the same SQL for both backends); what the rows mean
+//! for the leaderboards is decided once, in [`super::summary`].
 
 use krypto_core::protocol::PlayerId;
 use uuid::Uuid;

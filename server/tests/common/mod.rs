@@ -123,6 +123,27 @@ pub async fn fresh_database() -> TestDatabase {
     }
 }
 
+/// A player stored straight into `db` (tests that seed scores without
+/// playing), keyed as the server keys names, with this stored token hash.
+pub async fn seed_player(
+    db: &krypto_server::db::Db,
+    name: &str,
+    token_hash: &str,
+    bot: bool,
+) -> krypto_core::protocol::PlayerId {
+    use krypto_server::db::{scores::NewPlayer, Created};
+    let new = NewPlayer {
+        name: name.to_owned(),
+        name_key: krypto_core::names::key(name),
+        token_hash: token_hash.to_owned(),
+        bot,
+    };
+    match db.create_player(new).await.unwrap() {
+        Created::Player(row) => row.player_id(),
+        Created::NameTaken => panic!("{name} taken"),
+    }
+}
+
 /// A connection for reading back what the server stored, on either
 /// backend: the queries tests use are written in SQL both understand.
 pub enum Raw {

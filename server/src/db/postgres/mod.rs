@@ -7,14 +7,14 @@
 //! cannot deadlock on them.
 
 pub(crate) mod directory;
-mod scores;
 
 use std::str::FromStr;
 
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
-use sqlx::{ConnectOptions, PgConnection, PgPool, Postgres};
+use sqlx::postgres::{PgArguments, PgConnectOptions, PgPoolOptions};
+use sqlx::{Arguments, ConnectOptions, PgConnection, PgPool, Postgres};
 
-use super::batch;
+use super::batch::{self, Decodes, Step, WriteBackend};
+use super::rows::{Rows, Values};
 use super::scores::{Applied, Write};
 use super::{DbError, POOL_WAIT};
 
@@ -66,5 +66,75 @@ impl Store {
         .fetch_one(&self.pool)
         .await?;
         Ok("ok".to_owned())
+    }
+}
+
+/// The array type a column is bound as (`jsonb` goes as text, then cast).
+fn array_type(values: &Values) -> &'static str {
+    match values {
+        Values::Text(_) => "text[]",
+        Values::Int(_) => "int8[]",
+        Values::Float(_) => "float8[]",
+        Values::Bool(_) => "bool[]",
+        Values::Uuid(_) => "uuid[]",
+        Values::Json(_) => "text[]::jsonb[]",
+    }
+}
+
+/// One array parameter per column of `rows`, in order.
+fn arguments(rows: Rows) -> Result<PgArguments, sqlx::Error> {
+    let mut args = PgArguments::default();
+    for (_, values) in rows.into_columns() {
+        match values {
+            Values::Text(v) => args.add(v),
+            Values::Int(v) => args.add(v),
+            Values::Float(v) => args.add(v),
+            Values::Bool(v) => args.add(v),
+            Values::Uuid(v) => args.add(v),
+            Values::Json(v) => args.add(v),
+        }
+        .map_err(sqlx::Error::Encode)?;
+    }
+    Ok(args)
+}
+
+impl WriteBackend for Postgres {
+    const BEGIN_WRITE: &'static str = "BEGIN";
+
+    /// `$1`, `$2`, … are the columns, one array each, unpacked side by side.
+    fn source(rows: &Rows) -> String {
+        let arrays: Vec<String> = (1..)
+            .zip(rows.columns())
+            .map(|(i, (_, values))| format!("${i}::{}", array_type(values)))
+            .collect();
+        let names: Vec<&str> = rows.columns().iter().map(|(name, _)| *name).collect();
+        format!("UNNEST({}) AS t({})", arrays.join(", "), names.join(", "))
+    }
+
+    fn execute<'c>(conn: &'c mut PgConnection, sql: &'c str, rows: Rows) -> Step<'c, ()> {
+        Box::pin(async move {
+            let sql = batch::statement::<Postgres>(sql, &rows);
+            sqlx::query_with(&sql, arguments(rows)?)
+                .execute(conn)
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn fetch<'c, T>(conn: &'c mut PgConnection, sql: &'c str, rows: Rows) -> Step<'c, Vec<T>>
+    where
+        Postgres: Decodes<T>,
+        T: Send + 'c,
+    {
+        Box::pin(async move {
+            let sql = batch::statement::<Postgres>(sql, &rows);
+            let found = sqlx::query_with(&sql, arguments(rows)?)
+                .fetch_all(conn)
+                .await?;
+            Ok(found
+                .iter()
+                .map(<Postgres as Decodes<T>>::decode)
+                .collect::<Result<_, _>>()?)
+        })
     }
 }

@@ -1,8 +1,6 @@
 //! SQLite through sqlx: one file in WAL mode, migrations in
-//! `migrations/sqlite/`, batch writes as one JSON array per statement read
-//! with `json_each`.
-
-mod scores;
+//! `migrations/sqlite/`, batch writes as one JSON array of rows per
+//! statement read with `json_each`.
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -10,7 +8,8 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{ConnectOptions, Sqlite, SqliteConnection, SqlitePool};
 
-use super::batch;
+use super::batch::{self, Decodes, Step, WriteBackend};
+use super::rows::Rows;
 use super::scores::{Applied, Write};
 use super::{DbError, POOL_WAIT};
 
@@ -80,5 +79,49 @@ impl Store {
             .fetch_one(&self.pool)
             .await?;
         Ok(answer)
+    }
+}
+
+impl WriteBackend for Sqlite {
+    /// A plain (deferred) `BEGIN` starts as a reader; if another connection
+    /// commits before the first write, SQLite refuses the upgrade with
+    /// `SQLITE_BUSY` straight away, without waiting out `busy_timeout`. The
+    /// read pool and the recorder write through different connections, so
+    /// every write transaction is `IMMEDIATE`: it then waits its turn.
+    const BEGIN_WRITE: &'static str = "BEGIN IMMEDIATE";
+
+    /// `$1` is the rows as one JSON array of row arrays; each column is read
+    /// from its place in a row.
+    fn source(rows: &Rows) -> String {
+        let columns: Vec<String> = rows
+            .columns()
+            .iter()
+            .enumerate()
+            .map(|(i, (name, _))| format!("value ->> {i} AS {name}"))
+            .collect();
+        format!("(SELECT {} FROM json_each($1)) AS t", columns.join(", "))
+    }
+
+    fn execute<'c>(conn: &'c mut SqliteConnection, sql: &'c str, rows: Rows) -> Step<'c, ()> {
+        Box::pin(async move {
+            let sql = batch::statement::<Sqlite>(sql, &rows);
+            sqlx::query(&sql).bind(rows.json()).execute(conn).await?;
+            Ok(())
+        })
+    }
+
+    fn fetch<'c, T>(conn: &'c mut SqliteConnection, sql: &'c str, rows: Rows) -> Step<'c, Vec<T>>
+    where
+        Sqlite: Decodes<T>,
+        T: Send + 'c,
+    {
+        Box::pin(async move {
+            let sql = batch::statement::<Sqlite>(sql, &rows);
+            let found = sqlx::query(&sql).bind(rows.json()).fetch_all(conn).await?;
+            Ok(found
+                .iter()
+                .map(<Sqlite as Decodes<T>>::decode)
+                .collect::<Result<_, _>>()?)
+        })
     }
 }
