@@ -108,17 +108,23 @@ impl Outage {
 
     /// The won rounds in the database, in order.
     async fn recorded(&self) -> Vec<Won> {
-        let mut db = Raw::connect(&self.url).await;
-        if let Raw::Sqlite(_) = db {
-            let (check,): (String,) = db.one("PRAGMA integrity_check").await;
-            assert_eq!(check, "ok");
-        }
-        db.rows(
-            "SELECT number, winner_id, formula, elapsed_ms FROM rounds
-             WHERE outcome = 'won' ORDER BY number",
-        )
-        .await
+        recorded(&self.url).await
     }
+}
+
+/// The won rounds in the database at `url`, in order (a SQLite file is
+/// checked for soundness first).
+async fn recorded(url: &str) -> Vec<Won> {
+    let mut db = Raw::connect(url).await;
+    if let Raw::Sqlite(_) = db {
+        let (check,): (String,) = db.one("PRAGMA integrity_check").await;
+        assert_eq!(check, "ok");
+    }
+    db.rows(
+        "SELECT number, winner_id, formula, elapsed_ms FROM rounds
+         WHERE outcome = 'won' ORDER BY number",
+    )
+    .await
 }
 
 /// Ann and Ben in a started match of ten rounds on `server`.
@@ -427,16 +433,7 @@ async fn a_full_disk_holds_the_win_back_loudly_until_space_returns() {
     ));
     ready_again(&server).await;
     drop(server);
-    let mut db = Raw::connect(&url).await;
-    let (check,): (String,) = db.one("PRAGMA integrity_check").await;
-    assert_eq!(check, "ok");
-    let recorded: Vec<Won> = db
-        .rows(
-            "SELECT number, winner_id, formula, elapsed_ms FROM rounds
-             WHERE outcome = 'won' ORDER BY number",
-        )
-        .await;
-    assert_eq!(recorded, announced);
+    assert_eq!(recorded(&url).await, announced);
 }
 
 /// A SQLite file made read-only under a running server (immutable, so
@@ -482,16 +479,7 @@ async fn a_read_only_database_file_journals_the_wins_until_it_is_writable() {
     );
     announced.push(win(&mut ann, &mut ben, 4).await);
     drop(server);
-    let mut db = Raw::connect(&url).await;
-    let (check,): (String,) = db.one("PRAGMA integrity_check").await;
-    assert_eq!(check, "ok");
-    let recorded: Vec<Won> = db
-        .rows(
-            "SELECT number, winner_id, formula, elapsed_ms FROM rounds
-             WHERE outcome = 'won' ORDER BY number",
-        )
-        .await;
-    assert_eq!(recorded, announced);
+    assert_eq!(recorded(&url).await, announced);
 }
 
 /// The recorder's counters and gauges (what `/readyz` and metrics read)
