@@ -158,8 +158,12 @@ impl Shared {
             &metrics,
         )
         .await?;
-        let (recorder, recorder_task) =
-            recorder::Recorder::start(&db, config.journal_options()).await?;
+        let (recorder, recorder_task) = recorder::Recorder::start_reporting(
+            &db,
+            config.journal_options(),
+            durability::Durability::new(metrics.commit_seconds.clone()),
+        )
+        .await?;
         let lobby = lobby::Lobby::new(config.max_rooms, cluster.as_ref().map(|(c, _)| c.queue()));
         let cluster = cluster.map(|(cluster, pending)| {
             cluster.spawn(lobby.clone(), pending);

@@ -156,10 +156,20 @@ impl Recorder {
         db: &Db,
         journal: JournalOptions,
     ) -> Result<(Recorder, JoinHandle<()>), StartError> {
+        Recorder::start_reporting(db, journal, Durability::default()).await
+    }
+
+    /// [`Recorder::start`], reporting into `state` (whose commit-time
+    /// histogram is the server's metrics').
+    pub async fn start_reporting(
+        db: &Db,
+        journal: JournalOptions,
+        state: Durability,
+    ) -> Result<(Recorder, JoinHandle<()>), StartError> {
         let (opened, left) = Journal::open(journal.path.clone()).await?;
         let (tx, rx) = mpsc::channel(journal.queue.max(1));
         let commits = Arc::new(AtomicU64::new(0));
-        let state = Arc::new(Durability::default());
+        let state = Arc::new(state);
         let mut task = Task {
             db: db.clone(),
             writer: Some(db.writer().await?),

@@ -63,8 +63,13 @@ on_both! {
         // group commits, none failed, none waiting.
         let commits = sample(&after, "krypto_commits_total");
         assert!(commits >= 2.0, "{after}");
-        assert!(sample(&after, "krypto_commit_seconds_total") > 0.0, "{after}");
-        assert!(sample(&after, "krypto_commit_seconds_max") > 0.0, "{after}");
+        // Each commit is one sample of the commit-time histogram.
+        assert_eq!(sample(&after, "krypto_commit_seconds_count"), commits, "{after}");
+        assert_eq!(sample(&after, "krypto_commit_seconds_bucket{le=\"+Inf\"}"), commits);
+        let slowest = sample(&after, "krypto_commit_seconds_max");
+        assert!(slowest > 0.0, "{after}");
+        assert!(sample(&after, "krypto_commit_seconds_sum") >= slowest, "{after}");
+        assert!(after.contains("# TYPE krypto_commit_seconds histogram"), "{after}");
         assert_eq!(sample(&after, "krypto_journal_batches"), 0.0);
         assert_eq!(sample(&after, "krypto_journal_full"), 0.0);
         assert_eq!(sample(&after, "krypto_commit_failures_total"), 0.0);

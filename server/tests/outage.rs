@@ -1,6 +1,7 @@
 //! Database outages, caused for real against the real binary: PostgreSQL
 //! stopped and started again (`pg_ctl` on a cluster of the test's own), a
-//! SQLite file write-locked by another connection, a full disk. Nothing
+//! SQLite file write-locked by another connection or made read-only, a full
+//! disk. Nothing
 //! announced is lost, play goes on, `/readyz` tells the truth, new players
 //! are refused clearly and welcome again after, and a kill -9 during the
 //! outage loses nothing (the journal is replayed at the next start).
@@ -13,7 +14,7 @@ mod common;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::outage::{OwnCluster, SmallDisk};
+use common::outage::{OwnCluster, ReadOnly, SmallDisk};
 use common::process::{free_addr, Process};
 use common::{http_get, solve, Client, Raw, PATIENCE};
 use krypto_server::db::Backend;
@@ -107,17 +108,23 @@ impl Outage {
 
     /// The won rounds in the database, in order.
     async fn recorded(&self) -> Vec<Won> {
-        let mut db = Raw::connect(&self.url).await;
-        if let Raw::Sqlite(_) = db {
-            let (check,): (String,) = db.one("PRAGMA integrity_check").await;
-            assert_eq!(check, "ok");
-        }
-        db.rows(
-            "SELECT number, winner_id, formula, elapsed_ms FROM rounds
-             WHERE outcome = 'won' ORDER BY number",
-        )
-        .await
+        recorded(&self.url).await
     }
+}
+
+/// The won rounds in the database at `url`, in order (a SQLite file is
+/// checked for soundness first).
+async fn recorded(url: &str) -> Vec<Won> {
+    let mut db = Raw::connect(url).await;
+    if let Raw::Sqlite(_) = db {
+        let (check,): (String,) = db.one("PRAGMA integrity_check").await;
+        assert_eq!(check, "ok");
+    }
+    db.rows(
+        "SELECT number, winner_id, formula, elapsed_ms FROM rounds
+         WHERE outcome = 'won' ORDER BY number",
+    )
+    .await
 }
 
 /// Ann and Ben in a started match of ten rounds on `server`.
@@ -520,16 +527,53 @@ async fn a_full_disk_holds_the_win_back_loudly_until_space_returns() {
     ));
     ready_again(&server).await;
     drop(server);
-    let mut db = Raw::connect(&url).await;
-    let (check,): (String,) = db.one("PRAGMA integrity_check").await;
-    assert_eq!(check, "ok");
-    let recorded: Vec<Won> = db
-        .rows(
-            "SELECT number, winner_id, formula, elapsed_ms FROM rounds
-             WHERE outcome = 'won' ORDER BY number",
-        )
-        .await;
-    assert_eq!(recorded, announced);
+    assert_eq!(recorded(&url).await, announced);
+}
+
+/// A SQLite file made read-only under a running server (immutable, so
+/// that root cannot write it either, through a descriptor already open or
+/// a new one): the recorder's writes fail, the wins go to the journal
+/// beside it and are announced, `/readyz` says why; once the file is
+/// writable again the journal is replayed and every announced win is in
+/// the file, which is sound. Needs root (`chattr`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_database_file_journals_the_wins_until_it_is_writable() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("krypto.db");
+    let url = format!("sqlite://{}", file.display());
+    let server = Process::start_at(free_addr(), &url, &["--room-time-scale", "10"]);
+    let (mut ann, mut ben) = a_match(&server).await;
+    let mut announced = vec![win(&mut ann, &mut ben, 1).await];
+
+    // The database and its write-ahead log: what SQLite writes to.
+    let wal = dir.path().join("krypto.db-wal");
+    let Some(read_only) = ReadOnly::make(&[file.clone(), wal]) else {
+        eprintln!("skipped: making a file read-only under a running server needs root (chattr +i)");
+        return;
+    };
+    for round in 2..=3 {
+        announced.push(win(&mut ann, &mut ben, round).await);
+    }
+    let (code, body) = readyz(&server).await;
+    assert_eq!(code, 503, "{body}");
+    let database = body["database"].as_str().unwrap();
+    assert!(database.starts_with("writes failing for "), "{body}");
+    assert!(
+        database.contains("readonly") || database.contains("disk I/O error"),
+        "/readyz names the error: {body}"
+    );
+    assert!(body["journal"].as_u64().unwrap() >= 2, "{body}");
+    assert!(dir.path().join("krypto.db.recorder-journal").exists());
+
+    drop(read_only);
+    let body = ready_again(&server).await;
+    assert_eq!(
+        body,
+        json!({"status": "ok", "database": "ok", "journal": 0})
+    );
+    announced.push(win(&mut ann, &mut ben, 4).await);
+    drop(server);
+    assert_eq!(recorded(&url).await, announced);
 }
 
 /// The recorder's counters and gauges (what `/readyz` and metrics read)
