@@ -125,8 +125,12 @@ fn the_lobby_pages_on_through_more_public_rooms_than_a_listing_holds() {
     let total = krypto_core::protocol::ROOMS_PAGE + 2;
     let (codes, hosts) = public_rooms(&url, total);
     let mut ann = play(&url, "Ann", &scratch.config("ann"));
+    // (Waited for whole, down to the hint line: a capture can catch the
+    // terminal mid-redraw.)
     let first = ann.wait_for("the first page", |s| {
-        s.contains("Public rooms · page 1 · n more") && s.contains(&codes[0])
+        s.contains("Public rooms · page 1 · n more")
+            && s.contains(&codes[0])
+            && s.contains("j code · n more · l board")
     });
     assert!(!first.contains(&codes[total - 1]), "{first}");
     // The picked room stays in view below the screen's first rows.
