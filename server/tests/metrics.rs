@@ -29,12 +29,7 @@ on_both! {
 
         let (mut ann, _) = server.player("ann").await;
         let (mut ben, _) = server.player("ben").await;
-        let state = ann
-            .request(json!({"type": "create_room", "settings": {"rounds": 1}}))
-            .await;
-        let code = state["code"].as_str().unwrap().to_owned();
-        ben.request(json!({"type": "join_room", "code": code})).await;
-        ann.request(json!({"type": "start"})).await;
+        ann.host_match(json!({"rounds": 1}), &mut [&mut ben]).await;
         let started = ann.recv_type("round_started").await;
         ben.recv_type("round_started").await;
         let wrong = ben

@@ -133,15 +133,11 @@ async fn a_match_of(server: &Process, rounds: u32) -> (Client, Client) {
     let (mut ben, _) = server
         .player(json!({"type": "hello", "protocol": 1, "name": "Ben"}))
         .await;
-    let state = ann
-        .request(
-            json!({"type": "create_room", "settings": {"rounds": rounds, "round_seconds": 60}}),
-        )
-        .await;
-    let code = state["code"].as_str().unwrap().to_owned();
-    ben.request(json!({"type": "join_room", "code": code}))
-        .await;
-    ann.request(json!({"type": "start"})).await;
+    ann.host_match(
+        json!({"rounds": rounds, "round_seconds": 60}),
+        &mut [&mut ben],
+    )
+    .await;
     (ann, ben)
 }
 
