@@ -17,10 +17,10 @@ on_both! {
         let database = common::fresh_database().await;
         let mut server = Process::start(&database.url);
         let (mut ann, wa) = server
-            .player(json!({"type": "hello", "protocol": 1, "name": "Ann"}))
+            .player(common::hello("Ann"))
             .await;
         let (mut ben, _) = server
-            .player(json!({"type": "hello", "protocol": 1, "name": "Ben"}))
+            .player(common::hello("Ben"))
             .await;
         ann.host_match(json!({"rounds": 10, "round_seconds": 60}), &mut [&mut ben])
             .await;

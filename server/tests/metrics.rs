@@ -83,9 +83,7 @@ async fn metrics_listen_serves_metrics_on_their_own_port_only() {
         &database.url,
         &["--metrics-listen", &metrics_addr.to_string()],
     );
-    let (_ann, _) = server
-        .player(json!({"type": "hello", "protocol": 1, "name": "ann"}))
-        .await;
+    let (_ann, _) = server.player(common::hello("ann")).await;
     let (status, body) = http_get(metrics_addr, "/metrics").await;
     assert!(status.contains(" 200 "), "{status}");
     assert_eq!(sample(&body, "krypto_connections"), 1.0);

@@ -127,12 +127,8 @@ async fn a_match(server: &Process) -> (Client, Client) {
 
 /// Ann and Ben in a started match of `rounds` rounds on `server`.
 async fn a_match_of(server: &Process, rounds: u32) -> (Client, Client) {
-    let (mut ann, _) = server
-        .player(json!({"type": "hello", "protocol": 1, "name": "Ann"}))
-        .await;
-    let (mut ben, _) = server
-        .player(json!({"type": "hello", "protocol": 1, "name": "Ben"}))
-        .await;
+    let (mut ann, _) = server.player(common::hello("Ann")).await;
+    let (mut ben, _) = server.player(common::hello("Ben")).await;
     ann.host_match(
         json!({"rounds": rounds, "round_seconds": 60}),
         &mut [&mut ben],
@@ -207,7 +203,7 @@ on_both! {
         let server = outage.serve();
         let (mut ann, mut ben) = a_match(&server).await;
         let (_, dee) = server
-            .player(json!({"type": "hello", "protocol": 1, "name": "Dee"}))
+            .player(common::hello("Dee"))
             .await;
         let mut announced = vec![win(&mut ann, &mut ben, 1).await];
         assert_eq!(readyz(&server).await.0, 200);

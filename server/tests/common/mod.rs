@@ -258,23 +258,13 @@ impl TestServer {
 
     /// A connection that said hello as `name`; returns it and the welcome.
     pub async fn player(&self, name: &str) -> (Client, Value) {
-        let mut c = self.connect().await;
-        c.send(json!({"type": "hello", "protocol": 1, "name": name}))
-            .await;
-        let welcome = c.recv().await;
-        assert_eq!(welcome["type"], "welcome", "{welcome}");
-        (c, welcome)
+        self.connect().await.welcomed(hello(name)).await
     }
 
     /// A connection that sent `hello` (any fields); returns it and the
     /// welcome.
-    #[allow(dead_code)]
     pub async fn player_with(&self, hello: Value) -> (Client, Value) {
-        let mut c = self.connect().await;
-        c.send(hello).await;
-        let welcome = c.recv().await;
-        assert_eq!(welcome["type"], "welcome", "{welcome}");
-        (c, welcome)
+        self.connect().await.welcomed(hello).await
     }
 
     /// Asks the server to shut down and waits until it has.
@@ -360,6 +350,11 @@ pub async fn http_get(addr: SocketAddr, path: &str) -> (String, String) {
     (status, body)
 }
 
+/// A `hello` as `name`.
+pub fn hello(name: &str) -> Value {
+    json!({"type": "hello", "protocol": 1, "name": name})
+}
+
 /// One HTTP/1.1 GET to `addr` naming `host`, with extra header lines: the
 /// status, the headers (names lowercased) and the raw body.
 pub async fn http_get_from(
@@ -408,6 +403,15 @@ pub enum Event {
 }
 
 impl Client {
+    /// Sends `hello` (any fields) and waits for the welcome: this
+    /// connection and the welcome.
+    pub async fn welcomed(mut self, hello: Value) -> (Client, Value) {
+        self.send(hello).await;
+        let welcome = self.recv().await;
+        assert_eq!(welcome["type"], "welcome", "{welcome}");
+        (self, welcome)
+    }
+
     /// Creates a room with `settings` and seats `guests` in it: its code.
     pub async fn host_room(&mut self, settings: Value, guests: &mut [&mut Client]) -> String {
         let state = self
