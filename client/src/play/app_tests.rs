@@ -523,6 +523,7 @@ fn resuming_mid_round_restores_the_clock_and_lockout() {
         remaining_ms: 30_000,
         duration_ms: 90_000,
         locked_out_ms: Some(2000),
+        misses: Vec::new(),
     };
     app.handle(msg(ServerMessage::RoomState(snapshot(
         RoomPhase::Playing,
