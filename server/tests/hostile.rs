@@ -646,12 +646,7 @@ on_both! {
         let server = TestServer::with_config(scripted).await;
         let (mut ann, _) = server.player("Ann").await;
         let (mut ben, _) = server.player("Ben").await;
-        let state = ann
-            .request(json!({"type": "create_room", "settings": {"rounds": 1}}))
-            .await;
-        let code = state["code"].as_str().unwrap().to_owned();
-        ben.request(json!({"type": "join_room", "code": code})).await;
-        ann.request(json!({"type": "start"})).await;
+        ann.host_match(json!({"rounds": 1}), &mut [&mut ben]).await;
         ben.recv_type("round_started").await;
         // Ben sends formulas as long as a frame allows: the first is refused
         // as too long (and locks him out), the next as locked out, and past
@@ -693,30 +688,7 @@ async fn get_raw(
     path: &str,
     extra: &str,
 ) -> (u16, std::collections::HashMap<String, String>, Vec<u8>) {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{extra}\r\n");
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(PATIENCE, s.read_to_end(&mut raw))
-        .await
-        .unwrap()
-        .unwrap();
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-    let head = String::from_utf8(raw[..split].to_vec()).unwrap();
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
-    (status, headers, raw[split + 4..].to_vec())
+    common::http_get_from(addr, &addr.to_string(), path, extra).await
 }
 
 // Against the real binary of the profile under test: `cargo test --release

@@ -145,21 +145,13 @@ async fn a_match_between(
     rounds: u32,
     round_seconds: u32,
 ) -> (Client, Client) {
-    let (mut host, _) = server
-        .player(json!({"type": "hello", "protocol": 1, "name": names[0]}))
-        .await;
-    let (mut guest, _) = server
-        .player(json!({"type": "hello", "protocol": 1, "name": names[1]}))
-        .await;
-    let settings = json!({"rounds": rounds, "round_seconds": round_seconds});
-    let state = host
-        .request(json!({"type": "create_room", "settings": settings}))
-        .await;
-    let code = state["code"].as_str().unwrap().to_owned();
-    guest
-        .request(json!({"type": "join_room", "code": code}))
-        .await;
-    host.request(json!({"type": "start"})).await;
+    let (mut host, _) = server.player(common::hello(names[0])).await;
+    let (mut guest, _) = server.player(common::hello(names[1])).await;
+    host.host_match(
+        json!({"rounds": rounds, "round_seconds": round_seconds}),
+        &mut [&mut guest],
+    )
+    .await;
     (host, guest)
 }
 
@@ -229,7 +221,7 @@ on_both! {
         let server = outage.serve();
         let (mut ann, mut ben) = a_match(&server).await;
         let (_, dee) = server
-            .player(json!({"type": "hello", "protocol": 1, "name": "Dee"}))
+            .player(common::hello("Dee"))
             .await;
         let mut announced = vec![win(&mut ann, &mut ben, 1).await];
         assert_eq!(readyz(&server).await.0, 200);

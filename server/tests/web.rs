@@ -11,13 +11,11 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{TestServer, PATIENCE};
+use common::TestServer;
 use krypto_core::names::MAX_NAME_CHARS;
 use krypto_core::protocol::limits::ClientLimits;
 use krypto_core::protocol::{PROTOCOL_VERSION, REACTIONS};
 use krypto_core::settings::ROUNDS;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 struct Answer {
     status: u16,
@@ -27,36 +25,12 @@ struct Answer {
 
 /// One HTTP/1.1 GET with extra header lines.
 async fn get(server: &TestServer, path: &str, extra: &str) -> Answer {
-    let mut s = TcpStream::connect(server.addr).await.unwrap();
-    let req = format!(
-        "GET {path} HTTP/1.1\r\nHost: localhost:{}\r\nConnection: close\r\n{extra}\r\n",
-        server.addr.port()
-    );
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(PATIENCE, s.read_to_end(&mut raw))
-        .await
-        .unwrap()
-        .unwrap();
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
+    let host = format!("localhost:{}", server.addr.port());
+    let (status, headers, body) = common::http_get_from(server.addr, &host, path, extra).await;
     Answer {
         status,
         headers,
-        body: body.to_owned(),
+        body: String::from_utf8_lossy(&body).into_owned(),
     }
 }
 
