@@ -113,3 +113,83 @@ fn keys_between_rounds_stay_in_the_formula_and_overlays_close() {
     drop(ben);
     server.stop();
 }
+
+/// `n` pages on through more public rooms than one listing holds, the
+/// list scrolling with the picked room, and `r` comes back to the first
+/// page.
+#[test]
+fn the_lobby_pages_on_through_more_public_rooms_than_a_listing_holds() {
+    let scratch = Scratch::new();
+    let server = TestServer::with_config("127.0.0.1:0", TestServer::config(&scratch.db()));
+    let url = server.url();
+    let total = krypto_core::protocol::ROOMS_PAGE + 2;
+    let (codes, hosts) = public_rooms(&url, total);
+    let mut ann = play(&url, "Ann", &scratch.config("ann"));
+    // (Waited for whole, down to the hint line: a capture can catch the
+    // terminal mid-redraw.)
+    let first = ann.wait_for("the first page", |s| {
+        s.contains("Public rooms · page 1 · n more")
+            && s.contains(&codes[0])
+            && s.contains("j code · n more · l board")
+    });
+    assert!(!first.contains(&codes[total - 1]), "{first}");
+    // The picked room stays in view below the screen's first rows.
+    for _ in 0..20 {
+        ann.key(Key::Down);
+    }
+    let scrolled = ann.wait_for("the 21st room in view", |s| s.contains(&codes[20]));
+    assert!(!scrolled.contains(&format!("│{} ", codes[0])), "{scrolled}");
+    ann.type_text("n");
+    let second = ann.wait_for("the second page", |s| {
+        s.contains("Public rooms · page 2 · r first page") && s.contains(&codes[total - 1])
+    });
+    assert!(second.contains(&codes[total - 2]), "{second}");
+    assert!(!second.contains(&codes[0]), "{second}");
+    // The last page: n says so.
+    ann.type_text("n");
+    ann.wait_for("no more", |s| s.contains("no more public rooms"));
+    ann.type_text("r");
+    ann.wait_for("the first page again", |s| {
+        s.contains("page 1 · n more") && s.contains(&codes[0])
+    });
+    drop(ann);
+    drop(hosts);
+    server.stop();
+}
+
+/// `n` public rooms on `url`, each hosted by a connection of its own kept
+/// open by the returned runtime: their codes, in the listing's order.
+fn public_rooms(url: &str, n: usize) -> (Vec<String>, tokio::runtime::Runtime) {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let mut codes = runtime.block_on(async {
+        let mut codes = Vec::new();
+        for i in 0..n {
+            let (mut ws, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+            for message in [
+                serde_json::json!({"type": "hello", "protocol": krypto_core::protocol::PROTOCOL_VERSION, "name": format!("Host{i}")}),
+                serde_json::json!({"type": "create_room", "public": true}),
+            ] {
+                ws.send(Message::text(message.to_string())).await.unwrap();
+            }
+            let code = loop {
+                let Some(Ok(Message::Text(text))) = ws.next().await else {
+                    panic!("host {i}: the connection closed before its room");
+                };
+                let reply: serde_json::Value = serde_json::from_str(&text).unwrap();
+                if reply["type"] == "room_state" {
+                    break reply["code"].as_str().unwrap().to_owned();
+                }
+            };
+            codes.push(code);
+            // Kept open (and read) by a task of its own: the room lives
+            // while its host is in it.
+            tokio::spawn(async move { while ws.next().await.is_some() {} });
+        }
+        codes
+    });
+    codes.sort();
+    (codes, runtime)
+}

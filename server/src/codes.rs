@@ -8,8 +8,9 @@ use rand::Rng;
 /// no 1/I/L.
 pub const ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 
-/// Characters in a code.
-pub const CODE_LEN: usize = 5;
+/// Characters in a code (krypto-core's, which the browser's code field
+/// is sized by).
+pub const CODE_LEN: usize = krypto_core::protocol::ROOM_CODE_LEN;
 
 /// A fresh random code (the caller retries on a collision).
 pub fn generate(rng: &mut impl Rng) -> String {

@@ -166,6 +166,8 @@ pub struct Config {
     pub journal_max_bytes: u64,
     /// A journal whose oldest write is older than this is full, likewise.
     pub journal_max_age: Duration,
+    /// Requests that may wait for the recorder's next commit.
+    pub recorder_queue: usize,
 }
 
 impl Config {
@@ -195,6 +197,7 @@ impl Config {
             path: self.journal_path(),
             max_bytes: self.journal_max_bytes,
             max_age: self.journal_max_age,
+            queue: self.recorder_queue,
         }
     }
 
@@ -253,6 +256,7 @@ impl Default for Config {
             journal: None,
             journal_max_bytes: crate::recorder::JOURNAL_MAX_BYTES,
             journal_max_age: crate::recorder::JOURNAL_MAX_AGE,
+            recorder_queue: crate::recorder::QUEUE,
         }
     }
 }

@@ -6,6 +6,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use metrics::Histogram;
+
 /// A failure going on since `since`.
 #[derive(Debug, Clone)]
 pub struct Outage {
@@ -16,7 +18,7 @@ pub struct Outage {
 }
 
 /// The recorder's state, shared with whoever reports it.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Durability {
     /// Requests waiting in the recorder's queue (gauge).
     pub queue_depth: AtomicU64,
@@ -29,9 +31,9 @@ pub struct Durability {
     /// Batches whose commit failed because the database was unavailable
     /// (counter); each was journaled or retried, not dropped.
     pub failed_commits: AtomicU64,
-    /// Microseconds spent in successful commits, summed (counter): with
-    /// [`Durability::commits`], the mean commit latency.
-    pub commit_micros: AtomicU64,
+    /// How long each successful commit took, in seconds (a histogram
+    /// handle: a no-op unless the server's metrics gave one).
+    commit_seconds: Histogram,
     /// The longest commit so far, in microseconds (gauge).
     pub max_commit_micros: AtomicU64,
     /// Connections the recorder opened again after losing one (counter).
@@ -49,12 +51,37 @@ pub struct Durability {
     probe: Mutex<Option<Outage>>,
 }
 
+impl Default for Durability {
+    fn default() -> Durability {
+        Durability::new(Histogram::noop())
+    }
+}
+
 impl Durability {
+    /// A fresh state whose commit times go to `commit_seconds`.
+    pub fn new(commit_seconds: Histogram) -> Durability {
+        Durability {
+            queue_depth: AtomicU64::default(),
+            journal_batches: AtomicU64::default(),
+            journal_bytes: AtomicU64::default(),
+            commits: AtomicU64::default(),
+            failed_commits: AtomicU64::default(),
+            commit_seconds,
+            max_commit_micros: AtomicU64::default(),
+            reconnects: AtomicU64::default(),
+            replayed_batches: AtomicU64::default(),
+            journal_full: AtomicBool::default(),
+            database: Mutex::default(),
+            journal: Mutex::default(),
+            probe: Mutex::default(),
+        }
+    }
+
     /// Counts a successful commit that took `took`.
     pub(crate) fn committed(&self, took: Duration) {
         let micros = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
         self.commits.fetch_add(1, Ordering::Relaxed);
-        self.commit_micros.fetch_add(micros, Ordering::Relaxed);
+        self.commit_seconds.record(took.as_secs_f64());
         self.max_commit_micros.fetch_max(micros, Ordering::Relaxed);
     }
 

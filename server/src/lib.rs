@@ -11,7 +11,8 @@
 //!   scores API — and JSON errors for everything else. [`forwarded`]: the client's
 //!   address behind a trusted reverse proxy.
 //! - [`ws_upgrade`]: the WebSocket handshake, onto a socket whose every
-//!   frame [`frame_meter`] charges before tungstenite sees it.
+//!   frame [`frame_meter`] charges before tungstenite sees it. Writes pass
+//!   straight through both wrappers ([`write_through`]).
 //! - [`transport`]: one task per WebSocket: frames, message credits, the
 //!   hello deadline, pings, and the one place deciding which errors close a
 //!   connection and with which code.
@@ -74,6 +75,7 @@ mod serve;
 mod session;
 mod transport;
 mod web;
+mod write_through;
 mod ws_upgrade;
 
 use std::future::Future;
@@ -159,8 +161,12 @@ impl Shared {
             &metrics,
         )
         .await?;
-        let (recorder, recorder_task) =
-            recorder::Recorder::start(&db, config.journal_options()).await?;
+        let (recorder, recorder_task) = recorder::Recorder::start_reporting(
+            &db,
+            config.journal_options(),
+            durability::Durability::new(metrics.commit_seconds.clone()),
+        )
+        .await?;
         let lobby = lobby::Lobby::new(config.max_rooms, cluster.as_ref().map(|(c, _)| c.queue()));
         let cluster = cluster.map(|(cluster, pending)| {
             cluster.spawn(lobby.clone(), pending);

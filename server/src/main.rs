@@ -136,6 +136,11 @@ struct Args {
     /// full, likewise.
     #[arg(long, env = "KRYPTO_JOURNAL_MAX_AGE_HOURS", default_value_t = 24)]
     journal_max_age_hours: u64,
+    /// Requests that may wait for the recorder's next commit. A result
+    /// waits for room in this queue; writes that announce nothing (dealt
+    /// hands, attempts) wait in their room instead, so verdicts never do.
+    #[arg(long, env = "KRYPTO_RECORDER_QUEUE", default_value_t = krypto_server::recorder::QUEUE)]
+    recorder_queue: usize,
     /// Runs room clocks this many times faster than the wall clock, so
     /// tests of the real binary can play whole matches in moments.
     #[arg(long, env = "KRYPTO_ROOM_TIME_SCALE", default_value_t = 1, hide = true)]
@@ -254,6 +259,7 @@ async fn main() -> anyhow::Result<()> {
         journal: args.journal,
         journal_max_bytes: args.journal_max_mb.saturating_mul(1024 * 1024),
         journal_max_age: Duration::from_secs(args.journal_max_age_hours.saturating_mul(3600)),
+        recorder_queue: args.recorder_queue,
         ..Config::default()
     };
     let listener = TcpListener::bind(args.listen)

@@ -49,9 +49,11 @@ use crate::durability::Durability;
 use crate::journal::{Entry, Journal, JournalError};
 use crate::periods::now_ms;
 
-/// Requests waiting for the recorder; a room sending to a full queue waits
-/// (back-pressure when the disk cannot keep up).
-const QUEUE: usize = 8192;
+/// Requests waiting for the recorder by default; a room sending to a full
+/// queue waits (back-pressure when the disk cannot keep up). Rooms hold
+/// their dealt hands and attempts until the round's result, so a crowd
+/// sends about one request per round, not one per attempt.
+pub const QUEUE: usize = 8192;
 
 /// Most requests in one transaction, so one commit cannot grow without end.
 const MAX_BATCH: usize = 2048;
@@ -99,6 +101,8 @@ pub struct JournalOptions {
     pub max_bytes: u64,
     /// A journal whose oldest batch is older than this is full.
     pub max_age: Duration,
+    /// Requests that may wait in the recorder's queue ([`QUEUE`]).
+    pub queue: usize,
 }
 
 impl JournalOptions {
@@ -108,6 +112,7 @@ impl JournalOptions {
             path,
             max_bytes: JOURNAL_MAX_BYTES,
             max_age: JOURNAL_MAX_AGE,
+            queue: QUEUE,
         }
     }
 }
@@ -151,10 +156,20 @@ impl Recorder {
         db: &Db,
         journal: JournalOptions,
     ) -> Result<(Recorder, JoinHandle<()>), StartError> {
+        Recorder::start_reporting(db, journal, Durability::default()).await
+    }
+
+    /// [`Recorder::start`], reporting into `state` (whose commit-time
+    /// histogram is the server's metrics').
+    pub async fn start_reporting(
+        db: &Db,
+        journal: JournalOptions,
+        state: Durability,
+    ) -> Result<(Recorder, JoinHandle<()>), StartError> {
         let (opened, left) = Journal::open(journal.path.clone()).await?;
-        let (tx, rx) = mpsc::channel(QUEUE);
+        let (tx, rx) = mpsc::channel(journal.queue.max(1));
         let commits = Arc::new(AtomicU64::new(0));
-        let state = Arc::new(Durability::default());
+        let state = Arc::new(state);
         let mut task = Task {
             db: db.clone(),
             writer: Some(db.writer().await?),
@@ -224,6 +239,20 @@ impl Recorder {
             })
             .await
             .map_err(|_| RecordError::Stopped)
+    }
+
+    /// Queues `writes` without waiting for their commit or for room in the
+    /// queue; a full queue gives them back (`Err(Some(writes))`), a
+    /// stopped recorder does not (`Err(None)`).
+    pub fn try_submit(&self, writes: Vec<Write>) -> Result<(), Option<Vec<Write>>> {
+        let request = Request::Write {
+            writes,
+            reply: None,
+        };
+        self.tx.try_send(request).map_err(|e| match e {
+            mpsc::error::TrySendError::Full(Request::Write { writes, .. }) => Some(writes),
+            _ => None,
+        })
     }
 
     /// Commits everything queued so far and stops the recorder (what the

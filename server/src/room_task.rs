@@ -8,7 +8,8 @@
 //! [`crate::recorder::Recorder`]: a round's result and a match's end are
 //! committed (and the ratings computed) *before* anyone is told, so an
 //! announced result survives a crash; a match's start (under a UUIDv7 the
-//! room mints itself), dealt hands and attempts are queued without waiting.
+//! room mints itself) is queued without waiting; dealt hands and attempts
+//! are [`held`] in the room and sent a few at a time, never waiting.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -22,6 +23,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use self::held::Held;
 use self::recording::MatchLog;
 use crate::db::saved::StoredRoom;
 use crate::db::scores::{Applied, Write};
@@ -31,6 +33,7 @@ use crate::periods::now_ms;
 use crate::room_clock::RoomClock;
 use crate::Shared;
 
+mod held;
 mod recording;
 
 /// Why a match may not start while the recorder's journal is full.
@@ -83,6 +86,7 @@ pub fn create(
         summary: summary_tx,
         empty_since: None,
         log: MatchLog::default(),
+        held: Held::default(),
         locked: false,
     };
     // A new room has nothing to record: deliver its first snapshot now.
@@ -178,6 +182,7 @@ pub(crate) async fn restore(
         summary: summary_tx,
         empty_since: None,
         log,
+        held: Held::default(),
         locked: false,
     };
     // Nobody is connected yet: everyone's seat is held from now.
@@ -223,6 +228,8 @@ struct RoomTask {
     empty_since: Option<Instant>,
     /// The match being recorded.
     log: MatchLog,
+    /// Its dealt hands and attempts, on their way to the recorder.
+    held: Held,
     /// Whether the room was locked when last told to the lobby.
     locked: bool,
 }
@@ -266,6 +273,9 @@ impl RoomTask {
             }
         }
         let code = self.room.code().to_owned();
+        if let Err(e) = self.held.send(&self.shared.recorder).await {
+            tracing::error!(room = %code, error = %e, "not recorded");
+        }
         self.shared.lobby.unregister(&code);
         // Whoever was about to join learns the room is gone.
         inbox.close();
@@ -415,12 +425,19 @@ impl RoomTask {
         }
         let recorder = &self.shared.recorder;
         if !batch.must_commit {
-            if let Err(e) = recorder.submit(batch.writes).await {
+            let sent = if batch.writes.iter().all(Held::may_hold) {
+                self.held.hold(recorder, batch.writes).await
+            } else {
+                recorder.submit(self.held.before(batch.writes)).await
+            };
+            if let Err(e) = sent {
                 tracing::error!(room = %code, error = %e, "not recorded");
             }
             return;
         }
-        match recorder.commit(batch.writes).await {
+        // What the room held goes first, in the same request: the database
+        // sees the room's writes in the order they happened.
+        match recorder.commit(self.held.before(batch.writes)).await {
             Ok(applied) => {
                 let changes = applied.iter().find_map(|a| match a {
                     Applied::Ratings(changes) => Some(changes),

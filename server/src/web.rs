@@ -170,6 +170,9 @@ fn common_headers(headers: &mut HeaderMap) {
 struct Prepared {
     /// The file.
     asset: &'static Asset,
+    /// Its bytes as served: the shell and the modules name the assets they
+    /// load with [`version`] ([`versioned`]).
+    plain: Bytes,
     /// Brotli and gzip copies, when smaller than the file itself.
     br: Option<Bytes>,
     gzip: Option<Bytes>,
@@ -186,17 +189,62 @@ fn prepared() -> &'static [Prepared] {
             .chain(ASSETS)
             .chain(std::iter::once(limits_asset()))
             .map(|asset| {
-                let smaller =
-                    |packed: Vec<u8>| (packed.len() < asset.body.len()).then(|| packed.into());
+                let plain = versioned(asset);
+                let smaller = |packed: Vec<u8>| (packed.len() < plain.len()).then(|| packed.into());
                 Prepared {
                     asset,
-                    br: brotli_of(asset.body).and_then(smaller),
-                    gzip: gzip_of(asset.body).and_then(smaller),
-                    tag: content_tag(asset.body),
+                    br: brotli_of(&plain).and_then(smaller),
+                    gzip: gzip_of(&plain).and_then(smaller),
+                    tag: content_tag(&plain),
+                    plain: plain.into(),
                 }
             })
             .collect()
     })
+}
+
+/// The version of the browser client: 48 bits of the SHA-256 of every
+/// asset. The shell and the modules ask for each asset as `…?v=VERSION`,
+/// and such an answer may be kept for a year (`immutable`): a returning
+/// phone revalidates only the page itself (one round trip, not one per
+/// module), and a server with any file changed names every asset anew, so
+/// no phone runs an old module after an upgrade.
+fn version() -> &'static str {
+    static VERSION: OnceLock<String> = OnceLock::new();
+    VERSION.get_or_init(|| {
+        let mut hash = Sha256::new();
+        for asset in ASSETS.iter().chain([limits_asset()]) {
+            hash.update(asset.path.as_bytes());
+            hash.update(asset.body);
+        }
+        hex::encode(&hash.finalize()[..6])
+    })
+}
+
+/// `asset` as served: in the shell, each `"assets/PATH"` it names becomes
+/// `"assets/PATH?v=VERSION"`; in a module, each import of `'….js'`
+/// becomes `'….js?v=VERSION'` (modules name other files only in their
+/// imports, which a test checks). Other files are served as embedded.
+fn versioned(asset: &Asset) -> Vec<u8> {
+    let v = version();
+    let Ok(text) = std::str::from_utf8(asset.body) else {
+        return asset.body.to_vec();
+    };
+    if asset.path == INDEX.path {
+        ASSETS
+            .iter()
+            .fold(text.to_owned(), |page, a| {
+                page.replace(
+                    &format!("\"assets/{}\"", a.path),
+                    &format!("\"assets/{}?v={v}\"", a.path),
+                )
+            })
+            .into_bytes()
+    } else if asset.content_type == JS {
+        text.replace(".js'", &format!(".js?v={v}'")).into_bytes()
+    } else {
+        asset.body.to_vec()
+    }
 }
 
 /// The ETag of `body`: 96 bits of its SHA-256, quoted.
@@ -296,7 +344,7 @@ fn still_fresh(request: &HeaderMap, tag: &str) -> bool {
 
 /// An embedded file, compressed when the browser takes it, or 304 when the
 /// browser's copy is current.
-fn serve(asset: &'static Asset, request: &HeaderMap) -> Response {
+fn serve(asset: &'static Asset, request: &HeaderMap, asked: Version) -> Response {
     let Some(file) = prepared().iter().find(|p| p.asset.path == asset.path) else {
         return not_found("asset");
     };
@@ -314,7 +362,7 @@ fn serve(asset: &'static Asset, request: &HeaderMap) -> Response {
     } else {
         let mut r = match body {
             Some(packed) => Body::from(packed).into_response(),
-            None => asset.body.into_response(),
+            None => file.plain.clone().into_response(),
         };
         r.headers_mut().insert(
             header::CONTENT_TYPE,
@@ -328,14 +376,37 @@ fn serve(asset: &'static Asset, request: &HeaderMap) -> Response {
     };
     let headers = response.headers_mut();
     common_headers(headers);
-    // Revalidate every time: the ETag makes that a 304, and an upgraded
-    // server is never hidden behind a stale copy.
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // Revalidate every time (the ETag makes that a 304), so an upgraded
+    // server is never hidden behind a stale copy; an address with the
+    // current version never changes content, so it is kept.
+    let cache = match asked {
+        Version::Current => "public, max-age=31536000, immutable",
+        Version::Unversioned => "no-cache",
+    };
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
     headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
     if let Ok(v) = HeaderValue::from_str(&tag) {
         headers.insert(header::ETAG, v);
     }
     response
+}
+
+/// Whether a request named the current [`version`] (`?v=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Version {
+    /// `?v=` the current version: the answer never changes.
+    Current,
+    /// No version, or an old one: revalidated on every use.
+    Unversioned,
+}
+
+impl Version {
+    fn of(params: &HashMap<String, String>) -> Version {
+        match params.get("v") {
+            Some(v) if v == version() => Version::Current,
+            _ => Version::Unversioned,
+        }
+    }
 }
 
 fn not_found(what: &str) -> Response {
@@ -350,7 +421,7 @@ fn not_found(what: &str) -> Response {
 }
 
 async fn page(request: HeaderMap) -> Response {
-    let mut response = serve(&INDEX, &request);
+    let mut response = serve(&INDEX, &request, Version::Unversioned);
     let host = request.get(header::HOST).and_then(|v| v.to_str().ok());
     if let Some(csp) = host.and_then(page_csp) {
         response
@@ -376,21 +447,25 @@ fn page_csp(host: &str) -> Option<HeaderValue> {
     HeaderValue::from_str(&csp).ok()
 }
 
-async fn asset(Path(path): Path<String>, request: HeaderMap) -> Response {
+async fn asset(
+    Path(path): Path<String>,
+    Query(params): Query<HashMap<String, String>>,
+    request: HeaderMap,
+) -> Response {
     let generated = std::iter::once(limits_asset());
     match ASSETS.iter().chain(generated).find(|a| a.path == path) {
-        Some(a) => serve(a, &request),
+        Some(a) => serve(a, &request, Version::of(&params)),
         None => not_found("asset"),
     }
 }
 
 async fn limits(request: HeaderMap) -> Response {
-    serve(limits_asset(), &request)
+    serve(limits_asset(), &request, Version::Unversioned)
 }
 
 async fn favicon(request: HeaderMap) -> Response {
     match ASSETS.iter().find(|a| a.path == "icon.svg") {
-        Some(a) => serve(a, &request),
+        Some(a) => serve(a, &request, Version::Unversioned),
         None => not_found("icon"),
     }
 }
@@ -482,6 +557,45 @@ pub(crate) fn link_qr(base: &str, code: &str) -> Option<String> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_shell_and_the_modules_name_every_asset_with_the_version() {
+        let v = version();
+        let shell = String::from_utf8(versioned(&INDEX)).unwrap();
+        for linked in ["app.css", "icon.svg", "js/main.js"] {
+            assert!(
+                shell.contains(&format!("\"assets/{linked}?v={v}\"")),
+                "{shell}"
+            );
+        }
+        for module in ASSETS
+            .iter()
+            .chain([limits_asset()])
+            .filter(|a| a.content_type == JS)
+        {
+            let text = String::from_utf8(versioned(module)).unwrap();
+            // `.js'` is rewritten wherever it is: it must only be in imports.
+            for line in text.lines().filter(|l| l.contains(".js?v=")) {
+                let import = line.trim_start().starts_with("import ") || line.contains(" from '");
+                assert!(import, "{}: {line}", module.path);
+                assert!(
+                    line.contains(&format!(".js?v={v}'")),
+                    "{}: {line}",
+                    module.path
+                );
+            }
+            let imports = std::str::from_utf8(module.body)
+                .unwrap()
+                .matches(".js'")
+                .count();
+            assert_eq!(
+                text.matches(&format!(".js?v={v}'")).count(),
+                imports,
+                "{}",
+                module.path
+            );
+        }
+    }
 
     #[test]
     fn qr_codes_are_drawn_only_for_the_servers_own_bases() {

@@ -17,18 +17,13 @@ on_both! {
         let database = common::fresh_database().await;
         let mut server = Process::start(&database.url);
         let (mut ann, wa) = server
-            .player(json!({"type": "hello", "protocol": 1, "name": "Ann"}))
+            .player(common::hello("Ann"))
             .await;
         let (mut ben, _) = server
-            .player(json!({"type": "hello", "protocol": 1, "name": "Ben"}))
+            .player(common::hello("Ben"))
             .await;
-        let state = ann
-            .request(json!({"type": "create_room", "settings": {"rounds": 10, "round_seconds": 60}}))
+        ann.host_match(json!({"rounds": 10, "round_seconds": 60}), &mut [&mut ben])
             .await;
-        let code = state["code"].as_str().unwrap().to_owned();
-        ben.request(json!({"type": "join_room", "code": code}))
-            .await;
-        ann.request(json!({"type": "start"})).await;
 
         // Three rounds are won and announced; the match has seven to go.
         let mut announced = Vec::new();

@@ -29,12 +29,7 @@ on_both! {
 
         let (mut ann, _) = server.player("ann").await;
         let (mut ben, _) = server.player("ben").await;
-        let state = ann
-            .request(json!({"type": "create_room", "settings": {"rounds": 1}}))
-            .await;
-        let code = state["code"].as_str().unwrap().to_owned();
-        ben.request(json!({"type": "join_room", "code": code})).await;
-        ann.request(json!({"type": "start"})).await;
+        ann.host_match(json!({"rounds": 1}), &mut [&mut ben]).await;
         let started = ann.recv_type("round_started").await;
         ben.recv_type("round_started").await;
         let wrong = ben
@@ -63,8 +58,13 @@ on_both! {
         // group commits, none failed, none waiting.
         let commits = sample(&after, "krypto_commits_total");
         assert!(commits >= 2.0, "{after}");
-        assert!(sample(&after, "krypto_commit_seconds_total") > 0.0, "{after}");
-        assert!(sample(&after, "krypto_commit_seconds_max") > 0.0, "{after}");
+        // Each commit is one sample of the commit-time histogram.
+        assert_eq!(sample(&after, "krypto_commit_seconds_count"), commits, "{after}");
+        assert_eq!(sample(&after, "krypto_commit_seconds_bucket{le=\"+Inf\"}"), commits);
+        let slowest = sample(&after, "krypto_commit_seconds_max");
+        assert!(slowest > 0.0, "{after}");
+        assert!(sample(&after, "krypto_commit_seconds_sum") >= slowest, "{after}");
+        assert!(after.contains("# TYPE krypto_commit_seconds histogram"), "{after}");
         assert_eq!(sample(&after, "krypto_journal_batches"), 0.0);
         assert_eq!(sample(&after, "krypto_journal_full"), 0.0);
         assert_eq!(sample(&after, "krypto_commit_failures_total"), 0.0);
@@ -88,9 +88,7 @@ async fn metrics_listen_serves_metrics_on_their_own_port_only() {
         &database.url,
         &["--metrics-listen", &metrics_addr.to_string()],
     );
-    let (_ann, _) = server
-        .player(json!({"type": "hello", "protocol": 1, "name": "ann"}))
-        .await;
+    let (_ann, _) = server.player(common::hello("ann")).await;
     let (status, body) = http_get(metrics_addr, "/metrics").await;
     assert!(status.contains(" 200 "), "{status}");
     assert_eq!(sample(&body, "krypto_connections"), 1.0);

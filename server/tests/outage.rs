@@ -1,6 +1,7 @@
 //! Database outages, caused for real against the real binary: PostgreSQL
 //! stopped and started again (`pg_ctl` on a cluster of the test's own), a
-//! SQLite file write-locked by another connection, a full disk. Nothing
+//! SQLite file write-locked by another connection or made read-only, a full
+//! disk. Nothing
 //! announced is lost, play goes on, `/readyz` tells the truth, new players
 //! are refused clearly and welcome again after, and a kill -9 during the
 //! outage loses nothing (the journal is replayed at the next start).
@@ -13,7 +14,7 @@ mod common;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::outage::{OwnCluster, SmallDisk};
+use common::outage::{OwnCluster, ReadOnly, SmallDisk};
 use common::process::{free_addr, Process};
 use common::{http_get, solve, Client, Raw, PATIENCE};
 use krypto_server::db::Backend;
@@ -107,17 +108,23 @@ impl Outage {
 
     /// The won rounds in the database, in order.
     async fn recorded(&self) -> Vec<Won> {
-        let mut db = Raw::connect(&self.url).await;
-        if let Raw::Sqlite(_) = db {
-            let (check,): (String,) = db.one("PRAGMA integrity_check").await;
-            assert_eq!(check, "ok");
-        }
-        db.rows(
-            "SELECT number, winner_id, formula, elapsed_ms FROM rounds
-             WHERE outcome = 'won' ORDER BY number",
-        )
-        .await
+        recorded(&self.url).await
     }
+}
+
+/// The won rounds in the database at `url`, in order (a SQLite file is
+/// checked for soundness first).
+async fn recorded(url: &str) -> Vec<Won> {
+    let mut db = Raw::connect(url).await;
+    if let Raw::Sqlite(_) = db {
+        let (check,): (String,) = db.one("PRAGMA integrity_check").await;
+        assert_eq!(check, "ok");
+    }
+    db.rows(
+        "SELECT number, winner_id, formula, elapsed_ms FROM rounds
+         WHERE outcome = 'won' ORDER BY number",
+    )
+    .await
 }
 
 /// Ann and Ben in a started match of ten rounds on `server`.
@@ -127,22 +134,25 @@ async fn a_match(server: &Process) -> (Client, Client) {
 
 /// Ann and Ben in a started match of `rounds` rounds on `server`.
 async fn a_match_of(server: &Process, rounds: u32) -> (Client, Client) {
-    let (mut ann, _) = server
-        .player(json!({"type": "hello", "protocol": 1, "name": "Ann"}))
-        .await;
-    let (mut ben, _) = server
-        .player(json!({"type": "hello", "protocol": 1, "name": "Ben"}))
-        .await;
-    let state = ann
-        .request(
-            json!({"type": "create_room", "settings": {"rounds": rounds, "round_seconds": 60}}),
-        )
-        .await;
-    let code = state["code"].as_str().unwrap().to_owned();
-    ben.request(json!({"type": "join_room", "code": code}))
-        .await;
-    ann.request(json!({"type": "start"})).await;
-    (ann, ben)
+    a_match_between(server, ["Ann", "Ben"], rounds, 60).await
+}
+
+/// The two `names` in a started match of `rounds` rounds of
+/// `round_seconds` on `server`, the first hosting.
+async fn a_match_between(
+    server: &Process,
+    names: [&str; 2],
+    rounds: u32,
+    round_seconds: u32,
+) -> (Client, Client) {
+    let (mut host, _) = server.player(common::hello(names[0])).await;
+    let (mut guest, _) = server.player(common::hello(names[1])).await;
+    host.host_match(
+        json!({"rounds": rounds, "round_seconds": round_seconds}),
+        &mut [&mut guest],
+    )
+    .await;
+    (host, guest)
 }
 
 /// Plays round `round` (Ann wins the odd ones, Ben the even ones) and
@@ -211,7 +221,7 @@ on_both! {
         let server = outage.serve();
         let (mut ann, mut ben) = a_match(&server).await;
         let (_, dee) = server
-            .player(json!({"type": "hello", "protocol": 1, "name": "Dee"}))
+            .player(common::hello("Dee"))
             .await;
         let mut announced = vec![win(&mut ann, &mut ben, 1).await];
         assert_eq!(readyz(&server).await.0, 200);
@@ -252,6 +262,89 @@ on_both! {
 
         assert_eq!(outage.recorded().await, announced);
         assert!(!outage.journal.exists(), "the journal is emptied once replayed");
+    }
+
+    /// The recorder stalled — the database away and the journal unwritable
+    /// (a directory where its file would be), so a win can be neither
+    /// committed nor journaled — and its queue full: the win waits,
+    /// announced to nobody, while a wrong answer in another room is judged
+    /// at once, again and again (writes that announce nothing wait in their
+    /// room, not the room for the recorder). Once both are back the win is
+    /// announced, and every attempt is in the database.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn wrong_answers_are_judged_while_a_win_waits_for_a_stalled_recorder() {
+        let Some(mut outage) = Outage::new().await else {
+            return;
+        };
+        let mut server = outage.serve_with(&["--recorder-queue", "1"]);
+        let (mut ann, mut ben) = a_match(&server).await;
+        let (mut cat, mut dan) = a_match_between(&server, ["Cat", "Dan"], 10, 600).await;
+        let started = ann.recv_type("round_started").await;
+        ben.recv_type("round_started").await;
+        let cat_round = cat.recv_type("round_started").await;
+
+        outage.begin().await;
+        std::fs::create_dir(&outage.journal).unwrap();
+        ann.send(json!({"type": "submit", "id": "win", "round": 1, "formula": solve(&started)}))
+            .await;
+        // The recorder has the win and can write it nowhere.
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let (_, body) = readyz(&server).await;
+            if body.get("journal_error").is_some() {
+                break;
+            }
+            assert!(Instant::now() < deadline, "readyz never said: {body}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let cards = cat_round["cards"].as_array().unwrap();
+        let wrong = cards
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join("+");
+        let objective = cat_round["objective"].as_i64().unwrap();
+        let sum: i64 = cards.iter().map(|c| c.as_i64().unwrap()).sum();
+        let wrong = if sum == objective {
+            format!("{wrong}+0")
+        } else {
+            wrong
+        };
+        // More attempts than a room sends ahead at once, twice over: the
+        // second lot meets the full queue and waits in the room.
+        for n in 0..8 {
+            for player in [&mut cat, &mut dan] {
+                let verdict = player
+                    .request(json!({"type": "submit", "round": 1, "formula": wrong}))
+                    .await;
+                assert_eq!(verdict["type"], "verdict", "attempt {n}: {verdict}");
+                assert_eq!(verdict["accepted"], false, "attempt {n}: {verdict}");
+            }
+        }
+        // Still held: nothing about the win has reached its room.
+        use futures_util::{FutureExt, StreamExt};
+        for (who, client) in [("Ann", &mut ann), ("Ben", &mut ben)] {
+            let early = client.ws.next().now_or_never();
+            assert!(early.is_none(), "{who} heard of the win early: {early:?}");
+        }
+
+        std::fs::remove_dir(&outage.journal).unwrap();
+        outage.end().await;
+        let verdict = ann.recv().await;
+        assert_eq!((verdict["id"].as_str(), verdict["accepted"].as_bool()), (Some("win"), Some(true)), "{verdict}");
+        let won = ben.recv_type("round_won").await;
+        assert_eq!(won["round"], 1);
+        // A graceful stop writes what waited in the room.
+        server.terminate();
+        assert!(server.exited_cleanly().await);
+        let mut db = Raw::connect(&outage.url).await;
+        let (refused,): (i64,) = db
+            .one(
+                "SELECT count(*) FROM attempts a JOIN players p ON p.id = a.player_id
+                 WHERE p.name IN ('Cat', 'Dan') AND NOT a.accepted",
+            )
+            .await;
+        assert_eq!(refused, 16);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -426,16 +519,53 @@ async fn a_full_disk_holds_the_win_back_loudly_until_space_returns() {
     ));
     ready_again(&server).await;
     drop(server);
-    let mut db = Raw::connect(&url).await;
-    let (check,): (String,) = db.one("PRAGMA integrity_check").await;
-    assert_eq!(check, "ok");
-    let recorded: Vec<Won> = db
-        .rows(
-            "SELECT number, winner_id, formula, elapsed_ms FROM rounds
-             WHERE outcome = 'won' ORDER BY number",
-        )
-        .await;
-    assert_eq!(recorded, announced);
+    assert_eq!(recorded(&url).await, announced);
+}
+
+/// A SQLite file made read-only under a running server (immutable, so
+/// that root cannot write it either, through a descriptor already open or
+/// a new one): the recorder's writes fail, the wins go to the journal
+/// beside it and are announced, `/readyz` says why; once the file is
+/// writable again the journal is replayed and every announced win is in
+/// the file, which is sound. Needs root (`chattr`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_database_file_journals_the_wins_until_it_is_writable() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("krypto.db");
+    let url = format!("sqlite://{}", file.display());
+    let server = Process::start_at(free_addr(), &url, &["--room-time-scale", "10"]);
+    let (mut ann, mut ben) = a_match(&server).await;
+    let mut announced = vec![win(&mut ann, &mut ben, 1).await];
+
+    // The database and its write-ahead log: what SQLite writes to.
+    let wal = dir.path().join("krypto.db-wal");
+    let Some(read_only) = ReadOnly::make(&[file.clone(), wal]) else {
+        eprintln!("skipped: making a file read-only under a running server needs root (chattr +i)");
+        return;
+    };
+    for round in 2..=3 {
+        announced.push(win(&mut ann, &mut ben, round).await);
+    }
+    let (code, body) = readyz(&server).await;
+    assert_eq!(code, 503, "{body}");
+    let database = body["database"].as_str().unwrap();
+    assert!(database.starts_with("writes failing for "), "{body}");
+    assert!(
+        database.contains("readonly") || database.contains("disk I/O error"),
+        "/readyz names the error: {body}"
+    );
+    assert!(body["journal"].as_u64().unwrap() >= 2, "{body}");
+    assert!(dir.path().join("krypto.db.recorder-journal").exists());
+
+    drop(read_only);
+    let body = ready_again(&server).await;
+    assert_eq!(
+        body,
+        json!({"status": "ok", "database": "ok", "journal": 0})
+    );
+    announced.push(win(&mut ann, &mut ben, 4).await);
+    drop(server);
+    assert_eq!(recorded(&url).await, announced);
 }
 
 /// The recorder's counters and gauges (what `/readyz` and metrics read)

@@ -64,13 +64,8 @@ async fn one_round_match(players: &mut [&mut Client], winner: usize) -> Value {
 
 /// A room of one round a match, hosted by `host`, joined by `guests`.
 async fn room(host: &mut Client, guests: &mut [&mut Client]) {
-    let state = host
-        .request(json!({"type": "create_room", "settings": {"rounds": 1, "round_seconds": 10}}))
-        .await;
-    let code = state["code"].as_str().unwrap().to_owned();
-    for g in guests.iter_mut() {
-        g.request(json!({"type": "join_room", "code": code})).await;
-    }
+    let settings = json!({"rounds": 1, "round_seconds": 10});
+    host.host_room(settings, guests).await;
 }
 
 /// The names on a board.
@@ -97,13 +92,8 @@ on_both! {
             wa["player_id"].as_i64().unwrap(),
             wb["player_id"].as_i64().unwrap(),
         );
-        let state = ann
-            .request(json!({"type": "create_room", "settings": {"rounds": 3, "round_seconds": 10}}))
+        ann.host_match(json!({"rounds": 3, "round_seconds": 10}), &mut [&mut ben])
             .await;
-        let code = state["code"].as_str().unwrap().to_owned();
-        ben.request(json!({"type": "join_room", "code": code}))
-            .await;
-        ann.request(json!({"type": "start"})).await;
 
         // Round 1: Ann is wrong, then Ben wins.
         round_started(&mut ann, 1).await;

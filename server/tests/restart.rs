@@ -67,13 +67,9 @@ on_both! {
         let server = serving(&database.url, hands.clone(), &clock).await;
         let (mut ann, wa) = server.player("Ann").await;
         let (mut ben, wb) = server.player("Ben").await;
-        let state = ann
-            .request(json!({"type": "create_room", "settings":
-                {"rounds": 3, "round_seconds": 60, "lockout_seconds": 20, "wrong_penalty": 1}}))
-            .await;
-        let code = state["code"].as_str().unwrap().to_owned();
-        ben.request(json!({"type": "join_room", "code": code})).await;
-        ann.request(json!({"type": "start"})).await;
+        let settings =
+            json!({"rounds": 3, "round_seconds": 60, "lockout_seconds": 20, "wrong_penalty": 1});
+        let code = ann.host_match(settings, &mut [&mut ben]).await;
         clock.advance(Duration::from_millis(COUNTDOWN_MS));
         ann.recv_type("round_started").await;
         ben.recv_type("round_started").await;

@@ -119,10 +119,8 @@ on_both! {
         let (mut a, wa) = server.player("Ann").await;
         let (mut b, wb) = server.player("Ben").await;
         let (mut c, _) = server.player("Cat").await;
-        let code = create(&mut a, json!({"rounds": 2, "round_seconds": 10})).await;
-        b.request(json!({"type": "join_room", "code": code})).await;
-        c.request(json!({"type": "join_room", "code": code})).await;
-        a.request(json!({"type": "start"})).await;
+        a.host_match(json!({"rounds": 2, "round_seconds": 10}), &mut [&mut b, &mut c])
+            .await;
         for round in 1..=2 {
             let started = b.recv_type("round_started").await;
             assert_eq!(started["round"], round);

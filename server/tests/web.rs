@@ -11,13 +11,11 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{TestServer, PATIENCE};
+use common::TestServer;
 use krypto_core::names::MAX_NAME_CHARS;
 use krypto_core::protocol::limits::ClientLimits;
 use krypto_core::protocol::{PROTOCOL_VERSION, REACTIONS};
 use krypto_core::settings::ROUNDS;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 struct Answer {
     status: u16,
@@ -27,36 +25,12 @@ struct Answer {
 
 /// One HTTP/1.1 GET with extra header lines.
 async fn get(server: &TestServer, path: &str, extra: &str) -> Answer {
-    let mut s = TcpStream::connect(server.addr).await.unwrap();
-    let req = format!(
-        "GET {path} HTTP/1.1\r\nHost: localhost:{}\r\nConnection: close\r\n{extra}\r\n",
-        server.addr.port()
-    );
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(PATIENCE, s.read_to_end(&mut raw))
-        .await
-        .unwrap()
-        .unwrap();
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
+    let host = format!("localhost:{}", server.addr.port());
+    let (status, headers, body) = common::http_get_from(server.addr, &host, path, extra).await;
     Answer {
         status,
         headers,
-        body: body.to_owned(),
+        body: String::from_utf8_lossy(&body).into_owned(),
     }
 }
 
@@ -88,7 +62,7 @@ async fn every_page_address_serves_the_app() {
         assert_eq!(a.headers["cache-control"], "no-cache");
         assert!(a
             .body
-            .contains(r#"<script type="module" src="assets/js/main.js">"#));
+            .contains(r#"<script type="module" src="assets/js/main.js?v="#));
         // Relative (a proxy's path prefix works): found from every page.
         let dir = &path[..=path.rfind('/').unwrap_or(0)];
         let script = get(&server, &format!("{dir}assets/js/main.js"), "").await;
@@ -96,6 +70,39 @@ async fn every_page_address_serves_the_app() {
         assert_guarded(&a);
         let own_socket = format!("ws://localhost:{}", server.addr.port());
         assert!(a.headers["content-security-policy"].contains(&own_socket));
+    }
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn assets_named_with_the_version_are_kept_and_the_page_is_revalidated() {
+    let server = TestServer::start().await;
+    let page = get(&server, "/r/KXR7P", "").await;
+    assert_eq!(page.headers["cache-control"], "no-cache");
+    let start = page.body.find("assets/js/main.js?v=").unwrap_or(0);
+    let end = start + page.body[start..].find('"').unwrap_or(0);
+    let main = &page.body[start..end];
+    let v = main.trim_start_matches("assets/js/main.js?v=");
+    assert_eq!(v.len(), 12, "{main}");
+
+    let kept = get(&server, &format!("/r/{main}"), "").await;
+    assert_eq!(kept.status, 200);
+    assert_eq!(
+        kept.headers["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    // Its imports name the same version, so they are kept too.
+    assert!(kept.body.contains(&format!("from './net.js?v={v}'")));
+    let net = get(&server, &format!("/assets/js/net.js?v={v}"), "").await;
+    assert_eq!(
+        net.headers["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    // Another version (an older page's) or none: revalidated every time.
+    for other in ["/assets/js/main.js?v=000000000000", "/assets/js/main.js"] {
+        let a = get(&server, other, "").await;
+        assert_eq!(a.status, 200, "{other}");
+        assert_eq!(a.headers["cache-control"], "no-cache", "{other}");
     }
     server.shutdown().await;
 }
@@ -178,7 +185,7 @@ async fn the_browser_reads_krypto_cores_limits_from_a_generated_module() {
     );
     // And the app imports it rather than typing numbers.
     let main = get(&server, "/assets/js/main.js", "").await;
-    assert!(main.body.contains("from './limits.js'"));
+    assert!(main.body.contains("from './limits.js?v="));
     server.shutdown().await;
 }
 

@@ -62,9 +62,9 @@ test('a redirect goes to the room page on that node with its ticket, never the t
 });
 
 test('the page reads what a redirect handed over', () => {
-  // The page passes the server's limit (LIMITS.redirects_in_a_row).
+  // The page passes the server's limits (LIMITS.redirects_in_a_row, LIMITS.name_chars).
   const MAX_HOPS = 5;
-  const handover = (hash) => readHandover(hash, MAX_HOPS);
+  const handover = (hash) => readHandover(hash, MAX_HOPS, 20);
   const page = redirectPage({ url: 'ws://b/ws', code: 'KXR7P', tv: false, ticket: '9f2c01', name: 'Ann Lee', hops: 3 });
   assert.deepEqual(handover(new URL(page).hash), { ticket: '9f2c01', name: 'Ann Lee', hops: 3 });
   assert.deepEqual(handover(''), { ticket: null, name: null, hops: 0 });
@@ -72,6 +72,8 @@ test('the page reads what a redirect handed over', () => {
   // No spaces or control characters in a ticket or a name; hops are capped.
   assert.deepEqual(handover('#ticket=a%20b&hops=99'), { ticket: null, name: null, hops: MAX_HOPS + 1 });
   assert.deepEqual(handover('#ticket=ab&name=A%1Bb'), { ticket: 'ab', name: null, hops: 0 });
+  assert.deepEqual(handover(`#ticket=ab&name=${'é'.repeat(20)}`), { ticket: 'ab', name: 'é'.repeat(20), hops: 0 });
+  assert.deepEqual(handover(`#ticket=ab&name=${'é'.repeat(21)}`), { ticket: 'ab', name: null, hops: 0 });
   // The old hand-over of the token itself is not honoured.
   assert.deepEqual(handover('#token=9f2c01&hops=1'), { ticket: null, name: null, hops: 1 });
 });

@@ -17,7 +17,7 @@ import { createServer } from 'node:net';
 import { join, dirname, resolve, delimiter } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, firefox } from 'playwright-core';
-import { launchWebKit } from './webkit.js';
+import { launchWebKit, answerReducedMotion } from './webkit.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const repo = resolve(here, '..', '..');
@@ -196,7 +196,12 @@ function onPath(...names) {
 export async function launch() {
   if (ENGINE === 'firefox') {
     return firefox.launch({
-      channel: 'moz-firefox', executablePath: process.env.FIREFOX ?? onPath('firefox-esr', 'firefox'), headless: true,
+      channel: 'moz-firefox',
+      executablePath: process.env.FIREFOX ?? onPath('firefox-esr', 'firefox'),
+      headless: true,
+      // With no sound card (a CI machine) Firefox's AudioContext never starts: its own test
+      // switch gives it a mock audio device, as Chromium's headless mode has a fake one.
+      firefoxUserPrefs: { 'media.cubeb.force_mock_context': true },
     });
   }
   if (ENGINE === 'webkit') {
@@ -253,44 +258,87 @@ function say(line) {
   process.stdout.write(`${line}\n`);
 }
 
+/** The Firefox page last brought to the front (see `adapt`). */
+let front = null;
+
 /**
- * Firefox through Playwright's WebDriver BiDi: `tap` delivers no touch
- * event at all, and `fill` adds to a number field's value instead of
- * replacing it, without the browser counting it as an edit (no `change`
- * when the field is left). There a tap is a click, and a fill empties the
- * field, fills in all but the last character and types that one as a key,
- * so the browser fires `change` when the field is left, as after a person's
- * edit.
+ * Firefox through Playwright's WebDriver BiDi: every page is a tab, and
+ * only the front tab has focus, so in any other page `focus`, `blur` and
+ * therefore `change` never fire (a number field typed into is never sent).
+ * A person's phones are each in front; here an action brings its page to
+ * the front first. `fill` adds to a number field's value instead of
+ * replacing it, and is no edit to the browser (no `change` when the field
+ * is left): there it empties the field and types the text key by key, as a
+ * person does. `tap` delivers no touch event at all: it is a click.
  */
 function adapt(page) {
   if (ENGINE === 'webkit') {
-    say('webkit: tap() is a click, pages have no device scale, and page.problems holds what a hook sees after each navigation (WebDriver classic has no touch and no console)');
+    say('webkit: tap() is a click, page.problems and init scripts come after each load, and emulateMedia answers matchMedia (WebDriver classic has no touch, no console, no script before the page\'s)');
   }
   if (ENGINE !== 'firefox') return;
+  const toFront = async (p) => {
+    if (front === p) return;
+    await p.bringToFront();
+    front = p;
+  };
   const locator = Object.getPrototypeOf(page.locator('html'));
   if (!locator.adaptedToFirefox) {
     locator.adaptedToFirefox = true;
-    const { fill } = locator;
+    for (const action of ['click', 'fill', 'press', 'pressSequentially', 'selectOption', 'check', 'uncheck']) {
+      const original = locator[action];
+      locator[action] = async function inFront(...args) {
+        await toFront(this.page());
+        return original.apply(this, args);
+      };
+    }
     locator.tap = function tap(options) { return this.click(options); };
-    locator.fill = async function fillAsEdited(value, options) {
+    const { fill } = locator;
+    locator.fill = async function fillAsTyped(value, options) {
       const text = String(value);
       await fill.call(this, '', options);
-      if (text.length > 1) await fill.call(this, text.slice(0, -1), options);
-      if (text === '') {
-        await this.pressSequentially('0');
-        await this.press('Backspace');
-      } else {
-        await this.pressSequentially(text.slice(-1));
-      }
+      // An emptied field counts as edited too: one key, then its removal.
+      await this.pressSequentially(text === '' ? '0' : text, options);
+      if (text === '') await this.press('Backspace', options);
     };
   }
-  say('firefox: tap() is a click, and fill() types its last character as a key (Playwright over BiDi delivers no touch event; its fill appends to number fields and fires no change)');
+  // Playwright over BiDi ignores `reducedMotion` in this Firefox: the page's matchMedia answers it.
+  const { emulateMedia } = page;
+  page.emulateMedia = async (options = {}) => {
+    await emulateMedia.call(page, options);
+    if (options.reducedMotion === undefined) return;
+    await page.addInitScript(answerReducedMotion, options.reducedMotion);
+    await page.evaluate(answerReducedMotion, options.reducedMotion);
+  };
+  for (const action of ['type', 'press', 'insertText']) {
+    const original = page.keyboard[action].bind(page.keyboard);
+    page.keyboard[action] = async (...args) => {
+      await toFront(page);
+      return original(...args);
+    };
+  }
+  say('firefox: tap() is a click, fill() types key by key, a page is brought to the front before each action, and emulateMedia answers matchMedia (Playwright over BiDi: no touch event, a fill that is no edit, focus only in the front tab, no reduced motion)');
 }
+
+/**
+ * Firefox's own report of a WebSocket cut by the page navigating away while
+ * it opened; the same socket's "can't establish a connection" just before
+ * it is part of that report, not a failure of the page.
+ */
+const INTERRUPTED = /^The connection to (\S+) was interrupted while the page was loading\.$/;
 
 function watch(page) {
   adapt(page);
   page.problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') page.problems.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    const interrupted = ENGINE === 'firefox' && INTERRUPTED.exec(m.text());
+    if (!interrupted) {
+      page.problems.push(m.text());
+      return;
+    }
+    const opening = page.problems.findLastIndex((p) => p.endsWith(`establish a connection to the server at ${interrupted[1]}.`));
+    if (opening >= 0) page.problems.splice(opening, 1);
+  });
   page.on('pageerror', (e) => page.problems.push(e.message));
   return page;
 }

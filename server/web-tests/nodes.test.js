@@ -7,6 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startPostgres, startNode, startServer, startBots, solve, launch, phone, readHand, tapFormula,
+  wrongFormula, engineLacks,
 } from './harness.js';
 
 let pg;
@@ -20,10 +21,11 @@ after(async () => {
   await pg?.stop();
 });
 
-/** A phone page hosting a new room on `server` with a bot; the match is
- * started. Returns the page, the room's code, the hand and the bots' stop. */
-async function hostWithBot(server, name) {
-  const page = await phone(browser);
+/** A phone page (`page`, or a new one) hosting a new room on `server` with
+ * a bot; the match is started. Returns the page, the room's code, the hand
+ * and the bots' stop. */
+async function hostWithBot(server, name, page = null) {
+  page ??= await phone(browser);
   await page.goto(`${server.base}/`);
   await page.keyboard.type(name);
   await page.keyboard.press('Enter');
@@ -45,13 +47,10 @@ async function win(page, hand) {
   await page.getByText('You: 1').waitFor();
 }
 
-// Skipped, loudly: since the merge of the hostile-input, outage and web work, the page after a
-// graceful restart shows its old hand but its answers get no verdict (the clock stops, Submit does
-// nothing); it passes about one run in four. Open in issue 21's note until it is found; the
-// server-side restart tests (server/tests/restart.rs) pass.
-test('a server restarted mid-round gives the page its seat back, same hand', {
-  skip: 'the page gets no verdict after a graceful restart since the merges (see the comment above)',
-}, async () => {
+// The page reconnects by itself; an answer tapped before its seat is back
+// (the restarted server starts listening before its database is open) is
+// kept and sent then, not dropped.
+test('a server restarted mid-round gives the page its seat back, same hand', async () => {
   const server = await startServer();
   let stopBots = async () => {};
   try {
@@ -86,5 +85,88 @@ test('a drained node sends the page to the room on the other node, mid-round', a
     await stopBots();
     await a.stop();
     await b.stop();
+  }
+});
+
+/**
+ * The page's WebSocket through a relay the test can cut, as a phone's
+ * network drops: `cut()` closes both ends (1001) and refuses new ones until
+ * `restore()`; `cutAfter(type)` cuts when the server sends a message of
+ * that type, before the page gets it.
+ */
+async function relay(page) {
+  let online = true;
+  let cutOn = null;
+  const live = [];
+  const cut = () => {
+    online = false;
+    for (const { ws, server } of live.splice(0)) {
+      ws.close({ code: 1001, reason: 'network down' });
+      server.close();
+    }
+  };
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    if (!online) {
+      ws.close({ code: 1001, reason: 'network down' });
+      return;
+    }
+    const server = ws.connectToServer();
+    live.push({ ws, server });
+    ws.onMessage((m) => server.send(m));
+    server.onMessage((m) => {
+      if (cutOn && JSON.parse(m).type === cutOn) {
+        cutOn = null;
+        cut();
+      } else {
+        ws.send(m);
+      }
+    });
+  });
+  return {
+    cut,
+    cutAfter: (type) => { cutOn = type; },
+    restore: () => { online = true; },
+  };
+}
+
+test('an answer tapped while the phone is offline goes once it is back; a lost verdict is said', {
+  skip: engineLacks('routeWebSocket'),
+}, async () => {
+  const server = await startServer();
+  let stopBots = async () => {};
+  try {
+    const page = await phone(browser);
+    const net = await relay(page);
+    const hosted = await hostWithBot(server, 'Gail', page);
+    stopBots = hosted.stopBots;
+    const { hand } = hosted;
+    const submit = page.getByRole('button', { name: 'Submit' });
+
+    // A wrong answer whose verdict is lost with the connection: not sent
+    // again by itself (it may have counted), and the player is told.
+    net.cutAfter('verdict');
+    await tapFormula(page, wrongFormula(hand.cards, hand.target));
+    await submit.tap();
+    await page.getByText('Connection lost: reconnecting…').waitFor();
+    net.restore();
+    await page.getByText('The connection dropped before the verdict came: submit again').waitFor();
+    await page.locator('.lockout', { hasText: '🔒 Locked out' }).waitFor();
+    await page.getByText('Connection lost: reconnecting…').waitFor({ state: 'hidden' });
+
+    // Offline: the right answer is kept, said so, and sent on the way back.
+    net.cut();
+    await page.getByText('Connection lost: reconnecting…').waitFor();
+    await page.getByRole('button', { name: 'Clear' }).tap();
+    await tapFormula(page, solve(hand.cards, hand.target));
+    await page.locator('.lockout', { hasText: '🔒 Locked out' }).waitFor({ state: 'hidden' });
+    await submit.tap();
+    await page.getByText('⏳ Not sent yet: it goes as soon as the connection is back').waitFor();
+    net.restore();
+    await page.getByText('You won the round').waitFor();
+    await page.getByText('You: 1').waitFor();
+    assert.deepEqual(page.problems.filter((p) => !/WebSocket/.test(p)), []);
+  } finally {
+    await stopBots();
+    await server.stop();
   }
 });

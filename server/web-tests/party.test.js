@@ -2,8 +2,10 @@
 // sounds (Web Audio, recorded by wrapping the page's AudioContext), the
 // phone's vibration, confetti on the winner's phone and the TV (a still
 // banner with reduced motion), one tap to mute, and the TV alive during a
-// round (who missed, who is locked out, the last five seconds huge, the
-// winning formula revealed piece by piece), readable from the couch at the
+// round (who has tried and missed, who is still thinking, who is locked
+// out and for how long, even on a TV opened mid-round; who got it; the last
+// five seconds huge, the winning formula revealed piece by piece), readable
+// from the couch at the
 // podium, its join link never broken inside the code, and its reconnect
 // banner floating over the screen instead of pushing the feed off it.
 
@@ -84,6 +86,10 @@ test('sounds, vibration, confetti and a TV that is alive', async (t) => {
     await ada.getByRole('button', { name: 'Start the match' }).click();
     await ada.locator('.objective-number').waitFor();
     await bob.locator('.objective-number').waitFor();
+    const onTv = (page, name) => page.getByRole('list', { name: 'Scores' }).getByRole('listitem').filter({ hasText: name });
+    // Nobody has answered yet: the TV says both are thinking.
+    await onTv(screen, 'Ada').getByText('💭 thinking').waitFor();
+    await onTv(screen, 'Bob').getByText('💭 thinking').waitFor();
     hand = await readHand(bob);
     const field = bob.getByRole('textbox', { name: 'Formula' });
     await field.fill(wrongFormula(hand.cards, hand.target));
@@ -91,9 +97,20 @@ test('sounds, vibration, confetti and a TV that is alive', async (t) => {
     await bob.getByText('✗ Not the target').waitFor();
     assert.deepEqual(await sounds(bob), ['wrong']);
     assert.deepEqual(await bob.evaluate(() => window.buzzed), [[70, 50, 70]]);
-    const bobOnTv = screen.getByRole('list', { name: 'Scores' }).getByRole('listitem').filter({ hasText: 'Bob' });
+    const bobOnTv = onTv(screen, 'Bob');
     await bobOnTv.getByText('✗ missed').waitFor();
-    await bobOnTv.getByText('🔒 locked out').waitFor();
+    // Counted down in seconds on the big screen.
+    await bobOnTv.getByText(/🔒 locked out [1-3] s/).waitFor();
+    assert.equal(await bobOnTv.getByText('💭 thinking').count(), 0);
+    await onTv(screen, 'Ada').getByText('💭 thinking').waitFor();
+    // A TV opened now (or one that reloads) learns who has tried from the
+    // room's state: Bob missed, Ada has not answered.
+    const late = await tv(night.browser);
+    await late.goto(`${night.server.base}/tv/${code}`);
+    await onTv(late, 'Bob').getByText('✗ missed').waitFor();
+    await onTv(late, 'Ada').getByText('💭 thinking').waitFor();
+    assert.deepEqual(late.problems, []);
+    await late.context().close();
     // The lockout ends on the TV too.
     await bobOnTv.getByText('🔒 locked out').waitFor({ state: 'detached' });
     await bobOnTv.getByText('✗ missed').waitFor();
@@ -105,6 +122,8 @@ test('sounds, vibration, confetti and a TV that is alive', async (t) => {
     assert.equal(count(await sounds(ada), 'win'), 1);
     assert.deepEqual(await ada.evaluate(() => window.buzzed), [[180]]);
     await screen.locator('.celebration', { hasText: '🎉 Nice one, Ada!' }).waitFor();
+    await onTv(screen, 'Ada').getByText('🏆 got it').waitFor();
+    assert.equal(await onTv(screen, 'Ada').getByText('💭 thinking').count(), 0);
     // Piece by piece: first some of the formula, then all of it.
     const steps = screen.locator('.reveal .step');
     const total = await steps.count();

@@ -62,7 +62,20 @@ for (const s of steps) {
   for (const root of els) {
     if (s.kind === 'css') next.push(...root.querySelectorAll(s.css));
     else if (s.kind === 'role') {
-      const name = s.name ? (n) => matches(n, s.name, s.exact) : undefined;
+      // dom-accessibility-api drops the space between inline elements ("<span>🔈</span><span>
+      // Tap</span>" is "🔈Tap", "🔈 Tap" to browsers): a name from content is also matched as
+      // the text a reader hears, aria-hidden parts left out.
+      const spoken = (e) => {
+        if (e.hasAttribute('aria-label') || e.hasAttribute('aria-labelledby')) return null;
+        const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+        let text = '';
+        for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+          if (!t.parentElement.closest('[aria-hidden="true"]')) text += t.data;
+        }
+        return text;
+      };
+      const name = s.name ? (n, e) => matches(n, s.name, s.exact)
+        || (spoken(e) !== null && matches(spoken(e), s.name, s.exact)) : undefined;
       let found = TL.queryAllByRole(root, s.role, name ? { name } : {});
       if (s.disabled !== undefined) found = found.filter((e) => disabled(e) === s.disabled);
       next.push(...found);
@@ -84,24 +97,90 @@ for (const s of steps) {
 return els.filter((e) => e !== document.documentElement || steps.length === 0);
 }`;
 
+/**
+ * The centre of arguments[0] in the viewport (scrolled into view first when
+ * it is not), and whether a click there reaches it.
+ */
+const CLICK_POINT = `
+const [e, done] = arguments;
+const centre = () => {
+  const r = e.getBoundingClientRect();
+  return { x: r.left + r.width / 2, y: r.top + r.height / 2, r };
+};
+let at = centre();
+if (at.r.top < 0 || at.r.left < 0 || at.r.bottom > innerHeight || at.r.right > innerWidth) {
+  // At once: a smooth scroll would still be moving the element when the pointer comes.
+  e.scrollIntoView({ block: 'end', inline: 'nearest', behavior: 'instant' });
+}
+// Once it stays put: WebKit may still be scrolling the page (to a field just
+// focused) a moment after the element was scrolled into view.
+const settle = (looks) => setTimeout(() => {
+  const now = centre();
+  if ((now.x !== at.x || now.y !== at.y) && looks < 20) {
+    at = now;
+    settle(looks + 1);
+    return;
+  }
+  const top = document.elementFromPoint(now.x, now.y);
+  window.__clicked = false;
+  addEventListener('click', () => { window.__clicked = true; }, { capture: true, once: true });
+  done({ x: now.x, y: now.y, hit: top !== null && (top === e || e.contains(top)) });
+}, 50);
+settle(0);
+`;
+
 const VISIBLE = `
 const e = arguments[0];
 const r = e.getBoundingClientRect();
 return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden';
 `;
 
-/** Collects errors and console.error calls into window.__problems. */
+/** Collects errors, console.error calls and CSP reports into window.__problems. */
 const HOOK = `
 if (!window.__problems) {
   window.__problems = [];
   addEventListener('error', (e) => window.__problems.push(e.message));
   addEventListener('unhandledrejection', (e) => window.__problems.push(String(e.reason)));
+  // What Chromium and Firefox print to the console, WebKit fires as an event only.
+  addEventListener('securitypolicyviolation', (e) => window.__problems.push(
+    'Content-Security-Policy: ' + e.effectiveDirective + ' blocked ' + (e.blockedURI || 'an inline resource')));
   const error = console.error.bind(console);
   console.error = (...args) => { window.__problems.push(args.join(' ')); error(...args); };
 }
-const out = window.__problems.splice(0);
-return out;
 `;
+
+/**
+ * Runs in a page: from now on its `matchMedia` answers
+ * `prefers-reduced-motion` as `value` ('reduce' or 'no-preference') says.
+ * For engines whose driver cannot emulate the media feature (the
+ * stylesheets' media queries keep the browser's own answer).
+ */
+export function answerReducedMotion(value) {
+  window.__reducedMotion = value;
+  if (window.__matchMedia) return;
+  window.__matchMedia = window.matchMedia.bind(window);
+  window.matchMedia = (query) => {
+    const list = window.__matchMedia(query);
+    const asked = /prefers-reduced-motion:\s*(reduce|no-preference)/.exec(query);
+    if (!asked) return list;
+    return new Proxy(list, {
+      get: (l, key) => (key === 'matches' ? asked[1] === window.__reducedMotion
+        : typeof l[key] === 'function' ? l[key].bind(l) : l[key]),
+    });
+  };
+}
+
+/** `answerReducedMotion` with arguments[0].reducedMotion, when it is set. */
+const MEDIA = `if (arguments[0].reducedMotion !== undefined) (${answerReducedMotion})(arguments[0].reducedMotion);`;
+
+/**
+ * After each action, in one round trip: the hook and the media emulation
+ * in place; the document's address (WebKitWebDriver's current URL can lag
+ * a history.replaceState) and the problems collected since.
+ */
+const SYNC = `${HOOK}
+${MEDIA}
+return [location.href, window.__problems.splice(0)];`;
 
 /** A query of the page, run again each time it is used (as Playwright's). */
 class Locator {
@@ -190,16 +269,55 @@ class Locator {
         await this._page._sync();
         return result;
       } catch (err) {
-        if (err.name !== 'StaleElementReferenceError' || Date.now() > deadline) throw err;
+        // A replaced element, or one under another for now: again, as Playwright waits.
+        const again = ['StaleElementReferenceError', 'ElementClickInterceptedError'].includes(err.name);
+        if (!again || Date.now() > deadline) throw err;
+        await sleep(POLL);
       }
     }
   }
 
-  async click() { await this._act((e) => e.click()); }
+  /**
+   * Clicks the element's centre. WebKitWebDriver takes a pointer's
+   * coordinates in window pixels, not in the zoomed page's CSS pixels: on a
+   * scaled page (see `openPage`) the click is a pointer action at the
+   * centre times the scale.
+   */
+  async click() {
+    await this._act(async (e) => {
+      const { _driver: driver, _scale: scale } = this._page;
+      if (scale === 1) return e.click();
+      const at = await driver.executeAsyncScript(CLICK_POINT, e);
+      if (!at.hit) {
+        const err = new Error(`webkit: ${JSON.stringify(this._steps)} is under another element`);
+        err.name = 'ElementClickInterceptedError';
+        throw err;
+      }
+      await driver.actions()
+        .move({ x: Math.round(at.x * scale), y: Math.round(at.y * scale), origin: 'viewport' })
+        .press().release().perform();
+      // A page that replaced the element between the press and the release got no click (the
+      // two ended on different elements): again, on the new one.
+      // (A click that loaded another page leaves no document to ask: it was a click.)
+      const [clicked, there] = await driver.executeScript('return [window.__clicked, arguments[0].isConnected]', e)
+        .catch(() => [true, false]);
+      if (clicked === false && !there) {
+        const err = new Error(`webkit: ${JSON.stringify(this._steps)} was replaced during the click`);
+        err.name = 'StaleElementReferenceError';
+        throw err;
+      }
+      return undefined;
+    });
+  }
   async tap() { await this.click(); }
+  /**
+   * Selects the field's text and types over it, as a person does. (Not
+   * WebDriver's clear, which also leaves the field: a page that refreshes
+   * fields nobody is editing would put the old value back before the typing.)
+   */
   async fill(value) {
     await this._act(async (e) => {
-      await e.clear();
+      await e.sendKeys(Key.chord(Key.CONTROL, 'a'), Key.BACK_SPACE);
       if (value !== '') await e.sendKeys(value);
     });
   }
@@ -234,20 +352,51 @@ class Locator {
     const [e] = await this._all();
     return this._page._driver.executeScript('return arguments[0].disabled === true', e);
   }
+  async inputValue() {
+    await this.waitFor({ state: 'attached' });
+    const [e] = await this._all();
+    return this._page._driver.executeScript('return arguments[0].value', e);
+  }
+  /** The element's box in CSS pixels of the viewport, as Playwright's. */
+  async boundingBox() {
+    await this.waitFor({ state: 'attached' });
+    const [e] = await this._all();
+    return this._page._driver.executeScript(
+      'const r = arguments[0].getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height };', e);
+  }
+  async pressSequentially(text) { await this.type(text); }
   async count() { return this._read('els.length'); }
   async all() { return (await this._all()).map((_, i) => this.nth(i)); }
   async evaluate(fn, arg) {
     return this._act((e) => this._page._evaluate(fn, arg, e), { enabled: false });
   }
+  /** `fn(elements, arg)` in the page, the elements found there (WebKit passes no array of them in). */
+  async evaluateAll(fn, arg) {
+    await this._all();
+    const result = await this._page._driver.executeAsyncScript(`${RESOLVE}
+      const done = arguments[arguments.length - 1];
+      Promise.resolve().then(() => (${fn})(resolve(arguments[0]), arguments[1]))
+        .then((value) => done(value === undefined ? { undefined: true } : { value }), (e) => done({ error: String(e) }));`,
+    this._steps, arg ?? null);
+    await this._page._sync();
+    if (result?.error) throw new Error(`webkit: evaluateAll: ${result.error}`);
+    return result?.undefined ? undefined : result?.value;
+  }
 }
 
 /** One page in its own browser (own storage, like a separate phone). */
 class Page {
-  constructor(driver, stop) {
+  constructor(driver, stop, scale) {
     this._driver = driver;
+    /** Window pixels per CSS pixel (see `openPage`). */
+    this._scale = scale;
     this._stop = stop;
     this._url = 'about:blank';
     this.problems = [];
+    /** Sources of `addInitScript`, run once in each document (see `_sync`). */
+    this._init = [];
+    /** The `emulateMedia` features asked for, answered by `matchMedia` (see `_sync`). */
+    this._media = {};
     this.keyboard = {
       type: async (text) => { await driver.actions().sendKeys(text).perform(); await this._sync(); },
       press: async (combo) => {
@@ -261,30 +410,116 @@ class Page {
     };
   }
 
-  /** Reads the URL and the problems the page hook collected. */
+  /**
+   * Reads the URL and the problems the page hook collected; in a document
+   * that has not had them yet, runs the init scripts and the media emulation.
+   */
   async _sync() {
-    this._url = await this._driver.getCurrentUrl();
-    const found = await this._driver.executeScript(HOOK).catch(() => []);
-    this.problems.push(...found);
+    const synced = await this._driver.executeScript(SYNC, this._media).catch((e) => {
+      this._scriptFailed('the page hook', e);
+      return null;
+    });
+    if (synced) {
+      const [url, found] = synced;
+      this._url = url;
+      this.problems.push(...found);
+    } else {
+      this._url = await this._driver.getCurrentUrl();
+    }
+    for (const [i, source] of this._init.entries()) {
+      await this._driver.executeScript(`if (window.__init${i}) return; window.__init${i} = true; ${source}`)
+        .catch((e) => this._scriptFailed('an init script', e));
+    }
   }
 
+  /** A script's own error is a problem of the page; a navigation under way is not. */
+  _scriptFailed(what, e) {
+    if (e.name === 'JavascriptError') this.problems.push(`webkit: ${what} failed: ${e.message}`);
+  }
+
+  /**
+   * Sizes the window so the page area is `viewport` CSS pixels (the window
+   * is `scale` times larger, see `openPage`).
+   */
+  async _resize(viewport) {
+    const rect = await this._driver.manage().window().getRect();
+    const [innerWidth, innerHeight] = await this._driver.executeScript('return [innerWidth, innerHeight]');
+    // The window's frame (its header bar) in window pixels, then the page area scaled.
+    const frameWidth = rect.width - Math.round(innerWidth * this._scale);
+    const frameHeight = rect.height - Math.round(innerHeight * this._scale);
+    await this._driver.manage().window().setRect({
+      width: Math.round(viewport.width * this._scale) + frameWidth,
+      height: Math.round(viewport.height * this._scale) + frameHeight,
+    });
+    // The window manager answers before the page has its new size.
+    const deadline = Date.now() + TIMEOUT;
+    for (;;) {
+      const [width, height] = await this._driver.executeScript('return [innerWidth, innerHeight]');
+      if (width === viewport.width && height === viewport.height) return;
+      if (Date.now() > deadline) {
+        throw new Error(`webkit: a page of ${viewport.width}×${viewport.height} was asked for; the window gives ${width}×${height}`);
+      }
+      await sleep(POLL);
+    }
+  }
+
+  async setViewportSize(viewport) { await this._resize(viewport); await this._sync(); }
+
+  /**
+   * Runs `fn` in every document the page loads from now on. WebDriver
+   * classic cannot run a script before the page's own: it runs once the
+   * page has loaded (right after `goto`, `reload` or the action that
+   * navigated), which is in time for what happens on a player's actions.
+   */
+  async addInitScript(fn) { this._init.push(typeof fn === 'function' ? `(${fn})();` : fn); }
+
+  /**
+   * Playwright's `emulateMedia({ reducedMotion })`: WebKitGTK takes it from
+   * GTK's settings when it starts, so here the page's `matchMedia` answers
+   * `prefers-reduced-motion` as asked (the stylesheets' media queries keep
+   * the browser's own answer).
+   */
+  async emulateMedia({ reducedMotion } = {}) {
+    if (reducedMotion !== undefined) this._media.reducedMotion = reducedMotion;
+    await this._driver.executeScript(MEDIA, this._media);
+  }
+
+  /**
+   * `fn` run in the page, with `element` (or else `arg`) and `arg`; a string
+   * that is no function is run as a script (as axe-core's source is).
+   */
   async _evaluate(fn, arg, element) {
-    const source = typeof fn === 'function' ? fn.toString() : `() => (${fn})`;
+    if (typeof fn === 'string' && !/^\s*(async\s*)?(\(|function\b|\w+\s*=>)/.test(fn)) {
+      await this._driver.executeScript(fn);
+      await this._sync();
+      return undefined;
+    }
+    const source = fn.toString();
     const result = await this._driver.executeAsyncScript(`
       const done = arguments[arguments.length - 1];
       const element = arguments[1];
       Promise.resolve().then(() => (${source})(element ?? arguments[0], arguments[0]))
-        .then((value) => done({ value }), (e) => done({ error: String(e) }));`, arg ?? null, element ?? null);
+        .then((value) => done(value === undefined ? { undefined: true } : { value }), (e) => done({ error: String(e) }));`,
+    arg ?? null, element ?? null);
     await this._sync();
     if (result?.error) throw new Error(`webkit: evaluate: ${result.error}`);
-    return result?.value ?? undefined;
+    return result?.undefined ? undefined : result?.value;
   }
 
   /** Never called: WebDriver classic has no console; `_sync` fills `problems` instead. */
   on() {}
   url() { return this._url; }
-  async goto(url) { await this._driver.get(url); await this._sync(); }
-  async reload() { await this._driver.navigate().refresh(); await this._sync(); }
+  async goto(url) { await this._driver.get(url); await this._loaded(); }
+  async reload() { await this._driver.navigate().refresh(); await this._loaded(); }
+  /** Waits for the new document's load, as Playwright's `goto` does (WebKitWebDriver may answer sooner). */
+  async _loaded() {
+    const deadline = Date.now() + TIMEOUT;
+    while (await this._driver.executeScript('return document.readyState').catch(() => null) !== 'complete') {
+      if (Date.now() > deadline) throw new Error('webkit: the page never finished loading');
+      await sleep(POLL);
+    }
+    await this._sync();
+  }
   async evaluate(fn, arg) { return this._evaluate(fn, arg); }
   async waitForFunction(fn, arg, { timeout = TIMEOUT } = {}) {
     const deadline = Date.now() + timeout;
@@ -320,11 +555,18 @@ class Page {
 
 /**
  * Starts WebKitGTK's MiniBrowser for one page through its own
- * WebKitWebDriver on `port`, its window sized to `viewport` (as near as the
- * window allows: its page area is measured and the window grown to fit).
+ * WebKitWebDriver on `port`, its page area sized to `viewport`.
+ *
+ * `scale` is the device scale factor. WebKitGTK has none to set per page,
+ * but it zooms pages by GTK's text scale (GDK_DPI_SCALE): at 2 a CSS pixel
+ * is two window pixels, as on a phone's screen. That is also what lets a
+ * page be narrower than MiniBrowser's window can be (447 px with WebKitGTK
+ * 2.50, for its toolbar): a 320 px phone is a 640 px window.
  */
-async function openPage({ binary, port, viewport }) {
-  const driverProcess = spawn('WebKitWebDriver', [`--port=${port}`], { stdio: 'ignore' });
+async function openPage({ binary, port, viewport, scale }) {
+  const driverProcess = spawn('WebKitWebDriver', [`--port=${port}`], {
+    stdio: 'ignore', env: { ...process.env, GDK_DPI_SCALE: String(scale) },
+  });
   const exited = new Promise((ok) => driverProcess.on('exit', ok));
   const stopDriver = async () => {
     if (driverProcess.exitCode !== null) return;
@@ -351,15 +593,16 @@ async function openPage({ binary, port, viewport }) {
       await sleep(POLL);
     }
   }
-  const rect = await driver.manage().window().getRect();
-  const [innerWidth, innerHeight] = await driver.executeScript('return [innerWidth, innerHeight]');
-  await driver.manage().window().setRect({
-    width: viewport.width + (rect.width - innerWidth), height: viewport.height + (rect.height - innerHeight),
-  });
   const page = new Page(driver, async () => {
     await Promise.race([driver.quit().catch(() => {}), sleep(10_000)]);
     await stopDriver();
-  });
+  }, scale);
+  try {
+    await page._resize(viewport);
+  } catch (e) {
+    await page.close();
+    throw e;
+  }
   return page;
 }
 
@@ -370,10 +613,10 @@ async function openPage({ binary, port, viewport }) {
 export function launchWebKit({ binary, freePort }) {
   const pages = [];
   return {
-    async newContext({ viewport = { width: 1280, height: 720 } } = {}) {
+    async newContext({ viewport = { width: 1280, height: 720 }, deviceScaleFactor = 1 } = {}) {
       return {
         newPage: async () => {
-          const page = await openPage({ binary, port: await freePort(), viewport });
+          const page = await openPage({ binary, port: await freePort(), viewport, scale: deviceScaleFactor });
           pages.push(page);
           return page;
         },

@@ -71,8 +71,39 @@ impl Rational {
     }
 
     /// Reduces a fraction computed in 128 bits and narrows it back to 64.
-    #[inline]
+    /// Kept out of line: the solvers' loops take only the whole-number
+    /// fast paths inline and stay small.
+    #[inline(never)]
     fn from_i128(num: i128, den: i128) -> Result<Rational, ArithError> {
+        // Most fractions fit in 64 bits before reducing: reduce them there,
+        // without 128-bit divisions.
+        if let (Ok(n), Ok(d)) = (i64::try_from(num), i64::try_from(den)) {
+            if n != i64::MIN && d != i64::MIN {
+                return Self::from_i64(n, d);
+            }
+        }
+        Self::from_wide(num, den)
+    }
+
+    /// [`Rational::from_i128`] beyond 64 bits: reduced in 128 bits first.
+    #[cold]
+    fn from_wide(num: i128, den: i128) -> Result<Rational, ArithError> {
+        if den == 0 {
+            return Err(ArithError::DivisionByZero);
+        }
+        let g = gcd_u128(num.unsigned_abs(), den.unsigned_abs()) as i128;
+        match (i64::try_from(num / g), i64::try_from(den / g)) {
+            (Ok(num), Ok(den)) if num != i64::MIN && den != i64::MIN => Self::from_i64(num, den),
+            // Reduced already; -2^63 cannot change sign.
+            (Ok(num), Ok(den)) if den > 0 => Ok(Rational { num, den }),
+            _ => Err(ArithError::Overflow),
+        }
+    }
+
+    /// `num / den`, reduced, for parts that are not `i64::MIN` (so
+    /// negating cannot overflow).
+    #[inline]
+    fn from_i64(num: i64, den: i64) -> Result<Rational, ArithError> {
         if den == 0 {
             return Err(ArithError::DivisionByZero);
         }
@@ -81,16 +112,14 @@ impl Rational {
             return Ok(Rational::ZERO);
         }
         if den != 1 {
-            let g = gcd_u128(num.unsigned_abs(), den as u128) as i128;
+            // Both parts are below 2^63, so their gcd is too.
+            let g = gcd_u64(num.unsigned_abs(), den as u64) as i64;
             if g > 1 {
                 num /= g;
                 den /= g;
             }
         }
-        match (i64::try_from(num), i64::try_from(den)) {
-            (Ok(num), Ok(den)) => Ok(Rational { num, den }),
-            _ => Err(ArithError::Overflow),
-        }
+        Ok(Rational { num, den })
     }
 
     /// The numerator (carries the sign).
@@ -254,6 +283,27 @@ mod tests {
         assert_eq!(r(0, -5), Rational::ZERO);
         assert_eq!(r(-6, -3).to_string(), "2");
         assert_eq!(r(17, 3).to_string(), "17/3");
+    }
+
+    #[test]
+    fn the_64_bit_and_128_bit_reductions_agree_at_the_edges() {
+        let parts = (
+            Rational::new(i64::MIN, 2).unwrap().numer(),
+            r(i64::MIN, 2).denom(),
+        );
+        assert_eq!(parts, (i64::MIN / 2, 1));
+        assert_eq!(r(i64::MIN, i64::MIN), Rational::ONE);
+        assert_eq!(r(i64::MAX, -i64::MAX), r(-1, 1));
+        assert_eq!(r(-4, i64::MIN), r(1, 1 << 61));
+        // 2^63 does not fit: neither way may wrap it around.
+        assert_eq!(Rational::new(1, i64::MIN), Err(ArithError::Overflow));
+        assert_eq!(Rational::new(i64::MIN, -1), Err(ArithError::Overflow));
+        let big = r(i64::MAX, 3);
+        assert_eq!(big.checked_add(big), Err(ArithError::Overflow));
+        assert_eq!(
+            r(i64::MAX - 1, 2).checked_sub(r(1, 2)),
+            Ok(r(i64::MAX - 2, 2))
+        );
     }
 
     #[test]

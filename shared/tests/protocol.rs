@@ -307,6 +307,11 @@ fn sample_snapshot() -> RoomSnapshot {
             remaining_ms: 41_250,
             duration_ms: 90_000,
             locked_out_ms: Some(1200),
+            misses: vec![RoundMisses {
+                player: PlayerId(2),
+                count: 2,
+                locked_out_ms: Some(1200),
+            }],
         }),
         rounds_total: 10,
         next_ms: None,
@@ -362,7 +367,8 @@ fn server_messages_have_the_documented_shapes() {
                    {"id": 1, "name": "Ada", "score": 2, "connected": true, "spectator": false, "waiting": false},
                    {"id": 2, "name": "Bob", "score": 0, "connected": false, "spectator": true, "waiting": false, "bot": true}],
                "round": {"number": 3, "objective": 17, "cards": [8, 2, 3, 13, 5],
-                         "remaining_ms": 41250, "duration_ms": 90000, "locked_out_ms": 1200},
+                         "remaining_ms": 41250, "duration_ms": 90000, "locked_out_ms": 1200,
+                         "misses": [{"player": 2, "count": 2, "locked_out_ms": 1200}]},
                "rounds_total": 10,
                "recent": [{"type": "chat", "from": 2, "name": "Bob", "text": "hi"}]}),
     );

@@ -335,3 +335,44 @@ fn a_real_attempt_is_a_whole_formula_or_a_right_claim() {
         assert!(!counts_as_attempt(Some(puppet), false, &hand), "{puppet}");
     }
 }
+
+#[test]
+fn a_snapshot_shows_who_has_missed_this_round_and_who_is_locked_out() {
+    let mut r = playing(RoomSettings::default(), vec![easy(), easy()]);
+    let t = R1 + 1_000;
+    r.submit(BOB, 1, WRONG, t).unwrap();
+    r.submit(CY, 1, WRONG, t + 1_000).unwrap();
+    r.submit(BOB, 1, WRONG, t + 5_000).unwrap();
+    // Refused while locked out: not judged, so not a miss.
+    r.submit(CY, 1, WRONG, t + 2_000).unwrap();
+
+    // Anyone's snapshot (a TV joining now) shows both, in seating order,
+    // with how often and how long each is still locked out; no formulas.
+    let round = r.snapshot_for(ADA, t + 6_000).round.unwrap();
+    assert_eq!(
+        round.misses,
+        vec![
+            RoundMisses {
+                player: BOB,
+                count: 2,
+                locked_out_ms: Some(4_000)
+            },
+            RoundMisses {
+                player: CY,
+                count: 1,
+                locked_out_ms: None
+            },
+        ]
+    );
+
+    // The next round starts with nobody having tried.
+    r.submit(ADA, 1, RIGHT, t + 7_000).unwrap();
+    r.tick(t + 7_000 + BETWEEN_ROUNDS_MS);
+    assert_eq!(r.phase(), RoomPhase::Playing);
+    let round = r
+        .snapshot_for(ADA, t + 7_000 + BETWEEN_ROUNDS_MS)
+        .round
+        .unwrap();
+    assert_eq!(round.number, 2);
+    assert!(round.misses.is_empty());
+}

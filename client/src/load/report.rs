@@ -63,6 +63,10 @@ pub struct Report {
     pub unanswered: u64,
     /// Send → `verdict`, for submissions sent in the steady window.
     pub verdict_latency: Percentiles,
+    /// The same for accepted answers only (wins, which wait for their
+    /// result's commit) and for refused ones.
+    pub accepted_latency: Percentiles,
+    pub refused_latency: Percentiles,
     /// First → last player of a room receiving a round's `round_started`.
     pub round_started_spread: Percentiles,
     /// Verdicts by outcome.
@@ -163,6 +167,8 @@ impl Report {
             refused_submissions: s.refused_submissions,
             unanswered: s.unanswered,
             verdict_latency: Percentiles::of(&s.verdict_latency),
+            accepted_latency: Percentiles::of(&s.accepted_latency),
+            refused_latency: Percentiles::of(&s.refused_latency),
             round_started_spread: Percentiles::of(&s.round_spread),
             verdict_kinds: s.verdict_kinds.clone(),
             rounds_started: s.rounds_started,
@@ -250,6 +256,16 @@ impl fmt::Display for Report {
             "  verdicts     p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} measured)",
             l.p50_ms, l.p95_ms, l.p99_ms, l.max_ms, l.count
         )?;
+        for (what, l) in [
+            ("accepted", &self.accepted_latency),
+            ("refused", &self.refused_latency),
+        ] {
+            writeln!(
+                f,
+                "    {what:<9}  p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} measured)",
+                l.p50_ms, l.p95_ms, l.p99_ms, l.max_ms, l.count
+            )?;
+        }
         writeln!(
             f,
             "  round spread p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} rounds)",

@@ -485,6 +485,12 @@ impl Room {
                 if sent.measured {
                     let latency = now.saturating_duration_since(sent.sent_at);
                     record(&mut self.stats.verdict_latency, micros(latency));
+                    let split = if accepted {
+                        &mut self.stats.accepted_latency
+                    } else {
+                        &mut self.stats.refused_latency
+                    };
+                    record(split, micros(latency));
                 }
                 let kind = match (accepted, error) {
                     (true, _) => "accepted".to_owned(),

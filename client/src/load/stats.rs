@@ -46,6 +46,10 @@ pub struct Stats {
     /// Send → matching `verdict`, in µs, for submissions sent in the
     /// steady window (after every room was set up, before the stop).
     pub verdict_latency: Histogram<u64>,
+    /// The same, split: accepted answers (a win waits for its result's
+    /// commit) and refused ones (which wait for nothing).
+    pub accepted_latency: Histogram<u64>,
+    pub refused_latency: Histogram<u64>,
     /// For each round of each room: time between the first and the last
     /// player of the room receiving its `round_started`, in µs.
     pub round_spread: Histogram<u64>,
@@ -93,6 +97,8 @@ impl Default for Stats {
     fn default() -> Self {
         Stats {
             verdict_latency: histogram(),
+            accepted_latency: histogram(),
+            refused_latency: histogram(),
             round_spread: histogram(),
             submissions: 0,
             measured_submissions: 0,
@@ -121,6 +127,8 @@ impl Stats {
         // Both histograms have the same bounds; values over them were
         // already clamped, so adding cannot fail.
         let _ = self.verdict_latency.add(&other.verdict_latency);
+        let _ = self.accepted_latency.add(&other.accepted_latency);
+        let _ = self.refused_latency.add(&other.refused_latency);
         let _ = self.round_spread.add(&other.round_spread);
         self.submissions += other.submissions;
         self.measured_submissions += other.measured_submissions;

@@ -266,8 +266,15 @@ pub struct App {
     /// The server's LAN base URLs (`http://192.168.1.20:7878`) that friends
     /// can use, from `welcome`; empty when the server knows none.
     pub join_urls: Vec<String>,
-    /// The public rooms, as last listed.
+    /// The public rooms, as last listed: one page of at most `ROOMS_PAGE`.
     pub rooms: Vec<RoomSummary>,
+    /// Which page `rooms` is (1 for the first).
+    pub rooms_page: u32,
+    /// Where the page after `rooms` starts (the listing's `next`), if
+    /// there are more public rooms.
+    pub rooms_next: Option<String>,
+    /// The page the last `list_rooms` asked for: the next listing is it.
+    rooms_asked: u32,
     /// The selected public room.
     pub room_cursor: usize,
     /// The room we are in.
@@ -329,6 +336,9 @@ impl App {
             conn: Conn::Connecting,
             join_urls: Vec::new(),
             rooms: Vec::new(),
+            rooms_page: 1,
+            rooms_next: None,
+            rooms_asked: 1,
             room_cursor: 0,
             room: None,
             rejoin: None,
@@ -482,6 +492,36 @@ impl App {
 
     pub(super) fn error(&mut self, text: impl Into<String>) {
         self.push(FeedKind::Error, text);
+    }
+
+    /// Asks for the first page of public rooms.
+    pub(super) fn list_rooms(&mut self) -> Action {
+        self.rooms_asked = 1;
+        Action::Send(ClientMessage::ListRooms { after: None })
+    }
+
+    /// Asks for the page of public rooms after the one shown, if any.
+    pub(super) fn more_rooms(&mut self) -> Vec<Action> {
+        let Some(after) = self.rooms_next.clone() else {
+            self.error("no more public rooms: this is the last page (r: the first)");
+            return Vec::new();
+        };
+        self.rooms_asked = self.rooms_page + 1;
+        vec![Action::Send(ClientMessage::ListRooms {
+            after: Some(after),
+        })]
+    }
+
+    /// A listing arrived: the page asked for last, at its top if it is
+    /// another page than the one shown.
+    pub(super) fn listed(&mut self, rooms: Vec<RoomSummary>, next: Option<String>) {
+        if self.rooms_asked != self.rooms_page {
+            self.room_cursor = 0;
+        }
+        self.rooms_page = self.rooms_asked;
+        self.room_cursor = self.room_cursor.min(rooms.len().saturating_sub(1));
+        self.rooms = rooms;
+        self.rooms_next = next;
     }
 
     /// Adds a problem the run loop met (a send while offline, a file that

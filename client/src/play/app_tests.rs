@@ -34,6 +34,70 @@ fn welcome_saves_the_token_and_lists_rooms() {
 }
 
 #[test]
+fn the_lobby_pages_on_through_the_public_rooms_and_back_to_the_first() {
+    let mut app = lobby();
+    let summary = |code: String| RoomSummary {
+        code,
+        host: "Ben".into(),
+        players: 1,
+        max_players: 8,
+        state: RoomPhase::Lobby,
+        settings: Default::default(),
+    };
+    let page = |from: usize, n: usize| {
+        (from..from + n)
+            .map(|i| summary(format!("R{i:04}")))
+            .collect()
+    };
+    app.handle(msg(ServerMessage::Rooms {
+        rooms: page(0, 50),
+        next: Some("R0049".into()),
+    }));
+    assert_eq!((app.rooms.len(), app.rooms_page), (50, 1));
+    for _ in 0..10 {
+        app.handle(key(KeyCode::Down));
+    }
+    assert_eq!(app.room_cursor, 10);
+    // n asks for the rooms after the last one listed.
+    assert_eq!(
+        sends(&app.handle(ch('n'))),
+        [ClientMessage::ListRooms {
+            after: Some("R0049".into())
+        }]
+    );
+    app.handle(msg(ServerMessage::Rooms {
+        rooms: page(50, 3),
+        next: None,
+    }));
+    assert_eq!(app.rooms_page, 2);
+    assert_eq!(app.rooms[0].code, "R0050");
+    assert_eq!(app.room_cursor, 0, "a new page starts at its top");
+    // The last page: n says so and asks nothing.
+    assert!(app.handle(ch('n')).is_empty());
+    assert!(app
+        .feed
+        .last()
+        .is_some_and(|l| l.text.contains("last page")));
+    // r goes back to the first page.
+    assert_eq!(
+        sends(&app.handle(ch('r'))),
+        [ClientMessage::ListRooms { after: None }]
+    );
+    app.handle(msg(ServerMessage::Rooms {
+        rooms: page(0, 50),
+        next: Some("R0049".into()),
+    }));
+    assert_eq!(app.rooms_page, 1);
+    // The same from the command line.
+    assert_eq!(
+        sends(&app.handle(Event::Line("/rooms more".into()))),
+        [ClientMessage::ListRooms {
+            after: Some("R0049".into())
+        }]
+    );
+}
+
+#[test]
 fn lobby_keys_create_join_by_code_and_pick_a_listed_room() {
     let mut app = lobby();
     assert_eq!(
@@ -459,6 +523,7 @@ fn resuming_mid_round_restores_the_clock_and_lockout() {
         remaining_ms: 30_000,
         duration_ms: 90_000,
         locked_out_ms: Some(2000),
+        misses: Vec::new(),
     };
     app.handle(msg(ServerMessage::RoomState(snapshot(
         RoomPhase::Playing,

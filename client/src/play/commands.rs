@@ -98,7 +98,14 @@ impl App {
                 }
                 Vec::new()
             }
-            "rooms" => send(ClientMessage::ListRooms { after: None }),
+            "rooms" => match rest.to_ascii_lowercase().as_str() {
+                "" => vec![self.list_rooms()],
+                "more" => self.more_rooms(),
+                other => {
+                    self.error(format!("/rooms takes \"more\" or nothing, not {other:?}"));
+                    Vec::new()
+                }
+            },
             "create" => {
                 let public = match rest.to_ascii_lowercase().as_str() {
                     "" | "private" => false,

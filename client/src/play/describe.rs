@@ -29,7 +29,7 @@ impl App {
                     )
                 }
             }
-            ServerMessage::Rooms { rooms, .. } => {
+            ServerMessage::Rooms { rooms, next } => {
                 if rooms.is_empty() {
                     return one(FeedKind::State, "no public rooms".to_owned());
                 }
@@ -47,6 +47,10 @@ impl App {
                         ),
                     )
                 }));
+                if next.is_some() {
+                    let more = "  more: /rooms more (n in the lobby)".to_owned();
+                    lines.push((FeedKind::State, more));
+                }
                 lines
             }
             ServerMessage::MatchStarted { rounds_total, .. } => one(

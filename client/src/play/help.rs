@@ -32,8 +32,8 @@ pub const KEYS: [(&str, &[&str]); 7] = [
     (
         "Lobby",
         &[
-            "↑↓ pick · Enter join · s watch · j join by code",
-            "w watch by code · c create · p public · r refresh",
+            "↑↓ pick · Enter join · s watch · j/w join/watch code",
+            "c create · p public · r refresh · n more rooms",
         ],
     ),
     (
@@ -64,7 +64,7 @@ pub const COMMANDS: [&str; 5] = [
     "/create [public] · /join CODE · /spectate CODE · /rooms",
     "/start · /set key=value · /lock · /unlock · /leave · /quit",
     "/kick NAME · /host NAME · /chat TEXT · /react 🎉 · /ready",
-    "/nosolution (rooms that deal any hand, not only solvable)",
+    "/rooms more (next page) · /nosolution (any-hand rooms)",
     "/leaderboard [rating|wins|rounds|fastest] [day|week|...]",
 ];
 

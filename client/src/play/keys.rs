@@ -149,7 +149,8 @@ impl App {
                     self.input.clear();
                     Vec::new()
                 }
-                KeyCode::Char('r') => send(ClientMessage::ListRooms { after: None }),
+                KeyCode::Char('r') => vec![self.list_rooms()],
+                KeyCode::Char('n') => self.more_rooms(),
                 _ => Vec::new(),
             },
             Screen::Room | Screen::Podium => match key.code {

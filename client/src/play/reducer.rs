@@ -100,7 +100,7 @@ impl App {
                 self.conn = Conn::Online;
                 self.join_urls = join_urls;
                 actions.push(Action::SaveIdentity { name, token });
-                actions.push(Action::Send(ClientMessage::ListRooms { after: None }));
+                actions.push(self.list_rooms());
                 if let Some(Move {
                     code, spectator, ..
                 }) = moving
@@ -147,10 +147,7 @@ impl App {
                     None => {}
                 }
             }
-            ServerMessage::Rooms { rooms, .. } => {
-                self.room_cursor = self.room_cursor.min(rooms.len().saturating_sub(1));
-                self.rooms = rooms;
-            }
+            ServerMessage::Rooms { rooms, next } => self.listed(rooms, next),
             ServerMessage::RoomState(snapshot) => self.room_state(snapshot),
             ServerMessage::MatchStarted {
                 rounds_total,
@@ -308,7 +305,7 @@ impl App {
             ServerMessage::PlayerLeft { player, .. } => {
                 if Some(player) == self.me {
                     self.leave_room_locally();
-                    actions.push(Action::Send(ClientMessage::ListRooms { after: None }));
+                    actions.push(self.list_rooms());
                 } else if let Some(r) = &mut self.room {
                     r.snapshot.players.retain(|p| p.id != player);
                     roster_changed = true;

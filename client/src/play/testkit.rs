@@ -75,6 +75,7 @@ pub fn round_info(number: u32, remaining_ms: u64) -> RoundInfo {
         remaining_ms,
         duration_ms: 90_000,
         locked_out_ms: None,
+        misses: Vec::new(),
     }
 }
 

@@ -26,6 +26,7 @@ pub struct Terminal {
 pub enum Key {
     Enter,
     Escape,
+    Down,
 }
 
 impl Terminal {
@@ -85,6 +86,7 @@ impl Terminal {
         self.type_text(match key {
             Key::Enter => "\r",
             Key::Escape => "\x1b",
+            Key::Down => "\x1b[B",
         });
     }
 

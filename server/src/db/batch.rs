@@ -158,6 +158,11 @@ pub(crate) fn statement<B: WriteBackend>(sql: &str, rows: &Rows) -> String {
     sql.replace("{rows}", &B::source(rows))
 }
 
+/// Every row of `found` as a `T`.
+pub(crate) fn decode_all<B: Decodes<T>, T>(found: &[B::Row]) -> Result<Vec<T>, DbError> {
+    Ok(found.iter().map(B::decode).collect::<Result<_, _>>()?)
+}
+
 /// A backend whose rows decode into `T` (for the statements' generic code,
 /// which cannot name each backend's decoding bounds).
 pub(crate) trait Decodes<T>: sqlx::Database {

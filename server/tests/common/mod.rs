@@ -269,23 +269,13 @@ impl TestServer {
 
     /// A connection that said hello as `name`; returns it and the welcome.
     pub async fn player(&self, name: &str) -> (Client, Value) {
-        let mut c = self.connect().await;
-        c.send(json!({"type": "hello", "protocol": 1, "name": name}))
-            .await;
-        let welcome = c.recv().await;
-        assert_eq!(welcome["type"], "welcome", "{welcome}");
-        (c, welcome)
+        self.connect().await.welcomed(hello(name)).await
     }
 
     /// A connection that sent `hello` (any fields); returns it and the
     /// welcome.
-    #[allow(dead_code)]
     pub async fn player_with(&self, hello: Value) -> (Client, Value) {
-        let mut c = self.connect().await;
-        c.send(hello).await;
-        let welcome = c.recv().await;
-        assert_eq!(welcome["type"], "welcome", "{welcome}");
-        (c, welcome)
+        self.connect().await.welcomed(hello).await
     }
 
     /// Asks the server to shut down and waits until it has.
@@ -422,6 +412,45 @@ pub async fn http_get(addr: SocketAddr, path: &str) -> (String, String) {
     (status, body)
 }
 
+/// A `hello` as `name`.
+pub fn hello(name: &str) -> Value {
+    json!({"type": "hello", "protocol": 1, "name": name})
+}
+
+/// One HTTP/1.1 GET to `addr` naming `host`, with extra header lines: the
+/// status, the headers (names lowercased) and the raw body.
+pub async fn http_get_from(
+    addr: SocketAddr,
+    host: &str,
+    path: &str,
+    extra: &str,
+) -> (u16, std::collections::HashMap<String, String>, Vec<u8>) {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n{extra}\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(PATIENCE, s.read_to_end(&mut raw))
+        .await
+        .unwrap()
+        .unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8(raw[..split].to_vec()).unwrap();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    (status, headers, raw[split + 4..].to_vec())
+}
+
 pub struct Client {
     pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
 }
@@ -436,6 +465,36 @@ pub enum Event {
 }
 
 impl Client {
+    /// Sends `hello` (any fields) and waits for the welcome: this
+    /// connection and the welcome.
+    pub async fn welcomed(mut self, hello: Value) -> (Client, Value) {
+        self.send(hello).await;
+        let welcome = self.recv().await;
+        assert_eq!(welcome["type"], "welcome", "{welcome}");
+        (self, welcome)
+    }
+
+    /// Creates a room with `settings` and seats `guests` in it: its code.
+    pub async fn host_room(&mut self, settings: Value, guests: &mut [&mut Client]) -> String {
+        let state = self
+            .request(json!({"type": "create_room", "settings": settings}))
+            .await;
+        let code = state["code"].as_str().unwrap().to_owned();
+        for guest in guests.iter_mut() {
+            guest
+                .request(json!({"type": "join_room", "code": code}))
+                .await;
+        }
+        code
+    }
+
+    /// [`Client::host_room`], then starts the match: the room's code.
+    pub async fn host_match(&mut self, settings: Value, guests: &mut [&mut Client]) -> String {
+        let code = self.host_room(settings, guests).await;
+        self.request(json!({"type": "start"})).await;
+        code
+    }
+
     pub async fn send(&mut self, value: Value) {
         self.ws
             .send(Message::text(value.to_string()))

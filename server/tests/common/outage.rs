@@ -211,3 +211,32 @@ fn ok(output: std::io::Result<Output>, what: &str) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Files made read-only under a running server: immutable (`chattr +i`),
+/// which holds for root too and for descriptors already open (a write
+/// through one fails with `EPERM`, as on a file system the kernel made
+/// read-only); made writable again when dropped.
+pub struct ReadOnly {
+    files: Vec<PathBuf>,
+}
+
+impl ReadOnly {
+    /// Makes `files` immutable; `None` where that is not allowed (not root,
+    /// or a file system without the attribute).
+    pub fn make(files: &[PathBuf]) -> Option<ReadOnly> {
+        if !running_as_root() {
+            return None;
+        }
+        let made = Command::new("chattr").arg("+i").args(files).output().ok()?;
+        let guard = ReadOnly {
+            files: files.to_vec(),
+        };
+        made.status.success().then_some(guard)
+    }
+}
+
+impl Drop for ReadOnly {
+    fn drop(&mut self) {
+        let _ = Command::new("chattr").arg("-i").args(&self.files).output();
+    }
+}

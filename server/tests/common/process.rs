@@ -98,11 +98,7 @@ impl Process {
     }
 
     pub async fn player(&self, hello: Value) -> (Client, Value) {
-        let mut c = self.connect().await;
-        c.send(hello).await;
-        let welcome = c.recv().await;
-        assert_eq!(welcome["type"], "welcome", "{welcome}");
-        (c, welcome)
+        self.connect().await.welcomed(hello).await
     }
 
     pub async fn healthz(&self) -> String {

@@ -72,9 +72,10 @@ const TICKET = /^[\x21-\x7e]{1,64}$/;
 /**
  * What a redirect handed over in the fragment: `{ticket, name, hops}`
  * (ticket and name null when absent or not what a server would give; hops
- * at most `maxHops + 1`, the server's redirects-in-a-row limit plus one).
+ * at most `maxHops + 1`, the server's redirects-in-a-row limit plus one;
+ * the name at most `nameChars` long, the server's limit).
  */
-export function handover(hash, maxHops) {
+export function handover(hash, maxHops, nameChars) {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
   const ticket = params.get('ticket');
   const name = params.get('name');
@@ -82,7 +83,7 @@ export function handover(hash, maxHops) {
   const ok = ticket && TICKET.test(ticket);
   return {
     ticket: ok ? ticket : null,
-    name: ok && name && name.length <= 40 && !/[\p{Cc}\p{Cf}]/u.test(name) ? name : null,
+    name: ok && name && [...name].length <= nameChars && !/[\p{Cc}\p{Cf}]/u.test(name) ? name : null,
     hops: Number.isInteger(hops) && hops > 0 ? Math.min(hops, maxHops + 1) : 0,
   };
 }

@@ -52,7 +52,7 @@ const route = parseRoute(routePath(location.pathname));
 // bookmarks, a shared screen). Neither replaces the identity this browser
 // keeps without the person's yes (startGame).
 const MAX_HOPS = LIMITS.redirects_in_a_row;
-const handed = handover(location.hash, MAX_HOPS);
+const handed = handover(location.hash, MAX_HOPS, LIMITS.name_chars);
 const scanned = route.kind === 'link' ? linkCode(location.hash) : null;
 if (location.hash) history.replaceState(null, '', location.pathname + location.search);
 
@@ -96,6 +96,7 @@ function startGame(route) {
   const conn = new Connection({
     onOpen: () => {
       welcomedHere = false;
+      forgetUnanswered();
       sayHello();
     },
     onMessage: (m) => {
@@ -240,6 +241,7 @@ function startGame(route) {
         hops = 0;
         clearTimeout(tvRetry);
         if (kind === 'player') go(`/r/${state.room.code}`, state.route.kind === 'room');
+        sendUnsent();
         return;
       case 'left':
       case 'kicked':
@@ -304,6 +306,44 @@ function startGame(route) {
     if (kind === 'player') go('/', true);
     conn.restart();
     render();
+  }
+
+  /**
+   * Sends a submit or a claim for the live round, or keeps it (`unsent`)
+   * while the connection is down: it goes once the room is back
+   * (`sendUnsent`). A tap is never dropped without a word.
+   */
+  function sendAnswer(r, message) {
+    r.dropped = false;
+    r.verdict = null;
+    if (conn.send(message)) {
+      r.pending = true;
+      r.unsent = null;
+    } else {
+      r.unsent = message;
+    }
+    render();
+  }
+
+  /** The answer kept while disconnected, now that the room's state is back. */
+  function sendUnsent() {
+    const r = room();
+    const unsent = r?.unsent;
+    if (!unsent) return;
+    r.unsent = null;
+    if (r.phase === 'playing' && r.round?.number === unsent.round && canPlay(state)) sendAnswer(r, unsent);
+  }
+
+  /**
+   * A new connection: an answer sent on the old one whose verdict never
+   * came may or may not have reached the server, so it is not sent again
+   * (a second wrong one would cost another lockout); the player is told.
+   */
+  function forgetUnanswered() {
+    const r = room();
+    if (!r?.pending) return;
+    r.pending = false;
+    r.dropped = true;
   }
 
   function join(code, spectator) {
@@ -377,6 +417,13 @@ function startGame(route) {
       render();
     },
     listRooms: () => conn.send({ type: 'list_rooms' }),
+    /** The next page of public rooms, added under those shown. */
+    moreRooms() {
+      if (!state.roomsNext || state.roomsMoreId) return;
+      const id = conn.send({ type: 'list_rooms', after: state.roomsNext });
+      state.roomsMoreId = id || null;
+      render();
+    },
     createRoom(isPublic) {
       state.lobbyError = null;
       conn.send({ type: 'create_room', public: isPublic });
@@ -432,19 +479,12 @@ function startGame(route) {
       const r = room();
       if (!r?.round || r.phase !== 'playing' || !canPlay(state)) return;
       if (!r.formula.trim() || r.pending) return;
-      if (conn.send({ type: 'submit', round: r.round.number, formula: r.formula })) {
-        r.pending = true;
-        r.verdict = null;
-        render();
-      }
+      sendAnswer(r, { type: 'submit', round: r.round.number, formula: r.formula });
     },
     claimNoSolution() {
       const r = room();
-      if (!r?.round || r.phase !== 'playing') return;
-      if (conn.send({ type: 'claim_no_solution', round: r.round.number })) {
-        r.pending = true;
-        render();
-      }
+      if (!r?.round || r.phase !== 'playing' || !canPlay(state) || r.pending) return;
+      sendAnswer(r, { type: 'claim_no_solution', round: r.round.number });
     },
     reconnect: () => conn.connect(),
     react: (emoji) => conn.send({ type: 'react', emoji }),

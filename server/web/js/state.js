@@ -19,6 +19,10 @@ export function createState(route) {
     nameError: null,
     joinUrls: [],
     rooms: null,
+    // The cursor of the next page of public rooms (`rooms.next`), and the id
+    // of the request for it while one is on its way.
+    roomsNext: null,
+    roomsMoreId: null,
     lobbyError: null,
     joining: null,
     redirect: null,
@@ -110,6 +114,15 @@ function roundFrom(r) {
   };
 }
 
+/** Who has missed in a snapshot's live round: {player: {count, lockedUntil}}. */
+function triesFrom(round) {
+  const tries = {};
+  for (const m of Array.isArray(round.misses) ? round.misses : []) {
+    tries[m.player] = { count: Number(m.count) || 1, lockedUntil: deadlineIn(Number(m.locked_out_ms) || 0) };
+  }
+  return tries;
+}
+
 function applySnapshot(state, s) {
   const same = state.room?.code === s.code;
   const old = state.room;
@@ -130,9 +143,14 @@ function applySnapshot(state, s) {
     feed: same ? old.feed : [],
     formula: same && old.round?.number === s.round?.number ? old.formula : (s.round ? loadDraft(s.code, s.round.number) : ''),
     // Who missed in this round, {player: {count, lockedUntil}}: the TV
-    // shows who is trying and who is locked out.
-    tries: same && old.round?.number === s.round?.number ? old.tries : {},
+    // shows who has tried and who is locked out. A live round's snapshot
+    // says (a TV opened mid-round); a finished one's keeps what was seen.
+    tries: s.round?.remaining_ms > 0 ? triesFrom(s.round) : (same && old.round?.number === s.round?.number ? old.tries : {}),
     pending: same ? old.pending : false,
+    // An answer tapped while disconnected, sent once the room is back (main.js).
+    unsent: same && old.round?.number === s.round?.number && s.state === 'playing' ? old.unsent : null,
+    // A sent answer whose verdict was lost with the connection.
+    dropped: same && old.round?.number === s.round?.number ? old.dropped : false,
     // The rematch's ready check while one is open: {deadline, ready: [ids]}.
     readyCheck: s.ready_check ? { deadline: deadlineIn(s.ready_check.ms), ready: [...s.ready_check.ready] } : null,
   };
@@ -175,9 +193,19 @@ export function applyServer(state, m) {
       state.joinUrls = Array.isArray(m.join_urls) ? m.join_urls.filter((u) => typeof u === 'string') : [];
       if (!m.resumed) state.room = null;
       return 'welcomed';
-    case 'rooms':
-      state.rooms = m.rooms;
+    case 'rooms': {
+      const page = Array.isArray(m.rooms) ? m.rooms : [];
+      const more = state.roomsMoreId !== null && m.id === state.roomsMoreId;
+      if (more && state.rooms) {
+        const known = new Set(state.rooms.map((r) => r.code));
+        state.rooms = [...state.rooms, ...page.filter((r) => !known.has(r.code))];
+      } else {
+        state.rooms = page;
+      }
+      if (more) state.roomsMoreId = null;
+      state.roomsNext = typeof m.next === 'string' ? m.next : null;
       return null;
+    }
     case 'redirect':
       // The room lives on another node: main.js goes to its page there.
       if (typeof m.url !== 'string' || typeof m.code !== 'string') return null;
@@ -221,11 +249,14 @@ export function applyServer(state, m) {
       room.formula = loadDraft(room.code, m.round);
       room.tries = {};
       room.pending = false;
+      room.unsent = null;
+      room.dropped = false;
       for (const p of room.players) p.waiting = false;
       return 'round';
     case 'verdict':
       if (!room) return null;
       room.pending = false;
+      room.dropped = false;
       room.verdict = {
         round: m.round, accepted: m.accepted, value: m.value ?? null,
         kind: m.error?.kind ?? null, message: m.error?.message ?? '', column: m.error?.column ?? null,
@@ -248,6 +279,8 @@ export function applyServer(state, m) {
       if (room.round) { room.round.over = true; room.round.deadline = null; }
       room.result = resultFrom(room, m);
       room.pending = false;
+      room.unsent = null;
+      room.dropped = false;
       if (m.scores) {
         for (const s of m.scores) {
           const p = room.players.find((x) => x.id === s.player);

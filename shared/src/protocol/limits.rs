@@ -25,6 +25,8 @@ pub struct ClientLimits {
     pub chat_chars: usize,
     /// Longest request `id`, in characters ([`super::MAX_ID_LEN`]).
     pub id_chars: usize,
+    /// Characters in a room code ([`super::ROOM_CODE_LEN`]).
+    pub room_code_chars: usize,
     /// Redirects followed in a row without a seat ([`super::MAX_REDIRECTS_IN_A_ROW`]).
     pub redirects_in_a_row: u32,
     /// How long a dropped player's seat is held, in ms
@@ -55,6 +57,7 @@ impl ClientLimits {
             formula_depth: crate::formula::MAX_DEPTH,
             chat_chars: super::MAX_CHAT_LEN,
             id_chars: super::MAX_ID_LEN,
+            room_code_chars: super::ROOM_CODE_LEN,
             redirects_in_a_row: super::MAX_REDIRECTS_IN_A_ROW,
             seat_hold_ms: crate::room::SEAT_HOLD_MS,
             restart_close_code: super::close::SERVICE_RESTART,
@@ -98,6 +101,7 @@ mod tests {
             );
         }
         assert!(module.contains("\"name_chars\": 20"), "{module}");
+        assert!(module.contains("\"room_code_chars\": 5"), "{module}");
         assert!(module.contains("\"🎉\""), "{module}");
         assert!(module.contains("\"max\": 50"), "{module}");
     }

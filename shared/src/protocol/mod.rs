@@ -42,7 +42,7 @@ pub use parse::{parse_client_message, parse_server_message, ProtocolError, Proto
 pub use server::{ServerEnvelope, ServerMessage, ServerMessageType};
 pub use snapshot::{
     LeaderboardRow, LeaveReason, PlayerInfo, ReadyCheckInfo, RoomPhase, RoomSnapshot, RoomSummary,
-    RoundInfo, ScoreEntry, Standing,
+    RoundInfo, RoundMisses, ScoreEntry, Standing,
 };
 // Room settings live in their own module; the wire carries them unchanged.
 pub use crate::settings::{
@@ -57,6 +57,10 @@ pub const MAX_ID_LEN: usize = 64;
 
 /// Longest chat message, in characters.
 pub const MAX_CHAT_LEN: usize = 200;
+
+/// Characters in a room code (`create_room` answers one, `join_room`
+/// takes one).
+pub const ROOM_CODE_LEN: usize = 5;
 
 /// Most rooms in one `rooms` reply: a 30-byte `list_rooms` never costs the
 /// server hundreds of kilobytes; the rest are a `next` away.

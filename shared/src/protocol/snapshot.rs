@@ -75,6 +75,23 @@ pub struct RoundInfo {
     /// Time the receiver is still locked out after a wrong answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locked_out_ms: Option<u64>,
+    /// Who has answered wrong in this round so far, in seating order (what
+    /// `attempt_failed` told the room live), so a screen that joins or
+    /// comes back mid-round shows who has tried. Never the formulas.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub misses: Vec<RoundMisses>,
+}
+
+/// A player's wrong answers in the round being played.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundMisses {
+    /// Who.
+    pub player: PlayerId,
+    /// How many of their answers were judged wrong this round.
+    pub count: u32,
+    /// Time they are still locked out, while they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locked_out_ms: Option<u64>,
 }
 
 /// A full picture of a room: everything a client needs to draw it from

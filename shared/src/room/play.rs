@@ -175,6 +175,7 @@ impl Room {
                 let score = match self.member_mut(player) {
                     Some(m) => {
                         m.locked_until = now + lockout;
+                        m.round_misses += 1;
                         m.score -= penalty;
                         m.score
                     }

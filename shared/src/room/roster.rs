@@ -59,6 +59,9 @@ pub(super) struct Member {
     pub(super) eligible_from: u32,
     /// No answers accepted before this time (after a wrong one).
     pub(super) locked_until: u64,
+    /// Answers judged wrong in the round being played (the room's screens
+    /// show who has tried).
+    pub(super) round_misses: u32,
     /// When each of their recent chat messages stops counting against the
     /// flood limit, oldest first.
     pub(super) chat_expiries: VecDeque<u64>,
@@ -84,6 +87,7 @@ impl Member {
             attempts: 0,
             eligible_from,
             locked_until: 0,
+            round_misses: 0,
             chat_expiries: VecDeque::new(),
             attempt_expiries: VecDeque::new(),
             ready: false,

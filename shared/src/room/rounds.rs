@@ -149,6 +149,7 @@ impl Room {
         let duration = u64::from(self.settings.round_seconds) * 1000;
         for m in &mut self.members {
             m.locked_until = 0;
+            m.round_misses = 0;
         }
         fx.events.push(RoomEvent::RoundStarted {
             round: number,
@@ -332,6 +333,7 @@ impl Room {
             m.attempts = 0;
             m.eligible_from = 0;
             m.locked_until = 0;
+            m.round_misses = 0;
         }
         self.departed.clear();
         self.round = None;

@@ -80,6 +80,10 @@ pub struct SavedMember {
     /// ready checks existed).
     #[serde(default)]
     pub ready: bool,
+    /// Wrong answers in the round being played (absent in rooms saved
+    /// before the room's screens showed who has tried).
+    #[serde(default)]
+    pub round_misses: u32,
 }
 
 /// A saved room's phase; countdowns are the time left.
@@ -169,6 +173,7 @@ impl Room {
                     attempts: m.attempts,
                     eligible_from: m.eligible_from,
                     locked_out_ms: left(m.locked_until, now),
+                    round_misses: m.round_misses,
                     chat_counts_ms: m.chat_expiries.iter().map(|&t| left(t, now)).collect(),
                     ready: m.ready,
                 })
@@ -238,6 +243,7 @@ impl Room {
                 } else {
                     0
                 },
+                round_misses: m.round_misses,
                 chat_expiries: m.chat_counts_ms.iter().map(|&ms| now + ms).collect(),
                 attempt_expiries: VecDeque::new(),
                 ready: m.ready,

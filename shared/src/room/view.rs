@@ -4,7 +4,7 @@
 use super::{Effects, Phase, Recipient, Room};
 use crate::protocol::{
     PlayerId, PlayerInfo, RoomPhase, RoomSettings, RoomSnapshot, RoomSummary, RoundInfo,
-    ServerMessage,
+    RoundMisses, ServerMessage,
 };
 
 impl Room {
@@ -112,6 +112,17 @@ impl Room {
                 },
                 duration_ms: r.duration_ms,
                 locked_out_ms,
+                misses: self
+                    .members
+                    .iter()
+                    .filter(|m| live && m.round_misses > 0)
+                    .map(|m| RoundMisses {
+                        player: m.id,
+                        count: m.round_misses,
+                        locked_out_ms: Some(m.locked_until.saturating_sub(now))
+                            .filter(|&ms| ms > 0),
+                    })
+                    .collect(),
             }
         });
         let next_ms = match self.phase {

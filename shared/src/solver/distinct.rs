@@ -53,15 +53,17 @@ pub fn solve_all(cards: &[i64], target: i64, rules: Rules) -> Result<Vec<Expr>, 
     if d.overflow {
         return Err(SolveError::Overflow);
     }
-    let mut out: Vec<(String, Expr)> = found
+    // Each printed form and its length in characters, worked out once.
+    let mut out: Vec<(usize, String, Expr)> = found
         .iter()
         .map(|c| {
             let e = d.expr(c.node);
-            (e.to_string(), e)
+            let printed = e.to_string();
+            (printed.chars().count(), printed, e)
         })
         .collect();
-    out.sort_by(|a, b| (a.0.chars().count(), &a.0).cmp(&(b.0.chars().count(), &b.0)));
-    Ok(out.into_iter().map(|(_, e)| e).collect())
+    out.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    Ok(out.into_iter().map(|(_, _, e)| e).collect())
 }
 
 /// How many distinct solutions [`solve_all`] would list.
@@ -115,6 +117,9 @@ struct Shape {
     /// Number of cards.
     n: u8,
 }
+
+/// Most classes a table makes room for up front (larger tables grow).
+const MOST_PRESIZED: usize = 1 << 16;
 
 /// Precedence of a lone card: binds tighter than any operator.
 const LEAF_PREC: u8 = 3;
@@ -233,7 +238,8 @@ impl ValueIndex {
     fn new(entries: &[Entry]) -> Self {
         // Count each value's entries, turn counts into run starts, then fill
         // the runs in entry order (counting each run up to its length again).
-        let mut at: FxHashMap<Rational, (u32, u32)> = FxHashMap::default();
+        let mut at: FxHashMap<Rational, (u32, u32)> =
+            FxHashMap::with_capacity_and_hasher(entries.len(), Default::default());
         for e in entries {
             at.entry(e.value).or_default().1 += 1;
         }
@@ -335,9 +341,23 @@ impl<'a> Distinct<'a> {
             self.tables[mask as usize] = Some(Rc::new(vec![e]));
             return;
         }
-        let mut entries: Vec<Entry> = Vec::new();
-        let mut seen: FxHashMap<Fp, u32> = FxHashMap::default();
         let low = mask & mask.wrapping_neg();
+        // At most one class per combination: sized once, never rehashed.
+        let mut bound = 0;
+        let mut a = (mask - 1) & mask;
+        while a != 0 {
+            if a & low != 0 {
+                self.ensure_table(a);
+                self.ensure_table(mask ^ a);
+                let size = |m: u16| self.tables[m as usize].as_ref().map_or(0, |t| t.len());
+                bound += size(a) * size(mask ^ a) * COMBOS.len();
+            }
+            a = (a - 1) & mask;
+        }
+        let bound = bound.min(MOST_PRESIZED);
+        let mut entries: Vec<Entry> = Vec::with_capacity(bound);
+        let mut seen: FxHashMap<Fp, u32> =
+            FxHashMap::with_capacity_and_hasher(bound, Default::default());
         let mut a = (mask - 1) & mask;
         while a != 0 {
             if a & low != 0 {

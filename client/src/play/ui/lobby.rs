@@ -4,7 +4,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::Line;
-use ratatui::widgets::{Cell, Paragraph, Row, Table, Widget};
+use ratatui::widgets::{Cell, Paragraph, Row, StatefulWidget, Table, TableState, Widget};
 
 use super::{panel, render_feed, render_input_line, DIM};
 use crate::play::app::App;
@@ -17,7 +17,12 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Constraint::Length(1),
     ])
     .areas(area);
-    let block = panel(" Public rooms ");
+    let title = match (app.rooms_page, &app.rooms_next) {
+        (1, None) => " Public rooms ".to_owned(),
+        (page, None) => format!(" Public rooms · page {page} · r first page "),
+        (page, Some(_)) => format!(" Public rooms · page {page} · n more "),
+    };
+    let block = panel(title.as_str());
     if app.rooms.is_empty() {
         Paragraph::new(vec![
             Line::raw(""),
@@ -28,12 +33,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .block(block)
         .render(rooms_area, buf);
     } else {
-        let rows = app.rooms.iter().enumerate().map(|(i, r)| {
-            let style = if i == app.room_cursor {
-                Style::new().black().on_yellow()
-            } else {
-                Style::new()
-            };
+        let rows = app.rooms.iter().map(|r| {
             Row::new(vec![
                 Cell::from(r.code.clone()),
                 Cell::from(r.host.clone()),
@@ -42,9 +42,10 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 Cell::from(r.settings.rules.as_str()),
                 Cell::from(format!("{} rounds", r.settings.rounds)),
             ])
-            .style(style)
         });
-        Table::new(
+        // Scrolled so that the picked room is in view (a page has up to 50).
+        let mut state = TableState::default().with_selected(Some(app.room_cursor));
+        let table = Table::new(
             rows,
             [
                 Constraint::Length(7),
@@ -56,8 +57,9 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
             ],
         )
         .header(Row::new(["Code", "Host", "Seats", "State", "Rules", "Length"]).style(DIM))
-        .block(block)
-        .render(rooms_area, buf);
+        .row_highlight_style(Style::new().black().on_yellow())
+        .block(block);
+        StatefulWidget::render(table, rooms_area, buf, &mut state);
     }
     render_feed(app, feed_area, buf, " Messages ");
     render_input_line(app, input_area, buf);

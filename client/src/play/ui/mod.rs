@@ -105,6 +105,9 @@ fn footer_hint(app: &App) -> String {
             "Enter submit · Tab chat · Esc clear · x is × · F1 help · F2 board"
         }
         (InputMode::Off, Screen::Connecting) => "q quit",
+        (InputMode::Off, Screen::Lobby) if app.rooms_next.is_some() => {
+            "↑↓ Enter join · s watch · c/p create · j code · n more · l board · ? · q quit"
+        }
         (InputMode::Off, Screen::Lobby) => {
             "↑↓ Enter join · s watch · c/p create · j code · r refresh · l board · ? · q quit"
         }

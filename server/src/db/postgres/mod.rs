@@ -132,10 +132,7 @@ impl WriteBackend for Postgres {
             let found = sqlx::query_with(&sql, arguments(rows)?)
                 .fetch_all(conn)
                 .await?;
-            Ok(found
-                .iter()
-                .map(<Postgres as Decodes<T>>::decode)
-                .collect::<Result<_, _>>()?)
+            batch::decode_all::<Postgres, T>(&found)
         })
     }
 }

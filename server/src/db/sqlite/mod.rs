@@ -118,10 +118,7 @@ impl WriteBackend for Sqlite {
         Box::pin(async move {
             let sql = batch::statement::<Sqlite>(sql, &rows);
             let found = sqlx::query(&sql).bind(rows.json()).fetch_all(conn).await?;
-            Ok(found
-                .iter()
-                .map(<Sqlite as Decodes<T>>::decode)
-                .collect::<Result<_, _>>()?)
+            batch::decode_all::<Sqlite, T>(&found)
         })
     }
 }

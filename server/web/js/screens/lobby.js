@@ -4,10 +4,11 @@ import { h, fill, setText } from '../dom.js';
 import { at } from '../address.js';
 import { VARIANTS } from '../words.js';
 import { devicePanel } from './device.js';
+import { LIMITS } from '../limits.js';
 
 export function mount(root, { act }) {
   const code = h('input', {
-    id: 'code', name: 'code', type: 'text', maxlength: 5, autocomplete: 'off', autocapitalize: 'characters',
+    id: 'code', name: 'code', type: 'text', maxlength: LIMITS.room_code_chars, autocomplete: 'off', autocapitalize: 'characters',
     spellcheck: 'false', class: 'code-input', placeholder: 'ABCDE', enterkeyhint: 'go',
   });
   const error = h('p', { class: 'error', role: 'alert' });
@@ -55,14 +56,20 @@ export function mount(root, { act }) {
       h('button', { type: 'button', class: 'link', on: { click: act.forgetMe }, text: 'Not you? Change player' })));
 
   let shownRooms = null;
+  let shownMore = null;
   return {
     update(state) {
       setText(hello, state.me ? `Hi ${state.me.name}!` : 'Connecting…');
       setText(error, state.lobbyError ?? '');
       setText(notice, state.notice ?? '');
-      if (state.rooms !== shownRooms) {
+      const shown = `${state.rooms?.length}:${state.roomsNext}:${Boolean(state.roomsMoreId)}`;
+      if (state.rooms !== shownRooms || shown !== shownMore) {
         shownRooms = state.rooms;
-        fill(rooms, roomList(state.rooms, act));
+        shownMore = shown;
+        fill(rooms, roomList(state.rooms, act), state.rooms?.length > 0 && state.roomsNext && h('button', {
+          type: 'button', class: 'secondary more-rooms', disabled: Boolean(state.roomsMoreId), on: { click: act.moreRooms },
+          text: state.roomsMoreId ? 'Loading more rooms…' : 'More rooms',
+        }));
       }
       device.update(state);
     },

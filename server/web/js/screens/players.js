@@ -38,19 +38,30 @@ export function roster(state, act) {
       })))));
 }
 
-/** Players locked out after a miss right now: a key that changes when one is let go. */
+/** Seconds of lockout left, rounded up (0 when not locked out). */
+const lockedSeconds = (room, id) => (room.phase === 'playing' ? Math.ceil(leftUntil(room.tries?.[id]?.lockedUntil) / 1000) : 0);
+
+/** Players locked out after a miss right now and their seconds left: a key that changes each second. */
 export function lockedKey(room) {
   if (room?.phase !== 'playing') return '';
-  return Object.entries(room.tries ?? {}).filter(([, t]) => leftUntil(t.lockedUntil) > 0).map(([id]) => id).join();
+  return Object.keys(room.tries ?? {}).map((id) => `${id}:${lockedSeconds(room, id)}`).join();
 }
 
-/** What a player did in the round being played: missed (how often), locked out. */
-function tryMarks(room, p) {
-  const t = room.phase === 'playing' || room.phase === 'between_rounds' ? room.tries?.[p.id] : null;
-  if (!t) return [];
+/**
+ * What a player did in the round: missed (how often), locked out, won it;
+ * on the big screen also who has not answered yet ("thinking"), so the
+ * room sees who has tried. Never a formula.
+ */
+function tryMarks(room, p, big) {
+  if (p.waiting || !(room.phase === 'playing' || room.phase === 'between_rounds')) return [];
+  const t = room.tries?.[p.id];
+  const locked = lockedSeconds(room, p.id);
+  const won = room.phase === 'between_rounds' && room.result?.kind === 'won' && room.result.winner === p.id;
   return [
-    h('span', { class: 'tag miss', text: t.count > 1 ? `✗ missed ×${t.count}` : '✗ missed' }),
-    room.phase === 'playing' && leftUntil(t.lockedUntil) > 0 && h('span', { class: 'tag locked', text: '🔒 locked out' }),
+    won && h('span', { class: 'tag won', text: '🏆 got it' }),
+    t && h('span', { class: 'tag miss', text: t.count > 1 ? `✗ missed ×${t.count}` : '✗ missed' }),
+    locked > 0 && h('span', { class: 'tag locked', text: big ? `🔒 locked out ${locked} s` : '🔒 locked out' }),
+    big && !t && room.phase === 'playing' && h('span', { class: 'tag thinking', text: '💭 thinking' }),
   ];
 }
 
@@ -65,6 +76,6 @@ export function scores(state, { big = false } = {}) {
   h('span', { class: 'marks' },
     p.bot && h('span', { class: 'tag bot', text: '🤖 bot' }),
     !p.connected && h('span', { class: 'tag away', text: 'away' }),
-    tryMarks(room, p)),
+    tryMarks(room, p, big)),
   h('span', { class: 'score', text: String(p.score) }))));
 }

@@ -139,9 +139,15 @@ export function mount(root, { act, state }) {
         ? h('p', { class: 'verdict-head', text: `✓ Correct: ${v.value ?? ''}` })
         : [h('p', { class: 'verdict-head', text: `✗ ${verdictHeadline(v.kind)}` }),
           h('p', { class: 'verdict-reason', text: v.column ? `${v.message} (at character ${v.column})` : v.message })]);
+    } else if (room.unsent) {
+      verdict.className = 'verdict';
+      fill(verdict, h('p', { class: 'verdict-head', text: '⏳ Not sent yet: it goes as soon as the connection is back' }));
     } else if (room.pending) {
       verdict.className = 'verdict';
       fill(verdict, h('p', { class: 'verdict-head', text: 'Checking…' }));
+    } else if (room.dropped) {
+      verdict.className = 'verdict bad';
+      fill(verdict, h('p', { class: 'verdict-head', text: 'The connection dropped before the verdict came: submit again' }));
     } else {
       verdict.className = 'verdict';
       fill(verdict);

@@ -1,8 +1,9 @@
 // The big screen (`/tv/CODE`): a spectator seat showing the room to the
 // whole living room — the hand huge, the timer, the scores, the feed, how to
 // join, the podium — and following match after match with no touch. During
-// a round it shows who missed and who is locked out, counts the last five
-// seconds down huge, and reveals the winning formula piece by piece.
+// a round it shows who is still thinking, who missed and who is locked out
+// (players.js), counts the last five seconds down huge, and reveals the
+// winning formula piece by piece.
 
 import { h, fill, setText } from '../dom.js';
 import { leftUntil, clockText, seconds, now } from '../clock.js';
