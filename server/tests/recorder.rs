@@ -56,16 +56,7 @@ on_both! {
         });
         let good = vec![
             Write::StartRound(start.clone()),
-            Write::RoundResult(RoundResult {
-                start,
-                outcome: RoundOutcome::Won {
-                    winner: ann,
-                    formula: Some("1+2+3+4+5".into()),
-                    elapsed_ms: 700,
-                    points: 1,
-                },
-                at_ms: 2_700,
-            }),
+            won_by(start, ann),
         ];
         let (bad, good) = tokio::join!(recorder.commit(vec![bad]), recorder.commit(good));
         assert!(matches!(bad, Err(RecordError::Failed(_))), "{bad:?}");
@@ -131,16 +122,7 @@ on_both! {
             Write::StartRound(start.clone()),
             attempt(ben, 1, false),
             attempt(ann, 2, true),
-            Write::RoundResult(RoundResult {
-                start,
-                outcome: RoundOutcome::Won {
-                    winner: ann,
-                    formula: Some("1+2+3+4+5".into()),
-                    elapsed_ms: 700,
-                    points: 1,
-                },
-                at_ms: 2_700,
-            }),
+            won_by(start, ann),
             Write::FinishMatch(MatchEnd {
                 match_id,
                 rounds_played: 1,
@@ -201,4 +183,18 @@ on_both! {
         };
         assert_eq!(db.create_player(someone_else).await.unwrap(), Created::NameTaken);
     }
+}
+
+/// The result of the round `start`: `winner` made it 0.7 s in with `1+2+3+4+5`.
+fn won_by(start: RoundStart, winner: PlayerId) -> Write {
+    Write::RoundResult(RoundResult {
+        start,
+        outcome: RoundOutcome::Won {
+            winner,
+            formula: Some("1+2+3+4+5".into()),
+            elapsed_ms: 700,
+            points: 1,
+        },
+        at_ms: 2_700,
+    })
 }

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use super::postgres::bin_dir;
+use super::postgres::{bin_dir, INITDB_ARGS};
 
 /// A throwaway PostgreSQL cluster owned by one test, listening on a unix
 /// socket in its own directory; stopped and removed when dropped.
@@ -56,14 +56,7 @@ impl OwnCluster {
                 .pg("initdb")
                 .arg("-D")
                 .arg(&data)
-                .args([
-                    "-U",
-                    "postgres",
-                    "--auth=trust",
-                    "--no-sync",
-                    "--encoding=UTF8",
-                    "--no-locale",
-                ])
+                .args(INITDB_ARGS)
                 .output(),
             "initdb",
         );

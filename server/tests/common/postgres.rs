@@ -35,6 +35,16 @@ use std::sync::{Once, OnceLock};
 
 use sqlx::{Connection, PgConnection};
 
+/// `initdb`'s flags after `-D DIR` for a throwaway cluster: trust, no fsync, no locale.
+pub const INITDB_ARGS: &[&str] = &[
+    "-U",
+    "postgres",
+    "--auth=trust",
+    "--no-sync",
+    "--encoding=UTF8",
+    "--no-locale",
+];
+
 /// The oldest PostgreSQL the server supports.
 const OLDEST_MAJOR: u32 = 13;
 
@@ -214,16 +224,7 @@ impl Cluster {
         run(
             command(
                 &bin.join("initdb"),
-                &[
-                    "-D",
-                    &data,
-                    "-U",
-                    "postgres",
-                    "--auth=trust",
-                    "--no-sync",
-                    "--encoding=UTF8",
-                    "--no-locale",
-                ],
+                &[&["-D", data.as_str()], INITDB_ARGS].concat(),
                 root,
             ),
             "initdb",
