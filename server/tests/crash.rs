@@ -8,7 +8,6 @@
 mod common;
 
 use common::process::Process;
-use common::solve;
 use serde_json::json;
 
 on_both! {
@@ -27,27 +26,8 @@ on_both! {
 
         // Three rounds are won and announced; the match has seven to go.
         let mut announced = Vec::new();
-        for round in 1..=3u64 {
-            let started = ann.recv_type("round_started").await;
-            assert_eq!(started["round"], round);
-            let formula = solve(&started);
-            let (winner, other) = if round % 2 == 1 {
-                (&mut ann, &mut ben)
-            } else {
-                (&mut ben, &mut ann)
-            };
-            let verdict = winner
-                .request(json!({"type": "submit", "round": round, "formula": formula}))
-                .await;
-            assert_eq!(verdict["accepted"], true, "{verdict}");
-            let won = other.recv_type("round_won").await;
-            winner.recv_type("round_won").await;
-            announced.push((
-                round as i64,
-                won["winner"].as_i64().unwrap(),
-                won["formula"].as_str().unwrap().to_owned(),
-                won["elapsed_ms"].as_i64().unwrap(),
-            ));
+        for round in 1..=3 {
+            announced.push(common::win(&mut ann, &mut ben, round).await);
         }
         server.kill9();
 

@@ -16,13 +16,10 @@ use std::time::{Duration, Instant};
 
 use common::outage::{OwnCluster, ReadOnly, SmallDisk};
 use common::process::{free_addr, Process};
-use common::{http_get, solve, Client, Raw, PATIENCE};
+use common::{http_get, solve, win, Client, Raw, Won, PATIENCE};
 use krypto_server::db::Backend;
 use serde_json::{json, Value};
 use sqlx::{Connection, SqliteConnection};
-
-/// A round as announced: number, winner, formula, time.
-type Won = (i64, i64, String, i64);
 
 /// A database the test can take away and give back: its own PostgreSQL
 /// cluster, stopped and started; or a SQLite file another connection holds
@@ -153,31 +150,6 @@ async fn a_match_between(
     )
     .await;
     (host, guest)
-}
-
-/// Plays round `round` (Ann wins the odd ones, Ben the even ones) and
-/// returns it as both saw it announced.
-async fn win(ann: &mut Client, ben: &mut Client, round: i64) -> Won {
-    let started = ann.recv_type("round_started").await;
-    assert_eq!(started["round"], round);
-    let (winner, other) = if round % 2 == 1 {
-        (ann, ben)
-    } else {
-        (ben, ann)
-    };
-    let formula = solve(&started);
-    let verdict = winner
-        .request(json!({"type": "submit", "round": round, "formula": formula}))
-        .await;
-    assert_eq!(verdict["accepted"], true, "{verdict}");
-    let won = other.recv_type("round_won").await;
-    winner.recv_type("round_won").await;
-    (
-        round,
-        won["winner"].as_i64().unwrap(),
-        won["formula"].as_str().unwrap().to_owned(),
-        won["elapsed_ms"].as_i64().unwrap(),
-    )
 }
 
 /// `/readyz`: the status code and the JSON body.

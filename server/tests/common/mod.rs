@@ -592,3 +592,31 @@ impl Client {
         }
     }
 }
+
+/// A round as both players saw it announced: (round, winner, formula, elapsed ms).
+pub type Won = (i64, i64, String, i64);
+
+/// Plays round `round` (Ann wins the odd ones, Ben the even ones) and
+/// returns it as both saw it announced.
+pub async fn win(ann: &mut Client, ben: &mut Client, round: i64) -> Won {
+    let started = ann.recv_type("round_started").await;
+    assert_eq!(started["round"], round);
+    let (winner, other) = if round % 2 == 1 {
+        (ann, ben)
+    } else {
+        (ben, ann)
+    };
+    let formula = solve(&started);
+    let verdict = winner
+        .request(json!({"type": "submit", "round": round, "formula": formula}))
+        .await;
+    assert_eq!(verdict["accepted"], true, "{verdict}");
+    let won = other.recv_type("round_won").await;
+    winner.recv_type("round_won").await;
+    (
+        round,
+        won["winner"].as_i64().unwrap(),
+        won["formula"].as_str().unwrap().to_owned(),
+        won["elapsed_ms"].as_i64().unwrap(),
+    )
+}
