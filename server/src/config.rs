@@ -168,6 +168,9 @@ pub struct Config {
     pub journal_max_age: Duration,
     /// Requests that may wait for the recorder's next commit.
     pub recorder_queue: usize,
+    /// What the log's output took and lost (the binary's stdout writer;
+    /// by default nothing is counted).
+    pub log: crate::logging::LogStats,
 }
 
 impl Config {
@@ -257,6 +260,7 @@ impl Default for Config {
             journal_max_bytes: crate::recorder::JOURNAL_MAX_BYTES,
             journal_max_age: crate::recorder::JOURNAL_MAX_AGE,
             recorder_queue: crate::recorder::QUEUE,
+            log: crate::logging::LogStats::default(),
         }
     }
 }

@@ -274,6 +274,7 @@ async fn get_metrics(State(shared): State<Arc<Shared>>) -> Response {
         players,
         rooms,
         recorder: shared.recorder.state(),
+        log_lines_dropped: shared.config.log.dropped(),
     };
     (
         [(

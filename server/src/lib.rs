@@ -41,6 +41,7 @@
 //! - [`db`]: one store, SQLite or PostgreSQL (chosen by the URL), through
 //!   sqlx; batches written in each backend's idiom.
 //! - [`metrics`]: the counters `/metrics` shows, as cheap handles.
+//!   [`logging`]: log lines to stdout through a bounded queue, never blocking.
 //! - [`config`]: every limit and timing. [`join_urls`]: the addresses
 //!   friends can use, for the banner and `welcome`.
 //! - [`web`]: the browser client's pages and assets, embedded in the binary.
@@ -64,6 +65,7 @@ pub mod leaderboard;
 mod limits;
 mod listener;
 mod lobby;
+pub mod logging;
 mod metrics;
 mod outbox;
 pub mod periods;
@@ -285,6 +287,10 @@ pub async fn run(
         token.cancel();
     });
     tokio::spawn(http::metrics_upkeep(shared.clone()));
+    tokio::spawn(logging::report_dropped(
+        shared.config.log.clone(),
+        shared.disconnect.clone(),
+    ));
     if let Some(addr) = shared.config.metrics_listen {
         let metrics_listener = TcpListener::bind(addr)
             .await

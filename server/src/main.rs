@@ -1,7 +1,7 @@
 //! `krypto-server`: parses flags and environment, sets up logging, binds the
 //! port and hands over to [`krypto_server::run`].
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -10,6 +10,7 @@ use clap::{Parser, ValueEnum};
 use ipnet::IpNet;
 use krypto_server::Config;
 use tokio::net::TcpListener;
+use tracing_appender::non_blocking::NonBlocking;
 
 /// The krypto game server.
 #[derive(Debug, Parser)]
@@ -36,6 +37,11 @@ struct Args {
     /// Log format.
     #[arg(long, env = "KRYPTO_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
+    /// Log lines held while stdout does not take them (a full pipe, a
+    /// stalled log collector); lines beyond are dropped and counted
+    /// (krypto_log_lines_dropped_total), and the server never waits.
+    #[arg(long, env = "KRYPTO_LOG_QUEUE_LINES", default_value_t = krypto_server::logging::QUEUE_LINES)]
+    log_queue_lines: usize,
     /// Most open connections; further ones wait in the backlog.
     #[arg(long, env = "KRYPTO_MAX_CONNECTIONS", default_value_t = 16_000)]
     max_connections: usize,
@@ -188,25 +194,43 @@ enum LogFormat {
     Json,
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    // Logs go to stdout through a queue and a thread of their own: a stdout
+    // nobody reads costs lines, never the server's progress.
+    let log = krypto_server::logging::to_stdout(args.log_queue_lines);
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    // Logs go to stdout; colour codes only when it is a terminal (in a file
-    // or a log collector they are noise).
+    // Colour codes only when stdout is a terminal (in a file or a log
+    // collector they are noise).
     let ansi = std::io::stdout().is_terminal();
     match args.log_format {
         LogFormat::Text => tracing_subscriber::fmt()
             .with_env_filter(filter)
             .with_ansi(ansi)
+            .with_writer(log.writer.clone())
             .init(),
         LogFormat::Json => tracing_subscriber::fmt()
             .json()
             .with_ansi(false)
             .with_env_filter(filter)
+            .with_writer(log.writer.clone())
             .init(),
     }
+    let served = tokio::runtime::Runtime::new()
+        .context("cannot start the async runtime")
+        .and_then(|runtime| runtime.block_on(serve(args, log.writer, log.stats)));
+    log.guard.close();
+    served
+}
+
+/// Serves (or runs the maintenance command) until shut down; `out` takes the
+/// banner, `log` is what the log's output took and lost.
+async fn serve(
+    args: Args,
+    mut out: NonBlocking,
+    log: krypto_server::logging::LogStats,
+) -> anyhow::Result<()> {
     if let Some(Command::MigrateDb { from, to }) = &args.command {
         let copied = krypto_server::db::copy::migrate(from, to).await?;
         for (table, rows) in copied.tables {
@@ -260,6 +284,7 @@ async fn main() -> anyhow::Result<()> {
         journal_max_bytes: args.journal_max_mb.saturating_mul(1024 * 1024),
         journal_max_age: Duration::from_secs(args.journal_max_age_hours.saturating_mul(3600)),
         recorder_queue: args.recorder_queue,
+        log,
         ..Config::default()
     };
     let listener = TcpListener::bind(args.listen)
@@ -267,13 +292,17 @@ async fn main() -> anyhow::Result<()> {
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let bound = listener.local_addr()?;
     tracing::info!(address = %bound, "listening");
-    println!(
-        "krypto-server {} — friends can join at:",
+    // The banner goes the log's way: on a full or closed stdout, println!
+    // would block or panic.
+    let mut banner = format!(
+        "krypto-server {} — friends can join at:\n",
         env!("CARGO_PKG_VERSION")
     );
     for line in krypto_server::banner_lines(bound) {
-        println!("{line}");
+        banner.push_str(&line);
+        banner.push('\n');
     }
+    let _ = out.write_all(banner.as_bytes());
     krypto_server::run(listener, config, shutdown_signal()).await?;
     Ok(())
 }

@@ -83,6 +83,8 @@ pub(crate) struct Snapshot<'a> {
     pub(crate) rooms: usize,
     /// What the recorder and its journal count.
     pub(crate) recorder: &'a Durability,
+    /// Log lines lost because stdout did not take them.
+    pub(crate) log_lines_dropped: u64,
 }
 
 /// The recorder's series, copied from its [`Durability`] when scraped.
@@ -124,6 +126,7 @@ pub(crate) struct Metrics {
     reconnects: [Counter; Reconnect::ALL.len()],
     players: Gauge,
     rooms: Gauge,
+    log_lines_dropped: Counter,
 }
 
 /// One series' name and help text.
@@ -238,6 +241,11 @@ impl Metrics {
                 name: "krypto_rooms",
                 help: "Rooms open on this server now.",
             }),
+            log_lines_dropped: counter(Series {
+                name: "krypto_log_lines_dropped_total",
+                help: "Log lines lost: dropped because stdout did not take them in time \
+                       (a full pipe, a stalled log collector) or refused by it (closed).",
+            }),
             handle: recorder.handle(),
         };
         Ok(metrics)
@@ -257,6 +265,7 @@ impl Metrics {
     pub(crate) fn render(&self, now: Snapshot<'_>) -> String {
         self.players.set(now.players as f64);
         self.rooms.set(now.rooms as f64);
+        self.log_lines_dropped.absolute(now.log_lines_dropped);
         let d = now.recorder;
         let read = |n: &AtomicU64| n.load(Ordering::Relaxed);
         let r = &self.recording;

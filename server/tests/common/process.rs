@@ -3,10 +3,11 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 
 use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::{http_get, Client, PATIENCE};
 
@@ -36,9 +37,10 @@ impl Process {
         Self::start_at(free_addr(), url, &[])
     }
 
-    /// Starts the binary on `addr` with extra arguments.
-    pub fn start_at(addr: SocketAddr, url: &str, args: &[&str]) -> Process {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_krypto-server"))
+    /// The binary's command line on `addr` with extra arguments.
+    fn command(addr: SocketAddr, url: &str, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_krypto-server"));
+        command
             .arg("--listen")
             .arg(addr.to_string())
             .arg("--database")
@@ -48,7 +50,58 @@ impl Process {
             .env(
                 "RUST_LOG",
                 std::env::var("KRYPTO_TEST_SERVER_LOG").unwrap_or("warn".into()),
-            )
+            );
+        command
+    }
+
+    /// Starts the binary with extra arguments, logging at `log` to pipes
+    /// handed back unread (the caller reads them, holds them full, or drops
+    /// them), and waits until it answers `/healthz`.
+    pub async fn start_unread(
+        url: &str,
+        args: &[&str],
+        log: &str,
+    ) -> (Process, ChildStdout, ChildStderr) {
+        let addr = free_addr();
+        let mut child = Self::command(addr, url, args)
+            .env("RUST_LOG", log)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let process = Process {
+            child,
+            addr,
+            printed: Default::default(),
+        };
+        // A busy machine may take a while to start a debug build (it
+        // compresses the web assets first): a generous bound.
+        let healthy = async {
+            loop {
+                if let Ok(mut s) = tokio::net::TcpStream::connect(addr).await {
+                    let req = "GET /healthz HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n";
+                    let mut answer = String::new();
+                    if s.write_all(req.as_bytes()).await.is_ok()
+                        && s.read_to_string(&mut answer).await.is_ok()
+                        && answer.starts_with("HTTP/1.1 200")
+                    {
+                        return;
+                    }
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        };
+        tokio::time::timeout(6 * PATIENCE, healthy)
+            .await
+            .expect("the server did not start");
+        (process, stdout, stderr)
+    }
+
+    /// Starts the binary on `addr` with extra arguments.
+    pub fn start_at(addr: SocketAddr, url: &str, args: &[&str]) -> Process {
+        let mut child = Self::command(addr, url, args)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
