@@ -70,6 +70,8 @@ on_both! {
         assert_eq!(sample(&after, "krypto_commit_failures_total"), 0.0);
         assert_eq!(sample(&after, "krypto_recorder_queue"), 0.0);
         assert_eq!(sample(&after, "krypto_redirects_total{reason=\"join\"}"), 0.0);
+        // Lost log lines are the binary's to count (`tests/log_output.rs`).
+        assert_eq!(sample(&after, "krypto_log_lines_dropped_total"), 0.0);
         assert!(after.contains("# TYPE krypto_verdict_seconds histogram"), "{after}");
         assert!(after.contains("# HELP krypto_commits_total "), "{after}");
 
