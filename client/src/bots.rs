@@ -16,6 +16,7 @@
 use std::time::Duration;
 
 use anyhow::Context;
+use krypto_client::lines::Lines;
 use krypto_client::load::answers::wrong_formula;
 use krypto_client::redirect::{self, Follow};
 use krypto_client::wait::sleep_until;
@@ -106,6 +107,17 @@ fn blunder_percent(skill: Skill) -> u32 {
 
 /// Runs the bots until Ctrl-C.
 pub fn run(args: &BotsArgs) -> anyhow::Result<bool> {
+    // The bots' news never waits for a stdout or stderr nobody reads.
+    let (out, out_guard) = Lines::stdout();
+    let (err, err_guard) = Lines::stderr();
+    let played = play(args, out, err);
+    out_guard.close();
+    err_guard.close();
+    played
+}
+
+/// The bots, printing to `out` and `err`, until Ctrl-C.
+fn play(args: &BotsArgs, out: Lines, err: Lines) -> anyhow::Result<bool> {
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async {
         let code = args.room.trim().to_uppercase();
@@ -118,11 +130,14 @@ pub fn run(args: &BotsArgs) -> anyhow::Result<bool> {
                 pace: args.pace,
                 first_name: i,
                 stride: args.count as usize,
+                out: out.clone(),
+                err: err.clone(),
             };
             let done = done_tx.clone();
+            let err = err.clone();
             tokio::spawn(async move {
                 if let Err(e) = bot(config).await {
-                    eprintln!("bot stopped: {e:#}");
+                    err.say(format_args!("bot stopped: {e:#}"));
                 }
                 let _ = done.send(());
             });
@@ -155,6 +170,10 @@ struct BotConfig {
     /// How far apart this bot's name candidates are (the number of bots),
     /// so bots never compete for the same fallback name.
     stride: usize,
+    /// Where its news goes…
+    out: Lines,
+    /// …and its troubles.
+    err: Lines,
 }
 
 /// An answer the bot will send when its thinking time is up.
@@ -245,12 +264,17 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     anyhow::bail!("{name}: the server refused: {message}");
                 }
                 NetEvent::Home { reason } => {
-                    println!("{name}: {reason}; going back to {}", target.server);
+                    config.out.say(format_args!(
+                        "{name}: {reason}; going back to {}",
+                        target.server
+                    ));
                     continue;
                 }
                 NetEvent::Disconnected { reason, retry_in } => {
                     in_room = false;
-                    println!("{name}: disconnected ({reason}); retrying in {retry_in:.1?}");
+                    config.out.say(format_args!(
+                        "{name}: disconnected ({reason}); retrying in {retry_in:.1?}"
+                    ));
                     // The plan went with the connection: the room's state on
                     // coming back deals the same round again.
                     plan = None;
@@ -274,7 +298,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     // Without its token, a bot started again comes back as a
                     // new player, its name taken by its old self: say so.
                     if let Err(e) = target.dir.save_token(&target.server, &stored, &token) {
-                        eprintln!("{name}: could not save its token ({e}); started again, it will need another name");
+                        config.err.say(format_args!("{name}: could not save its token ({e}); started again, it will need another name"));
                     }
                     if !resumed {
                         net.send(ClientMessage::JoinRoom {
@@ -287,10 +311,10 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     let url = follow.redirect(&url).map_err(|e| {
                         anyhow::anyhow!("{name}: cannot join room {}: {e}", config.code)
                     })?;
-                    println!(
+                    config.out.say(format_args!(
                         "{name}: room {} is on another server: moving there",
                         redirect::shown(&code)
-                    );
+                    ));
                     moving = true;
                     in_room = false;
                     plan = None;
@@ -300,7 +324,9 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                 ServerMessage::RoomState(s) => {
                     follow.seated();
                     if !in_room {
-                        println!("{name} joined room {}", s.code);
+                        config
+                            .out
+                            .say(format_args!("{name} joined room {}", s.code));
                     }
                     in_room = true;
                     waiting_said = false;
@@ -367,7 +393,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                         plan = None;
                     }
                     if Some(winner) == me {
-                        println!("{name} won round {round}");
+                        config.out.say(format_args!("{name} won round {round}"));
                     }
                 }
                 ServerMessage::RoundTimedOut { round, .. }
@@ -376,7 +402,9 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     plan = None;
                 }
                 ServerMessage::PlayerLeft { player, .. } if Some(player) == me => {
-                    println!("{name} left room {}", config.code);
+                    config
+                        .out
+                        .say(format_args!("{name} left room {}", config.code));
                     return Ok(());
                 }
                 ServerMessage::Error { code, message }
@@ -389,11 +417,11 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     // Wait for the host rather than give up: the room may
                     // come back (or open up) in a moment.
                     if !waiting_said {
-                        println!(
+                        config.out.say(format_args!(
                             "{name}: cannot join room {} ({message}); asking again every {}s until Ctrl-C",
                             config.code,
                             ROOM_RETRY.as_secs()
-                        );
+                        ));
                         waiting_said = true;
                     }
                     retry_at = Some(Instant::now() + ROOM_RETRY);

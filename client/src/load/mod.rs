@@ -29,7 +29,6 @@ pub mod room;
 pub mod stats;
 pub mod system;
 
-use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -38,6 +37,7 @@ use krypto_core::Rules;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
+use crate::lines::{Lines, LinesGuard};
 pub use report::Report;
 use room::{Phase, RoomPlan, RunContext};
 use stats::{Counters, Stats};
@@ -325,9 +325,13 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
     }))
 }
 
-/// The progress line printed to stderr while running.
+/// The progress line printed to stderr while running (never waiting for a
+/// stderr nobody reads: the run's clock would wait too).
 struct Progress<'a> {
     every: Option<Duration>,
+    stderr: Lines,
+    /// Closed when the run ends.
+    stderr_guard: Option<LinesGuard>,
     next: Instant,
     started: Instant,
     counters: &'a Counters,
@@ -340,8 +344,11 @@ impl<'a> Progress<'a> {
     fn new(config: &LoadConfig, counters: &'a Counters, sampler: Option<&'a RssSampler>) -> Self {
         let now = Instant::now();
         let every = config.progress_every;
+        let (stderr, stderr_guard) = Lines::stderr();
         Progress {
             every,
+            stderr,
+            stderr_guard: Some(stderr_guard),
             next: now + every.unwrap_or(Duration::ZERO),
             started: now,
             counters,
@@ -374,15 +381,22 @@ impl<'a> Progress<'a> {
             .sampler
             .map(|s| format!("  server RSS {:.0} MiB", report::mib(s.last())))
             .unwrap_or_default();
-        let _ = writeln!(
-            std::io::stderr(),
+        self.stderr.say(format_args!(
             "[{:>5.0}s {phase}] connections {connected}  sent {:.0}/s  received {:.0}/s{rss}",
             now.duration_since(self.started).as_secs_f64(),
             rate(sent, self.last.0),
             rate(received, self.last.1),
-        );
+        ));
         self.last = (sent, received);
         self.last_at = now;
+    }
+}
+
+impl Drop for Progress<'_> {
+    fn drop(&mut self) {
+        if let Some(guard) = self.stderr_guard.take() {
+            guard.close();
+        }
     }
 }
 
