@@ -218,3 +218,23 @@ test('a room lost to a crash: the TV keeps no clock or scores of it, and a phone
   await ada.getByText('Room KXR7P is gone: the server restarted and its match was lost. Create a room or join another').waitFor();
   assert.deepEqual(screen.problems, []);
 });
+
+test('a match nobody scored in crowns nobody: no "first place", no champion, no winner’s gold', async () => {
+  const { page: ada, code } = await hosting(night, 'Oda');
+  await settings(ada, [['Rounds', 1], ['Seconds per round', 10]]);
+  const bob = await joining(night, 'Pia', code);
+  await bob.getByText(/^1 round of 10 s/).waitFor();
+  const screen = await tv(night.browser);
+  await screen.goto(`${night.server.base}/tv/${code}`);
+  await screen.locator('.tv-big-code', { hasText: code }).waitFor();
+  await ada.getByRole('button', { name: 'Start the match' }).click();
+  // Nobody answers: the round runs out.
+  for (const page of [ada, bob]) {
+    await page.getByText('Match over: nobody scored').waitFor({ timeout: 60_000 });
+    assert.equal(await page.getByText(/first place|won the match|champion/i).count(), 0);
+  }
+  await screen.getByRole('list', { name: 'Final standings' }).waitFor();
+  assert.equal(await screen.getByText(/champion/i).count(), 0, 'the TV crowns nobody');
+  assert.equal(await screen.locator('.standing.rank-1').count(), 0, 'no name in the winner’s gold');
+  for (const p of [ada, bob, screen]) assert.deepEqual(p.problems, []);
+});

@@ -19,6 +19,7 @@ import { createSound } from './sound.js';
 import { celebrate } from './celebrate.js';
 import { floatReaction } from './screens/reactions.js';
 import { listOf } from './words.js';
+import { champions } from './ratings.js';
 import { h, fill } from './dom.js';
 import * as nameScreen from './screens/name.js';
 import * as consentScreen from './screens/consent.js';
@@ -148,7 +149,7 @@ function startGame(route) {
         }
         break;
       case 'match_over': {
-        const firsts = (m.standings ?? []).filter((s) => s.rank === 1);
+        const firsts = champions(m.standings ?? []);
         const mine = firsts.some((s) => s.player === me);
         sound.play('podium', { vibrate: mine });
         if (mine) celebrate(firsts.length > 1 ? '🏆 Joint champions!' : '🏆 Champion!');
