@@ -230,8 +230,11 @@ test('a match nobody scored in crowns nobody: no "first place", no champion, no 
   await ada.getByRole('button', { name: 'Start the match' }).click();
   // Nobody answers: the round runs out.
   for (const page of [ada, bob]) {
-    await page.getByText('Match over: nobody scored').waitFor({ timeout: 60_000 });
+    await page.getByRole('heading', { name: 'Match over: nobody scored' }).waitFor({ timeout: 60_000 });
     assert.equal(await page.getByText(/first place|won the match|champion/i).count(), 0);
+    // The feed too (it said "Match over: Oda and Pia won").
+    await page.getByRole('list', { name: 'Room feed' }).getByText('Match over: nobody scored').waitFor();
+    assert.equal(await page.getByRole('list', { name: 'Room feed' }).getByText(/ won$/).count(), 0);
   }
   await screen.getByRole('list', { name: 'Final standings' }).waitFor();
   assert.equal(await screen.getByText(/champion/i).count(), 0, 'the TV crowns nobody');

@@ -6,6 +6,7 @@
 import { deadlineIn } from './clock.js';
 import { loadDraft } from './store.js';
 import { LEAVE_REASONS, listOf } from './words.js';
+import { champions } from './ratings.js';
 
 const FEED_LINES = 80;
 
@@ -85,8 +86,8 @@ function feedLine(state, room, m) {
     case 'attempt_failed':
       return { kind: 'miss', text: `${nameOf(room, m.player)} tried and missed` };
     case 'match_over': {
-      const first = m.standings.filter((s) => s.rank === 1).map((s) => s.name);
-      return { kind: 'win', text: first.length ? `Match over: ${listOf(first)} won` : 'Match over' };
+      const first = champions(m.standings).map((s) => s.name);
+      return first.length ? { kind: 'win', text: `Match over: ${listOf(first)} won` } : { kind: 'event', text: 'Match over: nobody scored' };
     }
     default:
       return null;
