@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  tv, phone, solve, readHand, tapFormula, startBots, engineLacks, ENGINE, ROOM_SETTINGS,
+  tv, phone, shoot, solve, readHand, tapFormula, startBots, engineLacks, ENGINE, ROOM_SETTINGS,
 } from './harness.js';
 import { gameNight, hosting, joining, settings, typed } from './kit.js';
 
@@ -159,6 +159,7 @@ test('a full room fits the TV: eight players’ scores during a round and on the
       }).length;
     });
     assert.ok(shown >= 2, `${shown} of the feed’s lines show`);
+    await shoot(screen, 'tv-full-room');
 
     await win(ada);
     const standings = screen.getByRole('list', { name: 'Final standings' }).getByRole('listitem');
