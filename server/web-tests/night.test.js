@@ -26,6 +26,15 @@ const inView = (locator) => locator.evaluate((e) => {
   return r.top >= 0 && r.bottom <= innerHeight;
 });
 
+/** A room hosted by `host` with `rounds` rounds of `seconds` s, which `guest` joined: `{ada, bob, code}`. */
+async function twoPhones(host, guest, rounds, seconds) {
+  const { page: ada, code } = await hosting(night, host);
+  await settings(ada, [['Rounds', rounds], ['Seconds per round', seconds]]);
+  const bob = await joining(night, guest, code);
+  await bob.getByText(new RegExp(`^${rounds} rounds? of ${seconds} s`)).waitFor();
+  return { ada, bob, code };
+}
+
 /** Wins the round showing on `page` with the solver's formula. */
 async function win(page) {
   const hand = await readHand(page);
@@ -95,10 +104,7 @@ test('a 390 px phone’s room header is one row; a 320 px phone never breaks the
 });
 
 test('a phone scrolled down to the feed sees the next hand and the podium from the top', async () => {
-  const { page: ada, code } = await hosting(night, 'Ida');
-  await settings(ada, [['Rounds', 2], ['Seconds per round', 300]]);
-  const bob = await joining(night, 'Jon', code);
-  await bob.getByText(/^2 rounds of 300 s/).waitFor();
+  const { ada, bob } = await twoPhones('Ida', 'Jon', 2, 300);
   await ada.getByRole('button', { name: 'Start the match' }).click();
   await bob.locator('.objective-number').waitFor();
 
@@ -119,10 +125,7 @@ test('a phone scrolled down to the feed sees the next hand and the podium from t
 });
 
 test('a rematch’s round 1 starts with an empty formula, not the last match’s draft', async () => {
-  const { page: ada, code } = await hosting(night, 'Kim');
-  await settings(ada, [['Rounds', 1], ['Seconds per round', 300]]);
-  const bob = await joining(night, 'Lou', code);
-  await bob.getByText(/^1 round of 300 s/).waitFor();
+  const { ada, bob } = await twoPhones('Kim', 'Lou', 1, 300);
   await ada.getByRole('button', { name: 'Start the match' }).click();
   await ada.locator('.objective-number').waitFor();
   const { cards } = await readHand(ada);
@@ -137,9 +140,7 @@ test('a rematch’s round 1 starts with an empty formula, not the last match’s
 });
 
 test('a full room fits the TV: eight players’ scores during a round and on the podium, and the feed', async () => {
-  const { page: ada, code } = await hosting(night, 'Max');
-  await settings(ada, [['Rounds', 1], ['Seconds per round', 300]]);
-  const bob = await joining(night, 'Ned', code);
+  const { ada, bob, code } = await twoPhones('Max', 'Ned', 1, 300);
   const screen = await tv(night.browser);
   await screen.goto(`${night.server.base}/tv/${code}`);
   const stopBots = startBots(night.server, code, { count: 6, skill: 'easy', pace: 100 });
@@ -221,10 +222,7 @@ test('a room lost to a crash: the TV keeps no clock or scores of it, and a phone
 });
 
 test('a match nobody scored in crowns nobody: no "first place", no champion, no winner’s gold', async () => {
-  const { page: ada, code } = await hosting(night, 'Oda');
-  await settings(ada, [['Rounds', 1], ['Seconds per round', 10]]);
-  const bob = await joining(night, 'Pia', code);
-  await bob.getByText(/^1 round of 10 s/).waitFor();
+  const { ada, bob, code } = await twoPhones('Oda', 'Pia', 1, 10);
   const screen = await tv(night.browser);
   await screen.goto(`${night.server.base}/tv/${code}`);
   await screen.locator('.tv-big-code', { hasText: code }).waitFor();
