@@ -150,7 +150,7 @@ test('roster deltas, bot marks, the LAN link, chat as text, restart and takeover
 
   // Another tab took the seat (1000): say so, and do not fight over it.
   server1.sockets.at(-1).close({ code: 1000, reason: 'replaced' });
-  await page.getByText('opened in another tab').waitFor();
+  await page.getByText('in another tab or on another device').waitFor();
   const connections = server1.sockets.length;
   await page.getByRole('button', { name: 'Play here instead' }).click();
   await page.waitForFunction(() => !document.querySelector('.banner')?.textContent.includes('another tab'));

@@ -19,6 +19,7 @@ import { createSound } from './sound.js';
 import { celebrate } from './celebrate.js';
 import { floatReaction } from './screens/reactions.js';
 import { listOf } from './words.js';
+import { champions } from './ratings.js';
 import { h, fill } from './dom.js';
 import * as nameScreen from './screens/name.js';
 import * as consentScreen from './screens/consent.js';
@@ -101,6 +102,8 @@ function startGame(route) {
     },
     onMessage: (m) => {
       const word = applyServer(state, m);
+      // A refused name is not said again on the next connection.
+      if (state.needName) pendingName = null;
       react(word);
       cheer(m);
       render();
@@ -109,7 +112,17 @@ function startGame(route) {
       state.conn = status;
       render();
     },
+    // Nothing to say (a name not chosen yet, a link's question not
+    // answered): no socket, which the server would close for saying no
+    // hello in time.
+    wanted: () => !state.consent && Boolean(welcomedHere || identity || pendingTicket || pendingName || kind === 'tv'),
   });
+
+  /** Says hello on the open connection, or opens one to say it on. */
+  function speak() {
+    if (state.conn === 'open') sayHello();
+    else conn.ensure();
+  }
 
   const sound = createSound();
   state.sound = { muted: sound.muted, waiting: sound.waiting };
@@ -136,7 +149,7 @@ function startGame(route) {
         }
         break;
       case 'match_over': {
-        const firsts = (m.standings ?? []).filter((s) => s.rank === 1);
+        const firsts = champions(m.standings ?? []);
         const mine = firsts.some((s) => s.player === me);
         sound.play('podium', { vibrate: mine });
         if (mine) celebrate(firsts.length > 1 ? '🏆 Joint champions!' : '🏆 Champion!');
@@ -359,7 +372,7 @@ function startGame(route) {
     const r = room();
     if (!r) return;
     r.formula = text.slice(0, MAX_LEN);
-    if (r.round) saveDraft(r.code, r.round.number, r.formula);
+    if (r.round) saveDraft(r.code, r.round, r.formula);
     render();
   }
 
@@ -368,7 +381,7 @@ function startGame(route) {
       pendingName = name.trim();
       state.nameError = null;
       state.needName = false;
-      if (state.conn === 'open') sayHello();
+      speak();
       render();
     },
     /** "Not you? Change player": a fresh connection for the next name; this one is kept as the previous. */
@@ -390,7 +403,7 @@ function startGame(route) {
       pendingTicket = c;
       state.nameError = null;
       state.needName = false;
-      if (state.conn === 'open' && !welcomedHere) sayHello();
+      if (!welcomedHere) speak();
       render();
     },
     /** The person's answer to a link that would sign this browser in as someone (else). */
@@ -403,7 +416,7 @@ function startGame(route) {
         identity = null;
         pendingTicket = asked.ticket;
       }
-      if (state.conn === 'open') sayHello();
+      speak();
       render();
     },
     linkDevice() {
@@ -513,7 +526,7 @@ function startGame(route) {
       parts.push(h('p', { class: 'banner-line warn', text: 'Connection lost: reconnecting…' }));
     } else if (state.conn === 'replaced') {
       parts.push(h('p', { class: 'banner-line warn' },
-        'Krypto was opened in another tab or window, which took over your seat. ',
+        `${state.me ? `${state.me.name} plays` : 'You play'} in another tab or on another device now, which took over from this one. `,
         h('button', { type: 'button', class: 'link', on: { click: act.reconnect }, text: 'Play here instead' })));
     }
     if (state.toast && state.toast.until > now()) {
@@ -563,6 +576,7 @@ function startGame(route) {
   addEventListener('online', wake);
 
   if (!identity && kind === 'player') state.needName = true;
+  if (conn.wanted()) conn.connect();
+  else state.conn = 'idle';
   render();
-  conn.connect();
 }

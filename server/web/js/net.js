@@ -17,12 +17,16 @@ const FINAL = new Set([
 export class Connection {
   /**
    * `onOpen()`, `onMessage(obj)`, `onStatus(status, code)` with status
-   * `connecting`, `open`, `waiting` (will retry) or `replaced`.
+   * `connecting`, `open`, `waiting` (will retry), `idle` (closed, nothing
+   * to say yet) or `replaced`. `wanted()` says whether the page has
+   * anything to say: the server closes a socket that says no hello in
+   * time, so a page still asking for a name opens none (see `ensure`).
    */
-  constructor({ onOpen, onMessage, onStatus }) {
+  constructor({ onOpen, onMessage, onStatus, wanted = () => true }) {
     this.onOpen = onOpen;
     this.onMessage = onMessage;
     this.onStatus = onStatus;
+    this.wanted = wanted;
     this.delay = FIRST_DELAY_MS;
     this.nextId = 1;
     this.socket = null;
@@ -60,6 +64,11 @@ export class Connection {
         this.onStatus('replaced', event.code);
         return;
       }
+      if (!this.wanted()) {
+        this.delay = FIRST_DELAY_MS;
+        this.onStatus('idle', event.code);
+        return;
+      }
       this.onStatus('waiting', event.code);
       this.timer = setTimeout(() => this.connect(), this.delay);
       this.delay = Math.min(this.delay * 2, MAX_DELAY_MS);
@@ -74,6 +83,17 @@ export class Connection {
     const old = this.socket;
     this.socket = null;
     if (old) old.close(1000);
+    this.delay = FIRST_DELAY_MS;
+    if (this.wanted()) this.connect();
+    else this.onStatus('idle');
+  }
+
+  /**
+   * Opens a connection now if there is none (none yet, or waiting out the
+   * back-off): the page has something to say. An opening one is left be.
+   */
+  ensure() {
+    if (this.socket) return;
     this.delay = FIRST_DELAY_MS;
     this.connect();
   }

@@ -18,3 +18,6 @@ export const UNRATED_WHY = 'A match rates the people (not bots) who answered, wh
 
 /** Whether a standing earns a medal: the first three ranks, with a point. Ties share the place. */
 export const onPodium = (s) => s.rank <= 3 && s.score > 0;
+
+/** Who won the match: first place with a point (a match nobody scored in has no champion). */
+export const champions = (standings) => standings.filter((s) => s.rank === 1 && onPodium(s));

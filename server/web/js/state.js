@@ -6,6 +6,7 @@
 import { deadlineIn } from './clock.js';
 import { loadDraft } from './store.js';
 import { LEAVE_REASONS, listOf } from './words.js';
+import { champions } from './ratings.js';
 
 const FEED_LINES = 80;
 
@@ -24,6 +25,8 @@ export function createState(route) {
     roomsNext: null,
     roomsMoreId: null,
     lobbyError: null,
+    // The room this page was in when the server said it had lost it.
+    lostRoom: null,
     joining: null,
     redirect: null,
     notice: null,
@@ -83,8 +86,8 @@ function feedLine(state, room, m) {
     case 'attempt_failed':
       return { kind: 'miss', text: `${nameOf(room, m.player)} tried and missed` };
     case 'match_over': {
-      const first = m.standings.filter((s) => s.rank === 1).map((s) => s.name);
-      return { kind: 'win', text: first.length ? `Match over: ${listOf(first)} won` : 'Match over' };
+      const first = champions(m.standings).map((s) => s.name);
+      return first.length ? { kind: 'win', text: `Match over: ${listOf(first)} won` } : { kind: 'event', text: 'Match over: nobody scored' };
     }
     default:
       return null;
@@ -141,7 +144,7 @@ function applySnapshot(state, s) {
     result: same ? old.result : null,
     standings: same ? old.standings : null,
     feed: same ? old.feed : [],
-    formula: same && old.round?.number === s.round?.number ? old.formula : (s.round ? loadDraft(s.code, s.round.number) : ''),
+    formula: same && old.round?.number === s.round?.number ? old.formula : (s.round ? loadDraft(s.code, s.round) : ''),
     // Who missed in this round, {player: {count, lockedUntil}}: the TV
     // shows who has tried and who is locked out. A live round's snapshot
     // says (a TV opened mid-round); a finished one's keeps what was seen.
@@ -191,7 +194,12 @@ export function applyServer(state, m) {
       state.needName = false;
       state.nameError = null;
       state.joinUrls = Array.isArray(m.join_urls) ? m.join_urls.filter((u) => typeof u === 'string') : [];
-      if (!m.resumed) state.room = null;
+      // Not resumed: the server lost the room this page was in (a crash),
+      // if there was one; joining it again says so (see `error`).
+      if (!m.resumed) {
+        state.lostRoom = state.room?.code ?? null;
+        state.room = null;
+      }
       return 'welcomed';
     case 'rooms': {
       const page = Array.isArray(m.rooms) ? m.rooms : [];
@@ -246,7 +254,7 @@ export function applyServer(state, m) {
       room.lockout = null;
       room.verdict = null;
       room.result = null;
-      room.formula = loadDraft(room.code, m.round);
+      room.formula = loadDraft(room.code, room.round);
       room.tries = {};
       room.pending = false;
       room.unsent = null;
@@ -339,13 +347,18 @@ export function applyServer(state, m) {
       return null;
     case 'error':
       if (m.code === 'bad_token') return 'bad_token';
+      // The server ending a socket that had not said hello yet (a question
+      // left unanswered): the page opens another when it has something to say.
+      if (m.code === 'not_welcomed' && !state.me) return null;
       if (NAME_ERRORS.has(m.code)) {
         state.needName = true;
         state.nameError = m.message;
         return m.code === 'name_taken' ? 'name_taken' : null;
       }
       if (JOIN_ERRORS.has(m.code) && !state.room) {
-        state.lobbyError = state.joining ? `Could not join ${state.joining}: ${m.message}` : m.message;
+        const lost = m.code === 'room_not_found' && state.joining && state.joining === state.lostRoom;
+        if (lost) state.lobbyError = `Room ${state.joining} is gone: the server restarted and its match was lost. Create a room or join another`;
+        else state.lobbyError = state.joining ? `Could not join ${state.joining}: ${m.message}` : m.message;
         return 'join_failed';
       }
       if (room) room.pending = false;

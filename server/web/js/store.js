@@ -78,12 +78,18 @@ export function forgetPrevious(kind, identity) {
   write(localStorage, PREVIOUS[kind], loadPrevious(kind).filter((p) => !sameName(p, identity)));
 }
 
-/** The formula half-typed in round `round` of room `code`, or ''. */
+/**
+ * Which round a draft belongs to: its number and its hand, since a
+ * rematch's round 1 is another round than the last match's.
+ */
+const roundKey = (round) => `${round.number}:${round.objective}:${round.cards.join(' ')}`;
+
+/** The formula half-typed in `round` (number, objective, cards) of room `code`, or ''. */
 export function loadDraft(code, round) {
   const d = read(sessionStorage, DRAFT);
-  return d && d.code === code && d.round === round && typeof d.formula === 'string' ? d.formula : '';
+  return d && d.code === code && d.round === roundKey(round) && typeof d.formula === 'string' ? d.formula : '';
 }
 
 export function saveDraft(code, round, formula) {
-  write(sessionStorage, DRAFT, formula ? { code, round, formula } : null);
+  write(sessionStorage, DRAFT, formula ? { code, round: roundKey(round), formula } : null);
 }

@@ -26,3 +26,14 @@ export function invite(state, code) {
     }),
   };
 }
+
+/**
+ * A shown link in two pieces that break only between them, never inside
+ * `/r/CODE`: the address (with `addressClass`), a break chance, the rest.
+ */
+export function linkPieces(shown, addressClass = 'nowrap') {
+  const cut = shown.lastIndexOf('/r/');
+  if (cut <= 0) return [h('span', { class: addressClass, text: shown })];
+  return [h('span', { class: addressClass, text: shown.slice(0, cut) }), h('wbr'),
+    h('span', { class: 'nowrap', text: shown.slice(cut) })];
+}

@@ -60,7 +60,7 @@ export function mount(root, { act }) {
   return {
     update(state) {
       setText(error, state.nameError ?? '');
-      button.disabled = state.conn !== 'open' && state.conn !== 'connecting';
+      button.disabled = !['open', 'connecting', 'idle'].includes(state.conn);
       const r = state.route;
       setText(joining, r.kind === 'room' ? `Joining room ${r.code}: choose your name first.` : '');
       joining.hidden = r.kind !== 'room';

@@ -3,7 +3,7 @@
 import { h, fill } from '../dom.js';
 import { isHost } from '../state.js';
 import { ordinal } from '../words.js';
-import { onPodium, ratingChange, UNRATED_WHY } from '../ratings.js';
+import { onPodium, champions, ratingChange, UNRATED_WHY } from '../ratings.js';
 import { resultView } from './round.js';
 import { readyPanel } from './ready.js';
 
@@ -16,7 +16,9 @@ export function standingsList(state, { big = false } = {}) {
     standings.map((s) => {
       const rated = typeof s.rating_before === 'number' && typeof s.rating_after === 'number';
       const bot = state.room.players?.find((p) => p.id === s.player)?.bot;
-      return h('li', { class: `standing rank-${Math.min(s.rank, 4)}${s.player === state.me?.id ? ' me' : ''}` },
+      // A winner's colours for real places only (not a 0-point tie for first).
+      const place = onPodium(s) ? Math.min(s.rank, 4) : 4;
+      return h('li', { class: `standing rank-${place}${s.player === state.me?.id ? ' me' : ''}` },
         // Medals for real places only: a 0-point player shares a rank, not a medal.
         h('span', { class: 'medal', text: `${onPodium(s) ? MEDALS[s.rank] : ''} ${ordinal(s.rank)}` }),
         h('span', { class: 'player-name', text: s.name }),
@@ -50,8 +52,9 @@ export function mount(root, { act }) {
       ready.update(state);
       const standings = state.room.standings ?? [];
       const mine = standings.find((s) => s.player === state.me?.id);
-      const firsts = standings.filter((s) => s.rank === 1).length;
-      if (mine?.rank === 1) head.textContent = firsts > 1 ? '🎉 You share first place!' : '🎉 You won the match!';
+      const firsts = champions(standings).length;
+      if (!firsts) head.textContent = 'Match over: nobody scored';
+      else if (mine && onPodium(mine) && mine.rank === 1) head.textContent = firsts > 1 ? '🎉 You share first place!' : '🎉 You won the match!';
       else if (mine) head.textContent = `Match over: you came ${ordinal(mine.rank)}`;
       else head.textContent = 'Match over';
       fill(list, standingsList(state), unratedNote(state));

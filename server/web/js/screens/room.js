@@ -27,6 +27,12 @@ export function soundToggle(act) {
   };
 }
 
+/** What the room is showing: the waiting room, a hand (by its number) or the podium. */
+function stageOf(room) {
+  if (room.phase === 'lobby' || room.phase === 'finished') return room.phase;
+  return `round ${room.round?.number ?? 0}`;
+}
+
 function partFor(phase) {
   if (phase === 'lobby') return waiting;
   if (phase === 'finished') return podium;
@@ -48,9 +54,15 @@ export function mount(root, ctx) {
       h('button', { type: 'button', class: 'secondary small', on: { click: act.leaveRoom }, text: 'Leave' })),
     body, reactionBar(act), chat.el);
   let part = { module: null, view: null };
+  let shownStage = null;
   return {
     update(state) {
       const room = state.room;
+      // A new hand or the podium starts at the top of the page: a phone
+      // scrolled down to the reactions or the feed would miss the target.
+      const stage = stageOf(room);
+      if (shownStage !== null && stage !== shownStage) window.scrollTo(0, 0);
+      shownStage = stage;
       setText(code, room.code);
       setText(phase, PHASES[room.phase] ?? room.phase);
       const module = partFor(room.phase);

@@ -7,7 +7,7 @@
 
 import { h, fill, setText } from '../dom.js';
 import { leftUntil, clockText, seconds, now } from '../clock.js';
-import { invite } from './invite.js';
+import { invite, linkPieces } from './invite.js';
 import { scores, lockedKey } from './players.js';
 import { feedList } from './feed.js';
 import { resultView } from './round.js';
@@ -28,11 +28,7 @@ const reducedMotion = () => window.matchMedia?.('(prefers-reduced-motion: reduce
  * inside the code.
  */
 export function linkText(shown, cls) {
-  const cut = shown.lastIndexOf('/r/');
-  return h('p', { class: cls },
-    h('span', { class: 'nowrap', text: cut > 0 ? shown.slice(0, cut) : shown }),
-    cut > 0 && h('wbr'),
-    cut > 0 && h('span', { class: 'nowrap', text: shown.slice(cut) }));
+  return h('p', { class: cls }, linkPieces(shown));
 }
 
 /** The won round's result, its formula to be revealed piece by piece. */
@@ -130,7 +126,16 @@ export function mount(root, { act }) {
         setText(status, state.lobbyError
           ? `${state.lobbyError}. Looking again in a moment…`
           : `Connecting to room ${code}…`);
+        // Nothing of a room that is gone stays up: no clock, scores or link.
         fill(stage);
+        fill(board);
+        board.hidden = true;
+        finalCount.hidden = true;
+        setText(roundLabel, '');
+        setText(timer, '');
+        bar.style.width = '0%';
+        inviteBox.hidden = true;
+        shownInvite = null;
         return;
       }
       setText(status, '');
@@ -149,6 +154,7 @@ export function mount(root, { act }) {
         ? `Round ${r.number} of ${room.roundsTotal}` : '');
       // In the waiting room the invitation fills the stage instead.
       inviteBox.hidden = room.phase === 'lobby';
+      board.hidden = false;
       fill(board, h('h2', { text: 'Scores' }), scores(state, { big: true }));
       shownLocked = lockedKey(room);
       feed.update(state);

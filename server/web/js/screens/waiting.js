@@ -3,7 +3,7 @@
 
 import { h, fill } from '../dom.js';
 import { isHost } from '../state.js';
-import { invite } from './invite.js';
+import { invite, linkPieces } from './invite.js';
 import { roster } from './players.js';
 import { VARIANTS, RULES, DIFFICULTIES, DEALS } from '../words.js';
 import { LIMITS } from '../limits.js';
@@ -93,7 +93,7 @@ export function mount(root, { act }) {
         const inv = invite(state, room.code);
         fill(inviteBox,
           h('h2', { text: 'Invite friends' }),
-          h('p', {}, 'Open ', h('a', { href: inv.link, class: 'link-text', text: inv.shown }), ' or scan:'),
+          h('p', {}, 'Open ', h('a', { href: inv.link, class: 'link-text' }, linkPieces(inv.shown, '')), ' or scan:'),
           inv.qr,
           h('p', { class: 'hint', text: 'Or open this server’s address and type the room code.' }));
       }
