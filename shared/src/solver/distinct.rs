@@ -31,6 +31,7 @@
 //! `+`/`×` operands out of ascending card order; ties keep the first found,
 //! so output is deterministic.
 
+use std::collections::hash_map::Entry as MapEntry;
 use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
@@ -368,6 +369,8 @@ struct Distinct<'a> {
     memo: FxHashMap<(u16, Rational), Rc<Vec<Cand>>>,
     /// The answer of most queries, shared rather than allocated each time.
     none: Rc<Vec<Cand>>,
+    /// The classes one table lookup found, reused from lookup to lookup.
+    scratch: Vec<Cand>,
     overflow: bool,
 }
 
@@ -388,6 +391,7 @@ impl<'a> Distinct<'a> {
             nodes: Vec::new(),
             memo: FxHashMap::default(),
             none: Rc::new(Vec::new()),
+            scratch: Vec::new(),
             overflow: false,
         }
     }
@@ -610,9 +614,9 @@ impl<'a> Distinct<'a> {
                             };
                             let (shape, build) =
                                 oriented(op, (l.shape, rl), (r.shape, rr), Build::Bin);
-                            match seen.get(&fp) {
-                                None => {
-                                    seen.insert(fp, fresh.len() as u32);
+                            match seen.entry(fp) {
+                                MapEntry::Vacant(slot) => {
+                                    slot.insert(fresh.len() as u32);
                                     narrow &= is_narrow(value);
                                     fresh.push(Entry {
                                         fp,
@@ -624,8 +628,8 @@ impl<'a> Distinct<'a> {
                                         build,
                                     });
                                 }
-                                Some(&k) => {
-                                    let old = &mut fresh[k as usize];
+                                MapEntry::Occupied(slot) => {
+                                    let old = &mut fresh[*slot.get() as usize];
                                     if shape.cost < old.shape.cost {
                                         old.shape = shape;
                                         old.build = build;
@@ -814,7 +818,13 @@ impl<'a> Distinct<'a> {
         // (by `ensure_table`) cannot change the entries of `b`'s.
         let by_residue = t_res.filter(|_| b_table && self.narrow);
         let b_index = (b_table && by_residue.is_none()).then(|| self.ensure_index(b));
-        let mut scratch: Vec<Cand> = Vec::new();
+        // Only table lookups fill `scratch`; the recursive queries of the
+        // other splits take their own.
+        let mut scratch = if b_table {
+            std::mem::take(&mut self.scratch)
+        } else {
+            Vec::new()
+        };
         for ia in first..first + len {
             let e = &self.entries[ia];
             let (v, v_res) = (e.value, (e.res, e.res_inv));
@@ -888,29 +898,30 @@ impl<'a> Distinct<'a> {
                         oriented(op, (l.shape, l.node), (r.shape, r.node), |op, l, r| {
                             (op, l, r)
                         });
-                    let better = match seen.get(&fp) {
-                        None => true,
-                        Some(&k) => shape.cost < out[k].shape.cost,
-                    };
-                    if !better {
-                        continue;
-                    }
-                    let id = self.nodes.len() as u32;
-                    self.nodes.push((op, ln, rn));
                     let cand = Cand {
                         fp,
                         shape,
-                        node: Ref::Node(id),
+                        node: Ref::Node(self.nodes.len() as u32),
                     };
-                    match seen.get(&fp) {
-                        Some(&k) => out[k] = cand,
-                        None => {
-                            seen.insert(fp, out.len());
+                    match seen.entry(fp) {
+                        MapEntry::Occupied(slot) => {
+                            let k = *slot.get();
+                            if shape.cost >= out[k].shape.cost {
+                                continue;
+                            }
+                            out[k] = cand;
+                        }
+                        MapEntry::Vacant(slot) => {
+                            slot.insert(out.len());
                             out.push(cand);
                         }
                     }
+                    self.nodes.push((op, ln, rn));
                 }
             }
+        }
+        if b_table {
+            self.scratch = scratch;
         }
     }
 }
