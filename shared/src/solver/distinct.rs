@@ -357,6 +357,8 @@ struct Distinct<'a> {
     /// an empty slot, in `slots`.
     slot_at: Vec<Slots>,
     slots: Vec<(u64, u32)>,
+    /// The entries before this index have their inverses.
+    inverted: usize,
     /// Whether every table value is narrow (then queries with a narrow
     /// target look values up by residue: one modular operation and one
     /// probe instead of an exact fraction and a hash; only matches are
@@ -386,6 +388,7 @@ impl<'a> Distinct<'a> {
             spans: vec![None; 1 << n],
             slot_at: vec![Slots::default(); 1 << n],
             slots: Vec::new(),
+            inverted: 0,
             narrow: true,
             index: vec![None; 1 << n],
             nodes: Vec::new(),
@@ -496,7 +499,12 @@ impl<'a> Distinct<'a> {
                     self.build_table(mask as u16, &mut seen, &mut fresh);
                 }
             }
-            self.invert_from(first, &mut scratch, &mut prefix);
+            // The largest tables are never walked when no split of the hand
+            // has a part that large, so their inverses are needed only to
+            // divide by the few classes queries find (worked out then).
+            if size < most || n as u32 / 2 >= most || !index {
+                self.invert_from(first, &mut scratch, &mut prefix);
+            }
             let slots = (1..1u32 << n)
                 .filter(|m| m.count_ones() == size)
                 .filter_map(|m| self.span(m as u16))
@@ -514,6 +522,7 @@ impl<'a> Distinct<'a> {
     /// Gives the entries from index `first` on their inverses, with one
     /// batch inversion for all of them.
     fn invert_from(&mut self, first: usize, scratch: &mut Vec<u64>, prefix: &mut Vec<u64>) {
+        self.inverted = self.entries.len();
         let fresh = self.entries.get_mut(first..).unwrap_or_default();
         scratch.clear();
         for e in fresh.iter() {
@@ -532,6 +541,9 @@ impl<'a> Distinct<'a> {
     fn ensure_table(&mut self, mask: u16) {
         if self.spans[mask as usize].is_some() {
             return;
+        }
+        if self.inverted < self.entries.len() {
+            self.invert_from(self.inverted, &mut Vec::new(), &mut Vec::new());
         }
         let low = mask & mask.wrapping_neg();
         let mut a = (mask - 1) & mask;
@@ -888,8 +900,10 @@ impl<'a> Distinct<'a> {
                 for cb in cands {
                     let (l, r) = if v_left { (&ca, cb) } else { (cb, &ca) };
                     let r_inv = || match r.node {
-                        Ref::Entry(i) => self.entry(i).map_or(Fp::default(), |e| e.inv),
-                        Ref::Node(_) => r.fp.inverse(),
+                        Ref::Entry(i) if (i as usize) < self.inverted => {
+                            self.entry(i).map_or(Fp::default(), |e| e.inv)
+                        }
+                        Ref::Entry(_) | Ref::Node(_) => r.fp.inverse(),
                     };
                     let Some(fp) = combine_fp(op, l.fp, r.fp, r_inv) else {
                         continue;
