@@ -5,14 +5,25 @@
 //! fingerprints of `fingerprint.rs` decide that. The search works on subsets
 //! of card positions:
 //!
-//! - Small subsets (at most `small` cards) get a full table: one entry per
-//!   class, each with its exact value, fingerprint, the inverse of its
-//!   fingerprint (computed for the whole table at once by batch inversion, so
-//!   divisions never need a modular exponentiation) and how it was built.
+//! - Small subsets (at most `small` cards) get a full table, built level by
+//!   level (all subsets of one size, then the next): one entry per class,
+//!   each with its exact value, fingerprint, its value modulo the
+//!   fingerprints' prime (its "residue"), the inverses of both (one batch
+//!   inversion per level, so divisions never need a modular exponentiation
+//!   of their own) and how it was built.
 //! - "Which classes of subset S have value t" on a larger subset splits S
 //!   into a smaller part (walked, from its table) and a larger part, which is
 //!   asked recursively for the one value it would need. Only values that can
 //!   still reach the target are ever combined.
+//! - When the larger part has a table, the needed value is looked up by its
+//!   residue, worked out from the residues of `t` and the walked value with
+//!   one modular operation: no exact fraction (no gcd) for the many values
+//!   no class has. Residues are a ring homomorphism on fractions whose
+//!   denominators the prime does not divide, so equal values have equal
+//!   residues and no class is missed; every residue match is then checked
+//!   against the exact value, so none is added wrongly. That needs every
+//!   value involved to be narrow (parts below 2^31, `NARROW`); a hand
+//!   with larger values is looked up by exact value instead, as before.
 //!
 //! Why one representative per class and subset is enough under the integer
 //! and international rules: all members of a class that can be evaluated at
@@ -55,7 +66,7 @@ pub fn solve_all(cards: &[i64], target: i64, rules: Rules) -> Result<Vec<Expr>, 
     }
     // Every solution printed once, into one buffer, straight from the
     // tables (no `Expr` yet); only the sorted ones become `Expr`s.
-    let mut printed = String::new();
+    let mut printed = String::with_capacity(32 * found.len());
     let mut keys: Vec<(usize, usize, usize, Ref)> = Vec::with_capacity(found.len());
     for c in found.iter() {
         let start = printed.len();
