@@ -26,7 +26,7 @@ fn reduce(x: u128) -> u64 {
 }
 
 #[inline]
-fn add(a: u64, b: u64) -> u64 {
+pub(crate) fn add(a: u64, b: u64) -> u64 {
     let s = a + b;
     if s >= P {
         s - P
@@ -36,7 +36,7 @@ fn add(a: u64, b: u64) -> u64 {
 }
 
 #[inline]
-fn sub(a: u64, b: u64) -> u64 {
+pub(crate) fn sub(a: u64, b: u64) -> u64 {
     if a >= b {
         a - b
     } else {
@@ -45,10 +45,38 @@ fn sub(a: u64, b: u64) -> u64 {
 }
 
 #[inline]
-fn mul(a: u64, b: u64) -> u64 {
+pub(crate) fn mul(a: u64, b: u64) -> u64 {
     reduce(a as u128 * b as u128)
 }
 
+/// `x` squared `n` times: x^(2^n).
+#[inline]
+fn square_n(mut x: u64, n: u32) -> u64 {
+    for _ in 0..n {
+        x = mul(x, x);
+    }
+    x
+}
+
+/// The inverse of `x` (zero for zero): x^(P − 2) by Fermat, with an
+/// addition chain that uses P − 2 = 4 (2^59 − 1) + 1. With `e(k)` for
+/// x^(2^k − 1), `e(a + b) = e(a)^(2^b) e(b)`: 62 squarings and 10
+/// multiplications instead of the 121 of square-and-multiply.
+fn invert(x: u64) -> u64 {
+    let e1 = x;
+    let e2 = mul(square_n(e1, 1), e1);
+    let e3 = mul(square_n(e2, 1), e1);
+    let e6 = mul(square_n(e3, 3), e3);
+    let e8 = mul(square_n(e6, 2), e2);
+    let e12 = mul(square_n(e6, 6), e6);
+    let e24 = mul(square_n(e12, 12), e12);
+    let e48 = mul(square_n(e24, 24), e24);
+    let e56 = mul(square_n(e48, 8), e8);
+    let e59 = mul(square_n(e56, 3), e3);
+    mul(square_n(e59, 2), x)
+}
+
+#[cfg(test)]
 fn pow(mut a: u64, mut e: u64) -> u64 {
     let mut r = 1;
     while e > 0 {
@@ -106,36 +134,50 @@ impl Fp {
 
     /// The multiplicative inverse (zero components stay zero).
     pub fn inverse(self) -> Fp {
-        Fp(pow(self.0, P - 2), pow(self.1, P - 2))
+        Fp(invert(self.0), invert(self.1))
     }
 }
 
-/// Inverts every fingerprint with one modular exponentiation per component
-/// (Montgomery's batch trick). Components that are zero get inverse zero;
-/// callers never divide by them (the exact value is checked first).
-pub(crate) fn batch_inverse(fps: &[Fp]) -> Vec<Fp> {
-    fn one(xs: &[u64]) -> Vec<u64> {
-        let mut prefix = Vec::with_capacity(xs.len());
-        let mut acc = 1u64;
-        for &x in xs {
-            prefix.push(acc);
-            if x != 0 {
-                acc = mul(acc, x);
-            }
-        }
-        let mut inv = pow(acc, P - 2);
-        let mut out = vec![0; xs.len()];
-        for i in (0..xs.len()).rev() {
-            if xs[i] != 0 {
-                out[i] = mul(inv, prefix[i]);
-                inv = mul(inv, xs[i]);
-            }
-        }
-        out
+/// A whole number modulo [`P`].
+#[inline]
+pub(crate) fn residue(n: i64) -> u64 {
+    // P < 2^63, so it is a positive i64 and the remainder fits.
+    n.rem_euclid(P as i64) as u64
+}
+
+/// `num / den` modulo [`P`] and the inverse of that (zero for zero), for
+/// parts below P in absolute value (so the denominator has an inverse).
+pub(crate) fn residue_pair(num: i64, den: i64) -> (u64, u64) {
+    let (n, d) = (residue(num), residue(den));
+    if n == 0 {
+        return (0, 0);
     }
-    let a = one(&fps.iter().map(|f| f.0).collect::<Vec<_>>());
-    let b = one(&fps.iter().map(|f| f.1).collect::<Vec<_>>());
-    a.into_iter().zip(b).map(|(x, y)| Fp(x, y)).collect()
+    // One exponentiation for both: 1 / (n d), then n / d = n² / (n d).
+    let x = invert(mul(n, d));
+    (mul(mul(n, n), x), mul(mul(d, d), x))
+}
+
+/// Inverts every element of `xs` in place with one modular exponentiation
+/// for all of them (Montgomery's batch trick); `prefix` is scratch space.
+/// Zeros stay zero: callers never divide by them (the exact value is
+/// checked first).
+pub(crate) fn invert_all(xs: &mut [u64], prefix: &mut Vec<u64>) {
+    prefix.clear();
+    let mut acc = 1u64;
+    for &x in xs.iter() {
+        prefix.push(acc);
+        if x != 0 {
+            acc = mul(acc, x);
+        }
+    }
+    let mut inv = invert(acc);
+    for (x, &before) in xs.iter_mut().zip(prefix.iter()).rev() {
+        if *x != 0 {
+            let next = mul(inv, *x);
+            *x = mul(inv, before);
+            inv = next;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -149,8 +191,28 @@ mod tests {
         assert_eq!(a.mul(a.inverse()), Fp(1, 1));
         assert_eq!(a.add(b).sub(b), a);
         assert_eq!(a.mul(b), b.mul(a));
-        let inv = batch_inverse(&[a, Fp(0, 0), b]);
-        assert_eq!(inv, vec![a.inverse(), Fp(0, 0), b.inverse()]);
+        let mut xs = [a.0, 0, b.1, a.1];
+        invert_all(&mut xs, &mut Vec::new());
+        let (ai, bi) = (a.inverse(), b.inverse());
+        assert_eq!(xs, [ai.0, 0, bi.1, ai.1]);
+        let (r, r_inv) = residue_pair(-3, 7);
+        assert_eq!(mul(r, 7), residue(-3));
+        assert_eq!(mul(r, r_inv), 1);
+        assert_eq!(residue_pair(0, 5), (0, 0));
+        for x in [
+            1,
+            2,
+            3,
+            12345,
+            P - 1,
+            P - 2,
+            splitmix(7) % P,
+            splitmix(8) % P,
+        ] {
+            assert_eq!(invert(x), pow(x, P - 2));
+            assert_eq!(mul(x, invert(x)), 1);
+        }
+        assert_eq!(invert(0), 0);
         assert_eq!(mul(P - 1, P - 1), 1);
         assert_ne!(Fp::card(7), Fp::card(8));
     }
