@@ -65,11 +65,11 @@ test('sounds, vibration, confetti and a TV that is alive', async (t) => {
     await ada.getByRole('button', { name: 'Let’s play' }).click();
     await ada.getByRole('button', { name: 'Create a room' }).click();
     code = (await ada.locator('.room-code').filter({ hasText: /^[A-Z2-9]{5}$/ }).textContent()).trim();
-    await settings(ada, [['Rounds', 2], ['Seconds per round', 12], ['Lockout after a miss (s)', 3]]);
+    await settings(ada, [['Rounds', 2], ['Seconds per round', 30], ['Lockout after a miss (s)', 3]]);
     await bob.goto(`${night.server.base}/r/${code}`);
     await bob.getByLabel('Name').fill('Bob');
     await bob.getByRole('button', { name: 'Let’s play' }).click();
-    await bob.getByText('2 rounds of 12 s').waitFor();
+    await bob.getByText('2 rounds of 30 s').waitFor();
     await screen.goto(`${night.server.base}/tv/${code}`);
     // The join link breaks before /r/CODE, never inside the code.
     const tail = screen.locator('.tv-lobby-link .nowrap').last();
@@ -143,6 +143,7 @@ test('sounds, vibration, confetti and a TV that is alive', async (t) => {
     await ada.emulateMedia({ reducedMotion: 'reduce' });
     await bob.getByRole('button', { name: '🔊 Sound on' }).click();
     await bob.getByRole('button', { name: '🔇 Sound off' }).waitFor();
+    const beforeMute = await sounds(bob);
     await screen.getByText('Round 2 of 2').waitFor();
     await screen.locator('.tv-final', { hasText: '3' }).waitFor();
     await shoot(screen, 'tv-last-seconds');
@@ -150,7 +151,7 @@ test('sounds, vibration, confetti and a TV that is alive', async (t) => {
     await ada.getByRole('list', { name: 'Final standings' }).waitFor();
     assert.ok(count(await sounds(ada), 'tick') >= 4, 'Ada heard the last seconds');
     assert.ok(count(await sounds(screen), 'tick') >= 4, 'the TV ticked');
-    assert.deepEqual(await sounds(bob), ['wrong'], 'Bob muted his phone');
+    assert.deepEqual(await sounds(bob), beforeMute, 'Bob muted his phone');
   });
 
   await t.test('the podium: a fanfare, confetti for the winner (still with reduced motion), names readable from the couch', async () => {
