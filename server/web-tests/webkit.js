@@ -309,21 +309,26 @@ class Locator {
    * Clicks the element's centre. WebKitWebDriver takes a pointer's
    * coordinates in window pixels, not in the zoomed page's CSS pixels: on a
    * scaled page (see `openPage`) the click is a pointer action at the
-   * centre times the scale.
+   * centre times the scale. `clickCount` presses it that many times in the
+   * one action, as Playwright's.
    */
-  async click() {
+  async click({ clickCount = 1 } = {}) {
     await this._act(async (e) => {
       const { _driver: driver, _scale: scale } = this._page;
-      if (scale === 1) return e.click();
+      if (scale === 1) {
+        for (let i = 0; i < clickCount; i += 1) await e.click();
+        return undefined;
+      }
       const at = await driver.executeAsyncScript(CLICK_POINT, e);
       if (!at.hit) {
         const err = new Error(`webkit: ${JSON.stringify(this._steps)} is under another element`);
         err.name = 'ElementClickInterceptedError';
         throw err;
       }
-      await driver.actions()
-        .move({ x: Math.round(at.x * scale), y: Math.round(at.y * scale), origin: 'viewport' })
-        .press().release().perform()
+      let pointer = driver.actions()
+        .move({ x: Math.round(at.x * scale), y: Math.round(at.y * scale), origin: 'viewport' });
+      for (let i = 0; i < clickCount; i += 1) pointer = pointer.press().release();
+      await pointer.perform()
         .catch(async (err) => {
           await driver.executeScript(UNGUARD).catch(() => {});
           throw err;
