@@ -57,7 +57,7 @@ test('a game night: two phones, a bot and the TV play a match and a rematch', as
       await field.press('Tab');
     };
     await set('Rounds', 3);
-    await set('Seconds per round', 20);
+    await set('Seconds per round', 40);
     await set('Lockout after a miss (s)', 3);
     await ada.getByLabel('Hands', { exact: true }).selectOption('easy');
     await ada.getByLabel('Hands', { exact: true }).locator('option:checked', { hasText: 'Easy' }).waitFor({ state: 'attached' });
@@ -68,7 +68,7 @@ test('a game night: two phones, a bot and the TV play a match and a rematch', as
     await bob.getByRole('textbox', { name: 'Name' }).fill('Bob');
     await bob.getByRole('textbox', { name: 'Name' }).press('Enter');
     await bob.locator('.room-code', { hasText: code }).waitFor();
-    await bob.getByText('3 rounds of 20 s').waitFor();
+    await bob.getByText('3 rounds of 40 s').waitFor();
     await bob.getByText('3 s lockout after a wrong answer').waitFor();
     await bob.getByText('hands: Easy').waitFor();
     await bob.getByText('Waiting for Ada to start').waitFor();
@@ -148,7 +148,7 @@ test('a game night: two phones, a bot and the TV play a match and a rematch', as
 
   await t.test('round 3 ends (the bot plays or time runs out) and everyone sees the podium', async () => {
     await screen.getByText('Round 3 of 3').waitFor();
-    await screen.getByText('🏁 Match over').waitFor({ timeout: 40_000 });
+    await screen.getByText('🏁 Match over').waitFor({ timeout: 60_000 });
     for (const page of [ada, bob]) {
       const standings = page.getByRole('list', { name: 'Final standings' });
       await standings.waitFor();

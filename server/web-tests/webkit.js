@@ -99,7 +99,11 @@ return els.filter((e) => e !== document.documentElement || steps.length === 0);
 
 /**
  * The centre of arguments[0] in the viewport (scrolled into view first when
- * it is not), and whether a click there reaches it.
+ * it is not), and whether a click there reaches it. Until `UNGUARD` runs,
+ * the pointer's events that reach anything else are stopped before the
+ * page sees them, as Playwright's hit-target check does: the page may move
+ * between this answer and the pointer's press (a banner that went away), and
+ * the press then lands on whatever came under it.
  */
 const CLICK_POINT = `
 const [e, done] = arguments;
@@ -122,18 +126,43 @@ const settle = (looks) => setTimeout(() => {
     return;
   }
   const top = document.elementFromPoint(now.x, now.y);
+  const hit = top !== null && (top === e || e.contains(top));
+  window.__unguard?.();
+  window.__unguard = null;
+  if (!hit) {
+    done({ hit });
+    return;
+  }
   window.__clicked = false;
-  addEventListener('click', () => { window.__clicked = true; }, { capture: true, once: true });
-  done({ x: now.x, y: now.y, hit: top !== null && (top === e || e.contains(top)) });
+  window.__missed = false;
+  const guard = (event) => {
+    if (e.contains(event.target)) {
+      if (event.type === 'click') window.__clicked = true;
+      return;
+    }
+    window.__missed = true;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+  };
+  const types = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
+  for (const type of types) addEventListener(type, guard, { capture: true });
+  window.__unguard = () => types.forEach((type) => removeEventListener(type, guard, { capture: true }));
+  done({ x: now.x, y: now.y, hit });
 }, 50);
 settle(0);
 `;
 
-const VISIBLE = `
-const e = arguments[0];
-const r = e.getBoundingClientRect();
-return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden';
-`;
+/** Takes `CLICK_POINT`'s guard away: [whether the element got a click, whether anything else was pressed]. */
+const UNGUARD = 'window.__unguard?.(); return [window.__clicked, window.__missed];';
+
+/**
+ * The first of `els` (none when there is none), whether it is visible and
+ * whether it is enabled: one round trip for each look of a wait.
+ */
+const FIRST = `els.length === 0 ? [] : [els[0], (() => {
+  const r = els[0].getBoundingClientRect();
+  return r.width > 0 && r.height > 0 && getComputedStyle(els[0]).visibility !== 'hidden';
+})(), els[0].disabled !== true]`;
 
 /** Collects errors, console.error calls and CSP reports into window.__problems. */
 const HOOK = `
@@ -215,10 +244,13 @@ class Locator {
   }
 
   async _all() { return this._read('els'); }
-  /** The elements now, or none when the page could not be asked (kept as `_error`). */
+  /**
+   * `[first element, visible, enabled]` now, or `[]` when there is none or
+   * the page could not be asked (kept as `_error`).
+   */
   async _now() {
     try {
-      return await this._all();
+      return await this._read(FIRST);
     } catch (e) {
       this._error = e;
       return [];
@@ -230,15 +262,12 @@ class Locator {
     return new Error(`webkit: ${JSON.stringify(this._steps)} never ${what}${why}`);
   }
 
-  async _visible(e) { return this._page._driver.executeScript(VISIBLE, e); }
-
   /** The first element once it is visible (and enabled, for `enabled`). */
   async _element({ enabled = false, timeout = TIMEOUT } = {}) {
     const deadline = Date.now() + timeout;
     for (;;) {
-      const [e] = await this._now();
-      if (e && await this._visible(e).catch(() => false)
-        && (!enabled || !await e.getAttribute('disabled').catch(() => null))) return e;
+      const [e, shown, usable] = await this._now();
+      if (e && shown && (!enabled || usable)) return e;
       if (Date.now() > deadline) throw this._timeout(enabled ? 'visible and enabled' : 'visible');
       await sleep(POLL);
     }
@@ -247,8 +276,7 @@ class Locator {
   async waitFor({ state = 'visible', timeout = TIMEOUT } = {}) {
     const deadline = Date.now() + timeout;
     for (;;) {
-      const [e] = await this._now();
-      const shown = e ? await this._visible(e).catch(() => false) : false;
+      const [e, shown = false] = await this._now();
       const done = { visible: shown, hidden: !shown, attached: !!e, detached: !e }[state];
       if (done) return this._page._sync();
       if (Date.now() > deadline) throw this._timeout(state);
@@ -281,27 +309,44 @@ class Locator {
    * Clicks the element's centre. WebKitWebDriver takes a pointer's
    * coordinates in window pixels, not in the zoomed page's CSS pixels: on a
    * scaled page (see `openPage`) the click is a pointer action at the
-   * centre times the scale.
+   * centre times the scale. `clickCount` presses it that many times in the
+   * one action, as Playwright's.
    */
-  async click() {
+  async click({ clickCount = 1 } = {}) {
     await this._act(async (e) => {
       const { _driver: driver, _scale: scale } = this._page;
-      if (scale === 1) return e.click();
+      if (scale === 1) {
+        for (let i = 0; i < clickCount; i += 1) await e.click();
+        return undefined;
+      }
       const at = await driver.executeAsyncScript(CLICK_POINT, e);
       if (!at.hit) {
         const err = new Error(`webkit: ${JSON.stringify(this._steps)} is under another element`);
         err.name = 'ElementClickInterceptedError';
         throw err;
       }
-      await driver.actions()
-        .move({ x: Math.round(at.x * scale), y: Math.round(at.y * scale), origin: 'viewport' })
-        .press().release().perform();
-      // A page that replaced the element between the press and the release got no click (the
-      // two ended on different elements): again, on the new one.
-      // (A click that loaded another page leaves no document to ask: it was a click.)
-      const [clicked, there] = await driver.executeScript('return [window.__clicked, arguments[0].isConnected]', e)
-        .catch(() => [true, false]);
-      if (clicked === false && !there) {
+      let pointer = driver.actions()
+        .move({ x: Math.round(at.x * scale), y: Math.round(at.y * scale), origin: 'viewport' });
+      for (let i = 0; i < clickCount; i += 1) pointer = pointer.press().release();
+      await pointer.perform()
+        .catch(async (err) => {
+          await driver.executeScript(UNGUARD).catch(() => {});
+          throw err;
+        });
+      // A press or release that met another element (the page moved under the pointer) was
+      // stopped: again, where the element is now. A page that replaced the element between
+      // the press and the release got no click either: again, on the new one. (A click that
+      // loaded another page leaves no flag to read: it was a click. WebKitWebDriver refuses a
+      // script given an element no longer in the document, so that is asked on its own.)
+      const [clicked, missed] = await driver.executeScript(UNGUARD).catch(() => [true, false]);
+      if (missed) {
+        const err = new Error(`webkit: ${JSON.stringify(this._steps)} moved before the pointer came`);
+        err.name = 'ElementClickInterceptedError';
+        throw err;
+      }
+      const replaced = clicked === false
+        && !await driver.executeScript('return arguments[0].isConnected', e).catch(() => false);
+      if (replaced) {
         const err = new Error(`webkit: ${JSON.stringify(this._steps)} was replaced during the click`);
         err.name = 'StaleElementReferenceError';
         throw err;
@@ -545,7 +590,13 @@ class Page {
   }
   async route() { throw new Error('webkit: page.route needs request interception, which WebDriver classic has not'); }
   async routeWebSocket() { throw new Error('webkit: page.routeWebSocket needs request interception, which WebDriver classic has not'); }
-  async close() { await this._stop(); }
+  /** Stops its MiniBrowser, once (its context and the browser may both close it). */
+  async close() {
+    this._closed ??= this._stop();
+    await this._closed;
+  }
+  /** The context that opened the page (its own MiniBrowser). */
+  context() { return this._context; }
 
   getByRole(...a) { return new Locator(this, []).getByRole(...a); }
   getByText(...a) { return new Locator(this, []).getByText(...a); }
@@ -614,13 +665,20 @@ export function launchWebKit({ binary, freePort }) {
   const pages = [];
   return {
     async newContext({ viewport = { width: 1280, height: 720 }, deviceScaleFactor = 1 } = {}) {
-      return {
+      const mine = [];
+      const context = {
         newPage: async () => {
           const page = await openPage({ binary, port: await freePort(), viewport, scale: deviceScaleFactor });
+          page._context = context;
           pages.push(page);
+          mine.push(page);
           return page;
         },
+        async close() {
+          await Promise.all(mine.splice(0).map((p) => p.close()));
+        },
       };
+      return context;
     },
     async close() {
       await Promise.all(pages.map((p) => p.close()));

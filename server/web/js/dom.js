@@ -43,3 +43,18 @@ export function setText(el, text) {
   const s = String(text);
   if (el.textContent !== s) el.textContent = s;
 }
+
+/**
+ * A `fill` of `el` that rebuilds it only when `key` changed since the last
+ * call: a button rebuilt by every message is a new element under the
+ * finger, and a tap whose press and release land on two elements is no
+ * click (a Safari player's Rematch then does nothing).
+ */
+export function keyedFill(el) {
+  let shown = null;
+  return (key, make) => {
+    if (key === shown) return;
+    shown = key;
+    fill(el, make());
+  };
+}

@@ -1,6 +1,6 @@
 // The end of a match: the podium with rating changes, and the rematch.
 
-import { h, fill } from '../dom.js';
+import { h, fill, keyedFill } from '../dom.js';
 import { isHost } from '../state.js';
 import { ordinal } from '../words.js';
 import { onPodium, champions, ratingChange, UNRATED_WHY } from '../ratings.js';
@@ -44,6 +44,7 @@ export function mount(root, { act }) {
   const list = h('div');
   const last = h('div', { class: 'last-round' });
   const controls = h('div', { class: 'host-controls' });
+  const fillControls = keyedFill(controls);
   const ready = readyPanel(act);
   fill(root, ready.el, h('section', { class: 'card-panel podium' }, head, list), controls, last);
   return {
@@ -62,14 +63,14 @@ export function mount(root, { act }) {
       fill(last, state.room.result && h('details', { class: 'card-panel' },
         h('summary', { text: `How round ${state.room.result.round} ended` }), resultView(state)));
       if (state.room.readyCheck) {
-        fill(controls);
+        fillControls('ready', () => null);
       } else if (isHost(state)) {
-        fill(controls,
+        fillControls('host', () => [
           h('button', { type: 'button', class: 'primary huge', on: { click: act.start }, text: 'Rematch' }),
-          h('button', { type: 'button', class: 'secondary', on: { click: () => act.updateSettings({}) }, text: 'Change settings' }));
+          h('button', { type: 'button', class: 'secondary', on: { click: () => act.updateSettings({}) }, text: 'Change settings' })]);
       } else {
         const host = state.room.players.find((p) => p.id === state.room.host)?.name ?? 'the host';
-        fill(controls, h('p', { class: 'waiting-note', text: `Waiting for ${host} to start a rematch…` }));
+        fillControls(`waiting:${host}`, () => h('p', { class: 'waiting-note', text: `Waiting for ${host} to start a rematch…` }));
       }
     },
   };

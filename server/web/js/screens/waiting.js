@@ -1,7 +1,7 @@
 // The waiting room before a match: how to join, who is here, the settings
 // (the host changes them), and the host's start, lock, kick and hand-over.
 
-import { h, fill } from '../dom.js';
+import { h, fill, keyedFill } from '../dom.js';
 import { isHost } from '../state.js';
 import { invite, linkPieces } from './invite.js';
 import { roster } from './players.js';
@@ -78,6 +78,7 @@ export function mount(root, { act }) {
   const players = h('section', { class: 'card-panel' });
   const settings = h('section', { class: 'card-panel' });
   const controls = h('div', { class: 'host-controls' });
+  const fillControls = keyedFill(controls);
   fill(root, controls, inviteBox, players, settings);
   let shownCode = null;
   let shownSettings = null;
@@ -129,15 +130,16 @@ export function mount(root, { act }) {
         }
       }
       if (host) {
-        fill(controls,
+        fillControls(`host:${room.locked}`, () => [
           h('button', { type: 'button', class: 'primary huge', on: { click: act.start }, text: 'Start the match' }),
           h('button', {
             type: 'button', class: 'secondary', 'aria-pressed': String(room.locked),
             on: { click: () => act.lock(!room.locked) }, text: room.locked ? '🔒 Room locked: unlock' : '🔓 Room open: lock it',
-          }));
+          })]);
       } else {
         const hostName = room.players.find((p) => p.id === room.host)?.name ?? 'the host';
-        fill(controls, h('p', { class: 'waiting-note' }, `Waiting for ${hostName} to start…`, room.locked ? ' (room locked)' : ''));
+        fillControls(`waiting:${hostName}:${room.locked}`,
+          () => h('p', { class: 'waiting-note' }, `Waiting for ${hostName} to start…`, room.locked ? ' (room locked)' : ''));
       }
     },
   };
