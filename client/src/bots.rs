@@ -130,13 +130,11 @@ fn play(args: &BotsArgs, out: Lines, err: Lines) -> anyhow::Result<bool> {
                 pace: args.pace,
                 first_name: i,
                 stride: args.count as usize,
-                out: out.clone(),
-                err: err.clone(),
             };
             let done = done_tx.clone();
-            let err = err.clone();
+            let (out, err) = (out.clone(), err.clone());
             tokio::spawn(async move {
-                if let Err(e) = bot(config).await {
+                if let Err(e) = bot(config, &out, &err).await {
                     err.say(format_args!("bot stopped: {e:#}"));
                 }
                 let _ = done.send(());
@@ -170,10 +168,6 @@ struct BotConfig {
     /// How far apart this bot's name candidates are (the number of bots),
     /// so bots never compete for the same fallback name.
     stride: usize,
-    /// Where its news goes…
-    out: Lines,
-    /// …and its troubles.
-    err: Lines,
 }
 
 /// An answer the bot will send when its thinking time is up.
@@ -187,7 +181,9 @@ struct Plan {
     then: Option<String>,
 }
 
-async fn bot(config: BotConfig) -> anyhow::Result<()> {
+/// One bot until it leaves or gives up, its news to `out`, its troubles to
+/// `err`.
+async fn bot(config: BotConfig, out: &Lines, err: &Lines) -> anyhow::Result<()> {
     let mut rng = StdRng::from_os_rng();
     let mut attempt = 0;
     let mut taken = 0;
@@ -264,7 +260,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     anyhow::bail!("{name}: the server refused: {message}");
                 }
                 NetEvent::Home { reason } => {
-                    config.out.say(format_args!(
+                    out.say(format_args!(
                         "{name}: {reason}; going back to {}",
                         target.server
                     ));
@@ -272,7 +268,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                 }
                 NetEvent::Disconnected { reason, retry_in } => {
                     in_room = false;
-                    config.out.say(format_args!(
+                    out.say(format_args!(
                         "{name}: disconnected ({reason}); retrying in {retry_in:.1?}"
                     ));
                     // The plan went with the connection: the room's state on
@@ -298,7 +294,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     // Without its token, a bot started again comes back as a
                     // new player, its name taken by its old self: say so.
                     if let Err(e) = target.dir.save_token(&target.server, &stored, &token) {
-                        config.err.say(format_args!("{name}: could not save its token ({e}); started again, it will need another name"));
+                        err.say(format_args!("{name}: could not save its token ({e}); started again, it will need another name"));
                     }
                     if !resumed {
                         net.send(ClientMessage::JoinRoom {
@@ -311,7 +307,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     let url = follow.redirect(&url).map_err(|e| {
                         anyhow::anyhow!("{name}: cannot join room {}: {e}", config.code)
                     })?;
-                    config.out.say(format_args!(
+                    out.say(format_args!(
                         "{name}: room {} is on another server: moving there",
                         redirect::shown(&code)
                     ));
@@ -324,9 +320,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                 ServerMessage::RoomState(s) => {
                     follow.seated();
                     if !in_room {
-                        config
-                            .out
-                            .say(format_args!("{name} joined room {}", s.code));
+                        out.say(format_args!("{name} joined room {}", s.code));
                     }
                     in_room = true;
                     waiting_said = false;
@@ -393,7 +387,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                         plan = None;
                     }
                     if Some(winner) == me {
-                        config.out.say(format_args!("{name} won round {round}"));
+                        out.say(format_args!("{name} won round {round}"));
                     }
                 }
                 ServerMessage::RoundTimedOut { round, .. }
@@ -402,9 +396,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     plan = None;
                 }
                 ServerMessage::PlayerLeft { player, .. } if Some(player) == me => {
-                    config
-                        .out
-                        .say(format_args!("{name} left room {}", config.code));
+                    out.say(format_args!("{name} left room {}", config.code));
                     return Ok(());
                 }
                 ServerMessage::Error { code, message }
@@ -417,7 +409,7 @@ async fn bot(config: BotConfig) -> anyhow::Result<()> {
                     // Wait for the host rather than give up: the room may
                     // come back (or open up) in a moment.
                     if !waiting_said {
-                        config.out.say(format_args!(
+                        out.say(format_args!(
                             "{name}: cannot join room {} ({message}); asking again every {}s until Ctrl-C",
                             config.code,
                             ROOM_RETRY.as_secs()
