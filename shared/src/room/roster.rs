@@ -75,6 +75,25 @@ pub(super) struct Member {
     pub(super) reaction_expiries: VecDeque<u64>,
 }
 
+/// Counts one more message against a flood limit of `burst` messages per
+/// `window_ms`, or refuses it. `expiries` are when the recent ones stop
+/// counting, oldest first.
+pub(super) fn take_credit(
+    expiries: &mut VecDeque<u64>,
+    now: u64,
+    burst: usize,
+    window_ms: u64,
+) -> Result<(), RoomError> {
+    while expiries.front().is_some_and(|&t| t <= now) {
+        expiries.pop_front();
+    }
+    if expiries.len() >= burst {
+        return Err(RoomError::RateLimited);
+    }
+    expiries.push_back(now + window_ms);
+    Ok(())
+}
+
 impl Member {
     pub(super) fn new(joiner: Joiner, spectator: bool, eligible_from: u32) -> Self {
         Member {
