@@ -389,13 +389,9 @@ async fn leaderboards_and_profiles_are_the_same_on_every_node() {
     let started = ann.recv_type("round_started").await;
     // Ben tries too (a whole formula, wrong): a race, so it counts.
     ben.recv_type("round_started").await;
-    let missed = ben
-        .request(json!({"type": "submit", "round": 1, "formula": common::wrong(&started)}))
-        .await;
+    let missed = ben.submit(1, &common::wrong(&started)).await;
     assert_eq!(missed["accepted"], false, "{missed}");
-    let verdict = ann
-        .request(json!({"type": "submit", "round": 1, "formula": solve(&started)}))
-        .await;
+    let verdict = ann.submit(1, &solve(&started)).await;
     assert_eq!(verdict["accepted"], true, "{verdict}");
     ben.recv_type("match_over").await;
 
@@ -503,9 +499,7 @@ async fn a_drained_node_hands_its_rooms_over_and_their_players_resume_mid_round(
         .cloned()
         .unwrap();
     assert_eq!(cat_row["spectator"], true, "Cat still watches: {cat_row}");
-    let verdict = back[0]
-        .request(json!({"type": "submit", "round": 1, "formula": solve(&started)}))
-        .await;
+    let verdict = back[0].submit(1, &solve(&started)).await;
     assert_eq!(verdict["accepted"], true, "{verdict}");
     let won = back[1].recv_type("round_won").await;
     assert_eq!(won["winner"], wa["player_id"]);

@@ -5,8 +5,8 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use krypto_core::protocol::{
     ClientMessage, LeaderboardRow, LeaveReason, Metric, Period, PlayerId, ReadyCheckInfo,
-    RoomPhase, RoomSettings, RoomSummary, ScoreEntry, ServerMessage, SettingsPatch, VerdictError,
-    VerdictKind,
+    RoomPhase, RoomSettings, RoomSummary, RoundWin, ScoreEntry, ServerMessage, SettingsPatch,
+    VerdictError, VerdictKind,
 };
 
 use super::app::{Action, App, Confirm, Conn, Event, InputMode, Screen, SITTING_OUT};
@@ -245,12 +245,14 @@ fn a_wrong_answer_locks_out_until_the_clock_passes() {
 fn a_won_round_updates_scores_and_ends_the_input() {
     let mut app = game();
     app.handle(msg(ServerMessage::RoundWon {
-        round: 3,
-        winner: BEN,
-        formula: Some("1+2+3+4+5".into()),
-        no_solution: false,
-        elapsed_ms: 4200,
-        points: 1,
+        win: RoundWin {
+            round: 3,
+            winner: BEN,
+            formula: Some("1+2+3+4+5".into()),
+            no_solution: false,
+            elapsed_ms: 4200,
+            points: 1,
+        },
         scores: vec![
             ScoreEntry {
                 player: ME,
@@ -544,12 +546,14 @@ fn resuming_mid_round_restores_the_clock_and_lockout() {
 /// Ben won `round` in 4.2 s.
 fn ben_won(round: u32) -> ServerMessage {
     ServerMessage::RoundWon {
-        round,
-        winner: BEN,
-        formula: Some("1 + 2 + 3 + 4 + 5".into()),
-        no_solution: false,
-        elapsed_ms: 4200,
-        points: 1,
+        win: RoundWin {
+            round,
+            winner: BEN,
+            formula: Some("1 + 2 + 3 + 4 + 5".into()),
+            no_solution: false,
+            elapsed_ms: 4200,
+            points: 1,
+        },
         scores: vec![ScoreEntry {
             player: BEN,
             score: 2,
@@ -827,12 +831,14 @@ fn a_resumed_seat_says_so_and_shows_the_hand_and_what_was_missed() {
         countdown_ms: 3000,
     });
     snap.recent.push(ServerMessage::RoundWon {
-        round: 3,
-        winner: BEN,
-        formula: Some("5 + 4 + 3 + 2 + 1".into()),
-        no_solution: false,
-        elapsed_ms: 3000,
-        points: 1,
+        win: RoundWin {
+            round: 3,
+            winner: BEN,
+            formula: Some("5 + 4 + 3 + 2 + 1".into()),
+            no_solution: false,
+            elapsed_ms: 3000,
+            points: 1,
+        },
         scores: Vec::new(),
     });
     app.handle(msg(ServerMessage::RoomState(snap)));
@@ -862,19 +868,7 @@ fn the_join_hint_uses_the_servers_lan_address_and_falls_back_to_ours() {
         super::ui::room_join_line(&app),
         "krypto play -s ws://127.0.0.1:7878 · code KX7RB"
     );
-    let mut app = App::new("ws://127.0.0.1:7878/ws", "Ann");
-    app.handle(msg(ServerMessage::Welcome {
-        protocol: 1,
-        player_id: ME,
-        name: "Ann".into(),
-        token: "00ff".into(),
-        server_version: "0.1.0".into(),
-        resumed: false,
-        join_urls: vec![
-            "http://192.168.1.20:7878".into(),
-            "http://10.0.0.5:7878".into(),
-        ],
-    }));
+    let mut app = lobby_naming(&["http://192.168.1.20:7878", "http://10.0.0.5:7878"]);
     app.handle(msg(ServerMessage::RoomState(snapshot(
         RoomPhase::Lobby,
         None,

@@ -44,6 +44,11 @@ pub fn typed(app: &mut App, text: &str) {
 }
 
 pub fn welcome(resumed: bool) -> Event {
+    welcome_naming(resumed, &[])
+}
+
+/// A `welcome` naming the server's LAN base URLs.
+pub fn welcome_naming(resumed: bool, join_urls: &[&str]) -> Event {
     msg(ServerMessage::Welcome {
         protocol: 1,
         player_id: ME,
@@ -51,7 +56,7 @@ pub fn welcome(resumed: bool) -> Event {
         token: "00ff".into(),
         server_version: "0.1.0".into(),
         resumed,
-        join_urls: Vec::new(),
+        join_urls: join_urls.iter().map(|&u| u.to_owned()).collect(),
     })
 }
 
@@ -122,8 +127,13 @@ pub fn snapshot(state: RoomPhase, round: Option<RoundInfo>) -> RoomSnapshot {
 
 /// Welcomed, in the lobby, at t = 0.
 pub fn lobby() -> App {
+    lobby_naming(&[])
+}
+
+/// [`lobby`], welcomed by a server that names its LAN base URLs.
+pub fn lobby_naming(join_urls: &[&str]) -> App {
     let mut app = App::new("ws://127.0.0.1:7878/ws", "Ann");
-    app.handle(welcome(false));
+    app.handle(welcome_naming(false, join_urls));
     app
 }
 

@@ -198,16 +198,7 @@ fn every_screen_draws_at_tiny_and_huge_sizes_without_panicking() {
 }
 
 fn with_lan_address() -> App {
-    let mut app = App::new("ws://127.0.0.1:7878/ws", "Ann");
-    app.handle(msg(ServerMessage::Welcome {
-        protocol: 1,
-        player_id: ME,
-        name: "Ann".into(),
-        token: "00ff".into(),
-        server_version: "0.1.0".into(),
-        resumed: false,
-        join_urls: vec!["http://192.168.1.20:7878".into()],
-    }));
+    let mut app = lobby_naming(&["http://192.168.1.20:7878"]);
     let mut snap = snapshot(RoomPhase::Lobby, None);
     let mut bot = player(PlayerId(9), "Ada-bot", 0);
     bot.bot = true;
