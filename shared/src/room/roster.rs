@@ -121,14 +121,8 @@ impl Member {
 
 /// A player who left during the match: they still appear in its standings,
 /// so leaving cannot dodge a loss, and get their score back if they return.
-#[derive(Debug, Clone)]
-pub(super) struct Departed {
-    pub(super) id: PlayerId,
-    pub(super) name: String,
-    pub(super) bot: bool,
-    pub(super) score: i64,
-    pub(super) attempts: u32,
-}
+/// Kept as a saved room keeps them.
+pub(super) use super::saved::SavedDeparted as Departed;
 
 impl Room {
     /// `joiner` joins as a player or a spectator (or, if they still hold a
