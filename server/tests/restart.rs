@@ -168,13 +168,7 @@ on_both! {
         let (mut cat, welcome) = come_back(&server, &wc).await;
         assert_eq!(welcome["resumed"], true);
         let state = cat.recv_type("room_state").await;
-        let me = state["players"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["id"] == wc["player_id"])
-            .unwrap()
-            .clone();
+        let me = common::member(&state, &wc["player_id"]).unwrap();
         assert_eq!(me["spectator"], true, "{state}");
         // The host starts the match on the new server.
         let started = ann.request(json!({"type": "start"})).await;

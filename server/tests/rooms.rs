@@ -217,13 +217,7 @@ on_both! {
         drop(b);
         let gone = loop {
             let st = a.recv_type("room_state").await;
-            let ben = st["players"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|p| p["id"] == wb["player_id"])
-                .cloned()
-                .unwrap();
+            let ben = common::member(&st, &wb["player_id"]).unwrap();
             if ben["connected"] == false {
                 break ben;
             }

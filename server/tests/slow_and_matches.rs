@@ -76,12 +76,7 @@ on_both! {
                 let v = b.recv().await;
                 if v["type"] == "room_state" {
                     seen += 1;
-                    let carl = v["players"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .find(|p| p["id"] == carl_id)
-                        .cloned();
+                    let carl = common::member(&v, &carl_id);
                     if carl.is_some_and(|c| c["connected"] == false) {
                         return seen;
                     }

@@ -212,17 +212,7 @@ fn a_dealt_hand_opens_the_formula_input_and_enter_submits_it() {
 #[test]
 fn a_wrong_answer_locks_out_until_the_clock_passes() {
     let mut app = game();
-    app.handle(msg(ServerMessage::Verdict {
-        round: 3,
-        accepted: false,
-        value: Some("9".into()),
-        error: Some(VerdictError {
-            kind: VerdictKind::WrongValue,
-            message: "comes to 9, not 15".into(),
-            column: None,
-        }),
-        locked_out_ms: Some(5000),
-    }));
+    app.handle(wrong_value(9));
     let verdict = app.room.as_ref().unwrap().verdict.clone().unwrap();
     assert!(!verdict.accepted);
     assert_eq!(
@@ -423,10 +413,7 @@ fn match_over_shows_the_podium_until_dismissed() {
 #[test]
 fn after_a_server_restart_the_client_rejoins_its_room() {
     let mut app = room();
-    app.handle(Event::Net(NetEvent::Disconnected {
-        reason: "the server closed the connection".into(),
-        retry_in: Duration::from_millis(500),
-    }));
+    app.handle(dropped("the server closed the connection"));
     assert!(matches!(app.conn, Conn::Down { .. }));
     assert!(app
         .feed
@@ -450,10 +437,7 @@ fn after_a_server_restart_the_client_rejoins_its_room() {
 #[test]
 fn a_resumed_seat_is_not_rejoined() {
     let mut app = room();
-    app.handle(Event::Net(NetEvent::Disconnected {
-        reason: "x".into(),
-        retry_in: Duration::from_millis(500),
-    }));
+    app.handle(dropped("x"));
     assert_eq!(
         sends(&app.handle(welcome(true))),
         [ClientMessage::ListRooms { after: None }]
@@ -672,10 +656,7 @@ fn every_overlay_closes_with_esc_and_a_new_hand_shows_its_cards() {
 #[test]
 fn a_failed_rejoin_returns_to_a_working_lobby_with_a_sentence() {
     let mut app = game();
-    app.handle(Event::Net(NetEvent::Disconnected {
-        reason: "the server closed the connection".into(),
-        retry_in: Duration::from_millis(500),
-    }));
+    app.handle(dropped("the server closed the connection"));
     let actions = app.handle(welcome(false));
     assert!(sends(&actions).contains(&ClientMessage::JoinRoom {
         code: CODE.into(),
@@ -817,10 +798,7 @@ fn arrivals_and_departures_update_the_roster() {
 #[test]
 fn a_resumed_seat_says_so_and_shows_the_hand_and_what_was_missed() {
     let mut app = game();
-    app.handle(Event::Net(NetEvent::Disconnected {
-        reason: "connection lost".into(),
-        retry_in: Duration::from_millis(500),
-    }));
+    app.handle(dropped("connection lost"));
     app.handle(welcome(true));
     let mut snap = snapshot(RoomPhase::Playing, Some(round_info(4, 30_000)));
     // What the room remembers: the chat and the start we heard, then a
@@ -972,10 +950,7 @@ fn a_restarted_client_whose_seat_was_kept_says_so() {
 fn a_reconnect_replays_only_what_was_missed_and_never_our_own_moves() {
     let mut app = game();
     won_by_ben(&mut app, 3);
-    app.handle(Event::Net(NetEvent::Disconnected {
-        reason: "connection lost".into(),
-        retry_in: Duration::from_millis(500),
-    }));
+    app.handle(dropped("connection lost"));
     app.handle(welcome(true));
     let before = app.feed.len();
     let ben_joined = ServerMessage::PlayerJoined {
@@ -1041,10 +1016,7 @@ fn a_reconnect_replays_only_what_was_missed_and_never_our_own_moves() {
         );
     }
     // A second drop with nothing new in between replays nothing.
-    app.handle(Event::Net(NetEvent::Disconnected {
-        reason: "connection lost".into(),
-        retry_in: Duration::from_millis(500),
-    }));
+    app.handle(dropped("connection lost"));
     app.handle(welcome(true));
     let before = app.feed.len();
     app.handle(msg(ServerMessage::RoomState(snap)));

@@ -7,7 +7,7 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use krypto_core::protocol::{
     ClientMessage, PlayerId, PlayerInfo, RoomPhase, RoomSettings, RoomSnapshot, RoundInfo,
-    ServerEnvelope, ServerMessage, Standing,
+    ServerEnvelope, ServerMessage, Standing, VerdictError, VerdictKind,
 };
 
 use ratatui::backend::TestBackend;
@@ -57,6 +57,30 @@ pub fn welcome_naming(resumed: bool, join_urls: &[&str]) -> Event {
         server_version: "0.1.0".into(),
         resumed,
         join_urls: join_urls.iter().map(|&u| u.to_owned()).collect(),
+    })
+}
+
+/// The connection dropped for `reason`; the next try in 0.5 s.
+pub fn dropped(reason: &str) -> Event {
+    Event::Net(NetEvent::Disconnected {
+        reason: reason.into(),
+        retry_in: Duration::from_millis(500),
+    })
+}
+
+/// The verdict on a formula for round 3 (of [`game`]) that came to
+/// `value`, not 15: wrong, locked out for 5 s.
+pub fn wrong_value(value: i64) -> Event {
+    msg(ServerMessage::Verdict {
+        round: 3,
+        accepted: false,
+        value: Some(value.to_string()),
+        error: Some(VerdictError {
+            kind: VerdictKind::WrongValue,
+            message: format!("comes to {value}, not 15"),
+            column: None,
+        }),
+        locked_out_ms: Some(5000),
     })
 }
 

@@ -429,9 +429,24 @@ pub async fn http_get(addr: SocketAddr, path: &str) -> (String, String) {
     (status, body)
 }
 
+/// Player `id`'s row in a `room_state`, if there is one.
+pub fn member(state: &Value, id: &Value) -> Option<Value> {
+    state["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| &p["id"] == id)
+        .cloned()
+}
+
 /// A `hello` as `name`.
 pub fn hello(name: &str) -> Value {
     json!({"type": "hello", "protocol": 1, "name": name})
+}
+
+/// A `hello` with a device code (`ticket`) instead of a name.
+pub fn ticket_hello(code: impl serde::Serialize) -> Value {
+    json!({"type": "hello", "protocol": 1, "ticket": code})
 }
 
 /// One HTTP/1.1 GET to `addr` naming `host`, with extra header lines: the

@@ -71,17 +71,7 @@ fn game_locked_out_after_a_wrong_answer() {
     let mut app = game();
     typed(&mut app, "1+2+3+4-5");
     app.handle(key(KeyCode::Enter));
-    app.handle(msg(ServerMessage::Verdict {
-        round: 3,
-        accepted: false,
-        value: Some("5".into()),
-        error: Some(VerdictError {
-            kind: VerdictKind::WrongValue,
-            message: "comes to 5, not 15".into(),
-            column: None,
-        }),
-        locked_out_ms: Some(5000),
-    }));
+    app.handle(wrong_value(5));
     app.handle(Event::Tick(Duration::from_millis(21_500)));
     insta::assert_snapshot!(screen(&app));
 }
