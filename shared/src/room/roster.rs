@@ -195,14 +195,7 @@ impl Room {
         };
         self.remember(msg.clone());
         fx.send(Recipient::AllExcept(player), msg);
-        if returning {
-            self.broadcast_state(Some(player), now, &mut fx);
-        } else {
-            fx.reply(
-                player,
-                ServerMessage::RoomState(self.snapshot_for(player, now)),
-            );
-        }
+        self.snapshot_to(player, returning, now, &mut fx);
         Ok(fx)
     }
 
@@ -242,15 +235,21 @@ impl Room {
         let spectator = m.spectator;
         self.vacated_at = None;
         let mut fx = std::mem::take(&mut self.pending);
-        if was_away && !spectator {
-            self.broadcast_state(Some(player), now, &mut fx);
+        self.snapshot_to(player, was_away && !spectator, now, &mut fx);
+        Ok(fx)
+    }
+
+    /// `player` gets a full snapshot: with a fresh one for everyone when the
+    /// room must see them again (`tell_room`), else alone.
+    fn snapshot_to(&self, player: PlayerId, tell_room: bool, now: u64, fx: &mut Effects) {
+        if tell_room {
+            self.broadcast_state(Some(player), now, fx);
         } else {
             fx.reply(
                 player,
                 ServerMessage::RoomState(self.snapshot_for(player, now)),
             );
         }
-        Ok(fx)
     }
 
     /// `player` leaves for good.
