@@ -272,17 +272,27 @@ pub struct RecentMatch {
     pub match_id: String,
     /// When it finished (UTC ms).
     pub finished_at: i64,
+    /// How it went, as a profile shows it.
+    #[sqlx(flatten)]
+    pub line: MatchLine,
+}
+
+/// How one of a player's matches went: a line of their profile (as the
+/// database has it and as `/api/players/{name}` shows it).
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow, serde::Serialize)]
+pub struct MatchLine {
     /// How many players it had.
     pub players: i64,
     /// Rounds played.
+    #[serde(rename = "rounds")]
     pub rounds_played: i64,
     /// The player's final score.
     pub score: Option<i64>,
     /// The player's rank.
     pub rank: Option<i64>,
-    /// Conservative rating before (rated matches only).
+    /// Their rating before, as shown (rated matches only).
     pub rating_before: Option<f64>,
-    /// Conservative rating after.
+    /// Their rating after, as shown.
     pub rating_after: Option<f64>,
 }
 
