@@ -40,59 +40,57 @@ pub struct WonRound {
     pub formula: Option<String>,
 }
 
-/// The plain counts of a run: what a room task adds up in its [`Stats`] and
-/// the report shows as they are.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Tally {
+/// Declares [`Tally`] with these counts, and adding one tally to another
+/// count by count: a new count cannot be left out of the merge.
+macro_rules! tally {
+    ($($(#[$doc:meta])* $count:ident,)*) => {
+        /// The plain counts of a run: what a room task adds up in its
+        /// [`Stats`] and the report shows as they are.
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+        pub struct Tally {
+            $($(#[$doc])* pub $count: u64,)*
+        }
+
+        impl std::ops::AddAssign for Tally {
+            fn add_assign(&mut self, other: Tally) {
+                $(self.$count += other.$count;)*
+            }
+        }
+    };
+}
+
+tally! {
     /// Submissions (formulas and claims) sent, over the whole run.
-    pub submissions: u64,
+    submissions,
     /// Verdicts received that matched a submission of ours by id.
-    pub verdicts: u64,
+    verdicts,
     /// Late answers: submissions that crossed the end of their round on
     /// the wire, answered by `wrong_round` (the next round had begun) or
     /// `wrong_state` (the rematch was counting down). The server's answer
     /// is right, so they are counted here, not as errors.
-    pub late_answers: u64,
+    late_answers,
     /// Submissions answered by any other `error` instead of a verdict.
-    pub refused_submissions: u64,
+    refused_submissions,
     /// Submissions still without an answer when the run ended: lost results.
-    pub unanswered: u64,
+    unanswered,
     /// Hands dealt, counted once per room.
-    pub rounds_started: u64,
+    rounds_started,
     /// `match_started` seen, counted once per room.
-    pub matches_started: u64,
+    matches_started,
     /// Connections that ended without our asking (the server ended them,
     /// or they broke) before we closed them.
-    pub unexpected_disconnects: u64,
+    unexpected_disconnects,
     /// Connections that could not be opened or welcomed.
-    pub connect_failures: u64,
+    connect_failures,
     /// Rooms that never got to play (creation, joining or start failed).
-    pub rooms_failed: u64,
+    rooms_failed,
     /// Redirects followed to the node holding a room, while joining.
-    pub redirects_followed: u64,
+    redirects_followed,
     /// Connections the server closed to restart (or that a stopping node
     /// sent to the room's new node) whose player came back to their seat.
-    pub resumed: u64,
+    resumed,
     /// Submissions whose answer went down with such a connection.
-    pub interrupted: u64,
-}
-
-impl std::ops::AddAssign for Tally {
-    fn add_assign(&mut self, other: Tally) {
-        self.submissions += other.submissions;
-        self.verdicts += other.verdicts;
-        self.late_answers += other.late_answers;
-        self.refused_submissions += other.refused_submissions;
-        self.unanswered += other.unanswered;
-        self.rounds_started += other.rounds_started;
-        self.matches_started += other.matches_started;
-        self.unexpected_disconnects += other.unexpected_disconnects;
-        self.connect_failures += other.connect_failures;
-        self.rooms_failed += other.rooms_failed;
-        self.redirects_followed += other.redirects_followed;
-        self.resumed += other.resumed;
-        self.interrupted += other.interrupted;
-    }
+    interrupted,
 }
 
 /// Everything one room task (or, merged, the whole run) observed.
