@@ -6,7 +6,6 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use krypto_core::protocol::{
     ClientMessage, LeaderboardRow, LeaveReason, Metric, Period, PlayerId, ReadyCheckInfo,
     RoomPhase, RoomSettings, RoomSummary, RoundWin, ScoreEntry, ServerMessage, SettingsPatch,
-    VerdictError, VerdictKind,
 };
 
 use super::app::{Action, App, Confirm, Conn, Event, InputMode, Screen, SITTING_OUT};

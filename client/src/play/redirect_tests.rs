@@ -4,8 +4,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::time::Duration;
-
 use crossterm::event::KeyCode;
 use krypto_client::redirect::MAX_IN_A_ROW;
 use krypto_core::protocol::{ClientMessage, RoomPhase, ServerMessage};

@@ -5,7 +5,6 @@ use std::time::Duration;
 use crossterm::event::KeyCode;
 use krypto_core::protocol::{
     LeaderboardRow, Metric, Period, PlayerId, RoomPhase, RoomSummary, ServerMessage, Standing,
-    VerdictError, VerdictKind,
 };
 
 use super::super::app::{App, Event};
