@@ -315,7 +315,7 @@ on_both! {
             ("", "syntax"),
             ("5 ÷ (4 - 3 - 1) + 2", "division_by_zero"),
         ] {
-            let v = cat.submit(1, &formula).await;
+            let v = cat.submit(1, formula).await;
             assert_eq!(v["error"]["kind"], kind, "{formula:?}: {v}");
         }
         // A formula that is not a string is a bad message, not a verdict.

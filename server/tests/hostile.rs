@@ -92,7 +92,7 @@ on_both! {
                 // `1+1`, a lone card, a fragment: answers, but no attempt
                 // at the hand.
                 for formula in ["1+1", "5", "(("] {
-                    let v = p.submit(1, &formula).await;
+                    let v = p.submit(1, formula).await;
                     assert_eq!(v["accepted"], false, "{v}");
                 }
             }
