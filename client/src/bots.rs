@@ -20,7 +20,9 @@ use krypto_client::lines::Lines;
 use krypto_client::load::answers::wrong_formula;
 use krypto_client::redirect::{self, Follow};
 use krypto_client::wait::sleep_until;
-use krypto_core::protocol::{ClientMessage, ErrorCode, PlayerId, RoomPhase, ServerMessage};
+use krypto_core::protocol::{
+    ClientMessage, ErrorCode, PlayerId, RoomPhase, RoundWin, ServerMessage,
+};
 use krypto_core::room::difficulty_of;
 use krypto_core::settings::{DealMode, Difficulty, RoomSettings, Variant};
 use krypto_core::solver;
@@ -382,7 +384,10 @@ async fn bot(config: BotConfig, out: &Lines, err: &Lines) -> anyhow::Result<()> 
                         p.at = Instant::now() + lock + fix;
                     }
                 }
-                ServerMessage::RoundWon { round, winner, .. } => {
+                ServerMessage::RoundWon {
+                    win: RoundWin { round, winner, .. },
+                    ..
+                } => {
                     if plan.as_ref().is_some_and(|p| p.round == round) {
                         plan = None;
                     }

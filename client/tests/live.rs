@@ -12,7 +12,7 @@ use serde_json::Value;
 #[test]
 fn two_plain_clients_race_a_round_with_lockout_and_chat() {
     let scratch = Scratch::new();
-    let server = TestServer::start("127.0.0.1:0", &scratch.db());
+    let server = scratch.server();
     let url = server.url();
     let mut ann = Proc::player("Ann", &url, &scratch.config("ann"), "--plain");
     ann.expect_contains("as Ann");
@@ -92,7 +92,7 @@ fn two_plain_clients_race_a_round_with_lockout_and_chat() {
 /// A fresh server with Ann, in the plain client, hosting a room: the
 /// server, its URL, Ann and the room's code.
 fn ann_hosts(scratch: &Scratch) -> (TestServer, String, Proc, String) {
-    let server = TestServer::start("127.0.0.1:0", &scratch.db());
+    let server = scratch.server();
     let url = server.url();
     let mut ann = Proc::player("Ann", &url, &scratch.config("ann"), "--plain");
     ann.send("/create");
@@ -176,7 +176,7 @@ fn a_bot_that_cannot_save_its_token_says_so_and_plays_on() {
 #[test]
 fn the_client_rides_out_a_server_restart_in_its_seat() {
     let scratch = Scratch::new();
-    let server = TestServer::start("127.0.0.1:0", &scratch.db());
+    let server = scratch.server();
     let addr = server.addr.to_string();
     let url = server.url();
     let mut ann = Proc::player("Ann", &url, &scratch.config("ann"), "--json");
@@ -231,7 +231,7 @@ fn an_unreachable_server_is_reported_and_retried() {
 #[test]
 fn leaderboard_and_profile_commands_talk_to_the_server_and_create_nothing() {
     let scratch = Scratch::new();
-    let server = TestServer::start("127.0.0.1:0", &scratch.db());
+    let server = scratch.server();
     let url = server.url();
     let config = scratch.config("zed");
     let mut board = Proc::spawn(
@@ -284,7 +284,7 @@ fn leaderboard_and_profile_commands_talk_to_the_server_and_create_nothing() {
 #[test]
 fn two_bot_runs_from_one_config_directory_play_in_two_rooms() {
     let scratch = Scratch::new();
-    let server = TestServer::start("127.0.0.1:0", &scratch.db());
+    let server = scratch.server();
     let url = server.url();
     let mut hosts = Vec::new();
     for name in ["Ann", "Ben"] {
@@ -342,8 +342,7 @@ fn two_bot_runs_from_one_config_directory_play_in_two_rooms() {
 #[test]
 fn a_bot_rides_out_a_server_restart_and_wins_the_round() {
     let scratch = Scratch::new();
-    let server = TestServer::start("127.0.0.1:0", &scratch.db());
-    let addr = server.addr.to_string();
+    let server = scratch.server();
     let url = server.url();
     let mut ann = Proc::player("Ann", &url, &scratch.config("ann"), "--plain");
     ann.send("/create");
@@ -365,8 +364,7 @@ fn a_bot_rides_out_a_server_restart_and_wins_the_round() {
     });
     ann.send("/start");
     ann.expect_prefix("round 1: make 15");
-    server.stop();
-    let server = TestServer::start(&addr, &scratch.db());
+    let server = server.restart(&scratch.db());
     bots.expect_contains(&joined);
     ann.expect_contains("your seat in room");
     ann.expect("round 1 won by the bot", |l| {
@@ -381,8 +379,7 @@ fn a_bot_rides_out_a_server_restart_and_wins_the_round() {
 #[test]
 fn the_load_generator_rides_out_a_server_restart_in_its_seats() {
     let scratch = Scratch::new();
-    let server = TestServer::start("127.0.0.1:0", &scratch.db());
-    let addr = server.addr.to_string();
+    let server = scratch.server();
     let mut config = krypto_client::load::LoadConfig::new(server.url());
     config.rooms = 3;
     config.players = 2;
@@ -402,14 +399,13 @@ fn the_load_generator_rides_out_a_server_restart_in_its_seats() {
     // Mid-run, a graceful restart: the rooms are saved and restored, and
     // every player comes back to their seat and plays on.
     std::thread::sleep(std::time::Duration::from_millis(1500));
-    server.stop();
-    let server = TestServer::start(&addr, &scratch.db());
+    let server = server.restart(&scratch.db());
     let report = load.join().unwrap();
     assert_eq!(report.rooms_ready, 3, "{report}");
-    assert_eq!(report.resumed, 6, "{report}");
-    assert_eq!(report.unexpected_disconnects, 0, "{report}");
+    assert_eq!(report.tally.resumed, 6, "{report}");
+    assert_eq!(report.tally.unexpected_disconnects, 0, "{report}");
     assert_eq!(report.error_total, 0, "{report}");
-    assert_eq!(report.unanswered, 0, "{report}");
+    assert_eq!(report.tally.unanswered, 0, "{report}");
     assert!(
         report.to_string().contains("6 players back in their seat"),
         "{report}"

@@ -406,9 +406,9 @@ fn load_spreads_rooms_over_the_nodes_and_follows_the_joins() {
     let b = Node::start(lb, load_node("BBBBB", a_url.clone(), "AAAAA"));
     let report = run_load(load_config(vec![a_url, b_url]));
     assert_eq!(report.rooms_ready, 2, "{report}");
-    assert_eq!(report.rooms_failed, 0, "{report}");
+    assert_eq!(report.tally.rooms_failed, 0, "{report}");
     // Two guests per room, each sent once to the room's node.
-    assert_eq!(report.redirects_followed, 4, "{report}");
+    assert_eq!(report.tally.redirects_followed, 4, "{report}");
     assert!(report.errors.is_empty(), "{report}");
     assert!(report.to_string().contains("4 followed"), "{report}");
     // Each node created one room, and heard the redirected guests' tokens.
@@ -445,13 +445,13 @@ fn load_refuses_bad_redirects_and_loops() {
     let mut config = load_config(vec![a.url.clone(), evil.url.clone()]);
     config.rooms = 1;
     let report = run_load(config);
-    assert_eq!(report.rooms_failed, 1, "{report}");
+    assert_eq!(report.tally.rooms_failed, 1, "{report}");
     assert!(report.errors.contains_key("bad_redirect"), "{report}");
 
     let a = Node::start(listener(), host(&circles));
     let mut config = load_config(vec![a.url.clone(), circles.url.clone()]);
     config.rooms = 1;
     let report = run_load(config);
-    assert_eq!(report.rooms_failed, 1, "{report}");
+    assert_eq!(report.tally.rooms_failed, 1, "{report}");
     assert!(report.errors.contains_key("redirect_loop"), "{report}");
 }

@@ -46,20 +46,20 @@ fn two_hundred_players_play_without_errors_or_lost_verdicts() {
     println!("{report}");
 
     assert_eq!(report.rooms_ready, 50, "{report}");
-    assert_eq!(report.rooms_failed, 0, "{report}");
-    assert_eq!(report.connect_failures, 0, "{report}");
+    assert_eq!(report.tally.rooms_failed, 0, "{report}");
+    assert_eq!(report.tally.connect_failures, 0, "{report}");
     assert_eq!(report.connections_peak, 200, "{report}");
     assert_eq!(report.connections_at_stop, 200, "{report}");
     assert_eq!(report.errors.len(), 0, "errors: {:?}", report.errors);
-    assert_eq!(report.unexpected_disconnects, 0, "{report}");
+    assert_eq!(report.tally.unexpected_disconnects, 0, "{report}");
     // No lost results: every submission got its verdict, except late
     // answers, which got the refusal that says their round was over.
-    assert!(report.submissions > 0, "{report}");
-    assert_eq!(report.unanswered, 0, "{report}");
-    assert_eq!(report.refused_submissions, 0, "{report}");
+    assert!(report.tally.submissions > 0, "{report}");
+    assert_eq!(report.tally.unanswered, 0, "{report}");
+    assert_eq!(report.tally.refused_submissions, 0, "{report}");
     assert_eq!(
-        report.verdicts + report.late_answers,
-        report.submissions,
+        report.tally.verdicts + report.tally.late_answers,
+        report.tally.submissions,
         "{report}"
     );
     assert!(report.rounds_won > 0, "{report}");

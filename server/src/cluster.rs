@@ -12,7 +12,7 @@
 //!   node keeps a player from renaming or joining, and the code-miss and
 //!   new-account budgets are counted in the database.
 //!
-//! The SQL is in `db/postgres/directory.rs`. Without `--public-url` none of
+//! The SQL is in `db/postgres/directory/`. Without `--public-url` none of
 //! this runs and the server is the single node it always was.
 
 mod heartbeat;
@@ -34,6 +34,7 @@ use crate::db::budgets::Budgets;
 use crate::db::directory::{self, Directory, Reserved, Target};
 use crate::db::{Db, DbError};
 use crate::directory_queue::{self, DirectoryQueue};
+use crate::join_urls::server_url;
 use crate::lobby::Lobby;
 use crate::metrics::{Metrics, Reconnect};
 use crate::outbox::{close, ConnId};
@@ -80,16 +81,7 @@ pub fn validate_public_url(text: &str) -> Result<String, ClusterError> {
         url: text.to_owned(),
         reason,
     };
-    let url = url::Url::parse(text.trim()).map_err(|_| bad("not a URL"))?;
-    if !matches!(url.scheme(), "ws" | "wss") {
-        return Err(bad("use ws:// or wss://"));
-    }
-    if url.host_str().is_none_or(str::is_empty) {
-        return Err(bad("it names no host"));
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err(bad("it must not carry a user or password"));
-    }
+    let url = server_url(text, ["ws", "wss"], "use ws:// or wss://").map_err(bad)?;
     if url.fragment().is_some() {
         return Err(bad("it must not have a #fragment"));
     }

@@ -281,12 +281,22 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn entries_come_back_in_order_across_a_reopen_and_clear_removes_the_file() {
+    /// A new journal in a directory of its own, with entries 1 to `n`
+    /// written.
+    async fn written(n: u32) -> (tempfile::TempDir, std::path::PathBuf, Journal) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j");
         let (mut j, old) = Journal::open(path.clone()).await.unwrap();
         assert!(old.is_empty());
+        for k in 1..=n {
+            j.append(&entry(k)).await.unwrap();
+        }
+        (dir, path, j)
+    }
+
+    #[tokio::test]
+    async fn entries_come_back_in_order_across_a_reopen_and_clear_removes_the_file() {
+        let (_dir, path, mut j) = written(0).await;
         assert!(!path.exists(), "nothing written, no file");
         for n in 1..=3 {
             j.append(&entry(n)).await.unwrap();
@@ -302,11 +312,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_torn_tail_is_ignored_and_cut_off_so_later_records_are_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("j");
-        let (mut j, _) = Journal::open(path.clone()).await.unwrap();
-        j.append(&entry(1)).await.unwrap();
-        j.append(&entry(2)).await.unwrap();
+        let (_dir, path, _) = written(2).await;
         // A crash while the third record was being written: half of it.
         let whole = std::fs::read(&path).unwrap();
         let mut torn = whole.clone();
@@ -323,10 +329,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_flipped_bit_stops_the_reader_at_that_record() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("j");
-        let (mut j, _) = Journal::open(path.clone()).await.unwrap();
-        j.append(&entry(1)).await.unwrap();
+        let (_dir, path, mut j) = written(1).await;
         let first = j.bytes() as usize;
         j.append(&entry(2)).await.unwrap();
         let mut bytes = std::fs::read(&path).unwrap();

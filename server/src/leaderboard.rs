@@ -18,7 +18,7 @@
 use krypto_core::protocol::{LeaderboardRow, Metric, Period, PlayerId};
 use serde::Serialize;
 
-use crate::db::boards::{BoardEntry, BoardKey, RecentMatch};
+use crate::db::boards::{BoardEntry, BoardKey, MatchLine, RecentMatch};
 use crate::db::{Db, DbError, PlayerRow};
 use crate::identity;
 use crate::periods;
@@ -266,18 +266,9 @@ pub struct ProfileMatch {
     pub match_id: String,
     /// When it finished (RFC 3339, UTC).
     pub finished_at: String,
-    /// Players in it.
-    pub players: i64,
-    /// Rounds played.
-    pub rounds: i64,
-    /// The player's score.
-    pub score: Option<i64>,
-    /// The player's rank.
-    pub rank: Option<i64>,
-    /// Rating before, as shown (rated matches).
-    pub rating_before: Option<f64>,
-    /// Rating after, as shown.
-    pub rating_after: Option<f64>,
+    /// How it went.
+    #[serde(flatten)]
+    pub line: MatchLine,
 }
 
 impl From<RecentMatch> for ProfileMatch {
@@ -285,12 +276,7 @@ impl From<RecentMatch> for ProfileMatch {
         ProfileMatch {
             match_id: m.match_id,
             finished_at: periods::iso(m.finished_at),
-            players: m.players,
-            rounds: m.rounds_played,
-            score: m.score,
-            rank: m.rank,
-            rating_before: m.rating_before,
-            rating_after: m.rating_after,
+            line: m.line,
         }
     }
 }

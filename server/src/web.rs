@@ -18,7 +18,7 @@ use std::sync::{Arc, OnceLock};
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, Query};
-use axum::http::header::{self, HeaderMap, HeaderValue};
+use axum::http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -127,20 +127,30 @@ fn limits_asset() -> &'static Asset {
 pub fn routes<S: Clone + Send + Sync + 'static>(own: Arc<[String]>) -> Router<S> {
     // Compress once now rather than on a player's first visit.
     prepared();
-    Router::new()
-        .route("/", get(page))
-        .route("/r/{code}", get(page))
-        .route("/tv/{code}", get(page))
-        .route("/leaderboard", get(page))
-        .route("/p/{name}", get(page))
-        .route("/link", get(page))
-        .route("/assets/{*path}", get(asset))
-        // The shell names its assets relative to the page, so that the app
-        // also works under a proxy's path prefix: pages one level down find
-        // them beside themselves.
-        .route("/r/assets/{*path}", get(asset))
-        .route("/tv/assets/{*path}", get(asset))
-        .route("/p/assets/{*path}", get(asset))
+    // The pages are one shell; the app reads which page from the address.
+    let pages = [
+        "/",
+        "/r/{code}",
+        "/tv/{code}",
+        "/leaderboard",
+        "/p/{name}",
+        "/link",
+    ];
+    // The shell names its assets relative to the page, so that the app
+    // also works under a proxy's path prefix: pages one level down find
+    // them beside themselves.
+    let assets = [
+        "/assets/{*path}",
+        "/r/assets/{*path}",
+        "/tv/assets/{*path}",
+        "/p/assets/{*path}",
+    ];
+    let router = pages
+        .into_iter()
+        .fold(Router::new(), |r, path| r.route(path, get(page)));
+    assets
+        .into_iter()
+        .fold(router, |r, path| r.route(path, get(asset)))
         .route("/js/limits.js", get(limits))
         .route("/favicon.ico", get(favicon))
         .route(
@@ -151,18 +161,21 @@ pub fn routes<S: Clone + Send + Sync + 'static>(own: Arc<[String]>) -> Router<S>
 
 /// Headers every answer of the browser client carries.
 fn common_headers(headers: &mut HeaderMap) {
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
+    set_static(
+        headers,
+        [
+            (header::CONTENT_SECURITY_POLICY, CSP),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            (header::REFERRER_POLICY, "no-referrer"),
+        ],
     );
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
+}
+
+/// Sets each header to its fixed value.
+fn set_static<const N: usize>(headers: &mut HeaderMap, values: [(HeaderName, &'static str); N]) {
+    for (name, value) in values {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
 }
 
 /// One embedded file as it is served: its bytes as they are and compressed,
@@ -383,8 +396,13 @@ fn serve(asset: &'static Asset, request: &HeaderMap, asked: Version) -> Response
         Version::Current => "public, max-age=31536000, immutable",
         Version::Unversioned => "no-cache",
     };
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
-    headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    set_static(
+        headers,
+        [
+            (header::CACHE_CONTROL, cache),
+            (header::VARY, "accept-encoding"),
+        ],
+    );
     if let Ok(v) = HeaderValue::from_str(&tag) {
         headers.insert(header::ETAG, v);
     }
@@ -510,15 +528,14 @@ async fn qr(
     };
     let mut r = image.into_response();
     let headers = r.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("image/svg+xml"),
-    );
-    // The picture depends only on the address, checked against this
-    // server's own; its LAN address may change with a restart.
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=300"),
+    set_static(
+        headers,
+        [
+            (header::CONTENT_TYPE, "image/svg+xml"),
+            // The picture depends only on the address, checked against this
+            // server's own; its LAN address may change with a restart.
+            (header::CACHE_CONTROL, "public, max-age=300"),
+        ],
     );
     common_headers(headers);
     r

@@ -82,9 +82,8 @@ on_both! {
             &clock,
         )
         .await;
-        let (mut ann, wa) = server.player("Ann").await;
-        let (mut ben, wb) = server.player("Ben").await;
-        let (mut cat, wc) = server.player("Cat").await;
+        let [(mut ann, wa), (mut ben, wb), (mut cat, wc)] =
+            server.players(["Ann", "Ben", "Cat"]).await;
         start_match(
             &clock,
             &mut [&mut ann, &mut ben, &mut cat],
@@ -93,9 +92,7 @@ on_both! {
         .await;
 
         // Ben is wrong: he alone learns why, and is locked out.
-        let verdict = ben
-            .request(json!({"type": "submit", "round": 1, "formula": "1 + 2 + 3 + 4 - 5"}))
-            .await;
+        let verdict = ben.submit(1, "1 + 2 + 3 + 4 - 5").await;
         assert_eq!(verdict["type"], "verdict");
         assert_eq!(verdict["accepted"], false);
         assert_eq!(verdict["error"]["kind"], "wrong_value");
@@ -107,15 +104,11 @@ on_both! {
             assert!(failed.get("formula").is_none(), "{failed}");
         }
         // Still locked out: refused without judging.
-        let again = ben
-            .request(json!({"type": "submit", "round": 1, "formula": "1 + 2 + 3 + 4 + 5"}))
-            .await;
+        let again = ben.submit(1, "1 + 2 + 3 + 4 + 5").await;
         assert_eq!(again["error"]["kind"], "locked_out", "{again}");
 
         // Cat is right first and wins; Ann's later right answer is too late.
-        let win = cat
-            .request(json!({"type": "submit", "round": 1, "formula": "(1 + 2 + 3 + 4) + 5"}))
-            .await;
+        let win = cat.submit(1, "(1 + 2 + 3 + 4) + 5").await;
         assert_eq!(win["accepted"], true, "{win}");
         for c in [&mut ann, &mut ben, &mut cat] {
             let won = c.recv_type("round_won").await;
@@ -128,9 +121,7 @@ on_both! {
             assert_eq!(score_of(scores, &id(&wc)), 1);
             assert_eq!(score_of(scores, &id(&wb)), -1);
         }
-        let late = ann
-            .request(json!({"type": "submit", "round": 1, "formula": "1 + 2 + 3 + 4 + 5"}))
-            .await;
+        let late = ann.submit(1, "1 + 2 + 3 + 4 + 5").await;
         assert_eq!(late["accepted"], false);
         assert_eq!(late["error"]["kind"], "round_over", "{late}");
 
@@ -142,23 +133,15 @@ on_both! {
             assert_eq!(r["round"], 2);
             assert_eq!(r["objective"], 3);
         }
-        let stale = ann
-            .request(json!({"type": "submit", "round": 1, "formula": "1 + 2 + 3 + 4 + 5"}))
-            .await;
+        let stale = ann.submit(1, "1 + 2 + 3 + 4 + 5").await;
         assert_eq!(stale["code"], "wrong_round", "{stale}");
-        let wrong = ann
-            .request(json!({"type": "submit", "round": 2, "formula": "(1 + 2) × 3 × 4 ÷ (5 + 7)"}))
-            .await;
+        let wrong = ann.submit(2, "(1 + 2) × 3 × 4 ÷ (5 + 7)").await;
         assert_eq!(wrong["error"]["kind"], "unknown_card", "{wrong}");
         assert_eq!(wrong["error"]["column"], 24);
-        let wrong = cat
-            .request(json!({"type": "submit", "round": 2, "formula": "(1 + 2) × (3 + 4 - 5) - 3"}))
-            .await;
+        let wrong = cat.submit(2, "(1 + 2) × (3 + 4 - 5) - 3").await;
         assert_eq!(wrong["error"]["kind"], "card_reused", "{wrong}");
         assert_eq!(wrong["error"]["column"], 25);
-        let win = ben
-            .request(json!({"type": "submit", "round": 2, "formula": "(5 - 4) × 3 ÷ (2 - 1)"}))
-            .await;
+        let win = ben.submit(2, "(5 - 4) × 3 ÷ (2 - 1)").await;
         assert_eq!(win["accepted"], true, "{win}");
 
         // Ann 1 wrong = -1; Ben -1 + 1 = 0; Cat 1 - 1 = 0: a tie for first.
@@ -178,8 +161,7 @@ on_both! {
     async fn of_two_racing_right_answers_exactly_one_wins() {
         let clock = ManualClock::new();
         let server = dealing(vec![deal(15, &[1, 2, 3, 4, 5])], &clock).await;
-        let (mut ann, wa) = server.player("Ann").await;
-        let (mut ben, wb) = server.player("Ben").await;
+        let [(mut ann, wa), (mut ben, wb)] = server.players(["Ann", "Ben"]).await;
         start_match(
             &clock,
             &mut [&mut ann, &mut ben],
@@ -212,8 +194,7 @@ on_both! {
             &clock,
         )
         .await;
-        let (mut ann, wa) = server.player("Ann").await;
-        let (mut ben, _) = server.player("Ben").await;
+        let [(mut ann, wa), (mut ben, _)] = server.players(["Ann", "Ben"]).await;
         start_match(
             &clock,
             &mut [&mut ann, &mut ben],
@@ -243,9 +224,7 @@ on_both! {
         assert!(!v.to_string().contains("1 + 2"), "{v}");
         let failed = ann.recv_type("attempt_failed").await;
         assert_ne!(failed["player"], id(&wa));
-        let locked = ben
-            .request(json!({"type": "submit", "round": 2, "formula": "1 + 2 + 3 + 4 + 5"}))
-            .await;
+        let locked = ben.submit(2, "1 + 2 + 3 + 4 + 5").await;
         assert_eq!(locked["error"]["kind"], "locked_out", "{locked}");
         server.shutdown().await;
     }
@@ -254,8 +233,7 @@ on_both! {
     async fn claims_need_deal_any_and_spectators_cannot_answer() {
         let clock = ManualClock::new();
         let server = dealing(vec![deal(15, &[1, 2, 3, 4, 5])], &clock).await;
-        let (mut ann, _) = server.player("Ann").await;
-        let (mut sue, _) = server.player("Sue").await;
+        let [(mut ann, _), (mut sue, _)] = server.players(["Ann", "Sue"]).await;
         let code = start_match(
             &clock,
             &mut [&mut ann],
@@ -272,13 +250,9 @@ on_both! {
             .await;
         assert_eq!(st["type"], "room_state", "{st}");
         assert_eq!(st["round"]["objective"], 15);
-        let v = sue
-            .request(json!({"type": "submit", "round": 1, "formula": "1 + 2 + 3 + 4 + 5"}))
-            .await;
+        let v = sue.submit(1, "1 + 2 + 3 + 4 + 5").await;
         assert_eq!(v["code"], "not_a_player", "{v}");
-        let v = ann
-            .request(json!({"type": "submit", "round": 1, "formula": "1 + 2 + 3 + 4 + 5"}))
-            .await;
+        let v = ann.submit(1, "1 + 2 + 3 + 4 + 5").await;
         assert_eq!(v["accepted"], true, "{v}");
         // The spectator watches the result.
         assert_eq!(
@@ -317,9 +291,8 @@ on_both! {
     async fn hostile_formulas_get_typed_verdicts_and_the_round_goes_on() {
         let clock = ManualClock::new();
         let server = dealing(vec![deal(15, &[1, 2, 3, 4, 5])], &clock).await;
-        let (mut ann, _) = server.player("Ann").await;
-        let (mut ben, wb) = server.player("Ben").await;
-        let (mut cat, _) = server.player("Cat").await;
+        let [(mut ann, _), (mut ben, wb), (mut cat, _)] =
+            server.players(["Ann", "Ben", "Cat"]).await;
         start_match(
             &clock,
             &mut [&mut ann, &mut ben, &mut cat],
@@ -329,15 +302,11 @@ on_both! {
 
         // 10 KB of parentheses: under the frame limit, over the formula limit.
         let long = format!("{}1{}", "(".repeat(5000), ")".repeat(5000));
-        let v = ann
-            .request(json!({"type": "submit", "round": 1, "formula": long}))
-            .await;
+        let v = ann.submit(1, &long).await;
         assert_eq!(v["error"]["kind"], "too_long", "{v}");
         // Deep but short: refused without recursing past the limit.
         let deep = format!("{}1{} + 2 + 3 + 4 + 5", "(".repeat(40), ")".repeat(40));
-        let v = ann
-            .request(json!({"type": "submit", "round": 1, "formula": deep}))
-            .await;
+        let v = ann.submit(1, &deep).await;
         assert_eq!(v["error"]["kind"], "too_deep", "{v}");
         // Numbers too big for 64 bits, control characters, an empty formula.
         for (formula, kind) in [
@@ -346,9 +315,7 @@ on_both! {
             ("", "syntax"),
             ("5 ÷ (4 - 3 - 1) + 2", "division_by_zero"),
         ] {
-            let v = cat
-                .request(json!({"type": "submit", "round": 1, "formula": formula}))
-                .await;
+            let v = cat.submit(1, formula).await;
             assert_eq!(v["error"]["kind"], kind, "{formula:?}: {v}");
         }
         // A formula that is not a string is a bad message, not a verdict.
@@ -358,9 +325,7 @@ on_both! {
         assert_eq!(v["code"], "bad_message", "{v}");
 
         // Nothing of that stalled the room: Ben still wins the round.
-        let v = ben
-            .request(json!({"type": "submit", "round": 1, "formula": "1 + 2 + 3 + 4 + 5"}))
-            .await;
+        let v = ben.submit(1, "1 + 2 + 3 + 4 + 5").await;
         assert_eq!(v["accepted"], true, "{v}");
         assert_eq!(ann.recv_type("round_won").await["winner"], id(&wb));
         server.shutdown().await;

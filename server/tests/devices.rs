@@ -37,7 +37,7 @@ on_both! {
         // Typed on the laptop in lower case with a space instead of the dash.
         let typed = code.replace('-', " ").to_lowercase();
         let (_laptop, welcome) = server
-            .player_with(json!({"type": "hello", "protocol": 1, "ticket": typed}))
+            .player_with(common::ticket_hello(&typed))
             .await;
         assert_eq!(welcome["player_id"], ann["player_id"]);
         assert_eq!(welcome["name"], "Ann");
@@ -53,9 +53,7 @@ on_both! {
 
         // The code was used up.
         let mut thief = server.connect().await;
-        thief
-            .send(json!({"type": "hello", "protocol": 1, "ticket": code}))
-            .await;
+        thief.send(common::ticket_hello(&code)).await;
         thief.expect_error("bad_token").await;
         server.shutdown().await;
     }
@@ -69,13 +67,9 @@ on_both! {
         let second = device_code(&mut phone, Some("javascript:alert(1)")).await;
         assert!(second.get("qr_svg").is_none(), "{second}");
         let mut other = server.connect().await;
-        other
-            .send(json!({"type": "hello", "protocol": 1, "ticket": first["code"]}))
-            .await;
+        other.send(common::ticket_hello(&first["code"])).await;
         other.expect_error("bad_token").await;
-        other
-            .send(json!({"type": "hello", "protocol": 1, "ticket": second["code"]}))
-            .await;
+        other.send(common::ticket_hello(&second["code"])).await;
         assert_eq!(other.recv().await["name"], "Ben");
         server.shutdown().await;
     }
@@ -85,14 +79,10 @@ on_both! {
         let server = TestServer::with_config(|c| c.max_code_misses = 3).await;
         let mut guesser = server.connect().await;
         for _ in 0..3 {
-            guesser
-                .send(json!({"type": "hello", "protocol": 1, "ticket": "AAAA-AAAA"}))
-                .await;
+            guesser.send(common::ticket_hello("AAAA-AAAA")).await;
             guesser.expect_error("bad_token").await;
         }
-        guesser
-            .send(json!({"type": "hello", "protocol": 1, "ticket": "AAAA-AAAB"}))
-            .await;
+        guesser.send(common::ticket_hello("AAAA-AAAB")).await;
         guesser.expect_error("rate_limited").await;
         server.shutdown().await;
     }

@@ -29,13 +29,7 @@ async fn create(c: &mut Client) -> String {
 
 /// One raw HTTP/1.1 request; the status code and the body.
 async fn http(server: &TestServer, request: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(server.addr).await.unwrap();
-    s.write_all(request.as_bytes()).await.unwrap();
-    let mut out = String::new();
-    tokio::time::timeout(PATIENCE, s.read_to_string(&mut out))
-        .await
-        .unwrap()
-        .unwrap();
+    let out = String::from_utf8(common::http_raw(server.addr, request).await).unwrap();
     let status = out
         .split(' ')
         .nth(1)
@@ -98,15 +92,11 @@ on_both! {
                 // `1+1`, a lone card, a fragment: answers, but no attempt
                 // at the hand.
                 for formula in ["1+1", "5", "(("] {
-                    let v = p
-                        .request(json!({"type": "submit", "round": 1, "formula": formula}))
-                        .await;
+                    let v = p.submit(1, formula).await;
                     assert_eq!(v["accepted"], false, "{v}");
                 }
             }
-            let v = farmer
-                .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4+5"}))
-                .await;
+            let v = farmer.submit(1, "1+2+3+4+5").await;
             assert_eq!(v["accepted"], true, "{v}");
             let over = farmer.recv_type("match_over").await;
             assert!(common::unrated(&over), "puppets make no rated match: {over}");
@@ -136,9 +126,7 @@ on_both! {
         for round in 1..=2 {
             let started = solo.recv_type("round_started").await;
             assert_eq!(started["round"], round);
-            let v = solo
-                .request(json!({"type": "submit", "round": round, "formula": "1+2+3+4+5"}))
-                .await;
+            let v = solo.submit(round, "1+2+3+4+5").await;
             assert_eq!(v["accepted"], true, "{v}");
         }
         solo.recv_type("match_over").await;
@@ -153,8 +141,7 @@ on_both! {
         assert_eq!(profile["rounds_won"], 0, "{profile}");
 
         // The same hands raced by two people count, round by round.
-        let (mut ann, _) = server.player("Ann").await;
-        let (mut ben, _) = server.player("Ben").await;
+        let [(mut ann, _), (mut ben, _)] = server.players(["Ann", "Ben"]).await;
         let state = ann
             .request(json!({"type": "create_room", "settings": {"rounds": 1, "round_seconds": 10}}))
             .await;
@@ -163,11 +150,9 @@ on_both! {
         ann.request(json!({"type": "start"})).await;
         ann.recv_type("round_started").await;
         ben.recv_type("round_started").await;
-        let miss = ben
-            .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4-5"}))
-            .await;
+        let miss = ben.submit(1, "1+2+3+4-5").await;
         assert_eq!(miss["accepted"], false, "{miss}");
-        ann.request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4+5"}))
+        ann.submit(1, "1+2+3+4+5")
             .await;
         ann.recv_type("match_over").await;
         for metric in ["fastest", "rounds"] {
@@ -194,8 +179,7 @@ on_both! {
                 .await;
             eve.expect_error("invalid_name").await;
         }
-        let (mut ann, _) = server.player("Ann").await;
-        let (mut ben, _) = server.player("Ben").await;
+        let [(mut ann, _), (mut ben, _)] = server.players(["Ann", "Ben"]).await;
         let code = create(&mut ann).await;
         ben.request(json!({"type": "join_room", "code": code}))
             .await;
@@ -222,8 +206,7 @@ on_both! {
     #[tokio::test]
     async fn one_address_cannot_take_more_than_its_share_of_connections() {
         let server = TestServer::with_config(|c| c.max_connections_per_ip = 2).await;
-        let (mut a, _) = server.player("Ann").await;
-        let (mut b, _) = server.player("Ben").await;
+        let [(mut a, _), (mut b, _)] = server.players(["Ann", "Ben"]).await;
         let refused = tokio::time::timeout(PATIENCE, tokio_tungstenite::connect_async(server.url()))
             .await
             .unwrap();
@@ -593,8 +576,7 @@ on_both! {
     #[tokio::test]
     async fn a_player_cannot_rename_while_seated() {
         let server = TestServer::start().await;
-        let (mut ann, welcome) = server.player("Ann").await;
-        let (mut ben, _) = server.player("Ben").await;
+        let [(mut ann, welcome), (mut ben, _)] = server.players(["Ann", "Ben"]).await;
         let code = create(&mut ann).await;
         ben.request(json!({"type": "join_room", "code": code}))
             .await;
@@ -632,8 +614,7 @@ on_both! {
     #[tokio::test]
     async fn spectators_are_capped_and_the_players_notice_nothing() {
         let server = TestServer::with_config(|c| c.max_spectators = 2).await;
-        let (mut host, _) = server.player("Host").await;
-        let (mut pat, _) = server.player("Pat").await;
+        let [(mut host, _), (mut pat, _)] = server.players(["Host", "Pat"]).await;
         let code = create(&mut host).await;
         pat.request(json!({"type": "join_room", "code": code}))
             .await;
@@ -748,8 +729,7 @@ on_both! {
     #[tokio::test]
     async fn refused_attempts_store_no_more_than_a_formula_and_a_seat_is_rate_limited() {
         let server = TestServer::with_config(scripted).await;
-        let (mut ann, _) = server.player("Ann").await;
-        let (mut ben, _) = server.player("Ben").await;
+        let [(mut ann, _), (mut ben, _)] = server.players(["Ann", "Ben"]).await;
         ann.host_match(json!({"rounds": 1}), &mut [&mut ben]).await;
         ben.recv_type("round_started").await;
         // Ben sends formulas as long as a frame allows: the first is refused
@@ -758,9 +738,7 @@ on_both! {
         let long = "1+".repeat(7000) + "1";
         let mut verdicts = Vec::new();
         for _ in 0..ATTEMPT_BURST + 2 {
-            let v = ben
-                .request(json!({"type": "submit", "round": 1, "formula": long}))
-                .await;
+            let v = ben.submit(1, &long).await;
             verdicts.push(if v["type"] == "verdict" {
                 v["error"]["kind"].as_str().unwrap().to_owned()
             } else {
@@ -770,9 +748,7 @@ on_both! {
         assert_eq!(verdicts[0], "too_long", "{verdicts:?}");
         assert!(verdicts[1..ATTEMPT_BURST].iter().all(|v| v == "locked_out"), "{verdicts:?}");
         assert!(verdicts[ATTEMPT_BURST..].iter().all(|v| v == "rate_limited"), "{verdicts:?}");
-        let v = ann
-            .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4+5"}))
-            .await;
+        let v = ann.submit(1, "1+2+3+4+5").await;
         assert_eq!(v["accepted"], true, "{v}");
         ann.recv_type("match_over").await;
         let mut db = server.raw().await;

@@ -308,49 +308,37 @@ on_both! {
         }
         seed.player("Idle").await;
 
-        let top = seed.board(Metric::Rounds, Period::All, 5, None).await;
+        // The rounds board, all time: `limit` rows (around a player).
+        let rounds = async |limit: u32, around: Option<&str>| {
+            seed.board(Metric::Rounds, Period::All, limit, around)
+                .await
+        };
+        // The rows expected: (rank, player number), each valued at that
+        // player's count.
+        let expect = |ranked: &[(u32, usize)]| -> Vec<(u32, String, f64)> {
+            ranked
+                .iter()
+                .map(|&(rank, n)| row(rank, &format!("P{n:02}"), counts[n - 1] as f64))
+                .collect()
+        };
+
+        let top = rounds(5, None).await;
         assert_eq!(top.total, 12);
-        assert_eq!(
-            rows(&top),
-            vec![
-                row(1, "P01", 9.0),
-                row(2, "P02", 7.0),
-                row(2, "P03", 7.0),
-                row(4, "P04", 5.0),
-                row(4, "P05", 5.0),
-            ]
-        );
+        assert_eq!(rows(&top), expect(&[(1, 1), (2, 2), (2, 3), (4, 4), (4, 5)]));
         // P06 is 6th in the list with rank 4; the page starts on a tie.
-        let around = seed
-            .board(Metric::Rounds, Period::All, 3, Some("p06"))
-            .await;
-        assert_eq!(
-            rows(&around),
-            vec![row(4, "P05", 5.0), row(4, "P06", 5.0), row(7, "P07", 4.0)]
-        );
+        let around = rounds(3, Some("p06")).await;
+        assert_eq!(rows(&around), expect(&[(4, 5), (4, 6), (7, 7)]));
         // At the ends the window stays full.
-        let first = seed
-            .board(Metric::Rounds, Period::All, 5, Some("P01"))
-            .await;
+        let first = rounds(5, Some("P01")).await;
         assert_eq!(first.rows[0].name, "P01");
         assert_eq!(first.rows.len(), 5);
-        let last = seed
-            .board(Metric::Rounds, Period::All, 5, Some("P12"))
-            .await;
+        let last = rounds(5, Some("P12")).await;
         assert_eq!(
             rows(&last),
-            vec![
-                row(8, "P08", 3.0),
-                row(9, "P09", 2.0),
-                row(9, "P10", 2.0),
-                row(11, "P11", 1.0),
-                row(11, "P12", 1.0),
-            ]
+            expect(&[(8, 8), (9, 9), (9, 10), (11, 11), (11, 12)])
         );
         // Someone known but not on this board gets no rows; nobody is an error.
-        let idle = seed
-            .board(Metric::Rounds, Period::All, 5, Some("Idle"))
-            .await;
+        let idle = rounds(5, Some("Idle")).await;
         assert!(idle.rows.is_empty());
         assert_eq!(idle.total, 12);
         let nobody = seed
@@ -367,7 +355,7 @@ on_both! {
             )
             .await
         };
-        let all = seed.board(Metric::Rounds, Period::All, 100, None).await;
+        let all = rounds(100, None).await;
         let mut summary: Vec<(i64, i64)> = all
             .rows
             .iter()

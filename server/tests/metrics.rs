@@ -27,18 +27,13 @@ on_both! {
         assert_eq!(sample(&before, "krypto_verdict_seconds_count"), 0.0);
         assert_eq!(sample(&before, "krypto_rooms"), 0.0);
 
-        let (mut ann, _) = server.player("ann").await;
-        let (mut ben, _) = server.player("ben").await;
+        let [(mut ann, _), (mut ben, _)] = server.players(["ann", "ben"]).await;
         ann.host_match(json!({"rounds": 1}), &mut [&mut ben]).await;
         let started = ann.recv_type("round_started").await;
         ben.recv_type("round_started").await;
-        let wrong = ben
-            .request(json!({"type": "submit", "round": 1, "formula": "0/0"}))
-            .await;
+        let wrong = ben.submit(1, "0/0").await;
         assert_eq!(wrong["accepted"], false, "{wrong}");
-        let right = ann
-            .request(json!({"type": "submit", "round": 1, "formula": solve(&started)}))
-            .await;
+        let right = ann.submit(1, &solve(&started)).await;
         assert_eq!(right["accepted"], true, "{right}");
         ann.recv_type("match_over").await;
         ben.recv_type("match_over").await;

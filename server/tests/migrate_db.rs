@@ -138,7 +138,7 @@ async fn a_sqlite_database_moves_to_postgres_whole() {
     // Ann's laptop signed in with a device code: its own token moves too.
     let code = c.request(json!({"type": "link_device"})).await;
     let (_laptop, laptop) = server
-        .player_with(json!({"type": "hello", "protocol": 1, "ticket": code["code"]}))
+        .player_with(common::ticket_hello(&code["code"]))
         .await;
     server.shutdown().await;
 

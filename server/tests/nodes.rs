@@ -163,15 +163,11 @@ async fn codes_are_unique_across_nodes_and_joins_elsewhere_are_redirected() {
     );
     // A page on node a's origin, without Ben's token, signs in there with
     // the redirect's ticket: Ben, with a token of its own; once only.
-    let (_page, by_ticket) = a
-        .player(json!({"type": "hello", "protocol": 1, "ticket": ticket}))
-        .await;
+    let (_page, by_ticket) = a.player(common::ticket_hello(&ticket)).await;
     assert_eq!(by_ticket["player_id"], wb["player_id"], "{by_ticket}");
     assert_ne!(by_ticket["token"], wb["token"]);
     let mut twice = b.connect().await;
-    twice
-        .send(json!({"type": "hello", "protocol": 1, "ticket": ticket}))
-        .await;
+    twice.send(common::ticket_hello(&ticket)).await;
     twice.expect_error("bad_token").await;
     // Following it with his token, he joins.
     let (mut ben, again) = a.player(hello_again(&wb)).await;
@@ -389,13 +385,9 @@ async fn leaderboards_and_profiles_are_the_same_on_every_node() {
     let started = ann.recv_type("round_started").await;
     // Ben tries too (a whole formula, wrong): a race, so it counts.
     ben.recv_type("round_started").await;
-    let missed = ben
-        .request(json!({"type": "submit", "round": 1, "formula": common::wrong(&started)}))
-        .await;
+    let missed = ben.submit(1, &common::wrong(&started)).await;
     assert_eq!(missed["accepted"], false, "{missed}");
-    let verdict = ann
-        .request(json!({"type": "submit", "round": 1, "formula": solve(&started)}))
-        .await;
+    let verdict = ann.submit(1, &solve(&started)).await;
     assert_eq!(verdict["accepted"], true, "{verdict}");
     ben.recv_type("match_over").await;
 
@@ -495,17 +487,9 @@ async fn a_drained_node_hands_its_rooms_over_and_their_players_resume_mid_round(
         back.push(c);
         states.push(state);
     }
-    let cat_row = states[2]["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["id"] == wc["player_id"])
-        .cloned()
-        .unwrap();
+    let cat_row = common::member(&states[2], &wc["player_id"]).unwrap();
     assert_eq!(cat_row["spectator"], true, "Cat still watches: {cat_row}");
-    let verdict = back[0]
-        .request(json!({"type": "submit", "round": 1, "formula": solve(&started)}))
-        .await;
+    let verdict = back[0].submit(1, &solve(&started)).await;
     assert_eq!(verdict["accepted"], true, "{verdict}");
     let won = back[1].recv_type("round_won").await;
     assert_eq!(won["winner"], wa["player_id"]);

@@ -286,9 +286,7 @@ on_both! {
         // second lot meets the full queue and waits in the room.
         for n in 0..8 {
             for player in [&mut cat, &mut dan] {
-                let verdict = player
-                    .request(json!({"type": "submit", "round": 1, "formula": wrong}))
-                    .await;
+                let verdict = player.submit(1, &wrong).await;
                 assert_eq!(verdict["type"], "verdict", "attempt {n}: {verdict}");
                 assert_eq!(verdict["accepted"], false, "attempt {n}: {verdict}");
             }

@@ -35,13 +35,7 @@ on_both! {
             .await
             .unwrap();
         assert_eq!(applied, vec![Applied::Done]);
-        let start = RoundStart {
-            match_id,
-            round: 1,
-            objective: 15,
-            cards: vec![1, 2, 3, 4, 5],
-            at_ms: 2_000,
-        };
+        let start = first_round(match_id);
         // An attempt in a round that was never dealt breaks a foreign key.
         let bad = Write::Attempt(AttemptRecord {
             match_id,
@@ -91,13 +85,7 @@ on_both! {
         }
         let (ann, ben) = (ids[0], ids[1]);
         let match_id = uuid::Uuid::now_v7();
-        let start = RoundStart {
-            match_id,
-            round: 1,
-            objective: 15,
-            cards: vec![1, 2, 3, 4, 5],
-            at_ms: 2_000,
-        };
+        let start = first_round(match_id);
         let attempt = |player: PlayerId, seq: u64, accepted: bool| {
             Write::Attempt(AttemptRecord {
                 match_id,
@@ -182,6 +170,17 @@ on_both! {
             ..new
         };
         assert_eq!(db.create_player(someone_else).await.unwrap(), Created::NameTaken);
+    }
+}
+
+/// Round 1 of match `match_id`: 15 from 1 2 3 4 5, dealt at 2 s.
+fn first_round(match_id: uuid::Uuid) -> RoundStart {
+    RoundStart {
+        match_id,
+        round: 1,
+        objective: 15,
+        cards: vec![1, 2, 3, 4, 5],
+        at_ms: 2_000,
     }
 }
 

@@ -29,7 +29,7 @@ fn scripted(c: &mut krypto_server::Config) {
 }
 
 /// Waits for round `round` to start on `c`.
-async fn round_started(c: &mut Client, round: u64) {
+async fn round_started(c: &mut Client, round: i64) {
     let started = c.recv_type("round_started").await;
     assert_eq!(started["round"], round, "{started}");
 }
@@ -45,15 +45,11 @@ async fn one_round_match(players: &mut [&mut Client], winner: usize) -> Value {
     }
     for (i, p) in players.iter_mut().enumerate() {
         if i != winner {
-            let v = p
-                .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4*5"}))
-                .await;
+            let v = p.submit(1, "1+2+3+4*5").await;
             assert_eq!(v["accepted"], false, "{v}");
         }
     }
-    let v = players[winner]
-        .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4+5"}))
-        .await;
+    let v = players[winner].submit(1, "1+2+3+4+5").await;
     assert_eq!(v["accepted"], true, "{v}");
     let mut over = Value::Null;
     for p in players.iter_mut() {
@@ -86,8 +82,7 @@ on_both! {
     #[tokio::test]
     async fn a_played_match_is_recorded_rated_and_served() {
         let server = TestServer::with_config(scripted).await;
-        let (mut ann, wa) = server.player("Ann").await;
-        let (mut ben, wb) = server.player("Ben").await;
+        let [(mut ann, wa), (mut ben, wb)] = server.players(["Ann", "Ben"]).await;
         let (ann_id, ben_id) = (
             wa["player_id"].as_i64().unwrap(),
             wb["player_id"].as_i64().unwrap(),
@@ -98,24 +93,18 @@ on_both! {
         // Round 1: Ann is wrong, then Ben wins.
         round_started(&mut ann, 1).await;
         round_started(&mut ben, 1).await;
-        let wrong = ann
-            .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4*5"}))
-            .await;
+        let wrong = ann.submit(1, "1+2+3+4*5").await;
         assert_eq!(wrong["accepted"], false, "{wrong}");
-        let right = ben
-            .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4+5"}))
-            .await;
+        let right = ben.submit(1, "1+2+3+4+5").await;
         assert_eq!(right["accepted"], true, "{right}");
         let won1 = ann.recv_type("round_won").await;
         assert_eq!(won1["winner"], ben_id);
         assert_eq!(ben.recv_type("round_won").await, won1);
         // Rounds 2 and 3: Ann wins.
         let mut elapsed = vec![won1["elapsed_ms"].as_i64().unwrap()];
-        for round in 2..=3u64 {
+        for round in 2..=3i64 {
             round_started(&mut ann, round).await;
-            let v = ann
-                .request(json!({"type": "submit", "round": round, "formula": "(1+2+3+4)+5"}))
-                .await;
+            let v = ann.submit(round, "(1+2+3+4)+5").await;
             assert_eq!(v["accepted"], true, "{v}");
             let won = ben.recv_type("round_won").await;
             assert_eq!(won["winner"], ann_id);
@@ -286,16 +275,13 @@ on_both! {
     async fn a_puppet_that_never_answers_lifts_nobody() {
         // Even with the loosest board (one rated match against one opponent).
         let server = TestServer::with_config(scripted).await;
-        let (mut farmer, _) = server.player("Farmer").await;
-        let (mut puppet, _) = server.player("Puppet").await;
+        let [(mut farmer, _), (mut puppet, _)] = server.players(["Farmer", "Puppet"]).await;
         room(&mut farmer, &mut [&mut puppet]).await;
         // Four one-round matches; the puppet sits through them silently.
         for _ in 0..4 {
             farmer.request(json!({"type": "start"})).await;
             round_started(&mut farmer, 1).await;
-            let v = farmer
-                .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4+5"}))
-                .await;
+            let v = farmer.submit(1, "1+2+3+4+5").await;
             assert_eq!(v["accepted"], true, "{v}");
             let over = puppet.recv_type("match_over").await;
             assert!(
@@ -325,9 +311,8 @@ on_both! {
             c.min_rated_opponents = 3;
         })
         .await;
-        let (mut farmer, _) = server.player("Farmer").await;
-        let (mut one, _) = server.player("PuppetOne").await;
-        let (mut two, _) = server.player("PuppetTwo").await;
+        let [(mut farmer, _), (mut one, _), (mut two, _)] =
+            server.players(["Farmer", "PuppetOne", "PuppetTwo"]).await;
         room(&mut farmer, &mut [&mut one, &mut two]).await;
         for _ in 0..4 {
             // The puppets answer wrong, then the farmer wins.
@@ -354,8 +339,7 @@ on_both! {
     #[tokio::test]
     async fn bots_are_stored_as_bots_never_rated_and_on_no_board() {
         let server = TestServer::with_config(scripted).await;
-        let (mut ann, _) = server.player("Ann").await;
-        let (mut ben, _) = server.player("Ben").await;
+        let [(mut ann, _), (mut ben, _)] = server.players(["Ann", "Ben"]).await;
         let mut robo = server.connect().await;
         robo.send(json!({"type": "hello", "protocol": 1, "name": "Robo", "bot": true}))
             .await;

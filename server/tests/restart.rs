@@ -65,8 +65,7 @@ on_both! {
         let clock = ManualClock::new();
         let hands = vec![deal(15, &[1, 2, 3, 4, 5]), deal(3, &[1, 2, 3, 4, 5])];
         let server = serving(&database.url, hands.clone(), &clock).await;
-        let (mut ann, wa) = server.player("Ann").await;
-        let (mut ben, wb) = server.player("Ben").await;
+        let [(mut ann, wa), (mut ben, wb)] = server.players(["Ann", "Ben"]).await;
         let settings =
             json!({"rounds": 3, "round_seconds": 60, "lockout_seconds": 20, "wrong_penalty": 1});
         let code = ann.host_match(settings, &mut [&mut ben]).await;
@@ -76,17 +75,13 @@ on_both! {
 
         // Round 1 goes to Ann; round 2 is 10 s old when the server stops,
         // with Ben locked out for 20 s by a wrong answer 5 s ago.
-        let win = ann
-            .request(json!({"type": "submit", "round": 1, "formula": "1 + 2 + 3 + 4 + 5"}))
-            .await;
+        let win = ann.submit(1, "1 + 2 + 3 + 4 + 5").await;
         assert_eq!(win["accepted"], true, "{win}");
         clock.advance(Duration::from_millis(BETWEEN_ROUNDS_MS));
         ann.recv_type("round_started").await;
         ben.recv_type("round_started").await;
         clock.advance(Duration::from_secs(5));
-        let wrong = ben
-            .request(json!({"type": "submit", "round": 2, "formula": "1 + 2 + 3 + 4 + 5"}))
-            .await;
+        let wrong = ben.submit(2, "1 + 2 + 3 + 4 + 5").await;
         assert_eq!(wrong["accepted"], false, "{wrong}");
         clock.advance(Duration::from_secs(5));
 
@@ -115,21 +110,15 @@ on_both! {
         assert_eq!(state["round"]["locked_out_ms"], 15_000, "the lockout it had left");
 
         // Ben is still locked out; once it ends he wins round 2.
-        let locked = ben
-            .request(json!({"type": "submit", "round": 2, "formula": "(5 - 4) × 3 ÷ (2 - 1)"}))
-            .await;
+        let locked = ben.submit(2, "(5 - 4) × 3 ÷ (2 - 1)").await;
         assert_eq!(locked["error"]["kind"], "locked_out", "{locked}");
         clock.advance(Duration::from_secs(15));
-        let win = ben
-            .request(json!({"type": "submit", "round": 2, "formula": "(5 - 4) × 3 ÷ (2 - 1)"}))
-            .await;
+        let win = ben.submit(2, "(5 - 4) × 3 ÷ (2 - 1)").await;
         assert_eq!(win["accepted"], true, "{win}");
         clock.advance(Duration::from_millis(BETWEEN_ROUNDS_MS));
         let third = ann.recv_type("round_started").await;
         assert_eq!(third["round"], 3);
-        let win = ann
-            .request(json!({"type": "submit", "round": 3, "formula": "1 + 2 + 3 + 4 + 5"}))
-            .await;
+        let win = ann.submit(3, "1 + 2 + 3 + 4 + 5").await;
         assert_eq!(win["accepted"], true, "{win}");
         let over = ben.recv_type("match_over").await;
         let standings = over["standings"].as_array().unwrap();
@@ -155,8 +144,7 @@ on_both! {
         let database = common::fresh_database().await;
         let clock = ManualClock::new();
         let server = serving(&database.url, vec![deal(15, &[1, 2, 3, 4, 5])], &clock).await;
-        let (mut ann, wa) = server.player("Ann").await;
-        let (mut cat, wc) = server.player("Cat").await;
+        let [(mut ann, wa), (mut cat, wc)] = server.players(["Ann", "Cat"]).await;
         let state = ann
             .request(json!({"type": "create_room", "public": true, "settings": {"rounds": 2}}))
             .await;
@@ -180,13 +168,7 @@ on_both! {
         let (mut cat, welcome) = come_back(&server, &wc).await;
         assert_eq!(welcome["resumed"], true);
         let state = cat.recv_type("room_state").await;
-        let me = state["players"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["id"] == wc["player_id"])
-            .unwrap()
-            .clone();
+        let me = common::member(&state, &wc["player_id"]).unwrap();
         assert_eq!(me["spectator"], true, "{state}");
         // The host starts the match on the new server.
         let started = ann.request(json!({"type": "start"})).await;

@@ -60,8 +60,7 @@ on_both! {
     #[tokio::test]
     async fn rooms_are_created_listed_and_joined() {
         let server = fast_server().await;
-        let (mut a, wa) = server.player("Ann").await;
-        let (mut b, wb) = server.player("Ben").await;
+        let [(mut a, wa), (mut b, wb)] = server.players(["Ann", "Ben"]).await;
         let code = create(&mut a, json!({"public": true})).await;
         assert_eq!(code.len(), 5);
         let (mut p, _) = server.player("Pia").await;
@@ -94,10 +93,8 @@ on_both! {
     #[tokio::test]
     async fn full_locked_and_spectators() {
         let server = fast_server().await;
-        let (mut a, _) = server.player("Ann").await;
-        let (mut b, _) = server.player("Ben").await;
-        let (mut c, _) = server.player("Cat").await;
-        let (mut s, _) = server.player("Sam").await;
+        let [(mut a, _), (mut b, _), (mut c, _), (mut s, _)] =
+            server.players(["Ann", "Ben", "Cat", "Sam"]).await;
         let code = create(&mut a, json!({"max_players": 2})).await;
         assert_eq!(join(&mut b, &code, false).await["type"], "room_state");
         let full = join(&mut c, &code, false).await;
@@ -124,8 +121,7 @@ on_both! {
     #[tokio::test]
     async fn kicked_players_are_told_and_cannot_return() {
         let server = fast_server().await;
-        let (mut a, _) = server.player("Ann").await;
-        let (mut b, wb) = server.player("Ben").await;
+        let [(mut a, _), (mut b, wb)] = server.players(["Ann", "Ben"]).await;
         let code = create(&mut a, json!({})).await;
         join(&mut b, &code, false).await;
         a.send(json!({"type": "kick", "player": wb["player_id"]}))
@@ -140,9 +136,7 @@ on_both! {
     #[tokio::test]
     async fn when_the_host_leaves_the_longest_seated_player_hosts() {
         let server = fast_server().await;
-        let (mut a, _) = server.player("Ann").await;
-        let (mut b, wb) = server.player("Ben").await;
-        let (mut c, _) = server.player("Cat").await;
+        let [(mut a, _), (mut b, wb), (mut c, _)] = server.players(["Ann", "Ben", "Cat"]).await;
         let code = create(&mut a, json!({})).await;
         join(&mut b, &code, false).await;
         join(&mut c, &code, false).await;
@@ -165,9 +159,7 @@ on_both! {
         // before the "still locked out" request arrives, however slow the machine.
         let clock = ManualClock::new();
         let server = on_clock(&clock).await;
-        let (mut a, _) = server.player("Ann").await;
-        let (mut b, wb) = server.player("Ben").await;
-        let (mut s, _) = server.player("Sam").await;
+        let [(mut a, _), (mut b, wb), (mut s, _)] = server.players(["Ann", "Ben", "Sam"]).await;
         let code = create(&mut a, json!({"round_seconds": 600})).await;
         join(&mut b, &code, false).await;
         join(&mut s, &code, true).await;
@@ -187,18 +179,12 @@ on_both! {
 
         let again = a.request(json!({"type": "start"})).await;
         assert_eq!(again["code"], "wrong_state");
-        let wrong_round = b
-            .request(json!({"type": "submit", "round": 7, "formula": "1+2+3+4+5"}))
-            .await;
+        let wrong_round = b.submit(7, "1+2+3+4+5").await;
         assert_eq!(wrong_round["code"], "wrong_round");
-        let spectator = s
-            .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4+5"}))
-            .await;
+        let spectator = s.submit(1, "1+2+3+4+5").await;
         assert_eq!(spectator["code"], "not_a_player");
 
-        let verdict = b
-            .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4*5"}))
-            .await;
+        let verdict = b.submit(1, "1+2+3+4*5").await;
         assert_eq!(verdict["type"], "verdict", "{verdict}");
         assert_eq!(verdict["accepted"], false);
         assert!(verdict["error"]["kind"].is_string());
@@ -209,17 +195,13 @@ on_both! {
         let failed = s.recv_type("attempt_failed").await;
         assert_eq!(failed["player"], wb["player_id"]);
 
-        let locked = b
-            .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4+5"}))
-            .await;
+        let locked = b.submit(1, "1+2+3+4+5").await;
         assert_eq!(locked["error"]["kind"], "locked_out", "{locked}");
         // Once the lockout has passed, Ben's answer is judged again.
         clock.advance(Duration::from_millis(
             verdict["locked_out_ms"].as_u64().unwrap(),
         ));
-        let judged = b
-            .request(json!({"type": "submit", "round": 1, "formula": "1+2+3+4+5"}))
-            .await;
+        let judged = b.submit(1, "1+2+3+4+5").await;
         assert_eq!(judged["accepted"], true, "{judged}");
         server.shutdown().await;
     }
@@ -227,8 +209,7 @@ on_both! {
     #[tokio::test]
     async fn a_player_who_reconnects_mid_round_gets_their_seat_score_and_clock() {
         let server = fast_server().await;
-        let (mut a, _) = server.player("Ann").await;
-        let (mut b, wb) = server.player("Ben").await;
+        let [(mut a, _), (mut b, wb)] = server.players(["Ann", "Ben"]).await;
         let code = create(&mut a, json!({"round_seconds": 600})).await;
         join(&mut b, &code, false).await;
         a.request(json!({"type": "start"})).await;
@@ -236,13 +217,7 @@ on_both! {
         drop(b);
         let gone = loop {
             let st = a.recv_type("room_state").await;
-            let ben = st["players"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|p| p["id"] == wb["player_id"])
-                .cloned()
-                .unwrap();
+            let ben = common::member(&st, &wb["player_id"]).unwrap();
             if ben["connected"] == false {
                 break ben;
             }
@@ -263,9 +238,7 @@ on_both! {
         let remaining = round["remaining_ms"].as_u64().unwrap();
         assert!(remaining > 0 && remaining <= 600_000, "{round}");
         // Back in the race.
-        let v = b
-            .request(json!({"type": "submit", "round": 1, "formula": "5-4"}))
-            .await;
+        let v = b.submit(1, "5-4").await;
         assert_eq!(v["type"], "verdict", "{v}");
         server.shutdown().await;
     }
@@ -273,8 +246,7 @@ on_both! {
     #[tokio::test]
     async fn chat_reaches_the_room() {
         let server = fast_server().await;
-        let (mut a, wa) = server.player("Ann").await;
-        let (mut b, _) = server.player("Ben").await;
+        let [(mut a, wa), (mut b, _)] = server.players(["Ann", "Ben"]).await;
         let code = create(&mut a, json!({})).await;
         join(&mut b, &code, false).await;
         a.send(json!({"type": "chat", "text": "hi all"})).await;

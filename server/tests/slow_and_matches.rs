@@ -43,8 +43,7 @@ on_both! {
             c.frame_refill_per_sec = 100_000;
         })
         .await;
-        let (mut a, _) = server.player("Ann").await;
-        let (mut b, _) = server.player("Ben").await;
+        let [(mut a, _), (mut b, _)] = server.players(["Ann", "Ben"]).await;
         let code = create(&mut a, json!({})).await;
         b.request(json!({"type": "join_room", "code": code})).await;
 
@@ -77,12 +76,7 @@ on_both! {
                 let v = b.recv().await;
                 if v["type"] == "room_state" {
                     seen += 1;
-                    let carl = v["players"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .find(|p| p["id"] == carl_id)
-                        .cloned();
+                    let carl = common::member(&v, &carl_id);
                     if carl.is_some_and(|c| c["connected"] == false) {
                         return seen;
                     }
@@ -116,9 +110,7 @@ on_both! {
     #[tokio::test]
     async fn a_match_of_timed_out_rounds_ends_with_standings() {
         let server = TestServer::with_config(scripted).await;
-        let (mut a, wa) = server.player("Ann").await;
-        let (mut b, wb) = server.player("Ben").await;
-        let (mut c, _) = server.player("Cat").await;
+        let [(mut a, wa), (mut b, wb), (mut c, _)] = server.players(["Ann", "Ben", "Cat"]).await;
         a.host_match(json!({"rounds": 2, "round_seconds": 10}), &mut [&mut b, &mut c])
             .await;
         for round in 1..=2 {
@@ -156,8 +148,7 @@ on_both! {
     #[tokio::test]
     async fn reactions_float_to_the_whole_room_and_nothing_else_passes() {
         let server = TestServer::with_config(scripted).await;
-        let (mut a, _) = server.player("Ann").await;
-        let (mut b, _) = server.player("Ben").await;
+        let [(mut a, _), (mut b, _)] = server.players(["Ann", "Ben"]).await;
         let code = create(&mut a, json!({})).await;
         b.request(json!({"type": "join_room", "code": code, "spectator": true})).await;
         b.send(json!({"type": "react", "emoji": "👏"})).await;

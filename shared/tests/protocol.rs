@@ -434,12 +434,14 @@ fn server_messages_have_the_documented_shapes() {
     server_round_trip(
         None,
         ServerMessage::RoundWon {
-            round: 1,
-            winner: PlayerId(1),
-            formula: Some("(8+2)×3−13".into()),
-            no_solution: false,
-            elapsed_ms: 12_345,
-            points: 1,
+            win: RoundWin {
+                round: 1,
+                winner: PlayerId(1),
+                formula: Some("(8+2)×3−13".into()),
+                no_solution: false,
+                elapsed_ms: 12_345,
+                points: 1,
+            },
             scores: vec![ScoreEntry {
                 player: PlayerId(1),
                 score: 1,
@@ -452,12 +454,14 @@ fn server_messages_have_the_documented_shapes() {
     server_round_trip(
         None,
         ServerMessage::RoundWon {
-            round: 2,
-            winner: PlayerId(1),
-            formula: None,
-            no_solution: true,
-            elapsed_ms: 5,
-            points: 1,
+            win: RoundWin {
+                round: 2,
+                winner: PlayerId(1),
+                formula: None,
+                no_solution: true,
+                elapsed_ms: 5,
+                points: 1,
+            },
             scores: vec![],
         },
         json!({"type": "round_won", "round": 2, "winner": 1, "formula": null,

@@ -7,6 +7,13 @@ use krypto_core::protocol::*;
 use krypto_core::room::*;
 use krypto_core::Rules;
 
+/// Whether `d`'s objective can be made from its hand under `rules`.
+fn has_solution(d: &Deal, rules: Rules) -> bool {
+    krypto_core::solver::solve_one(&d.hand, d.objective, rules)
+        .unwrap()
+        .is_some()
+}
+
 #[test]
 fn the_random_dealer_meets_the_settings() {
     for seed in 0..5 {
@@ -14,22 +21,14 @@ fn the_random_dealer_meets_the_settings() {
         let solvable = RoomSettings::default();
         let d = dealer.deal(&solvable);
         assert_eq!(d.hand.len(), 5);
-        assert!(
-            krypto_core::solver::solve_one(&d.hand, d.objective, Rules::Free)
-                .unwrap()
-                .is_some()
-        );
+        assert!(has_solution(&d, Rules::Free));
 
         let intl = RoomSettings {
             rules: Rules::International,
             ..RoomSettings::default()
         };
         let d = dealer.deal(&intl);
-        assert!(
-            krypto_core::solver::solve_one(&d.hand, d.objective, Rules::International)
-                .unwrap()
-                .is_some()
-        );
+        assert!(has_solution(&d, Rules::International));
 
         let twenty_four = RoomSettings {
             variant: Variant::TwentyFour,
@@ -39,9 +38,7 @@ fn the_random_dealer_meets_the_settings() {
         assert_eq!(d.objective, 24);
         assert_eq!(d.hand.len(), 4);
         assert!(d.hand.iter().all(|c| (1..=13).contains(c)));
-        assert!(krypto_core::solver::solve_one(&d.hand, 24, Rules::Free)
-            .unwrap()
-            .is_some());
+        assert!(has_solution(&d, Rules::Free));
 
         for difficulty in [Difficulty::Easy, Difficulty::Medium, Difficulty::Hard] {
             let s = RoomSettings {

@@ -34,46 +34,28 @@ fn the_first_right_formula_wins_and_the_next_gets_round_over() {
     let won = sent_to(&fx, &r, CY)
         .into_iter()
         .find_map(|m| match m {
-            ServerMessage::RoundWon {
-                winner,
-                formula,
-                no_solution,
-                elapsed_ms,
-                points,
-                scores,
-                ..
-            } => Some((
-                *winner,
-                formula.clone(),
-                *no_solution,
-                *elapsed_ms,
-                *points,
-                scores.clone(),
-            )),
+            ServerMessage::RoundWon { win, scores } => Some((win.clone(), scores.clone())),
             _ => None,
         })
         .unwrap();
-    assert_eq!(won.0, BOB);
-    assert_eq!(won.1.as_deref(), Some("1 + 2 + 3 + 4 + 5"));
-    assert!(!won.2);
-    assert_eq!(won.3, 12_345);
-    assert_eq!(won.4, 1);
-    assert!(won.5.contains(&ScoreEntry {
-        player: BOB,
-        score: 1
-    }));
-    assert!(won.5.contains(&ScoreEntry {
-        player: ADA,
-        score: 0
-    }));
-    assert!(fx.events.contains(&RoomEvent::RoundWon {
+    let win = RoundWin {
         round: 1,
         winner: BOB,
         formula: Some("1 + 2 + 3 + 4 + 5".into()),
         no_solution: false,
         elapsed_ms: 12_345,
-        points: 1
+        points: 1,
+    };
+    assert_eq!(won.0, win);
+    assert!(won.1.contains(&ScoreEntry {
+        player: BOB,
+        score: 1
     }));
+    assert!(won.1.contains(&ScoreEntry {
+        player: ADA,
+        score: 0
+    }));
+    assert!(fx.events.contains(&RoomEvent::RoundWon(win)));
     assert!(fx.events.iter().any(|e| matches!(
         e,
         RoomEvent::Attempt {
@@ -230,10 +212,13 @@ fn claims_of_no_solution_need_deal_any_and_are_judged_at_once() {
     assert!(sent_to(&fx, &r, ADA).iter().any(|m| matches!(
         m,
         ServerMessage::RoundWon {
-            winner: CY,
-            formula: None,
-            no_solution: true,
-            elapsed_ms: 2_000,
+            win: RoundWin {
+                winner: CY,
+                formula: None,
+                no_solution: true,
+                elapsed_ms: 2_000,
+                ..
+            },
             ..
         }
     )));
@@ -288,20 +273,20 @@ fn others_see_the_winning_formula_as_the_parser_prints_it_never_as_typed() {
     assert!(verdict(&fx, BOB).0, "{typed}");
     let printed = Some("1 + 2 + 3 + 4 + 5".to_owned());
     let won = fx.messages.iter().find_map(|o| match &o.message {
-        ServerMessage::RoundWon { formula, .. } => Some(formula.clone()),
+        ServerMessage::RoundWon { win, .. } => Some(win.formula.clone()),
         _ => None,
     });
     assert_eq!(won, Some(printed.clone()));
     assert!(fx.events.iter().any(|e| matches!(
         e,
-        RoomEvent::RoundWon { formula, .. } if *formula == printed
+        RoomEvent::RoundWon(win) if win.formula == printed
     )));
     // A later joiner's feed replays it the same way.
     let fx = r.join(Joiner::new(DEE, "Dee"), true, R1 + 2).unwrap();
     let recent = snapshot(&fx, DEE).recent;
     assert!(recent.iter().any(|m| matches!(
         m,
-        ServerMessage::RoundWon { formula, .. } if *formula == printed
+        ServerMessage::RoundWon { win, .. } if win.formula == printed
     )));
     // A formula with a tab or a control character is refused, not relayed.
     let no_lockout = RoomSettings {

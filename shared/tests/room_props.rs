@@ -32,8 +32,9 @@ proptest! {
                 for e in &fx.events {
                     match e {
                         RoomEvent::MatchStarted { .. } => matches += 1,
-                        RoomEvent::RoundWon { round, .. } => {
-                            prop_assert!(won.insert((matches, *round)), "round {round} won twice");
+                        RoomEvent::RoundWon(win) => {
+                            let round = win.round;
+                            prop_assert!(won.insert((matches, round)), "round {round} won twice");
                         }
                         _ => {}
                     }

@@ -20,14 +20,7 @@ fn a_player_who_leaves_mid_match_stays_in_the_standings() {
     r.leave(CY, R1 + 2_000).unwrap();
     r.tick(R1 + 1_000 + BETWEEN_ROUNDS_MS);
     let fx = r.submit(ADA, 2, RIGHT, R1 + 10_000).unwrap();
-    let result = fx
-        .events
-        .iter()
-        .find_map(|e| match e {
-            RoomEvent::MatchFinished(m) => Some(m.clone()),
-            _ => None,
-        })
-        .unwrap();
+    let result = match_result(&fx);
     let rows: Vec<(PlayerId, u32)> = result
         .standings
         .iter()

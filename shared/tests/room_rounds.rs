@@ -196,14 +196,7 @@ fn the_match_ends_after_its_rounds_with_standings_and_shared_ranks() {
         .map(|s| (s.player, s.score, s.rank))
         .collect();
     assert_eq!(rows, vec![(ADA, 1, 1), (BOB, 1, 1), (CY, 0, 3)]);
-    let result = fx
-        .events
-        .iter()
-        .find_map(|e| match e {
-            RoomEvent::MatchFinished(m) => Some(m.clone()),
-            _ => None,
-        })
-        .unwrap();
+    let result = match_result(&fx);
     assert_eq!(result.rounds_played, 3);
     assert_eq!(result.standings, standings);
     assert_eq!(r.phase(), RoomPhase::Finished);
@@ -234,14 +227,7 @@ fn reaching_the_target_score_ends_the_match_early() {
     let mut r = playing(settings, vec![easy()]);
     let fx = play_rounds(&mut r, &[Some(BOB), Some(ADA), Some(BOB)]);
     assert_eq!(r.phase(), RoomPhase::Finished);
-    let result = fx
-        .events
-        .iter()
-        .find_map(|e| match e {
-            RoomEvent::MatchFinished(m) => Some(m.clone()),
-            _ => None,
-        })
-        .unwrap();
+    let result = match_result(&fx);
     assert_eq!(result.rounds_played, 3);
     assert_eq!(result.standings[0].player, BOB);
     assert_eq!(result.standings[0].score, 2);
@@ -330,16 +316,6 @@ fn handle_dispatches_room_messages_and_answers_refusals() {
             ..
         }
     ));
-}
-
-fn match_result(fx: &Effects) -> MatchResult {
-    fx.events
-        .iter()
-        .find_map(|e| match e {
-            RoomEvent::MatchFinished(m) => Some(m.clone()),
-            _ => None,
-        })
-        .expect("the match finished")
 }
 
 #[test]

@@ -115,11 +115,11 @@ fn a_round_resumes_with_the_time_it_had_left_on_a_fresh_clock() {
     let fx = back.submit(ADA, 1, RIGHT, at + 3_000).unwrap();
     assert!(fx.events.iter().any(|e| matches!(
         e,
-        RoomEvent::RoundWon {
+        RoomEvent::RoundWon(RoundWin {
             winner: ADA,
             elapsed_ms: 25_000,
             ..
-        }
+        })
     )));
 }
 

@@ -74,7 +74,7 @@ pub(super) async fn set_up(
             }
             Err(e) => {
                 failed = true;
-                stats.connect_failures += 1;
+                stats.tally.connect_failures += 1;
                 match e {
                     SetupError::Refused(code) => stats.error(code.as_str()),
                     SetupError::Unwritable => stats.error("unwritable_request"),
@@ -88,7 +88,7 @@ pub(super) async fn set_up(
     } else {
         match create_and_join(plan, ctx, &mut conns).await {
             Ok((code, redirects)) => {
-                stats.redirects_followed += u64::from(redirects);
+                stats.tally.redirects_followed += u64::from(redirects);
                 Ok(code)
             }
             Err(e) => {

@@ -300,7 +300,7 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
         match task.await {
             Ok(room_stats) => stats.merge(room_stats),
             // A room task that panicked: its sockets are gone unannounced.
-            Err(_) => stats.rooms_failed += 1,
+            Err(_) => stats.tally.rooms_failed += 1,
         }
     }
     let secs = window.as_secs_f64().max(1e-9);

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::stats::{Percentiles, Stats, WonRound};
+use super::stats::{Percentiles, Stats, Tally, WonRound};
 use super::LoadConfig;
 
 /// Bytes to MiB, for reading.
@@ -50,17 +50,9 @@ pub struct Report {
     pub sent_per_sec: f64,
     /// Messages received per second in the steady window.
     pub received_per_sec: f64,
-    /// Submissions sent over the whole run.
-    pub submissions: u64,
-    /// Verdicts matched to them.
-    pub verdicts: u64,
-    /// Submissions that crossed the end of their round and were answered
-    /// `wrong_round` or `wrong_state`, rightly: not errors.
-    pub late_answers: u64,
-    /// Submissions answered with any other `error` instead.
-    pub refused_submissions: u64,
-    /// Submissions never answered: lost results.
-    pub unanswered: u64,
+    /// The counts, each a field of the JSON.
+    #[serde(flatten)]
+    pub tally: Tally,
     /// Send → `verdict`, for submissions sent in the steady window.
     pub verdict_latency: Percentiles,
     /// The same for accepted answers only (wins, which wait for their
@@ -71,29 +63,12 @@ pub struct Report {
     pub round_started_spread: Percentiles,
     /// Verdicts by outcome.
     pub verdict_kinds: BTreeMap<String, u64>,
-    /// Hands dealt (once per room).
-    pub rounds_started: u64,
     /// Rounds won (once per room).
     pub rounds_won: u64,
-    /// Matches started (once per room).
-    pub matches_started: u64,
     /// `error` messages received, by code.
     pub errors: BTreeMap<String, u64>,
     /// All `error` messages received.
     pub error_total: u64,
-    /// Connections the server ended (or that broke) before we closed them.
-    pub unexpected_disconnects: u64,
-    /// Connections that could not be opened or welcomed.
-    pub connect_failures: u64,
-    /// Rooms that never started playing.
-    pub rooms_failed: u64,
-    /// Redirects followed to the node holding a room, while joining.
-    pub redirects_followed: u64,
-    /// Players back in their seat after the server restarted or handed
-    /// their room to another node.
-    pub resumed: u64,
-    /// Submissions whose answer was lost in such a move.
-    pub interrupted: u64,
     /// The server's peak resident memory, MiB (with `--server-pid`).
     pub server_rss_peak_mib: Option<f64>,
     /// The server's resident memory at the end of the steady window, MiB.
@@ -161,27 +136,15 @@ impl Report {
             messages_received: i.received,
             sent_per_sec: i.sent_per_sec,
             received_per_sec: i.received_per_sec,
-            submissions: s.submissions,
-            verdicts: s.verdicts,
-            late_answers: s.late_answers,
-            refused_submissions: s.refused_submissions,
-            unanswered: s.unanswered,
+            tally: s.tally,
             verdict_latency: Percentiles::of(&s.verdict_latency),
             accepted_latency: Percentiles::of(&s.accepted_latency),
             refused_latency: Percentiles::of(&s.refused_latency),
             round_started_spread: Percentiles::of(&s.round_spread),
             verdict_kinds: s.verdict_kinds.clone(),
-            rounds_started: s.rounds_started,
             rounds_won: s.rounds_won.len() as u64,
-            matches_started: s.matches_started,
             error_total: s.error_count(),
             errors: s.errors,
-            unexpected_disconnects: s.unexpected_disconnects,
-            connect_failures: s.connect_failures,
-            rooms_failed: s.rooms_failed,
-            redirects_followed: s.redirects_followed,
-            resumed: s.resumed,
-            interrupted: s.interrupted,
             server_rss_peak_mib: i.server_rss_peak.map(mib),
             server_rss_at_stop_mib: i.server_rss_at_stop.map(mib),
             generator_rss_peak_mib: mib(i.own_rss_peak),
@@ -193,12 +156,12 @@ impl Report {
     /// unexpected disconnects, every submission answered. Late answers are
     /// not failures: the server answered them as it must.
     pub fn is_clean(&self) -> bool {
-        self.rooms_failed == 0
-            && self.connect_failures == 0
+        self.tally.rooms_failed == 0
+            && self.tally.connect_failures == 0
             && self.error_total == 0
-            && self.unexpected_disconnects == 0
-            && self.unanswered == 0
-            && self.refused_submissions == 0
+            && self.tally.unexpected_disconnects == 0
+            && self.tally.unanswered == 0
+            && self.tally.refused_submissions == 0
     }
 
     /// The report as one line of JSON.
@@ -275,17 +238,17 @@ impl fmt::Display for Report {
             f,
             "  submissions  {} sent, {} verdicts, {} late (round already over), {} refused, {} \
              unanswered",
-            self.submissions,
-            self.verdicts,
-            self.late_answers,
-            self.refused_submissions,
-            self.unanswered
+            self.tally.submissions,
+            self.tally.verdicts,
+            self.tally.late_answers,
+            self.tally.refused_submissions,
+            self.tally.unanswered
         )?;
         writeln!(f, "  outcomes     {}", map(&self.verdict_kinds))?;
         writeln!(
             f,
             "  rounds       {} dealt, {} won, {} matches",
-            self.rounds_started, self.rounds_won, self.matches_started
+            self.tally.rounds_started, self.rounds_won, self.tally.matches_started
         )?;
         writeln!(
             f,
@@ -296,17 +259,17 @@ impl fmt::Display for Report {
         writeln!(
             f,
             "  failures     {} unexpected disconnects, {} failed connections, {} failed rooms",
-            self.unexpected_disconnects, self.connect_failures, self.rooms_failed
+            self.tally.unexpected_disconnects, self.tally.connect_failures, self.tally.rooms_failed
         )?;
         writeln!(
             f,
             "  redirects    {} followed to the room's node",
-            self.redirects_followed
+            self.tally.redirects_followed
         )?;
         writeln!(
             f,
             "  restarts     {} players back in their seat, {} submissions interrupted",
-            self.resumed, self.interrupted
+            self.tally.resumed, self.tally.interrupted
         )?;
         match (self.server_rss_peak_mib, self.server_rss_at_stop_mib) {
             (Some(peak), Some(stop)) => writeln!(

@@ -104,7 +104,7 @@ pub async fn run(
     tokio::select! {
         () = tokio::time::sleep_until(plan.start_at) => {}
         _ = phase.wait_for(|p| *p == Phase::Stop) => {
-            stats.rooms_failed += 1;
+            stats.tally.rooms_failed += 1;
             let _ = ready.send(false);
             return stats;
         }
@@ -112,7 +112,7 @@ pub async fn run(
     let (players, code) = match set_up(&plan, &ctx, &mut stats).await {
         Ok(set) => set,
         Err(()) => {
-            stats.rooms_failed += 1;
+            stats.tally.rooms_failed += 1;
             let _ = ready.send(false);
             return stats;
         }
@@ -249,37 +249,37 @@ impl Room {
     /// close every connection and count what never got an answer.
     async fn finish(&mut self) {
         self.stopping = true;
-        let drain_until = Instant::now() + self.ctx.drain_timeout;
-        while self.bots.iter().any(|b| !b.closed && !b.pending.is_empty()) {
-            tokio::select! {
-                Some((i, generation, incoming)) = self.incoming.next() => {
-                    self.receive(i, generation, incoming).await;
-                }
-                () = tokio::time::sleep_until(drain_until) => break,
-                else => break,
-            }
-        }
+        self.receive_while(self.ctx.drain_timeout, |b| {
+            !b.closed && !b.pending.is_empty()
+        })
+        .await;
         for bot in &mut self.bots {
-            self.stats.unanswered += bot.pending.len() as u64;
+            self.stats.tally.unanswered += bot.pending.len() as u64;
             bot.pending.clear();
             if !bot.closed {
                 let _ = bot.sink.send(Message::Close(None)).await;
             }
         }
-        let close_until = Instant::now() + self.ctx.close_timeout;
-        while self.bots.iter().any(|b| !b.closed) {
-            tokio::select! {
-                Some((i, generation, incoming)) = self.incoming.next() => {
-                    self.receive(i, generation, incoming).await;
-                }
-                () = tokio::time::sleep_until(close_until) => break,
-                else => break,
-            }
-        }
+        self.receive_while(self.ctx.close_timeout, |b| !b.closed)
+            .await;
         for bot in &mut self.bots {
             if !bot.closed {
                 bot.closed = true;
                 self.ctx.counters.connection_closed();
+            }
+        }
+    }
+
+    /// Receives for at most `timeout`, while some bot is `waiting`.
+    async fn receive_while(&mut self, timeout: Duration, waiting: impl Fn(&Bot) -> bool) {
+        let until = Instant::now() + timeout;
+        while self.bots.iter().any(&waiting) {
+            tokio::select! {
+                Some((i, generation, incoming)) = self.incoming.next() => {
+                    self.receive(i, generation, incoming).await;
+                }
+                () = tokio::time::sleep_until(until) => break,
+                else => break,
             }
         }
     }
@@ -344,7 +344,7 @@ impl Room {
                     round,
                 },
             );
-            self.stats.submissions += 1;
+            self.stats.tally.submissions += 1;
             if measured {
                 self.stats.measured_submissions += 1;
             }
@@ -364,7 +364,7 @@ impl Room {
         bot.closed = true;
         self.ctx.counters.connection_closed();
         if !self.stopping {
-            self.stats.unexpected_disconnects += 1;
+            self.stats.tally.unexpected_disconnects += 1;
         }
     }
 
@@ -380,7 +380,7 @@ impl Room {
         bot.closed = true;
         bot.generation += 1;
         bot.round = None;
-        self.stats.interrupted += bot.pending.len() as u64;
+        self.stats.tally.interrupted += bot.pending.len() as u64;
         bot.pending.clear();
         self.ctx.counters.connection_closed();
         let first = to.unwrap_or_else(|| bot.home.clone());
@@ -407,11 +407,11 @@ impl Room {
                 bot.token = conn.token;
                 bot.closed = false;
                 self.ctx.counters.connection_opened();
-                self.stats.resumed += 1;
+                self.stats.tally.resumed += 1;
             }
             Ok(_) => {}
             Err(e) => {
-                self.stats.unexpected_disconnects += 1;
+                self.stats.tally.unexpected_disconnects += 1;
                 self.stats.error(match e {
                     SetupError::Refused(code) => code.as_str(),
                     SetupError::Unwritable => "unwritable_request",
@@ -448,7 +448,7 @@ impl Room {
                 bot.match_no += 1;
                 bot.round = None;
                 if i == 0 {
-                    self.stats.matches_started += 1;
+                    self.stats.tally.matches_started += 1;
                 }
             }
             ServerMessage::RoundStarted {
@@ -470,7 +470,7 @@ impl Room {
                         }
                     }
                     _ => {
-                        self.stats.rounds_started += 1;
+                        self.stats.tally.rounds_started += 1;
                         self.hand = Some(Hand::new(key, objective, cards, now));
                     }
                 }
@@ -481,7 +481,7 @@ impl Room {
                 let Some(sent) = self.take_pending(i, id.as_deref()) else {
                     return;
                 };
-                self.stats.verdicts += 1;
+                self.stats.tally.verdicts += 1;
                 if sent.measured {
                     let latency = now.saturating_duration_since(sent.sent_at);
                     record(&mut self.stats.verdict_latency, micros(latency));
@@ -499,23 +499,18 @@ impl Room {
                 };
                 *self.stats.verdict_kinds.entry(kind).or_default() += 1;
             }
-            ServerMessage::RoundWon {
-                round,
-                winner,
-                formula,
-                ..
-            } => {
+            ServerMessage::RoundWon { win, .. } => {
                 let bot = &mut self.bots[i];
                 bot.round = None;
-                let key = (bot.match_no, round);
+                let key = (bot.match_no, win.round);
                 if self.last_won != Some(key) {
                     self.last_won = Some(key);
                     self.stats.rounds_won.push(WonRound {
                         room: self.code.clone(),
                         match_no: key.0,
-                        round,
-                        winner,
-                        formula,
+                        round: win.round,
+                        winner: win.winner,
+                        formula: win.formula,
                     });
                 }
             }
@@ -567,18 +562,18 @@ impl Room {
             ServerMessage::Error { code, .. } => {
                 let sent = self.take_pending(i, id.as_deref());
                 if sent.is_some_and(|s| self.bots[i].is_late(&s, code)) {
-                    self.stats.late_answers += 1;
+                    self.stats.tally.late_answers += 1;
                     return;
                 }
                 // The server is restarting (its rooms are saved): the 1012
                 // that follows takes the player back to their seat.
                 if code == ErrorCode::ShuttingDown {
-                    self.stats.interrupted += u64::from(sent.is_some());
+                    self.stats.tally.interrupted += u64::from(sent.is_some());
                     return;
                 }
                 self.stats.error(code.as_str());
                 if sent.is_some() {
-                    self.stats.refused_submissions += 1;
+                    self.stats.tally.refused_submissions += 1;
                 }
             }
             _ => {}

@@ -40,6 +40,59 @@ pub struct WonRound {
     pub formula: Option<String>,
 }
 
+/// Declares [`Tally`] with these counts, and adding one tally to another
+/// count by count: a new count cannot be left out of the merge.
+macro_rules! tally {
+    ($($(#[$doc:meta])* $count:ident,)*) => {
+        /// The plain counts of a run: what a room task adds up in its
+        /// [`Stats`] and the report shows as they are.
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+        pub struct Tally {
+            $($(#[$doc])* pub $count: u64,)*
+        }
+
+        impl std::ops::AddAssign for Tally {
+            fn add_assign(&mut self, other: Tally) {
+                $(self.$count += other.$count;)*
+            }
+        }
+    };
+}
+
+tally! {
+    /// Submissions (formulas and claims) sent, over the whole run.
+    submissions,
+    /// Verdicts received that matched a submission of ours by id.
+    verdicts,
+    /// Late answers: submissions that crossed the end of their round on
+    /// the wire, answered by `wrong_round` (the next round had begun) or
+    /// `wrong_state` (the rematch was counting down). The server's answer
+    /// is right, so they are counted here, not as errors.
+    late_answers,
+    /// Submissions answered by any other `error` instead of a verdict.
+    refused_submissions,
+    /// Submissions still without an answer when the run ended: lost results.
+    unanswered,
+    /// Hands dealt, counted once per room.
+    rounds_started,
+    /// `match_started` seen, counted once per room.
+    matches_started,
+    /// Connections that ended without our asking (the server ended them,
+    /// or they broke) before we closed them.
+    unexpected_disconnects,
+    /// Connections that could not be opened or welcomed.
+    connect_failures,
+    /// Rooms that never got to play (creation, joining or start failed).
+    rooms_failed,
+    /// Redirects followed to the node holding a room, while joining.
+    redirects_followed,
+    /// Connections the server closed to restart (or that a stopping node
+    /// sent to the room's new node) whose player came back to their seat.
+    resumed,
+    /// Submissions whose answer went down with such a connection.
+    interrupted,
+}
+
 /// Everything one room task (or, merged, the whole run) observed.
 #[derive(Debug, Clone)]
 pub struct Stats {
@@ -53,44 +106,16 @@ pub struct Stats {
     /// For each round of each room: time between the first and the last
     /// player of the room receiving its `round_started`, in µs.
     pub round_spread: Histogram<u64>,
-    /// Submissions (formulas and claims) sent, over the whole run.
-    pub submissions: u64,
-    /// Of those, sent in the steady window.
+    /// The counts.
+    pub tally: Tally,
+    /// Submissions sent in the steady window.
     pub measured_submissions: u64,
-    /// Verdicts received that matched a submission of ours by id.
-    pub verdicts: u64,
-    /// Late answers: submissions that crossed the end of their round on
-    /// the wire, answered by `wrong_round` (the next round had begun) or
-    /// `wrong_state` (the rematch was counting down). The server's answer
-    /// is right, so they are counted here, not as errors.
-    pub late_answers: u64,
-    /// Submissions answered by any other `error` instead of a verdict.
-    pub refused_submissions: u64,
-    /// Submissions still without an answer when the run ended: lost results.
-    pub unanswered: u64,
     /// Verdicts by outcome: `accepted`, or the refusal's kind.
     pub verdict_kinds: BTreeMap<String, u64>,
     /// `error` messages received, by code.
     pub errors: BTreeMap<String, u64>,
-    /// Connections that ended without our asking.
-    pub unexpected_disconnects: u64,
-    /// Connections that could not be opened or welcomed.
-    pub connect_failures: u64,
-    /// Rooms that never got to play (creation, joining or start failed).
-    pub rooms_failed: u64,
-    /// Redirects followed to the node holding a room, while joining.
-    pub redirects_followed: u64,
-    /// Connections the server closed to restart (or that a stopping node
-    /// sent to the room's new node) whose player came back to their seat.
-    pub resumed: u64,
-    /// Submissions whose answer went down with such a connection.
-    pub interrupted: u64,
-    /// Hands dealt, counted once per room.
-    pub rounds_started: u64,
     /// Every round the server announced as won.
     pub rounds_won: Vec<WonRound>,
-    /// `match_started` seen, counted once per room.
-    pub matches_started: u64,
 }
 
 impl Default for Stats {
@@ -100,23 +125,11 @@ impl Default for Stats {
             accepted_latency: histogram(),
             refused_latency: histogram(),
             round_spread: histogram(),
-            submissions: 0,
+            tally: Tally::default(),
             measured_submissions: 0,
-            verdicts: 0,
-            late_answers: 0,
-            refused_submissions: 0,
-            unanswered: 0,
             verdict_kinds: BTreeMap::new(),
             errors: BTreeMap::new(),
-            unexpected_disconnects: 0,
-            connect_failures: 0,
-            rooms_failed: 0,
-            redirects_followed: 0,
-            resumed: 0,
-            interrupted: 0,
-            rounds_started: 0,
             rounds_won: Vec::new(),
-            matches_started: 0,
         }
     }
 }
@@ -130,27 +143,15 @@ impl Stats {
         let _ = self.accepted_latency.add(&other.accepted_latency);
         let _ = self.refused_latency.add(&other.refused_latency);
         let _ = self.round_spread.add(&other.round_spread);
-        self.submissions += other.submissions;
+        self.tally += other.tally;
         self.measured_submissions += other.measured_submissions;
-        self.verdicts += other.verdicts;
-        self.late_answers += other.late_answers;
-        self.refused_submissions += other.refused_submissions;
-        self.unanswered += other.unanswered;
         for (k, v) in other.verdict_kinds {
             *self.verdict_kinds.entry(k).or_default() += v;
         }
         for (k, v) in other.errors {
             *self.errors.entry(k).or_default() += v;
         }
-        self.unexpected_disconnects += other.unexpected_disconnects;
-        self.connect_failures += other.connect_failures;
-        self.rooms_failed += other.rooms_failed;
-        self.redirects_followed += other.redirects_followed;
-        self.resumed += other.resumed;
-        self.interrupted += other.interrupted;
-        self.rounds_started += other.rounds_started;
         self.rounds_won.extend(other.rounds_won);
-        self.matches_started += other.matches_started;
     }
 
     /// Counts one `error` by its code.
@@ -270,14 +271,14 @@ mod tests {
         let mut a = Stats::default();
         record(&mut a.verdict_latency, 1_000);
         a.error("rate_limited");
-        a.submissions = 2;
+        a.tally.submissions = 2;
         let mut b = Stats::default();
         record(&mut b.verdict_latency, 3_000);
         b.error("rate_limited");
         b.error("internal");
-        b.submissions = 3;
+        b.tally.submissions = 3;
         a.merge(b);
-        assert_eq!(a.submissions, 5);
+        assert_eq!(a.tally.submissions, 5);
         assert_eq!(a.error_count(), 3);
         assert_eq!(a.errors["rate_limited"], 2);
         let p = Percentiles::of(&a.verdict_latency);

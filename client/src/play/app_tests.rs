@@ -5,8 +5,7 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use krypto_core::protocol::{
     ClientMessage, LeaderboardRow, LeaveReason, Metric, Period, PlayerId, ReadyCheckInfo,
-    RoomPhase, RoomSettings, RoomSummary, ScoreEntry, ServerMessage, SettingsPatch, VerdictError,
-    VerdictKind,
+    RoomPhase, RoomSettings, RoomSummary, RoundWin, ScoreEntry, ServerMessage, SettingsPatch,
 };
 
 use super::app::{Action, App, Confirm, Conn, Event, InputMode, Screen, SITTING_OUT};
@@ -212,17 +211,7 @@ fn a_dealt_hand_opens_the_formula_input_and_enter_submits_it() {
 #[test]
 fn a_wrong_answer_locks_out_until_the_clock_passes() {
     let mut app = game();
-    app.handle(msg(ServerMessage::Verdict {
-        round: 3,
-        accepted: false,
-        value: Some("9".into()),
-        error: Some(VerdictError {
-            kind: VerdictKind::WrongValue,
-            message: "comes to 9, not 15".into(),
-            column: None,
-        }),
-        locked_out_ms: Some(5000),
-    }));
+    app.handle(wrong_value(9));
     let verdict = app.room.as_ref().unwrap().verdict.clone().unwrap();
     assert!(!verdict.accepted);
     assert_eq!(
@@ -245,12 +234,14 @@ fn a_wrong_answer_locks_out_until_the_clock_passes() {
 fn a_won_round_updates_scores_and_ends_the_input() {
     let mut app = game();
     app.handle(msg(ServerMessage::RoundWon {
-        round: 3,
-        winner: BEN,
-        formula: Some("1+2+3+4+5".into()),
-        no_solution: false,
-        elapsed_ms: 4200,
-        points: 1,
+        win: RoundWin {
+            round: 3,
+            winner: BEN,
+            formula: Some("1+2+3+4+5".into()),
+            no_solution: false,
+            elapsed_ms: 4200,
+            points: 1,
+        },
         scores: vec![
             ScoreEntry {
                 player: ME,
@@ -421,10 +412,7 @@ fn match_over_shows_the_podium_until_dismissed() {
 #[test]
 fn after_a_server_restart_the_client_rejoins_its_room() {
     let mut app = room();
-    app.handle(Event::Net(NetEvent::Disconnected {
-        reason: "the server closed the connection".into(),
-        retry_in: Duration::from_millis(500),
-    }));
+    app.handle(dropped("the server closed the connection"));
     assert!(matches!(app.conn, Conn::Down { .. }));
     assert!(app
         .feed
@@ -448,10 +436,7 @@ fn after_a_server_restart_the_client_rejoins_its_room() {
 #[test]
 fn a_resumed_seat_is_not_rejoined() {
     let mut app = room();
-    app.handle(Event::Net(NetEvent::Disconnected {
-        reason: "x".into(),
-        retry_in: Duration::from_millis(500),
-    }));
+    app.handle(dropped("x"));
     assert_eq!(
         sends(&app.handle(welcome(true))),
         [ClientMessage::ListRooms { after: None }]
@@ -544,12 +529,14 @@ fn resuming_mid_round_restores_the_clock_and_lockout() {
 /// Ben won `round` in 4.2 s.
 fn ben_won(round: u32) -> ServerMessage {
     ServerMessage::RoundWon {
-        round,
-        winner: BEN,
-        formula: Some("1 + 2 + 3 + 4 + 5".into()),
-        no_solution: false,
-        elapsed_ms: 4200,
-        points: 1,
+        win: RoundWin {
+            round,
+            winner: BEN,
+            formula: Some("1 + 2 + 3 + 4 + 5".into()),
+            no_solution: false,
+            elapsed_ms: 4200,
+            points: 1,
+        },
         scores: vec![ScoreEntry {
             player: BEN,
             score: 2,
@@ -668,10 +655,7 @@ fn every_overlay_closes_with_esc_and_a_new_hand_shows_its_cards() {
 #[test]
 fn a_failed_rejoin_returns_to_a_working_lobby_with_a_sentence() {
     let mut app = game();
-    app.handle(Event::Net(NetEvent::Disconnected {
-        reason: "the server closed the connection".into(),
-        retry_in: Duration::from_millis(500),
-    }));
+    app.handle(dropped("the server closed the connection"));
     let actions = app.handle(welcome(false));
     assert!(sends(&actions).contains(&ClientMessage::JoinRoom {
         code: CODE.into(),
@@ -813,10 +797,7 @@ fn arrivals_and_departures_update_the_roster() {
 #[test]
 fn a_resumed_seat_says_so_and_shows_the_hand_and_what_was_missed() {
     let mut app = game();
-    app.handle(Event::Net(NetEvent::Disconnected {
-        reason: "connection lost".into(),
-        retry_in: Duration::from_millis(500),
-    }));
+    app.handle(dropped("connection lost"));
     app.handle(welcome(true));
     let mut snap = snapshot(RoomPhase::Playing, Some(round_info(4, 30_000)));
     // What the room remembers: the chat and the start we heard, then a
@@ -827,12 +808,14 @@ fn a_resumed_seat_says_so_and_shows_the_hand_and_what_was_missed() {
         countdown_ms: 3000,
     });
     snap.recent.push(ServerMessage::RoundWon {
-        round: 3,
-        winner: BEN,
-        formula: Some("5 + 4 + 3 + 2 + 1".into()),
-        no_solution: false,
-        elapsed_ms: 3000,
-        points: 1,
+        win: RoundWin {
+            round: 3,
+            winner: BEN,
+            formula: Some("5 + 4 + 3 + 2 + 1".into()),
+            no_solution: false,
+            elapsed_ms: 3000,
+            points: 1,
+        },
         scores: Vec::new(),
     });
     app.handle(msg(ServerMessage::RoomState(snap)));
@@ -862,19 +845,7 @@ fn the_join_hint_uses_the_servers_lan_address_and_falls_back_to_ours() {
         super::ui::room_join_line(&app),
         "krypto play -s ws://127.0.0.1:7878 · code KX7RB"
     );
-    let mut app = App::new("ws://127.0.0.1:7878/ws", "Ann");
-    app.handle(msg(ServerMessage::Welcome {
-        protocol: 1,
-        player_id: ME,
-        name: "Ann".into(),
-        token: "00ff".into(),
-        server_version: "0.1.0".into(),
-        resumed: false,
-        join_urls: vec![
-            "http://192.168.1.20:7878".into(),
-            "http://10.0.0.5:7878".into(),
-        ],
-    }));
+    let mut app = lobby_naming(&["http://192.168.1.20:7878", "http://10.0.0.5:7878"]);
     app.handle(msg(ServerMessage::RoomState(snapshot(
         RoomPhase::Lobby,
         None,
@@ -978,10 +949,7 @@ fn a_restarted_client_whose_seat_was_kept_says_so() {
 fn a_reconnect_replays_only_what_was_missed_and_never_our_own_moves() {
     let mut app = game();
     won_by_ben(&mut app, 3);
-    app.handle(Event::Net(NetEvent::Disconnected {
-        reason: "connection lost".into(),
-        retry_in: Duration::from_millis(500),
-    }));
+    app.handle(dropped("connection lost"));
     app.handle(welcome(true));
     let before = app.feed.len();
     let ben_joined = ServerMessage::PlayerJoined {
@@ -1047,10 +1015,7 @@ fn a_reconnect_replays_only_what_was_missed_and_never_our_own_moves() {
         );
     }
     // A second drop with nothing new in between replays nothing.
-    app.handle(Event::Net(NetEvent::Disconnected {
-        reason: "connection lost".into(),
-        retry_in: Duration::from_millis(500),
-    }));
+    app.handle(dropped("connection lost"));
     app.handle(welcome(true));
     let before = app.feed.len();
     app.handle(msg(ServerMessage::RoomState(snap)));

@@ -6,7 +6,7 @@
 //! Every string in here came from the network and has already been cleaned
 //! of control characters by the connection task (see `untrusted.rs`).
 
-use krypto_core::protocol::{LeaveReason, ServerMessage};
+use krypto_core::protocol::{LeaveReason, RoundWin, ServerMessage};
 
 use super::app::{App, FeedKind};
 use super::wording::{
@@ -98,12 +98,15 @@ impl App {
             ),
             ServerMessage::AttemptFailed { .. } => Vec::new(),
             ServerMessage::RoundWon {
-                round,
-                winner,
-                formula,
-                no_solution,
-                elapsed_ms,
-                points,
+                win:
+                    RoundWin {
+                        round,
+                        winner,
+                        formula,
+                        no_solution,
+                        elapsed_ms,
+                        points,
+                    },
                 ..
             } => {
                 let how = match (formula, no_solution) {

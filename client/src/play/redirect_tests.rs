@@ -4,8 +4,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::time::Duration;
-
 use crossterm::event::KeyCode;
 use krypto_client::redirect::MAX_IN_A_ROW;
 use krypto_core::protocol::{ClientMessage, RoomPhase, ServerMessage};
@@ -95,10 +93,7 @@ fn a_spectator_is_sent_on_as_a_spectator() {
 #[test]
 fn a_seat_held_on_another_node_is_resumed_there() {
     let mut app = game();
-    app.handle(Event::Net(NetEvent::Disconnected {
-        reason: "the server closed the connection".into(),
-        retry_in: Duration::from_millis(500),
-    }));
+    app.handle(dropped("the server closed the connection"));
     // The home node does not hold the seat: `welcome` says so (and the
     // client asks for its room there), then the redirect answers the hello.
     let actions = app.handle(welcome(false));
@@ -173,10 +168,9 @@ fn an_unreachable_node_sends_the_client_home_to_ask_again() {
         "{last}"
     );
     assert_eq!(app.current_server(), app.server);
-    app.handle(Event::Net(NetEvent::Disconnected {
-        reason: "cannot reach ws://host-b:7878/ws: Connection refused".into(),
-        retry_in: Duration::from_millis(500),
-    }));
+    app.handle(dropped(
+        "cannot reach ws://host-b:7878/ws: Connection refused",
+    ));
     // Home welcomes the same token; the room is asked for there, and home
     // sends us on to wherever it is now.
     assert_eq!(

@@ -229,12 +229,12 @@ impl App {
                 }
             }
             ServerMessage::AttemptFailed { player, score, .. } => self.set_score(player, score),
-            ServerMessage::RoundWon { round, scores, .. } => {
+            ServerMessage::RoundWon { win, scores } => {
                 for s in &scores {
                     self.set_score(s.player, s.score);
                 }
                 let text = lines.first().map(|(_, t)| t.clone()).unwrap_or_default();
-                self.end_round(round, &text);
+                self.end_round(win.round, &text);
             }
             ServerMessage::RoundTimedOut { round, .. } => {
                 let text = lines.first().map(|(_, t)| t.clone()).unwrap_or_default();

@@ -7,7 +7,7 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use krypto_core::protocol::{
     ClientMessage, PlayerId, PlayerInfo, RoomPhase, RoomSettings, RoomSnapshot, RoundInfo,
-    ServerEnvelope, ServerMessage, Standing,
+    ServerEnvelope, ServerMessage, Standing, VerdictError, VerdictKind,
 };
 
 use ratatui::backend::TestBackend;
@@ -44,6 +44,11 @@ pub fn typed(app: &mut App, text: &str) {
 }
 
 pub fn welcome(resumed: bool) -> Event {
+    welcome_naming(resumed, &[])
+}
+
+/// A `welcome` naming the server's LAN base URLs.
+pub fn welcome_naming(resumed: bool, join_urls: &[&str]) -> Event {
     msg(ServerMessage::Welcome {
         protocol: 1,
         player_id: ME,
@@ -51,7 +56,31 @@ pub fn welcome(resumed: bool) -> Event {
         token: "00ff".into(),
         server_version: "0.1.0".into(),
         resumed,
-        join_urls: Vec::new(),
+        join_urls: join_urls.iter().map(|&u| u.to_owned()).collect(),
+    })
+}
+
+/// The connection dropped for `reason`; the next try in 0.5 s.
+pub fn dropped(reason: &str) -> Event {
+    Event::Net(NetEvent::Disconnected {
+        reason: reason.into(),
+        retry_in: Duration::from_millis(500),
+    })
+}
+
+/// The verdict on a formula for round 3 (of [`game`]) that came to
+/// `value`, not 15: wrong, locked out for 5 s.
+pub fn wrong_value(value: i64) -> Event {
+    msg(ServerMessage::Verdict {
+        round: 3,
+        accepted: false,
+        value: Some(value.to_string()),
+        error: Some(VerdictError {
+            kind: VerdictKind::WrongValue,
+            message: format!("comes to {value}, not 15"),
+            column: None,
+        }),
+        locked_out_ms: Some(5000),
     })
 }
 
@@ -122,8 +151,13 @@ pub fn snapshot(state: RoomPhase, round: Option<RoundInfo>) -> RoomSnapshot {
 
 /// Welcomed, in the lobby, at t = 0.
 pub fn lobby() -> App {
+    lobby_naming(&[])
+}
+
+/// [`lobby`], welcomed by a server that names its LAN base URLs.
+pub fn lobby_naming(join_urls: &[&str]) -> App {
     let mut app = App::new("ws://127.0.0.1:7878/ws", "Ann");
-    app.handle(welcome(false));
+    app.handle(welcome_naming(false, join_urls));
     app
 }
 

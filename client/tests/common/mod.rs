@@ -101,6 +101,14 @@ impl TestServer {
         format!("ws://{}/ws", self.addr)
     }
 
+    /// A graceful restart: stops this server, then starts another on its
+    /// address with the database `db`.
+    pub fn restart(self, db: &Path) -> TestServer {
+        let addr = self.addr.to_string();
+        self.stop();
+        TestServer::start(&addr, db)
+    }
+
     /// Shuts the server down gracefully and waits until it has stopped.
     pub fn stop(mut self) {
         self.stop_now();
@@ -136,6 +144,11 @@ impl Scratch {
 
     pub fn db(&self) -> PathBuf {
         self.dir.path().join("krypto.db")
+    }
+
+    /// A server on any free port with this scratch's database.
+    pub fn server(&self) -> TestServer {
+        TestServer::start("127.0.0.1:0", &self.db())
     }
 
     /// A config directory of its own for one client.

@@ -92,6 +92,32 @@ struct BoardSql {
     all: &'static str,
 }
 
+/// `s` (a `player_stats` row) is on the board: in period `$1` from `$2`,
+/// and past the metric's filter (the partial index's condition).
+macro_rules! on_board {
+    ($filter:literal) => {
+        concat!("s.period = $1 AND s.period_start = $2 AND ", $filter)
+    };
+}
+
+/// How many players are on the board.
+macro_rules! count_on_board {
+    ($filter:literal) => {
+        concat!(
+            "(SELECT count(*) FROM player_stats s WHERE ",
+            on_board!($filter),
+            ")"
+        )
+    };
+}
+
+/// The metric's column as `value`: a float, as every board shows it.
+macro_rules! as_value {
+    ($col:literal) => {
+        concat!("CAST(s.", $col, " AS DOUBLE PRECISION) AS value")
+    };
+}
+
 /// Comparisons are made on the column itself (`raw`), never on its value
 /// cast to a float: PostgreSQL cannot range-scan an index on `wins` for
 /// `wins::float8 > $x`, and filtered 5,000 rows one by one instead.
@@ -105,52 +131,40 @@ macro_rules! board_sql {
             page: concat!(
                 // The offset is walked on the index alone; names are joined
                 // for the page's rows only.
-                "WITH page AS MATERIALIZED (
-                     SELECT s.player_id, CAST(s.",
+                "WITH page AS MATERIALIZED (SELECT s.player_id, ",
+                as_value!($col),
+                ", s.",
                 $col,
-                " AS DOUBLE PRECISION) AS value, s.",
-                $col,
-                " AS raw, s.matches
-                     FROM player_stats s
-                     WHERE s.period = $1 AND s.period_start = $2 AND ",
-                $filter,
-                "
-                     ORDER BY s.",
+                " AS raw, s.matches FROM player_stats s WHERE ",
+                on_board!($filter),
+                " ORDER BY s.",
                 $col,
                 " ",
                 $dir,
-                ", s.player_id
-                     LIMIT $4 OFFSET $5)
+                ", s.player_id LIMIT $4 OFFSET $5)
                  SELECT page.player_id, p.name, page.value, page.matches,
-                     (SELECT count(*) FROM player_stats s
-                      WHERE s.period = $1 AND s.period_start = $2 AND ",
-                $filter,
-                "     AND s.",
+                     (SELECT count(*) FROM player_stats s WHERE ",
+                on_board!($filter),
+                " AND s.",
                 $col,
                 " ",
                 $better,
                 " (SELECT ",
                 $best,
-                "(raw) FROM page))
-                         AS better_first,
-                     CASE WHEN $6 >= 0 THEN $6 ELSE
-                         (SELECT count(*) FROM player_stats s
-                          WHERE s.period = $1 AND s.period_start = $2 AND ",
-                $filter,
-                ")
-                     END AS total
+                "(raw) FROM page)) AS better_first,
+                     CASE WHEN $6 >= 0 THEN $6 ELSE ",
+                count_on_board!($filter),
+                " END AS total
                  FROM page JOIN players p ON p.id = page.player_id
                  ORDER BY page.value ",
                 $dir,
                 ", page.player_id"
             ),
             locate: concat!(
-                "SELECT me.value,
-                     (SELECT count(*) FROM player_stats s
-                      WHERE s.period = $1 AND s.period_start = $2 AND ",
-                $filter,
+                "SELECT me.value, (SELECT count(*) FROM player_stats s WHERE ",
+                on_board!($filter),
                 // A range on the index (better or equal), then the ties.
-                "     AND s.",
+                " AND s.",
                 $col,
                 " ",
                 $better,
@@ -158,34 +172,28 @@ macro_rules! board_sql {
                 $col,
                 " ",
                 $better,
-                " me.raw OR s.player_id < $7)) AS before,
-                     (SELECT count(*) FROM player_stats s
-                      WHERE s.period = $1 AND s.period_start = $2 AND ",
-                $filter,
-                ") AS total
-                 FROM (SELECT CAST(s.",
+                " me.raw OR s.player_id < $7)) AS before, ",
+                count_on_board!($filter),
+                " AS total FROM (SELECT ",
+                as_value!($col),
+                ", s.",
                 $col,
-                " AS DOUBLE PRECISION) AS value, s.",
-                $col,
-                " AS raw FROM player_stats s
-                       WHERE s.period = $1 AND s.period_start = $2 AND ",
-                $filter,
-                "       AND s.player_id = $7) AS me"
+                " AS raw FROM player_stats s WHERE ",
+                on_board!($filter),
+                " AND s.player_id = $7) AS me"
             ),
             total: concat!(
-                "SELECT count(*) FROM player_stats s
-                 WHERE s.period = $1 AND s.period_start = $2 AND ",
-                $filter
+                "SELECT count(*) FROM player_stats s WHERE ",
+                on_board!($filter)
             ),
             all: concat!(
-                "SELECT s.player_id, p.name, CAST(s.",
-                $col,
-                " AS DOUBLE PRECISION) AS value, s.matches
+                "SELECT s.player_id, p.name, ",
+                as_value!($col),
+                ", s.matches
                  FROM player_stats s JOIN players p ON p.id = s.player_id
-                 WHERE s.period = $1 AND s.period_start = $2 AND ",
-                $filter,
-                "
-                 ORDER BY s.",
+                 WHERE ",
+                on_board!($filter),
+                " ORDER BY s.",
                 $col,
                 " ",
                 $dir,
@@ -264,17 +272,27 @@ pub struct RecentMatch {
     pub match_id: String,
     /// When it finished (UTC ms).
     pub finished_at: i64,
+    /// How it went, as a profile shows it.
+    #[sqlx(flatten)]
+    pub line: MatchLine,
+}
+
+/// How one of a player's matches went: a line of their profile (as the
+/// database has it and as `/api/players/{name}` shows it).
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow, serde::Serialize)]
+pub struct MatchLine {
     /// How many players it had.
     pub players: i64,
     /// Rounds played.
+    #[serde(rename = "rounds")]
     pub rounds_played: i64,
     /// The player's final score.
     pub score: Option<i64>,
     /// The player's rank.
     pub rank: Option<i64>,
-    /// Conservative rating before (rated matches only).
+    /// Their rating before, as shown (rated matches only).
     pub rating_before: Option<f64>,
-    /// Conservative rating after.
+    /// Their rating after, as shown.
     pub rating_after: Option<f64>,
 }
 

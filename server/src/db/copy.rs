@@ -277,36 +277,25 @@ impl Table {
         let mut columns = Rows::default();
         for (i, &(name, kind)) in self.columns.iter().enumerate() {
             let values = match kind {
-                Int => Values::Int(
-                    rows.iter()
-                        .map(|r| r.try_get(i))
-                        .collect::<Result<_, _>>()?,
-                ),
-                Float => Values::Float(
-                    rows.iter()
-                        .map(|r| r.try_get(i))
-                        .collect::<Result<_, _>>()?,
-                ),
-                Bool => Values::Bool(
-                    rows.iter()
-                        .map(|r| r.try_get(i))
-                        .collect::<Result<_, _>>()?,
-                ),
-                Text | Uuid | Time => Values::Text(
-                    rows.iter()
-                        .map(|r| r.try_get(i))
-                        .collect::<Result<_, _>>()?,
-                ),
-                Json => Values::Json(
-                    rows.iter()
-                        .map(|r| r.try_get(i))
-                        .collect::<Result<_, _>>()?,
-                ),
+                Int => Values::Int(column(rows, i)?),
+                Float => Values::Float(column(rows, i)?),
+                Bool => Values::Bool(column(rows, i)?),
+                Text | Uuid | Time => Values::Text(column(rows, i)?),
+                Json => Values::Json(column(rows, i)?),
             };
             columns = columns.with(name, values);
         }
         Ok(columns)
     }
+}
+
+/// Column `i` of every row.
+fn column<R: Row, T>(rows: &[R], i: usize) -> Result<Vec<T>, sqlx::Error>
+where
+    usize: sqlx::ColumnIndex<R>,
+    for<'r> T: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    rows.iter().map(|r| r.try_get(i)).collect()
 }
 
 /// Copies each of [`TABLES`] from `from` into `to`.

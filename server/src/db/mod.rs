@@ -24,7 +24,7 @@
 //! - `sqlite/`: SQLite through sqlx, its row source, migrations in
 //!   `migrations/sqlite/`;
 //! - `postgres/`: PostgreSQL through sqlx, its row source, migrations in
-//!   `migrations/postgres/`; `postgres/directory.rs`: the nodes, rooms and
+//!   `migrations/postgres/`; `postgres/directory/`: the nodes, rooms and
 //!   seats of a cluster of nodes sharing one database.
 //!
 //! Schema changes are numbered files under `migrations/<backend>/`, applied
@@ -52,6 +52,15 @@ pub(crate) use self::postgres::{budgets, directory};
 /// Longest wait for a pooled connection: a read during an outage fails
 /// after this.
 const POOL_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// A backend's pool of at most `max` connections. A query waits
+/// [`POOL_WAIT`] for a connection while the database is away, then fails
+/// (and its caller says so) instead of hanging for the default 30 s.
+fn pool_options<DB: sqlx::Database>(max: u32) -> sqlx::pool::PoolOptions<DB> {
+    sqlx::pool::PoolOptions::new()
+        .max_connections(max)
+        .acquire_timeout(POOL_WAIT)
+}
 
 /// Why the database failed.
 #[derive(Debug, thiserror::Error)]

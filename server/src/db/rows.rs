@@ -60,45 +60,29 @@ pub(crate) trait Cell: Sized {
     fn column(values: Vec<Self>) -> Values;
 }
 
-impl Cell for Option<String> {
-    fn column(values: Vec<Self>) -> Values {
-        Values::Text(values)
-    }
+/// A column of `Option<$t>` as it is, and of `$t` with every value
+/// present.
+macro_rules! nullable_cells {
+    ($($variant:ident: $t:ty),*) => {$(
+        impl Cell for Option<$t> {
+            fn column(values: Vec<Self>) -> Values {
+                Values::$variant(values)
+            }
+        }
+
+        impl Cell for $t {
+            fn column(values: Vec<Self>) -> Values {
+                Values::$variant(values.into_iter().map(Some).collect())
+            }
+        }
+    )*};
 }
 
-impl Cell for String {
-    fn column(values: Vec<Self>) -> Values {
-        Values::Text(values.into_iter().map(Some).collect())
-    }
-}
+nullable_cells!(Text: String, Int: i64, Float: f64);
 
 impl Cell for &str {
     fn column(values: Vec<Self>) -> Values {
         Values::Text(values.into_iter().map(|s| Some(s.to_owned())).collect())
-    }
-}
-
-impl Cell for Option<i64> {
-    fn column(values: Vec<Self>) -> Values {
-        Values::Int(values)
-    }
-}
-
-impl Cell for i64 {
-    fn column(values: Vec<Self>) -> Values {
-        Values::Int(values.into_iter().map(Some).collect())
-    }
-}
-
-impl Cell for Option<f64> {
-    fn column(values: Vec<Self>) -> Values {
-        Values::Float(values)
-    }
-}
-
-impl Cell for f64 {
-    fn column(values: Vec<Self>) -> Values {
-        Values::Float(values.into_iter().map(Some).collect())
     }
 }
 

@@ -141,19 +141,13 @@ impl MatchLog {
                         }));
                     }
                 }
-                RoomEvent::RoundWon {
-                    winner,
-                    formula,
-                    elapsed_ms,
-                    points,
-                    ..
-                } => self.round_over(
+                RoomEvent::RoundWon(win) => self.round_over(
                     &mut out,
                     RoundOutcome::Won {
-                        winner: *winner,
-                        formula: formula.clone(),
-                        elapsed_ms: *elapsed_ms,
-                        points: *points,
+                        winner: win.winner,
+                        formula: win.formula.clone(),
+                        elapsed_ms: win.elapsed_ms,
+                        points: win.points,
                     },
                     at_ms,
                 ),
@@ -221,7 +215,7 @@ impl MatchLog {
 
 #[cfg(test)]
 mod tests {
-    use krypto_core::protocol::{PlayerId, VerdictKind};
+    use krypto_core::protocol::{PlayerId, RoundWin, VerdictKind};
     use krypto_core::protocol::{RoomSettings, Standing};
     use krypto_core::room::{Entrant, MatchResult};
 
@@ -317,14 +311,14 @@ mod tests {
         assert_eq!(a.seq, 1, "attempts are numbered in their match");
         assert!(!wrong.must_commit);
 
-        let won = RoomEvent::RoundWon {
+        let won = RoomEvent::RoundWon(RoundWin {
             round: 1,
             winner: ANN,
             formula: Some("1+2+3+4+5".into()),
             no_solution: false,
             elapsed_ms: 1_200,
             points: 1,
-        };
+        });
         let end = log.translate(
             "ABCDE",
             &[attempt(ANN, true), won, finished(1, 1)],

@@ -272,6 +272,17 @@ impl TestServer {
         self.connect().await.welcomed(hello(name)).await
     }
 
+    /// [`TestServer::player`] for each of `names`, in order.
+    pub async fn players<const N: usize>(&self, names: [&str; N]) -> [(Client, Value); N] {
+        let mut players = Vec::with_capacity(N);
+        for name in names {
+            players.push(self.player(name).await);
+        }
+        players
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("one player a name"))
+    }
+
     /// A connection that sent `hello` (any fields); returns it and the
     /// welcome.
     pub async fn player_with(&self, hello: Value) -> (Client, Value) {
@@ -397,24 +408,45 @@ pub fn sample(text: &str, series: &str) -> f64 {
         .unwrap_or_else(|| panic!("no sample {series} in:\n{text}"))
 }
 
-/// One HTTP/1.1 GET to `addr`; returns the status line and the body.
-pub async fn http_get(addr: SocketAddr, path: &str) -> (String, String) {
+/// Sends `request` as it is to `addr` and reads the answer to its end.
+pub async fn http_raw(addr: SocketAddr, request: &str) -> Vec<u8> {
     let mut s = TcpStream::connect(addr).await.unwrap();
-    let req = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut out = String::new();
-    tokio::time::timeout(PATIENCE, s.read_to_string(&mut out))
+    s.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(PATIENCE, s.read_to_end(&mut raw))
         .await
         .unwrap()
         .unwrap();
+    raw
+}
+
+/// One HTTP/1.1 GET to `addr`; returns the status line and the body.
+pub async fn http_get(addr: SocketAddr, path: &str) -> (String, String) {
+    let req = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+    let out = String::from_utf8(http_raw(addr, &req).await).unwrap();
     let status = out.lines().next().unwrap_or_default().to_owned();
     let body = out.split("\r\n\r\n").nth(1).unwrap_or_default().to_owned();
     (status, body)
 }
 
+/// Player `id`'s row in a `room_state`, if there is one.
+pub fn member(state: &Value, id: &Value) -> Option<Value> {
+    state["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| &p["id"] == id)
+        .cloned()
+}
+
 /// A `hello` as `name`.
 pub fn hello(name: &str) -> Value {
     json!({"type": "hello", "protocol": 1, "name": name})
+}
+
+/// A `hello` with a device code (`ticket`) instead of a name.
+pub fn ticket_hello(code: impl serde::Serialize) -> Value {
+    json!({"type": "hello", "protocol": 1, "ticket": code})
 }
 
 /// One HTTP/1.1 GET to `addr` naming `host`, with extra header lines: the
@@ -425,14 +457,8 @@ pub async fn http_get_from(
     path: &str,
     extra: &str,
 ) -> (u16, std::collections::HashMap<String, String>, Vec<u8>) {
-    let mut s = TcpStream::connect(addr).await.unwrap();
     let req = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n{extra}\r\n");
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(PATIENCE, s.read_to_end(&mut raw))
-        .await
-        .unwrap()
-        .unwrap();
+    let raw = http_raw(addr, &req).await;
     let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
     let head = String::from_utf8(raw[..split].to_vec()).unwrap();
     let mut lines = head.lines();
@@ -591,6 +617,13 @@ impl Client {
             }
         }
     }
+
+    /// Submits `formula` for `round` and returns the answer: a verdict, or
+    /// an error.
+    pub async fn submit(&mut self, round: i64, formula: &str) -> Value {
+        self.request(json!({"type": "submit", "round": round, "formula": formula}))
+            .await
+    }
 }
 
 /// A round as both players saw it announced: (round, winner, formula, elapsed ms).
@@ -607,9 +640,7 @@ pub async fn win(ann: &mut Client, ben: &mut Client, round: i64) -> Won {
         (ben, ann)
     };
     let formula = solve(&started);
-    let verdict = winner
-        .request(json!({"type": "submit", "round": round, "formula": formula}))
-        .await;
+    let verdict = winner.submit(round, &formula).await;
     assert_eq!(verdict["accepted"], true, "{verdict}");
     let won = other.recv_type("round_won").await;
     winner.recv_type("round_won").await;

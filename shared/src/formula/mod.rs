@@ -11,7 +11,7 @@
 
 pub mod ast;
 mod check;
-mod error;
+pub(crate) mod error;
 pub mod lexer;
 pub mod parser;
 

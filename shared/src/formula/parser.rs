@@ -285,20 +285,28 @@ impl Parser<'_> {
     /// or `None` at the start. It shapes the message when the operand is
     /// missing.
     fn sum(&mut self, before: Option<Token>) -> Result<Operand, FormulaError> {
-        let mut lhs = self.product(before)?;
-        while let TokenKind::Op(op @ (Op::Add | Op::Sub)) = self.current.kind {
-            let op_tok = self.advance()?;
-            let rhs = self.product(Some(op_tok))?;
-            lhs = self.push_bin(op, op_tok, lhs, rhs);
-        }
-        Ok(lhs)
+        self.left_to_right(before, [Op::Add, Op::Sub], Self::product)
     }
 
     fn product(&mut self, before: Option<Token>) -> Result<Operand, FormulaError> {
-        let mut lhs = self.atom(before)?;
-        while let TokenKind::Op(op @ (Op::Mul | Op::Div)) = self.current.kind {
+        self.left_to_right(before, [Op::Mul, Op::Div], Self::atom)
+    }
+
+    /// `operand`s joined by `ops` (one level of precedence), grouped from
+    /// the left.
+    fn left_to_right(
+        &mut self,
+        before: Option<Token>,
+        ops: [Op; 2],
+        operand: fn(&mut Self, Option<Token>) -> Result<Operand, FormulaError>,
+    ) -> Result<Operand, FormulaError> {
+        let mut lhs = operand(self, before)?;
+        while let TokenKind::Op(op) = self.current.kind {
+            if !ops.contains(&op) {
+                break;
+            }
             let op_tok = self.advance()?;
-            let rhs = self.atom(Some(op_tok))?;
+            let rhs = operand(self, Some(op_tok))?;
             lhs = self.push_bin(op, op_tok, lhs, rhs);
         }
         Ok(lhs)

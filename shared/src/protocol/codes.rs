@@ -3,31 +3,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::formula::error::{checker_kinds, kinds_enum, kinds_from};
 use crate::formula::ErrorKind;
 
-wire_enum! {
+checker_kinds!(kinds_enum! {
     /// Why a formula or claim was refused: the checker's kinds plus the room's.
     pub enum VerdictKind {
-        /// Unexpected character, unbalanced parenthesis, missing operand or operator.
-        Syntax,
-        /// The formula is longer than 200 characters.
-        TooLong,
-        /// The formula nests more than 32 levels of parentheses.
-        TooDeep,
-        /// A number that is not a card of the hand.
-        UnknownCard,
-        /// A card used more often than it was dealt.
-        CardReused,
-        /// Cards left unused.
-        CardUnused,
-        /// Division by zero.
-        DivisionByZero,
-        /// An intermediate result the room's rule set forbids.
-        RuleViolation,
-        /// The formula does not make the objective.
-        WrongValue,
-        /// A value too large to compute exactly.
-        Overflow,
         /// The sender is locked out after a wrong answer.
         LockedOut,
         /// Someone else already won the round (or time ran out).
@@ -38,31 +19,14 @@ wire_enum! {
         #[serde(other)]
         Unknown,
     }
-}
+});
+checker_kinds!(kinds_from! { ErrorKind => VerdictKind });
 
 impl VerdictKind {
     /// A kind read back by its wire name (from a log or the database);
     /// `Unknown` for a name this version does not know.
     pub fn from_name(name: &str) -> VerdictKind {
         name.parse().unwrap_or(VerdictKind::Unknown)
-    }
-}
-
-impl From<ErrorKind> for VerdictKind {
-    /// The checker's refusals are verdict kinds of the same name.
-    fn from(kind: ErrorKind) -> VerdictKind {
-        match kind {
-            ErrorKind::Syntax => VerdictKind::Syntax,
-            ErrorKind::TooLong => VerdictKind::TooLong,
-            ErrorKind::TooDeep => VerdictKind::TooDeep,
-            ErrorKind::UnknownCard => VerdictKind::UnknownCard,
-            ErrorKind::CardReused => VerdictKind::CardReused,
-            ErrorKind::CardUnused => VerdictKind::CardUnused,
-            ErrorKind::DivisionByZero => VerdictKind::DivisionByZero,
-            ErrorKind::RuleViolation => VerdictKind::RuleViolation,
-            ErrorKind::WrongValue => VerdictKind::WrongValue,
-            ErrorKind::Overflow => VerdictKind::Overflow,
-        }
     }
 }
 

@@ -39,7 +39,7 @@ mod snapshot;
 pub use client::{ClientEnvelope, ClientMessage, ClientMessageType, Metric, Period};
 pub use codes::{ErrorCode, VerdictError, VerdictKind};
 pub use parse::{parse_client_message, parse_server_message, ProtocolError, ProtocolErrorKind};
-pub use server::{ServerEnvelope, ServerMessage, ServerMessageType};
+pub use server::{RoundWin, ServerEnvelope, ServerMessage, ServerMessageType};
 pub use snapshot::{
     LeaderboardRow, LeaveReason, PlayerInfo, ReadyCheckInfo, RoomPhase, RoomSnapshot, RoomSummary,
     RoundInfo, RoundMisses, ScoreEntry, Standing,

@@ -97,18 +97,9 @@ pub enum ServerMessage {
     },
     /// Someone won the round.
     RoundWon {
-        /// The round.
-        round: u32,
-        /// The winner.
-        winner: PlayerId,
-        /// The winning formula; `null` for a right "no solution" claim.
-        formula: Option<String>,
-        /// Whether the round was won by a right "no solution" claim.
-        no_solution: bool,
-        /// Time from the deal to the winning answer.
-        elapsed_ms: u64,
-        /// Points the winner got.
-        points: i64,
+        /// Who won it and how (its fields are the message's).
+        #[serde(flatten)]
+        win: RoundWin,
         /// Every player's score after the round.
         scores: Vec<ScoreEntry>,
     },
@@ -246,6 +237,23 @@ impl ServerMessage {
             message: message.into(),
         }
     }
+}
+
+/// A won round: what the room records of it, and what `round_won` says.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundWin {
+    /// The round.
+    pub round: u32,
+    /// The winner.
+    pub winner: PlayerId,
+    /// The winning formula; `null` for a right "no solution" claim.
+    pub formula: Option<String>,
+    /// Whether the round was won by a right "no solution" claim.
+    pub no_solution: bool,
+    /// Time from the deal to the winning answer.
+    pub elapsed_ms: u64,
+    /// Points the winner got.
+    pub points: i64,
 }
 
 /// A server message with the id of the request it answers, if any.

@@ -1,6 +1,7 @@
 //! Chat between members, with its length and flood limits, and nothing in
 //! it that could act on another member's terminal.
 
+use super::roster::take_credit;
 use super::{Effects, Recipient, Room, RoomError, CHAT_BURST, CHAT_WINDOW_MS};
 use crate::protocol::{PlayerId, ServerMessage, MAX_CHAT_LEN};
 
@@ -17,13 +18,7 @@ impl Room {
         }
         crate::text::check(text)?;
         let m = self.member_mut(player).ok_or(RoomError::NotInRoom)?;
-        while m.chat_expiries.front().is_some_and(|&t| t <= now) {
-            m.chat_expiries.pop_front();
-        }
-        if m.chat_expiries.len() >= CHAT_BURST {
-            return Err(RoomError::RateLimited);
-        }
-        m.chat_expiries.push_back(now + CHAT_WINDOW_MS);
+        take_credit(&mut m.chat_expiries, now, CHAT_BURST, CHAT_WINDOW_MS)?;
         let msg = ServerMessage::Chat {
             from: player,
             name: m.name.clone(),

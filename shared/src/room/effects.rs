@@ -1,7 +1,7 @@
 //! What a command or a tick produces: messages to send to whom, and events
 //! for the server to record before it sends them.
 
-use crate::protocol::{PlayerId, RoomSettings, ServerMessage, Standing, VerdictKind};
+use crate::protocol::{PlayerId, RoomSettings, RoundWin, ServerMessage, Standing, VerdictKind};
 
 /// Who a message is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -79,20 +79,7 @@ pub enum RoomEvent {
         elapsed_ms: u64,
     },
     /// Someone won a round.
-    RoundWon {
-        /// The round.
-        round: u32,
-        /// The winner.
-        winner: PlayerId,
-        /// The winning formula; `None` for a right "no solution" claim.
-        formula: Option<String>,
-        /// Whether a right "no solution" claim won it.
-        no_solution: bool,
-        /// Time from the deal to the winning answer.
-        elapsed_ms: u64,
-        /// Points awarded.
-        points: i64,
-    },
+    RoundWon(RoundWin),
     /// A round ran out of time.
     RoundTimedOut {
         /// The round.

@@ -2,6 +2,7 @@
 //! the ready check before a rematch, so nobody is dealt a hand while they are
 //! still looking at the podium.
 
+use super::roster::take_credit;
 use super::rounds::Phase;
 use super::{
     Effects, Recipient, Room, RoomError, REACTION_BURST, REACTION_WINDOW_MS, READY_CHECK_MS,
@@ -19,13 +20,12 @@ impl Room {
             .find(|&&r| r == emoji)
             .ok_or(RoomError::UnknownReaction)?;
         let m = self.member_mut(player).ok_or(RoomError::NotInRoom)?;
-        while m.reaction_expiries.front().is_some_and(|&t| t <= now) {
-            m.reaction_expiries.pop_front();
-        }
-        if m.reaction_expiries.len() >= REACTION_BURST {
-            return Err(RoomError::RateLimited);
-        }
-        m.reaction_expiries.push_back(now + REACTION_WINDOW_MS);
+        take_credit(
+            &mut m.reaction_expiries,
+            now,
+            REACTION_BURST,
+            REACTION_WINDOW_MS,
+        )?;
         let msg = ServerMessage::Reaction {
             player,
             name: m.name.clone(),

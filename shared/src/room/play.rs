@@ -2,12 +2,15 @@
 //! lockouts and penalties for wrong ones and the round for the first right one.
 
 use super::referee;
+use super::roster::take_credit;
 use super::{
     Effects, Phase, Recipient, Room, RoomError, RoomEvent, ATTEMPT_BURST, ATTEMPT_WINDOW_MS,
     ROUND_POINTS,
 };
 use crate::formula;
-use crate::protocol::{DealMode, PlayerId, ScoreEntry, ServerMessage, VerdictError, VerdictKind};
+use crate::protocol::{
+    DealMode, PlayerId, RoundWin, ScoreEntry, ServerMessage, VerdictError, VerdictKind,
+};
 use crate::rational::Rational;
 
 impl Room {
@@ -221,21 +224,17 @@ impl Room {
         if let Some(m) = self.member_mut(player) {
             m.score += ROUND_POINTS;
         }
-        fx.events.push(RoomEvent::RoundWon {
-            round: number,
-            winner: player,
-            formula: formula.clone(),
-            no_solution: formula.is_none(),
-            elapsed_ms,
-            points: ROUND_POINTS,
-        });
-        let msg = ServerMessage::RoundWon {
+        let win = RoundWin {
             round: number,
             winner: player,
             no_solution: formula.is_none(),
             formula,
             elapsed_ms,
             points: ROUND_POINTS,
+        };
+        fx.events.push(RoomEvent::RoundWon(win.clone()));
+        let msg = ServerMessage::RoundWon {
+            win,
             scores: self
                 .members
                 .iter()
@@ -255,14 +254,12 @@ impl Room {
     /// (neither judged nor recorded).
     fn take_attempt_credit(&mut self, player: PlayerId, now: u64) -> Result<(), RoomError> {
         let m = self.member_mut(player).ok_or(RoomError::NotInRoom)?;
-        while m.attempt_expiries.front().is_some_and(|&t| t <= now) {
-            m.attempt_expiries.pop_front();
-        }
-        if m.attempt_expiries.len() >= ATTEMPT_BURST {
-            return Err(RoomError::RateLimited);
-        }
-        m.attempt_expiries.push_back(now + ATTEMPT_WINDOW_MS);
-        Ok(())
+        take_credit(
+            &mut m.attempt_expiries,
+            now,
+            ATTEMPT_BURST,
+            ATTEMPT_WINDOW_MS,
+        )
     }
 
     /// Records an answer, and counts it towards the player's attempts in

@@ -75,6 +75,25 @@ pub(super) struct Member {
     pub(super) reaction_expiries: VecDeque<u64>,
 }
 
+/// Counts one more message against a flood limit of `burst` messages per
+/// `window_ms`, or refuses it. `expiries` are when the recent ones stop
+/// counting, oldest first.
+pub(super) fn take_credit(
+    expiries: &mut VecDeque<u64>,
+    now: u64,
+    burst: usize,
+    window_ms: u64,
+) -> Result<(), RoomError> {
+    while expiries.front().is_some_and(|&t| t <= now) {
+        expiries.pop_front();
+    }
+    if expiries.len() >= burst {
+        return Err(RoomError::RateLimited);
+    }
+    expiries.push_back(now + window_ms);
+    Ok(())
+}
+
 impl Member {
     pub(super) fn new(joiner: Joiner, spectator: bool, eligible_from: u32) -> Self {
         Member {
@@ -102,14 +121,8 @@ impl Member {
 
 /// A player who left during the match: they still appear in its standings,
 /// so leaving cannot dodge a loss, and get their score back if they return.
-#[derive(Debug, Clone)]
-pub(super) struct Departed {
-    pub(super) id: PlayerId,
-    pub(super) name: String,
-    pub(super) bot: bool,
-    pub(super) score: i64,
-    pub(super) attempts: u32,
-}
+/// Kept as a saved room keeps them.
+pub(super) use super::saved::SavedDeparted as Departed;
 
 impl Room {
     /// `joiner` joins as a player or a spectator (or, if they still hold a
@@ -182,14 +195,7 @@ impl Room {
         };
         self.remember(msg.clone());
         fx.send(Recipient::AllExcept(player), msg);
-        if returning {
-            self.broadcast_state(Some(player), now, &mut fx);
-        } else {
-            fx.reply(
-                player,
-                ServerMessage::RoomState(self.snapshot_for(player, now)),
-            );
-        }
+        self.snapshot_to(player, returning, now, &mut fx);
         Ok(fx)
     }
 
@@ -229,15 +235,21 @@ impl Room {
         let spectator = m.spectator;
         self.vacated_at = None;
         let mut fx = std::mem::take(&mut self.pending);
-        if was_away && !spectator {
-            self.broadcast_state(Some(player), now, &mut fx);
+        self.snapshot_to(player, was_away && !spectator, now, &mut fx);
+        Ok(fx)
+    }
+
+    /// `player` gets a full snapshot: with a fresh one for everyone when the
+    /// room must see them again (`tell_room`), else alone.
+    fn snapshot_to(&self, player: PlayerId, tell_room: bool, now: u64, fx: &mut Effects) {
+        if tell_room {
+            self.broadcast_state(Some(player), now, fx);
         } else {
             fx.reply(
                 player,
                 ServerMessage::RoomState(self.snapshot_for(player, now)),
             );
         }
-        Ok(fx)
     }
 
     /// `player` leaves for good.

@@ -19,7 +19,7 @@ use std::collections::{HashSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
-use super::roster::{Departed, Member};
+use super::roster::Member;
 use super::rounds::{Phase, Round};
 use super::{Dealer, Effects, Room, RoomError, RoomLimits};
 use crate::cards::Deal;
@@ -200,17 +200,7 @@ impl Room {
                 deadline_in_ms: signed_offset(r.deadline, now),
                 over: r.over,
             }),
-            departed: self
-                .departed
-                .iter()
-                .map(|d| SavedDeparted {
-                    id: d.id,
-                    name: d.name.clone(),
-                    bot: d.bot,
-                    score: d.score,
-                    attempts: d.attempts,
-                })
-                .collect(),
+            departed: self.departed.clone(),
             recent: self.recent.iter().cloned().collect(),
             vacant_for_ms: self.vacated_at.map(|t| now.saturating_sub(t)),
         }
@@ -278,17 +268,7 @@ impl Room {
                 deadline: apply_offset(now, r.deadline_in_ms),
                 over: r.over,
             }),
-            departed: saved
-                .departed
-                .into_iter()
-                .map(|d| Departed {
-                    id: d.id,
-                    name: d.name,
-                    bot: d.bot,
-                    score: d.score,
-                    attempts: d.attempts,
-                })
-                .collect(),
+            departed: saved.departed,
             dealer,
             recent: saved.recent.into_iter().collect::<VecDeque<_>>(),
             limits,

@@ -146,3 +146,14 @@ pub fn play_rounds(r: &mut Room, winners: &[Option<PlayerId>]) -> Effects {
     }
     last
 }
+
+/// The result of the match that `fx` finished.
+pub fn match_result(fx: &Effects) -> MatchResult {
+    fx.events
+        .iter()
+        .find_map(|e| match e {
+            RoomEvent::MatchFinished(m) => Some(m.clone()),
+            _ => None,
+        })
+        .expect("the match finished")
+}

@@ -5,7 +5,6 @@ use std::time::Duration;
 use crossterm::event::KeyCode;
 use krypto_core::protocol::{
     LeaderboardRow, Metric, Period, PlayerId, RoomPhase, RoomSummary, ServerMessage, Standing,
-    VerdictError, VerdictKind,
 };
 
 use super::super::app::{App, Event};
@@ -71,17 +70,7 @@ fn game_locked_out_after_a_wrong_answer() {
     let mut app = game();
     typed(&mut app, "1+2+3+4-5");
     app.handle(key(KeyCode::Enter));
-    app.handle(msg(ServerMessage::Verdict {
-        round: 3,
-        accepted: false,
-        value: Some("5".into()),
-        error: Some(VerdictError {
-            kind: VerdictKind::WrongValue,
-            message: "comes to 5, not 15".into(),
-            column: None,
-        }),
-        locked_out_ms: Some(5000),
-    }));
+    app.handle(wrong_value(5));
     app.handle(Event::Tick(Duration::from_millis(21_500)));
     insta::assert_snapshot!(screen(&app));
 }
@@ -198,16 +187,7 @@ fn every_screen_draws_at_tiny_and_huge_sizes_without_panicking() {
 }
 
 fn with_lan_address() -> App {
-    let mut app = App::new("ws://127.0.0.1:7878/ws", "Ann");
-    app.handle(msg(ServerMessage::Welcome {
-        protocol: 1,
-        player_id: ME,
-        name: "Ann".into(),
-        token: "00ff".into(),
-        server_version: "0.1.0".into(),
-        resumed: false,
-        join_urls: vec!["http://192.168.1.20:7878".into()],
-    }));
+    let mut app = lobby_naming(&["http://192.168.1.20:7878"]);
     let mut snap = snapshot(RoomPhase::Lobby, None);
     let mut bot = player(PlayerId(9), "Ada-bot", 0);
     bot.bot = true;

@@ -11,13 +11,13 @@ pub(crate) mod directory;
 
 use std::str::FromStr;
 
-use sqlx::postgres::{PgArguments, PgConnectOptions, PgPoolOptions};
+use sqlx::postgres::{PgArguments, PgConnectOptions};
 use sqlx::{Arguments, ConnectOptions, PgConnection, PgPool, Postgres};
 
 use super::batch::{self, Decodes, Step, WriteBackend};
 use super::rows::{Rows, Values};
 use super::scores::{Applied, Write};
-use super::{DbError, POOL_WAIT};
+use super::{pool_options, DbError};
 
 /// A PostgreSQL database: a pool for reads and the options to open the
 /// recorder's own connection.
@@ -32,14 +32,7 @@ impl Store {
     /// migrations.
     pub(crate) async fn open(url: &str) -> Result<Store, DbError> {
         let options = PgConnectOptions::from_str(url)?;
-        let pool = PgPoolOptions::new()
-            .max_connections(8)
-            // A query waits this long for a connection while the database
-            // is away, then fails (and its caller says so) instead of
-            // hanging for the default 30 s.
-            .acquire_timeout(POOL_WAIT)
-            .connect_with(options.clone())
-            .await?;
+        let pool = pool_options(8).connect_with(options.clone()).await?;
         sqlx::migrate!("../migrations/postgres").run(&pool).await?;
         Ok(Store { pool, options })
     }

@@ -5,13 +5,13 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use sqlx::{ConnectOptions, Sqlite, SqliteConnection, SqlitePool};
 
 use super::batch::{self, Decodes, Step, WriteBackend};
 use super::rows::Rows;
 use super::scores::{Applied, Write};
-use super::{DbError, POOL_WAIT};
+use super::{pool_options, DbError};
 
 /// A SQLite database: a pool for reads (and the few direct writes) and the
 /// options to open the recorder's own connection.
@@ -42,14 +42,7 @@ impl Store {
             // copied to the database file once, with one fsync per
             // checkpoint instead of one per large commit.
             .pragma("wal_autocheckpoint", "16384");
-        let pool = SqlitePoolOptions::new()
-            .max_connections(4)
-            // A query waits this long for a connection while the database
-            // is away, then fails (and its caller says so) instead of
-            // hanging for the default 30 s.
-            .acquire_timeout(POOL_WAIT)
-            .connect_with(options.clone())
-            .await?;
+        let pool = pool_options(4).connect_with(options.clone()).await?;
         sqlx::migrate!("../migrations/sqlite").run(&pool).await?;
         Ok(Store { pool, options })
     }

@@ -5,38 +5,17 @@
 
 use std::time::Duration;
 
-use sqlx::{PgPool, Row};
+use sqlx::PgPool;
 use uuid::Uuid;
 
-use crate::db::saved::{StoredRoom, SAVE_ROOM};
 use crate::db::DbError;
+
+mod handover;
+
+pub(crate) use handover::{Target, HANDOVER_CHANNEL};
 
 /// The channel on which nodes announce new sessions (`LISTEN`/`NOTIFY`).
 pub(crate) const SESSIONS_CHANNEL: &str = "krypto_sessions";
-
-/// The channel on which a stopping node tells another (its id is the
-/// payload) that rooms were saved for it to restore.
-pub(crate) const HANDOVER_CHANNEL: &str = "krypto_handover";
-
-/// Saved rooms this node may restore: those saved for it, for whichever
-/// server comes next, or for a node that is gone or stopping itself.
-const CLAIMABLE: &str = "SELECT s.code, s.state, s.saved_at, s.for_node FROM saved_rooms s
-     WHERE s.for_node IS NULL OR s.for_node = $1
-        OR NOT EXISTS (SELECT 1 FROM nodes n
-                       WHERE CAST(n.id AS TEXT) = s.for_node AND NOT n.draining)
-     ORDER BY s.saved_at, s.code
-     FOR UPDATE SKIP LOCKED";
-
-/// Saved rooms taken by a node, held (locked) until it has restored them:
-/// [`Claim::finish`] records where they now live and deletes them, in one
-/// commit, so the node that saved them sees them gone only once they are
-/// open here.
-#[derive(Debug)]
-pub(crate) struct Claim {
-    tx: sqlx::PgTransaction<'static>,
-    /// The rooms, oldest first.
-    pub(crate) rooms: Vec<StoredRoom>,
-}
 
 /// Whether the `seats` row in scope holds its player in a room, as the
 /// single-node rule counts one (seated, or dropped with the seat held):
@@ -61,7 +40,7 @@ pub(crate) enum Reserved {
 }
 
 /// Where a room lives.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub(crate) struct RoomLocation {
     /// The node holding it.
     pub(crate) node: Uuid,
@@ -72,7 +51,7 @@ pub(crate) struct RoomLocation {
 }
 
 /// Where the directory says a player is seated.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub(crate) struct SeatLocation {
     /// The room's code.
     pub(crate) code: String,
@@ -84,17 +63,6 @@ pub(crate) struct SeatLocation {
     pub(crate) live: bool,
     /// Whether the room is still in the directory.
     pub(crate) room_open: bool,
-}
-
-/// A live node that can take rooms over (not draining).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Target {
-    /// Its id.
-    pub(crate) node: Uuid,
-    /// Its public URL.
-    pub(crate) url: String,
-    /// Rooms it holds now.
-    pub(crate) rooms: i64,
 }
 
 /// Seat and room changes of one node, applied in one transaction.
@@ -441,8 +409,8 @@ impl Directory {
         player: i64,
     ) -> Result<Option<RoomLocation>, DbError> {
         // A locked room is shown only to those seated in it.
-        let row = sqlx::query(
-            "SELECT r.node_id, n.public_url,
+        Ok(sqlx::query_as(
+            "SELECT r.node_id AS node, n.public_url AS url,
                     n.heartbeat_at > now() - make_interval(secs => $2) AS live
              FROM rooms r JOIN nodes n ON n.id = r.node_id
              WHERE r.code = $1
@@ -453,21 +421,13 @@ impl Directory {
         .bind(self.timeout_secs())
         .bind(player)
         .fetch_optional(&self.pool)
-        .await?;
-        row.map(|row| {
-            Ok(RoomLocation {
-                node: row.try_get("node_id")?,
-                url: row.try_get("public_url")?,
-                live: row.try_get("live")?,
-            })
-        })
-        .transpose()
+        .await?)
     }
 
     /// Where `player` is seated, if anywhere.
     pub(crate) async fn seat_of(&self, player: i64) -> Result<Option<SeatLocation>, DbError> {
-        let row = sqlx::query(
-            "SELECT s.code, s.node_id, n.public_url,
+        Ok(sqlx::query_as(
+            "SELECT s.code, s.node_id AS node, n.public_url AS url,
                     COALESCE(n.heartbeat_at > now() - make_interval(secs => $2), false) AS live,
                     EXISTS (SELECT 1 FROM rooms r WHERE r.code = s.code AND r.node_id = s.node_id)
                         AS room_open
@@ -476,17 +436,7 @@ impl Directory {
         .bind(player)
         .bind(self.timeout_secs())
         .fetch_optional(&self.pool)
-        .await?;
-        row.map(|row| {
-            Ok(SeatLocation {
-                code: row.try_get("code")?,
-                node: row.try_get("node_id")?,
-                url: row.try_get("public_url")?,
-                live: row.try_get("live")?,
-                room_open: row.try_get("room_open")?,
-            })
-        })
-        .transpose()
+        .await?)
     }
 
     /// Clears `player`'s seat if it still names room `code`.
@@ -530,90 +480,6 @@ impl Directory {
             .map(|(player, seq, node)| Announcement { player, seq, node })
             .collect())
     }
-
-    /// The live, not draining node other than this one holding the fewest
-    /// rooms: where a draining node would hand its rooms.
-    pub(crate) async fn pick_target(&self) -> Result<Option<Target>, DbError> {
-        self.pick_target_query().await
-    }
-
-    /// Takes the saved rooms this node may restore (see [`CLAIMABLE`]);
-    /// others claiming at the same moment skip them.
-    pub(crate) async fn claim(&self) -> Result<Claim, DbError> {
-        let mut tx = self.pool.begin().await?;
-        let rooms: Vec<StoredRoom> = sqlx::query_as(CLAIMABLE)
-            .bind(self.node.to_string())
-            .fetch_all(&mut *tx)
-            .await?;
-        Ok(Claim { tx, rooms })
-    }
-
-    /// Saves a stopping node's rooms for node `target` and tells it.
-    pub(crate) async fn hand_over(
-        &self,
-        rooms: &[StoredRoom],
-        target: Uuid,
-    ) -> Result<(), DbError> {
-        let mut tx = self.pool.begin().await?;
-        for room in rooms {
-            sqlx::query(SAVE_ROOM)
-                .bind(&room.code)
-                .bind(&room.state)
-                .bind(room.saved_at)
-                .bind(target.to_string())
-                .execute(&mut *tx)
-                .await?;
-        }
-        sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(HANDOVER_CHANNEL)
-            .bind(target.to_string())
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
-    }
-
-    /// How many of `codes` are still saved, not yet restored anywhere.
-    pub(crate) async fn still_saved(&self, codes: &[String]) -> Result<i64, DbError> {
-        Ok(
-            sqlx::query_scalar("SELECT count(*) FROM saved_rooms WHERE code = ANY($1)")
-                .bind(codes)
-                .fetch_one(&self.pool)
-                .await?,
-        )
-    }
-
-    /// Leaves `codes` (saved for a node that did not take them in time) to
-    /// whichever node claims first.
-    pub(crate) async fn release_saved(&self, codes: &[String]) -> Result<(), DbError> {
-        sqlx::query("UPDATE saved_rooms SET for_node = NULL WHERE code = ANY($1)")
-            .bind(codes)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    async fn pick_target_query(&self) -> Result<Option<Target>, DbError> {
-        let row = sqlx::query(
-            "SELECT n.id, n.public_url, count(r.code) AS rooms
-             FROM nodes n LEFT JOIN rooms r ON r.node_id = n.id
-             WHERE n.id <> $1 AND NOT n.draining
-               AND n.heartbeat_at > now() - make_interval(secs => $2)
-             GROUP BY n.id, n.public_url ORDER BY rooms, n.started_at LIMIT 1",
-        )
-        .bind(self.node)
-        .bind(self.timeout_secs())
-        .fetch_optional(&self.pool)
-        .await?;
-        row.map(|row| {
-            Ok(Target {
-                node: row.try_get("id")?,
-                url: row.try_get("public_url")?,
-                rooms: row.try_get("rooms")?,
-            })
-        })
-        .transpose()
-    }
 }
 
 /// A session announcement as `NOTIFY` carries it: "player seq node".
@@ -643,7 +509,7 @@ impl Announcement {
 
 /// Writes `seats` (player, code) as node `node`'s, replacing any older seat
 /// of those players.
-async fn upsert_seats<'a>(
+pub(super) async fn upsert_seats<'a>(
     tx: &mut sqlx::PgTransaction<'_>,
     node: Uuid,
     seats: impl Iterator<Item = &'a (i64, String)>,
@@ -661,44 +527,6 @@ async fn upsert_seats<'a>(
     .execute(&mut **tx)
     .await?;
     Ok(())
-}
-
-impl Claim {
-    /// Records that `opened` rooms (code, public, locked) live on `node` now, with
-    /// their members' `seats` (player, code), and deletes every claimed
-    /// room (those that could not be restored too: they are lost either
-    /// way, and their matches were recorded as abandoned).
-    pub(crate) async fn finish(
-        mut self,
-        node: Uuid,
-        opened: &[(String, bool, bool)],
-        seats: &[(i64, String)],
-    ) -> Result<(), DbError> {
-        let codes: Vec<String> = opened.iter().map(|o| o.0.clone()).collect();
-        let public: Vec<bool> = opened.iter().map(|o| o.1).collect();
-        let locked: Vec<bool> = opened.iter().map(|o| o.2).collect();
-        sqlx::query(
-            "INSERT INTO rooms (code, node_id, public, locked)
-             SELECT code, $3, public, locked
-             FROM UNNEST($1::text[], $2::bool[], $4::bool[]) AS u(code, public, locked)
-             ON CONFLICT (code) DO UPDATE
-             SET node_id = EXCLUDED.node_id, public = EXCLUDED.public, locked = EXCLUDED.locked",
-        )
-        .bind(&codes)
-        .bind(&public)
-        .bind(node)
-        .bind(&locked)
-        .execute(&mut *self.tx)
-        .await?;
-        upsert_seats(&mut self.tx, node, seats.iter()).await?;
-        let claimed: Vec<&str> = self.rooms.iter().map(|r| r.code.as_str()).collect();
-        sqlx::query("DELETE FROM saved_rooms WHERE code = ANY($1)")
-            .bind(&claimed)
-            .execute(&mut *self.tx)
-            .await?;
-        self.tx.commit().await?;
-        Ok(())
-    }
 }
 
 #[cfg(test)]
