@@ -79,34 +79,33 @@ async fn lines_lost(server: &Process) -> f64 {
     sample(&body, "krypto_log_lines_dropped_total")
 }
 
-#[tokio::test]
-async fn a_stdout_nobody_reads_costs_lines_not_service() {
+/// Makes far more log lines than the pipe and the queue hold, with stdout
+/// and stderr held open unread or, with `close_pipes`, their reader gone:
+/// the server still serves, counts the lines it lost, and stops on SIGTERM.
+async fn costs_lines_not_service(close_pipes: bool) {
     let database = common::fresh_database().await;
-    // Both pipes held open and never read.
-    let (mut server, _stdout, _stderr) = Process::start_unread(&database.url, ARGS, "info").await;
+    let (mut server, stdout, stderr) = Process::start_unread(&database.url, ARGS, "info").await;
+    let pipes = (!close_pipes).then_some((stdout, stderr));
     make_noise(&server).await;
     still_serves(&server).await;
-    // Far more lines than the pipe and the queue hold were dropped, and
-    // counted.
+    // Lines a full pipe did not take, or a closed one refused (EPIPE),
+    // were dropped and counted.
     let lost = lines_lost(&server).await;
     assert!(lost >= 1_000.0, "{lost} lines counted as lost");
-    // SIGTERM still drains the rooms and stops the process, the pipe full.
+    // SIGTERM still drains the rooms and stops the process.
     server.terminate();
     assert!(server.exited_cleanly().await);
+    drop(pipes);
+}
+
+#[tokio::test]
+async fn a_stdout_nobody_reads_costs_lines_not_service() {
+    costs_lines_not_service(false).await;
 }
 
 #[tokio::test]
 async fn a_stdout_whose_reader_is_gone_costs_lines_not_service() {
-    let database = common::fresh_database().await;
-    let (mut server, stdout, stderr) = Process::start_unread(&database.url, ARGS, "info").await;
-    drop((stdout, stderr));
-    make_noise(&server).await;
-    still_serves(&server).await;
-    // Every line written since is refused (EPIPE), and counted.
-    let lost = lines_lost(&server).await;
-    assert!(lost >= 1_000.0, "{lost} lines counted as lost");
-    server.terminate();
-    assert!(server.exited_cleanly().await);
+    costs_lines_not_service(true).await;
 }
 
 #[tokio::test]
