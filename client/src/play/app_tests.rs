@@ -434,13 +434,10 @@ fn after_a_server_restart_the_client_rejoins_its_room() {
 }
 
 #[test]
-fn a_resumed_seat_is_not_rejoined() {
+fn a_resumed_seat_is_not_rejoined_nor_are_rooms_listed() {
     let mut app = room();
     app.handle(dropped("x"));
-    assert_eq!(
-        sends(&app.handle(welcome(true))),
-        [ClientMessage::ListRooms { after: None }]
-    );
+    assert_eq!(sends(&app.handle(welcome(true))), []);
 }
 
 #[test]

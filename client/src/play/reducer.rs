@@ -100,7 +100,11 @@ impl App {
                 self.conn = Conn::Online;
                 self.join_urls = join_urls;
                 actions.push(Action::SaveIdentity { name, token });
-                actions.push(self.list_rooms());
+                // Back in a seat, the room follows: a listing of public
+                // rooms would only say "no public rooms" inside one.
+                if !resumed {
+                    actions.push(self.list_rooms());
+                }
                 if let Some(Move {
                     code, spectator, ..
                 }) = moving
