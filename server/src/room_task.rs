@@ -448,6 +448,8 @@ impl RoomTask {
                         if let Some(c) = changes.iter().find(|c| c.player == standing.player) {
                             standing.rating_before = Some(c.before);
                             standing.rating_after = Some(c.after);
+                            standing.rating_provisional =
+                                !self.shared.config.ranking().admits(c.matches, c.opponents);
                         }
                     }
                 }

@@ -318,6 +318,8 @@ on_both! {
             // The puppets answer wrong, then the farmer wins.
             let over = one_round_match(&mut [&mut farmer, &mut one, &mut two], 0).await;
             assert!(over["standings"][0].get("rating_after").is_some(), "{over}");
+            // The podium says so: "1500 → 1658?".
+            assert_eq!(over["standings"][0]["rating_provisional"], true, "{over}");
         }
         // Rated, and winning, but against two opponents only.
         let (_, profile) = server.get_json("/api/players/Farmer").await;
@@ -329,7 +331,18 @@ on_both! {
         farmer.request(json!({"type": "leave_room"})).await;
         let (mut cat, _) = server.player("Cat").await;
         room(&mut cat, &mut [&mut farmer]).await;
-        one_round_match(&mut [&mut cat, &mut farmer], 1).await;
+        let over = one_round_match(&mut [&mut cat, &mut farmer], 1).await;
+        let standing = |name: &str| {
+            over["standings"]
+                .as_array()
+                .and_then(|s| s.iter().find(|s| s["name"] == name))
+                .cloned()
+                .unwrap_or_else(|| panic!("no {name} in {over}"))
+        };
+        // Ranked from this match on: no "?" on the podium (the field is
+        // left out), while Cat's first rating is provisional.
+        assert!(standing("Farmer").get("rating_provisional").is_none(), "{over}");
+        assert_eq!(standing("Cat")["rating_provisional"], true, "{over}");
         let (_, profile) = server.get_json("/api/players/Farmer").await;
         assert_eq!(profile["ranked"], true, "{profile}");
         assert_eq!(board(&server, "rating").await, ["Farmer"]);

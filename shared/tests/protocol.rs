@@ -487,6 +487,7 @@ fn server_messages_have_the_documented_shapes() {
                     rank: 1,
                     rating_before: Some(0.0),
                     rating_after: Some(1.5),
+                    rating_provisional: false,
                 },
                 Standing {
                     player: PlayerId(2),
@@ -495,6 +496,7 @@ fn server_messages_have_the_documented_shapes() {
                     rank: 2,
                     rating_before: None,
                     rating_after: None,
+                    rating_provisional: false,
                 },
             ],
         },

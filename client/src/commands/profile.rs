@@ -120,7 +120,7 @@ fn render(p: &Profile, now: DateTime<Utc>, out: &mut impl Write) -> std::io::Res
         )?;
         for m in &p.recent_matches {
             let rating = match (m.rating_before, m.rating_after) {
-                (Some(b), Some(a)) => rating_change(b, a),
+                (Some(b), Some(a)) => rating_change(b, a, false),
                 _ => "unrated".to_owned(),
             };
             let when = m

@@ -201,6 +201,7 @@ mod tests {
             rank: 1,
             rating_before: rating,
             rating_after: rating,
+            rating_provisional: false,
         };
         let bare = ServerMessage::MatchOver {
             standings: vec![standing(None)],

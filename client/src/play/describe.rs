@@ -140,7 +140,9 @@ impl App {
                 let mut lines = vec![(FeedKind::Event, "match over:".to_owned())];
                 for s in standings {
                     let rating = match (s.rating_before, s.rating_after) {
-                        (Some(b), Some(a)) => format!("  rating {}", rating_change(b, a)),
+                        (Some(b), Some(a)) => {
+                            format!("  rating {}", rating_change(b, a, s.rating_provisional))
+                        }
                         _ => "  unrated".to_owned(),
                     };
                     lines.push((

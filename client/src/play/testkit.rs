@@ -199,6 +199,7 @@ pub fn standings() -> Vec<Standing> {
             rank: 1,
             rating_before: Some(1520.0),
             rating_after: Some(1580.0),
+            rating_provisional: false,
         },
         Standing {
             player: BEN,
@@ -207,6 +208,8 @@ pub fn standings() -> Vec<Standing> {
             rank: 2,
             rating_before: Some(1510.0),
             rating_after: Some(1462.0),
+            // New here: still provisional ("1462?").
+            rating_provisional: true,
         },
         Standing {
             player: CAT,
@@ -215,6 +218,7 @@ pub fn standings() -> Vec<Standing> {
             rank: 3,
             rating_before: None,
             rating_after: None,
+            rating_provisional: false,
         },
     ]
 }

@@ -41,8 +41,14 @@ pub fn rating_text(rating: f64, provisional: bool) -> String {
 }
 
 /// A rating change: "1500 → 1562 (+62)".
-pub fn rating_change(before: f64, after: f64) -> String {
-    format!("{before:.0} → {after:.0} ({:+.0})", after - before)
+/// A rating change as shown ("1500 → 1658? (+158)"), the new rating with
+/// "?" while it is provisional.
+pub fn rating_change(before: f64, after: f64, provisional: bool) -> String {
+    format!(
+        "{before:.0} → {} ({:+.0})",
+        rating_text(after, provisional),
+        after - before
+    )
 }
 
 /// What "unrated" means, wherever it shows.
@@ -135,7 +141,8 @@ mod tests {
         assert_eq!(solve_time(0), "0.00 s");
         assert_eq!(metric_value(Metric::Rating, 1562.0), "1562");
         assert_eq!(rating_text(1562.0, true), "1562?");
-        assert_eq!(rating_change(1500.0, 1438.0), "1500 → 1438 (-62)");
+        assert_eq!(rating_change(1500.0, 1438.0, false), "1500 → 1438 (-62)");
+        assert_eq!(rating_change(1500.0, 1658.0, true), "1500 → 1658? (+158)");
     }
 
     #[test]
@@ -147,6 +154,7 @@ mod tests {
             rank,
             rating_before: None,
             rating_after: None,
+            rating_provisional: false,
         };
         assert!(on_podium(&s(1, 3)) && on_podium(&s(3, 1)));
         // Everyone on 0 points shares a rank, and no medal.

@@ -147,6 +147,11 @@ pub struct RatingChange {
     pub before: f64,
     /// After the match.
     pub after: f64,
+    /// Rated matches after this one (with `opponents`: whether the rating
+    /// is still provisional, [`crate::leaderboard::Ranking::admits`]).
+    pub matches: i64,
+    /// Different opponents met in rated matches, this one included.
+    pub opponents: i64,
 }
 
 /// One thing to record.

@@ -72,6 +72,11 @@ impl FinishPlan {
                 state.opponents += 1;
             }
         }
+        for change in self.changes.iter_mut().flatten() {
+            if let Some(state) = self.ratings.get(&change.player.0) {
+                change.opponents = state.opponents;
+            }
+        }
     }
 }
 
@@ -126,6 +131,10 @@ pub(crate) fn plan_finish(
                 player,
                 before: old.skill.shown(),
                 after: new.shown(),
+                matches: old.matches + 1,
+                // Completed once the new pairs are known:
+                // [`FinishPlan::count_new_opponents`].
+                opponents: old.opponents,
             });
             for &j in &rated {
                 if j != i {

@@ -267,6 +267,7 @@ mod tests {
             rank,
             rating_before: None,
             rating_after: None,
+            rating_provisional: false,
         };
         RoomEvent::MatchFinished(MatchResult {
             settings: RoomSettings::default(),

@@ -7,10 +7,10 @@ export function ratingText(rating, provisional = false) {
 }
 
 /** A change: "1500 → 1562 (+62)", with a real minus sign when it fell. */
-export function ratingChange(before, after) {
+export function ratingChange(before, after, provisional = false) {
   const d = Math.round(after) - Math.round(before);
   const sign = d > 0 ? '+' : d < 0 ? '−' : '±';
-  return `${Math.round(before)} → ${Math.round(after)} (${sign}${Math.abs(d)})`;
+  return `${Math.round(before)} → ${ratingText(after, provisional)} (${sign}${Math.abs(d)})`;
 }
 
 /** What "unrated" means, wherever it shows. */

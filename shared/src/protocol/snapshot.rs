@@ -162,6 +162,10 @@ pub struct Standing {
     /// Conservative rating after the match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rating_after: Option<f64>,
+    /// The rating after the match is still provisional (shown "1500?"):
+    /// too few rated matches, or opponents, to be ranked.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rating_provisional: bool,
 }
 
 /// One row of a leaderboard.

@@ -238,6 +238,7 @@ impl Room {
                     rank: 0,
                     rating_before: None,
                     rating_after: None,
+                    rating_provisional: false,
                 };
                 let entrant = Entrant {
                     player,

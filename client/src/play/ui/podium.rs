@@ -119,7 +119,10 @@ fn render_standings(app: &App, standings: &[Standing], area: Rect, buf: &mut Buf
         let rating = match (s.rating_before, s.rating_after) {
             (Some(b), Some(a)) => {
                 let color = if a >= b { Color::Green } else { Color::Red };
-                Line::styled(rating_change(b, a), Style::new().fg(color))
+                Line::styled(
+                    rating_change(b, a, s.rating_provisional),
+                    Style::new().fg(color),
+                )
             }
             _ => Line::styled("unrated", DIM),
         };

@@ -222,6 +222,7 @@ fn tied_players_share_a_step_and_every_name_is_shown() {
         rank,
         rating_before: None,
         rating_after: None,
+        rating_provisional: false,
     };
     app.handle(msg(ServerMessage::MatchOver {
         standings: vec![

@@ -27,7 +27,7 @@ export function standingsList(state, { big = false } = {}) {
         rated ? h('span', {
           class: 'rating',
           title: 'rating before → after the match (change)',
-          text: `rating ${ratingChange(s.rating_before, s.rating_after)}`,
+          text: `rating ${ratingChange(s.rating_before, s.rating_after, s.rating_provisional)}`,
         }) : h('span', { class: 'rating muted', title: UNRATED_WHY, text: 'unrated' }));
     }));
 }
