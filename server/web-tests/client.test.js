@@ -6,24 +6,14 @@
 // following `redirect` to another node's page (another origin of the same
 // real server) with the token handed over, refusing bad URLs and loops.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, launch, phone, repo, engineLacks } from './harness.js';
+import { phone, repo, engineLacks } from './harness.js';
+import { gameNight } from './kit.js';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const night = gameNight();
 
 const SETTINGS = {
   variant: 'krypto', rules: 'free', rounds: 10, target_score: null, round_seconds: 90, lockout_seconds: 5,
@@ -60,7 +50,7 @@ const welcome = (resumed) => ({
 });
 
 test('roster deltas, bot marks, the LAN link, chat as text, restart and takeover', { skip: engineLacks('routeWebSocket') }, async () => {
-  const page = await phone(browser);
+  const page = await phone(night.browser);
   const server1 = await scripted(page, (m) => {
     if (m.type === 'hello' && m.token === 'secret-1') return [welcome(true), snapshot([person(1, 'Ada'), person(2, 'Bot Grace', { bot: true })])];
     if (m.type === 'hello') return [welcome(false)];
@@ -72,7 +62,7 @@ test('roster deltas, bot marks, the LAN link, chat as text, restart and takeover
   // The scripted server's LAN address is not this machine's, so the real
   // server would rightly refuse to draw its QR code; draw a blank one.
   await page.route(/qr\.svg/, (r) => r.fulfill({ contentType: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg"/>' }));
-  await page.goto(`${server.base}/`);
+  await page.goto(`${night.server.base}/`);
 
   // Keyboard alone: the name field has focus; Tab reaches "Create a room".
   await page.keyboard.type('Ada');
@@ -159,8 +149,8 @@ test('roster deltas, bot marks, the LAN link, chat as text, restart and takeover
 });
 
 test('the live preview computes exactly and tracks used cards', async () => {
-  const page = await phone(browser);
-  await page.goto(`${server.base}/leaderboard`);
+  const page = await phone(night.browser);
+  await page.goto(`${night.server.base}/leaderboard`);
   const results = await page.evaluate(async () => {
     const f = await import('/assets/js/formula.js');
     const show = (t) => {
@@ -214,23 +204,22 @@ test('no script builds HTML from strings', () => {
 });
 
 test('a redirect takes the page to the room on its node with a ticket, never the token; bad ones are refused', { skip: engineLacks('routeWebSocket') }, async () => {
-  const node = `localhost:${server.port}`;
-  let sendTo = `ws://${node}/ws`;
-  const page = await phone(browser);
+  const node = `localhost:${night.server.port}`;
+  const page = await phone(night.browser);
   const nodes = await scripted(page, (m, ws) => {
     const onB = new URL(ws.url()).host === node;
     if (m.type === 'hello' && onB && (m.token === 'secret-1' || m.ticket === 'tkt-1')) return [welcome(true), snapshot([person(1, 'Ada')])];
     if (m.type === 'hello') return [welcome(false)];
     if (m.type === 'list_rooms') return [{ type: 'rooms', rooms: [] }];
-    if (m.type === 'join_room') return [{ type: 'redirect', url: sendTo, code: 'KXR7P', ticket: 'tkt-1' }];
+    if (m.type === 'join_room') return [{ type: 'redirect', url: `ws://${node}/ws`, code: 'KXR7P', ticket: 'tkt-1' }];
     return [];
   });
   const remember = () => localStorage.setItem('krypto.identity', JSON.stringify({ name: 'Ada', token: 'secret-1' }));
   // As above: the scripted LAN address is not this machine's.
   await page.route(/qr\.svg/, (r) => r.fulfill({ contentType: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg"/>' }));
-  await page.goto(`${server.base}/leaderboard`);
+  await page.goto(`${night.server.base}/leaderboard`);
   await page.evaluate(remember);
-  await page.goto(`${server.base}/r/KXR7P`);
+  await page.goto(`${night.server.base}/r/KXR7P`);
   await page.locator('.room-code', { hasText: 'KXR7P' }).waitFor();
   const url = new URL(page.url());
   assert.equal(url.host, node);
@@ -242,35 +231,31 @@ test('a redirect takes the page to the room on its node with a ticket, never the
   assert.deepEqual(nodes.seen.filter((m) => m.type === 'hello').map((m) => m.token ?? m.ticket), ['secret-1', 'tkt-1']);
   assert.ok(!nodes.seen.some((m) => m.type === 'hello' && m.token && m.ticket));
 
+  /** A new page, signed in, that opens /r/KXR7P and is redirected to `url`;
+   * what it sent. */
+  const redirectedTo = async (url) => {
+    const p = await phone(night.browser);
+    const sent = await scripted(p, (m) => {
+      if (m.type === 'hello') return [welcome(false)];
+      if (m.type === 'list_rooms') return [{ type: 'rooms', rooms: [] }];
+      if (m.type === 'join_room') return [{ type: 'redirect', url, code: 'KXR7P' }];
+      return [];
+    });
+    await p.goto(`${night.server.base}/leaderboard`);
+    await p.evaluate(remember);
+    await p.goto(`${night.server.base}/r/KXR7P`);
+    return { page: p, sent };
+  };
+
   // Not a WebSocket: refused with a sentence, the page stays.
-  sendTo = 'javascript:alert(1)\u001b[2J';
-  const hostile = await phone(browser);
-  await scripted(hostile, (m) => {
-    if (m.type === 'hello') return [welcome(false)];
-    if (m.type === 'list_rooms') return [{ type: 'rooms', rooms: [] }];
-    if (m.type === 'join_room') return [{ type: 'redirect', url: sendTo, code: 'KXR7P' }];
-    return [];
-  });
-  await hostile.goto(`${server.base}/leaderboard`);
-  await hostile.evaluate(remember);
-  await hostile.goto(`${server.base}/r/KXR7P`);
+  const { page: hostile } = await redirectedTo('javascript:alert(1)\u001b[2J');
   const refused = hostile.getByText(/not a ws:\/\/ or wss:\/\/ address/);
   await refused.waitFor();
   assert.ok(!/\u001b/.test(await refused.textContent()));
-  assert.equal(new URL(hostile.url()).host, new URL(server.base).host);
+  assert.equal(new URL(hostile.url()).host, new URL(night.server.base).host);
 
   // Sent round in circles (here: back to this very node): given up after five.
-  sendTo = `${server.ws}`;
-  const circles = await phone(browser);
-  const seenInCircles = await scripted(circles, (m) => {
-    if (m.type === 'hello') return [welcome(false)];
-    if (m.type === 'list_rooms') return [{ type: 'rooms', rooms: [] }];
-    if (m.type === 'join_room') return [{ type: 'redirect', url: sendTo, code: 'KXR7P' }];
-    return [];
-  });
-  await circles.goto(`${server.base}/leaderboard`);
-  await circles.evaluate(remember);
-  await circles.goto(`${server.base}/r/KXR7P`);
+  const { page: circles, sent: seenInCircles } = await redirectedTo(night.server.ws);
   await circles.getByText(/sent from server to server 5 times/).waitFor();
   assert.equal(seenInCircles.seen.filter((m) => m.type === 'join_room').length, 6);
   for (const p of [page, hostile, circles]) assert.deepEqual(p.problems, []);

@@ -4,26 +4,17 @@
 // seat, the TV follows every hand, the podium and the rematch, and the
 // leaderboard and profile pages show the results.
 
-import { test, before, after } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startServer, startBots, solve, launch, phone, tv, shoot, tapFormula, readHand, wrongFormula,
+  startBots, solve, phone, tv, shoot, tapFormula, readHand, wrongFormula,
 } from './harness.js';
+import { gameNight } from './kit.js';
 
-let server;
-let browser;
+// The bots stop first (after hooks run in the order they are declared).
 let stopBots = async () => {};
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await stopBots();
-  await browser?.close();
-  await server?.stop();
-});
+after(() => stopBots());
+const night = gameNight();
 
 /** Waits for the round numbered `n` to be dealt on a phone page. */
 async function roundShown(page, n, total) {
@@ -32,13 +23,13 @@ async function roundShown(page, n, total) {
 }
 
 test('a game night: two phones, a bot and the TV play a match and a rematch', async (t) => {
-  const ada = await phone(browser);
-  const bob = await phone(browser);
-  const screen = await tv(browser);
+  const ada = await phone(night.browser);
+  const bob = await phone(night.browser);
+  const screen = await tv(night.browser);
   let code;
 
   await t.test('Ada names herself and creates a room', async () => {
-    await ada.goto(`${server.base}/`);
+    await ada.goto(`${night.server.base}/`);
     await shoot(ada, 'phone-name');
     await ada.getByRole('textbox', { name: 'Name' }).fill('Ada');
     await ada.getByRole('button', { name: 'Let’s play' }).click();
@@ -64,7 +55,7 @@ test('a game night: two phones, a bot and the TV play a match and a rematch', as
   });
 
   await t.test('Bob joins by the room link and sees the settings', async () => {
-    await bob.goto(`${server.base}/r/${code}`);
+    await bob.goto(`${night.server.base}/r/${code}`);
     await bob.getByRole('textbox', { name: 'Name' }).fill('Bob');
     await bob.getByRole('textbox', { name: 'Name' }).press('Enter');
     await bob.locator('.room-code', { hasText: code }).waitFor();
@@ -76,7 +67,7 @@ test('a game night: two phones, a bot and the TV play a match and a rematch', as
   });
 
   await t.test('the TV joins as a spectator and shows the code and a QR code', async () => {
-    await screen.goto(`${server.base}/tv/${code}`);
+    await screen.goto(`${night.server.base}/tv/${code}`);
     await screen.locator('.tv-big-code', { hasText: code }).waitFor();
     const qr = screen.getByRole('img', { name: `QR code of the link to room ${code}` });
     await qr.waitFor();
@@ -85,7 +76,7 @@ test('a game night: two phones, a bot and the TV play a match and a rematch', as
   });
 
   await t.test('a bot joins', async () => {
-    stopBots = startBots(server, code, { skill: 'easy', pace: 100 });
+    stopBots = startBots(night.server, code, { skill: 'easy', pace: 100 });
     await ada.locator('.roster li', { hasText: '-bot' }).waitFor();
     await screen.locator('.tv-names', { hasText: '-bot' }).waitFor();
     await ada.evaluate(() => window.scrollTo(0, 0));
@@ -177,8 +168,8 @@ test('a game night: two phones, a bot and the TV play a match and a rematch', as
 });
 
 test('the leaderboard and a profile show the match', async () => {
-  const page = await phone(browser);
-  await page.goto(`${server.base}/leaderboard?metric=rounds`);
+  const page = await phone(night.browser);
+  await page.goto(`${night.server.base}/leaderboard?metric=rounds`);
   const table = page.getByRole('table');
   await table.getByRole('link', { name: 'Ada', exact: true }).waitFor();
   await table.getByRole('link', { name: 'Bob', exact: true }).waitFor();

@@ -5,27 +5,17 @@
 // pages; the WebSocket and the HTTP API answers are scripted, so every case
 // shows on cue.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, phone, ROOM_SETTINGS, engineLacks } from './harness.js';
+import { phone, ROOM_SETTINGS, engineLacks } from './harness.js';
+import { gameNight } from './kit.js';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const night = gameNight();
 
 const member = (id, name, score, extra = {}) => ({ id, name, score, connected: true, spectator: false, waiting: false, ...extra });
 
 test('medals only for real places, rating changes in whole points, provisional ones with "?", unrated explained', { skip: engineLacks('routeWebSocket') }, async () => {
-  const page = await phone(browser);
+  const page = await phone(night.browser);
   const over = {
     type: 'match_over',
     standings: [
@@ -48,9 +38,9 @@ test('medals only for real places, rating changes in whole points, provisional o
     if (m.type === 'list_rooms') answer({ type: 'rooms', rooms: [] });
   }));
   await page.route(/qr\.svg/, (r) => r.fulfill({ contentType: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg"/>' }));
-  await page.goto(`${server.base}/leaderboard`);
+  await page.goto(`${night.server.base}/leaderboard`);
   await page.evaluate(() => localStorage.setItem('krypto.identity', JSON.stringify({ name: 'Ada', token: 'secret-1' })));
-  await page.goto(`${server.base}/r/KXR7P`);
+  await page.goto(`${night.server.base}/r/KXR7P`);
   const standings = page.getByRole('list', { name: 'Final standings' });
   await standings.waitFor();
   const medals = await standings.locator('.medal').allTextContents();
@@ -63,7 +53,7 @@ test('medals only for real places, rating changes in whole points, provisional o
 });
 
 test('a provisional rating reads 1560? with its ± 402, unrated is explained, and the way back is there', { skip: engineLacks('route') }, async () => {
-  const page = await phone(browser);
+  const page = await phone(night.browser);
   await page.route(/\/api\/players\/Eli$/, (r) => r.fulfill({
     contentType: 'application/json',
     body: JSON.stringify({
@@ -75,7 +65,7 @@ test('a provisional rating reads 1560? with its ± 402, unrated is explained, an
       ],
     }),
   }));
-  await page.goto(`${server.base}/p/Eli`);
+  await page.goto(`${night.server.base}/p/Eli`);
   await page.getByText('1560?', { exact: true }).waitFor();
   await page.getByText('± 402 · Provisional (?) until 3 rated matches against 3 different people.').waitFor();
   await page.getByRole('cell', { name: '1500 → 1560 (+60)' }).waitFor();
@@ -86,7 +76,7 @@ test('a provisional rating reads 1560? with its ± 402, unrated is explained, an
 });
 
 test('the rating board shows whole numbers and leads back to the game', { skip: engineLacks('route') }, async () => {
-  const page = await phone(browser);
+  const page = await phone(night.browser);
   await page.route(/\/api\/leaderboard\?/, (r) => r.fulfill({
     contentType: 'application/json',
     body: JSON.stringify({
@@ -94,7 +84,7 @@ test('the rating board shows whole numbers and leads back to the game', { skip: 
       rows: [{ rank: 1, player: 1, name: 'Ben', value: 1688, matches: 12 }, { rank: 1, player: 2, name: 'Ann', value: 1688, matches: 9 }],
     }),
   }));
-  await page.goto(`${server.base}/leaderboard`);
+  await page.goto(`${night.server.base}/leaderboard`);
   const table = page.getByRole('table');
   await table.getByRole('link', { name: 'Ben' }).waitFor();
   const ranks = await table.locator('tbody tr td:first-child').allTextContents();
@@ -102,6 +92,6 @@ test('the rating board shows whole numbers and leads back to the game', { skip: 
   assert.deepEqual(await table.locator('tbody tr td.num:nth-child(3)').allTextContents(), ['1688', '1688']);
   await page.getByText('Players with a provisional rating', { exact: false }).waitFor();
   await page.getByRole('link', { name: '← Back to the game' }).click();
-  await page.waitForURL(`${server.base}/`);
+  await page.waitForURL(`${night.server.base}/`);
   assert.deepEqual(page.problems, []);
 });
