@@ -20,10 +20,37 @@ pub struct StoredRoom {
 
 /// Stores one saved room (`$1` code, `$2` state, `$3` saved at, `$4` for
 /// which node), replacing an older row of that code.
-pub(crate) const SAVE_ROOM: &str = "INSERT INTO saved_rooms (code, state, saved_at, for_node)
+const SAVE_ROOM: &str = "INSERT INTO saved_rooms (code, state, saved_at, for_node)
      VALUES ($1, $2, $3, $4)
      ON CONFLICT (code) DO UPDATE
      SET state = excluded.state, saved_at = excluded.saved_at, for_node = excluded.for_node";
+
+/// Stores `rooms` in the transaction `tx`, each for `for_node` if given,
+/// else for its own [`StoredRoom::for_node`].
+pub(crate) async fn insert_rooms<DB>(
+    tx: &mut sqlx::Transaction<'_, DB>,
+    rooms: &[StoredRoom],
+    for_node: Option<&str>,
+) -> Result<(), DbError>
+where
+    DB: sqlx::Database,
+    for<'c> &'c mut DB::Connection: sqlx::Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: sqlx::IntoArguments<'q, DB>,
+    for<'q> &'q str: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> Option<&'q str>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+{
+    for room in rooms {
+        sqlx::query(SAVE_ROOM)
+            .bind(room.code.as_str())
+            .bind(room.state.as_str())
+            .bind(room.saved_at)
+            .bind(for_node.or(room.for_node.as_deref()))
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}
 
 impl Db {
     /// Stores `rooms` in one transaction (a room saved again replaces its
@@ -31,15 +58,7 @@ impl Db {
     pub async fn save_rooms(&self, rooms: &[StoredRoom]) -> Result<(), DbError> {
         on_store!(self, s => {
             let mut tx = s.pool.begin().await?;
-            for room in rooms {
-                sqlx::query(SAVE_ROOM)
-                    .bind(&room.code)
-                    .bind(&room.state)
-                    .bind(room.saved_at)
-                    .bind(&room.for_node)
-                    .execute(&mut *tx)
-                    .await?;
-            }
+            insert_rooms(&mut tx, rooms, None).await?;
             tx.commit().await?;
         });
         Ok(())

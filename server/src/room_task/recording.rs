@@ -224,11 +224,22 @@ mod tests {
     const ANN: PlayerId = PlayerId(1);
     const BEN: PlayerId = PlayerId(2);
 
-    fn ids() -> impl FnMut() -> Uuid {
-        let mut n = 0u128;
-        move || {
-            n += 1;
-            Uuid::from_u128(n)
+    /// Room ABCDE's match log, with match ids minted 1, 2, 3, …
+    #[derive(Default)]
+    struct Room {
+        log: MatchLog,
+        minted: u128,
+    }
+
+    impl Room {
+        /// What the log records for `events` happening at `at_ms`.
+        fn record(&mut self, events: &[RoomEvent], at_ms: i64) -> ToRecord {
+            let minted = &mut self.minted;
+            let mut mint = || {
+                *minted += 1;
+                Uuid::from_u128(*minted)
+            };
+            self.log.translate("ABCDE", events, at_ms, &mut mint)
         }
     }
 
@@ -290,9 +301,8 @@ mod tests {
 
     #[test]
     fn a_match_is_recorded_under_the_minted_id_and_results_must_commit() {
-        let mut log = MatchLog::default();
-        let mut mint = ids();
-        let start = log.translate("ABCDE", &[started(), dealt(1)], 1_000, &mut mint);
+        let mut room = Room::default();
+        let start = room.record(&[started(), dealt(1)], 1_000);
         assert!(!start.must_commit, "a start and a deal announce nothing");
         let [Write::StartMatch(m), Write::StartRound(r)] = start.writes.as_slice() else {
             panic!("{:?}", start.writes)
@@ -304,7 +314,7 @@ mod tests {
         assert!(m.settings.is_object());
         assert_eq!((r.match_id, r.round, r.at_ms), (m.id, 1, 1_000));
 
-        let wrong = log.translate("ABCDE", &[attempt(BEN, false)], 1_500, &mut mint);
+        let wrong = room.record(&[attempt(BEN, false)], 1_500);
         let [Write::Attempt(a)] = wrong.writes.as_slice() else {
             panic!("{:?}", wrong.writes)
         };
@@ -320,12 +330,7 @@ mod tests {
             elapsed_ms: 1_200,
             points: 1,
         });
-        let end = log.translate(
-            "ABCDE",
-            &[attempt(ANN, true), won, finished(1, 1)],
-            2_200,
-            &mut mint,
-        );
+        let end = room.record(&[attempt(ANN, true), won, finished(1, 1)], 2_200);
         assert!(end.must_commit);
         let [Write::Attempt(second), Write::RoundResult(result), Write::FinishMatch(fin)] =
             end.writes.as_slice()
@@ -340,7 +345,7 @@ mod tests {
         assert_eq!(attempted, vec![true, true]);
 
         // The next match gets a new id.
-        let next = log.translate("ABCDE", &[started()], 3_000, &mut mint);
+        let next = room.record(&[started()], 3_000);
         let [Write::StartMatch(m2)] = next.writes.as_slice() else {
             panic!()
         };
@@ -349,13 +354,10 @@ mod tests {
 
     #[test]
     fn a_player_who_never_tried_is_marked_so() {
-        let mut log = MatchLog::default();
-        let mut mint = ids();
-        let out = log.translate(
-            "ABCDE",
+        let mut room = Room::default();
+        let out = room.record(
             &[started(), dealt(1), attempt(ANN, false), finished(1, 0)],
             1_000,
-            &mut mint,
         );
         let Some(Write::FinishMatch(fin)) = out.writes.last() else {
             panic!("{:?}", out.writes)
@@ -371,23 +373,17 @@ mod tests {
 
     #[test]
     fn nothing_is_recorded_outside_a_match_and_a_timeout_commits() {
-        let mut log = MatchLog::default();
-        let mut mint = ids();
-        let idle = log.translate(
-            "ABCDE",
-            &[dealt(1), attempt(ANN, false), finished(1, 0)],
-            0,
-            &mut mint,
-        );
+        let mut room = Room::default();
+        let idle = room.record(&[dealt(1), attempt(ANN, false), finished(1, 0)], 0);
         assert_eq!(idle, ToRecord::default());
 
-        log.translate("ABCDE", &[started(), dealt(1)], 0, &mut mint);
+        room.record(&[started(), dealt(1)], 0);
         let out = RoomEvent::RoundTimedOut {
             round: 1,
             solution: Some("1+2+3+4+5".into()),
             solutions: 3,
         };
-        let timed = log.translate("ABCDE", std::slice::from_ref(&out), 10_000, &mut mint);
+        let timed = room.record(std::slice::from_ref(&out), 10_000);
         assert!(timed.must_commit);
         assert!(matches!(
             timed.writes.as_slice(),
@@ -397,12 +393,9 @@ mod tests {
             })]
         ));
         // A second result for the same deal is never written.
-        assert_eq!(
-            log.translate("ABCDE", &[out], 10_001, &mut mint),
-            ToRecord::default()
-        );
+        assert_eq!(room.record(&[out], 10_001), ToRecord::default());
 
-        let gone = log.translate("ABCDE", &[RoomEvent::MatchAbandoned], 11_000, &mut mint);
+        let gone = room.record(&[RoomEvent::MatchAbandoned], 11_000);
         assert_eq!(
             gone.writes,
             vec![Write::AbandonMatch {

@@ -5,7 +5,7 @@
 use uuid::Uuid;
 
 use super::{upsert_seats, Directory};
-use crate::db::saved::{StoredRoom, SAVE_ROOM};
+use crate::db::saved::{self, StoredRoom};
 use crate::db::DbError;
 
 /// The channel on which a stopping node tells another (its id is the
@@ -78,15 +78,7 @@ impl Directory {
         target: Uuid,
     ) -> Result<(), DbError> {
         let mut tx = self.pool.begin().await?;
-        for room in rooms {
-            sqlx::query(SAVE_ROOM)
-                .bind(&room.code)
-                .bind(&room.state)
-                .bind(room.saved_at)
-                .bind(target.to_string())
-                .execute(&mut *tx)
-                .await?;
-        }
+        saved::insert_rooms(&mut tx, rooms, Some(&target.to_string())).await?;
         sqlx::query("SELECT pg_notify($1, $2)")
             .bind(HANDOVER_CHANNEL)
             .bind(target.to_string())
