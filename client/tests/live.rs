@@ -311,7 +311,7 @@ fn two_bot_runs_from_one_config_directory_play_in_two_rooms() {
         assert!(line.starts_with(name), "{line}");
     }
     drop(runs);
-    for (mut host, _) in hosts {
+    for (host, _) in hosts {
         host.quit();
     }
     server.stop();
