@@ -655,25 +655,13 @@ mod tests {
             objective: 100,
             cards: &[1, 1, 1, 1, 1],
         };
-        let none = think(
-            &config(Skill::Hard),
-            &mut rng,
-            &settings,
-            hopeless,
-            Instant::now(),
-        )
-        .await;
-        assert!(none.is_none());
+        let hard = config(Skill::Hard);
+        let mut think_hopeless = async |settings: &RoomSettings| {
+            think(&hard, &mut rng, settings, hopeless, Instant::now()).await
+        };
+        assert!(think_hopeless(&settings).await.is_none());
         settings.deal = DealMode::Any;
-        let claim = think(
-            &config(Skill::Hard),
-            &mut rng,
-            &settings,
-            hopeless,
-            Instant::now(),
-        )
-        .await
-        .unwrap();
+        let claim = think_hopeless(&settings).await.unwrap();
         assert_eq!(claim.formula, None);
         assert_eq!(claim.round, 2);
     }

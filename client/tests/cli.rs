@@ -11,8 +11,8 @@ fn krypto() -> Command {
     Command::cargo_bin("krypto").unwrap()
 }
 
-/// Runs `krypto ARGS`, asserts the exit status, and returns stdout as JSON.
-fn json(args: &[&str], status: i32) -> Value {
+/// Runs `krypto ARGS`, asserts the exit status, and returns stdout.
+fn stdout(args: &[&str], status: i32) -> String {
     let out = krypto()
         .args(args)
         .assert()
@@ -20,7 +20,18 @@ fn json(args: &[&str], status: i32) -> Value {
         .get_output()
         .stdout
         .clone();
-    serde_json::from_slice(&out).unwrap()
+    String::from_utf8(out).unwrap()
+}
+
+/// Runs `krypto ARGS`, asserts the exit status, and returns stdout as JSON.
+fn json(args: &[&str], status: i32) -> Value {
+    serde_json::from_str(&stdout(args, status)).unwrap()
+}
+
+/// Runs `krypto ARGS` and asserts a usage error (exit status 2); the
+/// caller checks what it says.
+fn usage_error(args: &[&str]) -> assert_cmd::assert::Assert {
+    krypto().args(args).assert().code(2)
 }
 
 const HAND: [&str; 5] = ["8", "19", "14", "2", "21"];
@@ -98,14 +109,7 @@ fn check_accepts_comma_separated_cards_and_flags_after_the_formula() {
 
 #[test]
 fn check_human_output_points_at_the_column() {
-    let out = krypto()
-        .args(check_args("8 + & 3", &[]))
-        .assert()
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(out).unwrap();
+    let text = stdout(&check_args("8 + & 3", &[]), 1);
     assert!(text.contains("column 5"), "{text}");
     assert!(text.contains("\n      ^"), "{text}");
 }
@@ -113,47 +117,26 @@ fn check_human_output_points_at_the_column() {
 #[test]
 fn usage_errors_exit_2() {
     // Unknown rule set.
-    krypto()
-        .args(check_args("8", &["--rules", "decimal"]))
-        .assert()
-        .code(2)
+    usage_error(&check_args("8", &["--rules", "decimal"]))
         .stderr(predicates::str::contains("unknown rule set"));
     // Card out of range.
-    krypto()
-        .args(["check", "--target", "17", "--cards", "8", "0", "8 + 8"])
-        .assert()
-        .code(2)
+    usage_error(&["check", "--target", "17", "--cards", "8", "0", "8 + 8"])
         .stderr(predicates::str::contains("out of range"));
     // Not a number.
-    krypto()
-        .args(["check", "--target", "17", "--cards", "8", "eight", "8 + 8"])
-        .assert()
-        .code(2)
+    usage_error(&["check", "--target", "17", "--cards", "8", "eight", "8 + 8"])
         .stderr(predicates::str::contains("not a card"));
     // No formula: a usage error, not a judgement of the last card.
-    krypto()
-        .args(["check", "--target", "17", "--cards", "8"])
-        .assert()
-        .code(2)
+    usage_error(&["check", "--target", "17", "--cards", "8"])
         .stderr(predicates::str::contains("FORMULA"));
-    krypto()
-        .args([
-            "check", "--target", "15", "--cards", "1", "2", "3", "4", "5",
-        ])
-        .assert()
-        .code(2)
-        .stdout("")
-        .stderr(predicates::str::contains("missing FORMULA"));
+    usage_error(&[
+        "check", "--target", "15", "--cards", "1", "2", "3", "4", "5",
+    ])
+    .stdout("")
+    .stderr(predicates::str::contains("missing FORMULA"));
     // Missing required flag and unknown subcommand: clap's own errors.
-    krypto()
-        .args(["check", "--cards", "8", "8"])
-        .assert()
-        .code(2);
-    krypto().args(["shuffle"]).assert().code(2);
-    krypto()
-        .args(["deal", "--seed", "minus one"])
-        .assert()
-        .code(2);
+    usage_error(&["check", "--cards", "8", "8"]);
+    usage_error(&["shuffle"]);
+    usage_error(&["deal", "--seed", "minus one"]);
 }
 
 #[test]
@@ -169,14 +152,7 @@ fn deal_is_reproducible_from_a_seed() {
     assert!((1..=25).contains(&objective));
     assert!(hand.iter().all(|c| (1..=25).contains(&c.as_i64().unwrap())));
 
-    let human = krypto()
-        .args(["deal", "--seed", "42"])
-        .assert()
-        .code(0)
-        .get_output()
-        .stdout
-        .clone();
-    let human = String::from_utf8(human).unwrap();
+    let human = stdout(&["deal", "--seed", "42"], 0);
     let cards: Vec<String> = hand.iter().map(|c| c.to_string()).collect();
     assert_eq!(
         human.trim(),
@@ -341,30 +317,15 @@ fn solve_subset_counts_every_subsets_solutions() {
 
 #[test]
 fn solve_usage_errors_exit_2() {
-    krypto()
-        .args(["solve", "--subset", "--chain", "--target", "3", "1", "2"])
-        .assert()
-        .code(2);
-    krypto()
-        .args([
-            "solve", "--target", "24", "1", "2", "3", "4", "5", "6", "7", "8", "9",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains("too many cards"));
-    krypto()
-        .args(["solve", "--target", "24", "0", "2"])
-        .assert()
-        .code(2);
-    krypto()
-        .args(["solve", "--target", "24", "--all", "--count", "1", "2"])
-        .assert()
-        .code(2);
-    krypto()
-        .args(["solve", "--target", "24", "--rules", "real", "1", "2"])
-        .assert()
-        .code(2);
-    krypto().args(["solve", "--target", "24"]).assert().code(2);
+    usage_error(&["solve", "--subset", "--chain", "--target", "3", "1", "2"]);
+    usage_error(&[
+        "solve", "--target", "24", "1", "2", "3", "4", "5", "6", "7", "8", "9",
+    ])
+    .stderr(predicates::str::contains("too many cards"));
+    usage_error(&["solve", "--target", "24", "0", "2"]);
+    usage_error(&["solve", "--target", "24", "--all", "--count", "1", "2"]);
+    usage_error(&["solve", "--target", "24", "--rules", "real", "1", "2"]);
+    usage_error(&["solve", "--target", "24"]);
 }
 
 fn census(args: &[&str]) -> Value {
@@ -446,21 +407,9 @@ fn census_single_target_and_rules() {
 
 #[test]
 fn census_usage_errors_exit_2() {
-    krypto()
-        .args(["census", "--variant", "bridge"])
-        .assert()
-        .code(2);
-    krypto()
-        .args(["census", "--deck", "tarot"])
-        .assert()
-        .code(2);
-    krypto()
-        .args(["census", "--targets", "5..3"])
-        .assert()
-        .code(2);
-    krypto()
-        .args(["census", "--cards", "12"])
-        .assert()
-        .code(2)
+    usage_error(&["census", "--variant", "bridge"]);
+    usage_error(&["census", "--deck", "tarot"]);
+    usage_error(&["census", "--targets", "5..3"]);
+    usage_error(&["census", "--cards", "12"])
         .stderr(predicates::str::contains("cards must be between"));
 }

@@ -9,8 +9,10 @@ mod common;
 use common::{room_code, Proc, Scratch, TestServer};
 use serde_json::Value;
 
-#[test]
-fn two_plain_clients_race_a_round_with_lockout_and_chat() {
+/// A fresh server with Ann, in the plain client, welcomed and hosting a
+/// room with `settings` (the words of a `/set`) where given: the scratch
+/// directory, the server, its URL, Ann and the room's code.
+fn ann_hosts(settings: Option<&str>) -> (Scratch, TestServer, String, Proc, String) {
     let scratch = Scratch::new();
     let server = scratch.server();
     let url = server.url();
@@ -18,8 +20,17 @@ fn two_plain_clients_race_a_round_with_lockout_and_chat() {
     ann.expect_contains("as Ann");
     ann.send("/create");
     let code = room_code(&ann.expect_prefix("room "));
+    if let Some(settings) = settings {
+        ann.send(&format!("/set {settings}"));
+    }
+    (scratch, server, url, ann, code)
+}
+
+#[test]
+fn two_plain_clients_race_a_round_with_lockout_and_chat() {
+    let (scratch, server, url, mut ann, code) =
+        ann_hosts(Some("rounds=1 round_seconds=600 lockout_seconds=60"));
     assert_eq!(code.len(), 5, "{code}");
-    ann.send("/set rounds=1 round_seconds=600 lockout_seconds=60");
 
     let mut ben = Proc::player("Ben", &url, &scratch.config("ben"), "--plain");
     ben.expect_contains("as Ben");
@@ -53,8 +64,7 @@ fn two_plain_clients_race_a_round_with_lockout_and_chat() {
         p.expect_prefix("match over:");
         p.expect_prefix("  1. Ann  1 point");
     }
-    ben.send("/quit");
-    assert!(ben.finish().success());
+    ben.quit();
     assert!(ann.finish().success());
 
     // The round is on the boards as soon as it was announced.
@@ -89,30 +99,11 @@ fn two_plain_clients_race_a_round_with_lockout_and_chat() {
     server.stop();
 }
 
-/// A fresh server with Ann, in the plain client, hosting a room: the
-/// server, its URL, Ann and the room's code.
-fn ann_hosts(scratch: &Scratch) -> (TestServer, String, Proc, String) {
-    let server = scratch.server();
-    let url = server.url();
-    let mut ann = Proc::player("Ann", &url, &scratch.config("ann"), "--plain");
-    ann.send("/create");
-    let code = room_code(&ann.expect_prefix("room "));
-    (server, url, ann, code)
-}
-
 #[test]
 fn a_bot_plays_a_whole_match() {
-    let scratch = Scratch::new();
-    let (server, url, mut ann, code) = ann_hosts(&scratch);
-    ann.send("/set rounds=2 round_seconds=600");
-    let mut bots = Proc::spawn(
-        "bots",
-        &[
-            "bots", "--server", &url, "--room", &code, "--count", "2", "--skill", "hard", "--pace",
-            "1",
-        ],
-        &scratch.config("bots"),
-    );
+    let (scratch, server, url, mut ann, code) = ann_hosts(Some("rounds=2 round_seconds=600"));
+    let hard = ["--count", "2", "--skill", "hard", "--pace", "1"];
+    let mut bots = Proc::bots(&scratch, &url, &code, &hard);
     // The bots join concurrently, in either order: wait for the roster.
     ann.expect("listing both bots", |l| {
         l.starts_with("room ") && l.contains("Ada-hard-bot") && l.contains("Alan-hard-bot")
@@ -135,16 +126,14 @@ fn a_bot_plays_a_whole_match() {
     ann.expect_contains("match started");
     ann.expect("a rematch round won by a bot", bot_won);
     drop(bots);
-    ann.send("/quit");
-    assert!(ann.finish().success());
+    ann.quit();
     server.stop();
 }
 
 #[cfg(unix)]
 #[test]
 fn a_bot_that_cannot_save_its_token_says_so_and_plays_on() {
-    let scratch = Scratch::new();
-    let (server, url, mut ann, code) = ann_hosts(&scratch);
+    let (scratch, server, url, mut ann, code) = ann_hosts(None);
     // No file can grow past 0 bytes: the bot's name claim (an empty, locked
     // file) is made, its token is not saved.
     let mut bots = Proc::spawn_with_file_limit(
@@ -168,8 +157,7 @@ fn a_bot_that_cannot_save_its_token_says_so_and_plays_on() {
         l.starts_with("room ") && l.contains("-bot")
     });
     drop(bots);
-    ann.send("/quit");
-    assert!(ann.finish().success());
+    ann.quit();
     server.stop();
 }
 
@@ -205,8 +193,7 @@ fn the_client_rides_out_a_server_restart_in_its_seat() {
     ann.send("1 + 2 + 3 + 4 + 5");
     let verdict = json(&ann.expect("a verdict", is_type("verdict")));
     assert_eq!(verdict["accepted"], true, "{verdict}");
-    ann.send("/quit");
-    assert!(ann.finish().success());
+    ann.quit();
     server.stop();
 }
 
@@ -272,8 +259,7 @@ fn leaderboard_and_profile_commands_talk_to_the_server_and_create_nothing() {
     // Once Ann has played (said hello), her profile is served over HTTP.
     let mut ann = Proc::player("Ann B", &url, &scratch.config("ann"), "--plain");
     ann.expect_contains("as Ann B");
-    ann.send("/quit");
-    assert!(ann.finish().success());
+    ann.quit();
     let mut profile = Proc::spawn("profile", &["profile", "ann b", "--server", &url], &config);
     profile.expect("the profile's title", |l| l == "Ann B");
     profile.expect_prefix("  Rating");
@@ -296,17 +282,10 @@ fn two_bot_runs_from_one_config_directory_play_in_two_rooms() {
     }
     // The same user starts bots for each room, one run after the other,
     // from the same config directory (one tokens.toml).
-    let config = scratch.config("bots");
+    let hard = ["--count", "1", "--skill", "hard", "--pace", "1"];
     let mut runs = Vec::new();
     for (host, code) in &mut hosts {
-        let mut run = Proc::spawn(
-            "bots",
-            &[
-                "bots", "--server", &url, "--room", code, "--count", "1", "--skill", "hard",
-                "--pace", "1",
-            ],
-            &config,
-        );
+        let mut run = Proc::bots(&scratch, &url, code, &hard);
         run.expect_contains(&format!("joined room {code}"));
         host.expect("a bot in the roster", |l| {
             l.starts_with("room ") && l.contains("(bot)")
@@ -332,31 +311,18 @@ fn two_bot_runs_from_one_config_directory_play_in_two_rooms() {
         assert!(line.starts_with(name), "{line}");
     }
     drop(runs);
-    for (mut host, _) in hosts {
-        host.send("/quit");
-        assert!(host.finish().success());
+    for (host, _) in hosts {
+        host.quit();
     }
     server.stop();
 }
 
 #[test]
 fn a_bot_rides_out_a_server_restart_and_wins_the_round() {
-    let scratch = Scratch::new();
-    let server = scratch.server();
-    let url = server.url();
-    let mut ann = Proc::player("Ann", &url, &scratch.config("ann"), "--plain");
-    ann.send("/create");
-    let code = room_code(&ann.expect_prefix("room "));
-    ann.send("/set rounds=1 round_seconds=600");
+    let (scratch, server, url, mut ann, code) = ann_hosts(Some("rounds=1 round_seconds=600"));
     // A hard bot at its normal pace thinks for seconds: the restart comes
     // first.
-    let mut bots = Proc::spawn(
-        "bots",
-        &[
-            "bots", "--server", &url, "--room", &code, "--count", "1", "--skill", "hard",
-        ],
-        &scratch.config("bots"),
-    );
+    let mut bots = Proc::bots(&scratch, &url, &code, &["--count", "1", "--skill", "hard"]);
     let joined = format!("joined room {code}");
     bots.expect_contains(&joined);
     ann.expect("the bot in the roster", |l| {
@@ -371,8 +337,7 @@ fn a_bot_rides_out_a_server_restart_and_wins_the_round() {
         l.starts_with("round 1 won by Ada-hard-bot")
     });
     drop(bots);
-    ann.send("/quit");
-    assert!(ann.finish().success());
+    ann.quit();
     server.stop();
 }
 

@@ -178,8 +178,13 @@ fn holds_the_room() -> Arc<Script> {
     })
 }
 
-fn plain(scratch: &Scratch, server: &str) -> Proc {
-    Proc::player("Ann", server, &scratch.config("ann"), "--plain")
+/// Ann in `--plain`, connected to `server`, asking to join the room
+/// `code` (as she typed it).
+fn plain_joins(scratch: &Scratch, server: &str, code: &str) -> Proc {
+    let mut ann = Proc::player("Ann", server, &scratch.config("ann"), "--plain");
+    ann.expect_prefix("connected to");
+    ann.send(&format!("/join {code}"));
+    ann
 }
 
 #[test]
@@ -187,9 +192,7 @@ fn plain_follows_a_join_to_the_rooms_node_with_the_same_token() {
     let scratch = Scratch::new();
     let b = Node::start(listener(), holds_the_room());
     let a = Node::start(listener(), sends_joins_to(b.url.clone()));
-    let mut ann = plain(&scratch, &a.url);
-    ann.expect_prefix("connected to");
-    ann.send(&format!("/join {}", CODE.to_lowercase()));
+    let mut ann = plain_joins(&scratch, &a.url, &CODE.to_lowercase());
     ann.expect_contains(&format!("room {CODE} is on another server: moving there"));
     ann.expect_prefix(&format!("room {CODE}: lobby"));
 
@@ -200,11 +203,7 @@ fn plain_follows_a_join_to_the_rooms_node_with_the_same_token() {
     assert_eq!(join["code"], CODE, "{join}");
     assert_eq!(join["spectator"], false, "{join}");
     // Moving is one line: no second "connected to".
-    let connected = ann
-        .seen
-        .iter()
-        .filter(|l| l.starts_with("connected"))
-        .count();
+    let connected = ann.count_seen(|l| l.starts_with("connected"));
     assert_eq!(connected, 1, "{:#?}", ann.seen);
 }
 
@@ -215,9 +214,7 @@ fn plain_refuses_a_redirect_that_is_not_to_a_websocket() {
         listener(),
         sends_joins_to("http://evil.example/\u{1b}[2Jgo".into()),
     );
-    let mut ann = plain(&scratch, &a.url);
-    ann.expect_prefix("connected to");
-    ann.send(&format!("/join {CODE}"));
+    let mut ann = plain_joins(&scratch, &a.url, CODE);
     let line = ann.expect_contains("not a ws:// or wss:// address");
     assert!(!line.contains(char::is_control), "{line:?}");
     // Still connected to A, and usable.
@@ -232,15 +229,9 @@ fn plain_gives_up_when_nodes_send_it_round_in_circles() {
     let (a_url, b_url) = (url_of(&la), url_of(&lb));
     let a = Node::start(la, sends_joins_to(b_url));
     let _b = Node::start(lb, sends_joins_to(a_url));
-    let mut ann = plain(&scratch, &a.url);
-    ann.expect_prefix("connected to");
-    ann.send(&format!("/join {CODE}"));
+    let mut ann = plain_joins(&scratch, &a.url, CODE);
     ann.expect_contains("giving up");
-    let moves = ann
-        .seen
-        .iter()
-        .filter(|l| l.contains("moving there"))
-        .count();
+    let moves = ann.count_seen(|l| l.contains("moving there"));
     assert_eq!(moves, 5, "{:#?}", ann.seen);
 }
 
@@ -259,9 +250,7 @@ fn plain_goes_home_when_the_rooms_node_is_gone() {
             _ => Vec::new(),
         }),
     );
-    let mut ann = plain(&scratch, &a.url);
-    ann.expect_prefix("connected to");
-    ann.send(&format!("/join {CODE}"));
+    let mut ann = plain_joins(&scratch, &a.url, CODE);
     ann.expect_contains("moving there");
     ann.expect_contains(&format!("going back to {}", a.url));
     ann.expect_prefix(&format!("room {CODE}: lobby"));
@@ -305,9 +294,7 @@ fn a_node_restarting_with_1012_sends_the_client_home_which_sends_it_on() {
             _ => Vec::new(),
         }),
     );
-    let mut ann = plain(&scratch, &a.url);
-    ann.expect_prefix("connected to");
-    ann.send(&format!("/join {CODE}"));
+    let mut ann = plain_joins(&scratch, &a.url, CODE);
     ann.expect_prefix(&format!("room {CODE}: lobby"));
     ann.expect_contains(&format!("going back to {}", a.url));
     ann.expect_contains("moving there");
@@ -332,11 +319,7 @@ fn bots_follow_a_join_to_the_rooms_node() {
     let scratch = Scratch::new();
     let b = Node::start(listener(), holds_the_room());
     let a = Node::start(listener(), sends_joins_to(b.url.clone()));
-    let mut bots = Proc::spawn(
-        "bots",
-        &["bots", "--server", &a.url, "--room", &CODE.to_lowercase()],
-        &scratch.config("bots"),
-    );
+    let mut bots = Proc::bots(&scratch, &a.url, &CODE.to_lowercase(), &[]);
     bots.expect_contains(&format!(
         "Ada-medium-bot: room {CODE} is on another server: moving there"
     ));
@@ -352,11 +335,7 @@ fn bots_follow_a_join_to_the_rooms_node() {
 fn bots_stop_at_a_redirect_that_is_not_to_a_websocket() {
     let scratch = Scratch::new();
     let a = Node::start(listener(), sends_joins_to("file:///etc/passwd".into()));
-    let mut bots = Proc::spawn(
-        "bots",
-        &["bots", "--server", &a.url, "--room", CODE],
-        &scratch.config("bots"),
-    );
+    let mut bots = Proc::bots(&scratch, &a.url, CODE, &[]);
     bots.expect_contains("not a ws:// or wss:// address");
     let status = bots.finish();
     assert!(!status.success());
@@ -441,17 +420,16 @@ fn load_refuses_bad_redirects_and_loops() {
             },
         ) as Arc<Script>
     };
-    let a = Node::start(listener(), host(&evil));
-    let mut config = load_config(vec![a.url.clone(), evil.url.clone()]);
-    config.rooms = 1;
-    let report = run_load(config);
-    assert_eq!(report.tally.rooms_failed, 1, "{report}");
-    assert!(report.errors.contains_key("bad_redirect"), "{report}");
-
-    let a = Node::start(listener(), host(&circles));
-    let mut config = load_config(vec![a.url.clone(), circles.url.clone()]);
-    config.rooms = 1;
-    let report = run_load(config);
-    assert_eq!(report.tally.rooms_failed, 1, "{report}");
-    assert!(report.errors.contains_key("redirect_loop"), "{report}");
+    // One room, hosted on a node that sends its guests to `guests`: the
+    // room fails, and the report says why.
+    let fails_with = |guests: &Node, error: &str| {
+        let a = Node::start(listener(), host(guests));
+        let mut config = load_config(vec![a.url.clone(), guests.url.clone()]);
+        config.rooms = 1;
+        let report = run_load(config);
+        assert_eq!(report.tally.rooms_failed, 1, "{report}");
+        assert!(report.errors.contains_key(error), "{report}");
+    };
+    fails_with(&evil, "bad_redirect");
+    fails_with(&circles, "redirect_loop");
 }

@@ -149,26 +149,18 @@ fn the_host_edits_settings_with_arrows_and_starts() {
     assert!(app.is_host());
     app.handle(key(KeyCode::Down));
     app.handle(key(KeyCode::Down));
-    assert_eq!(
-        sends(&app.handle(key(KeyCode::Right))),
+    let sets_rounds = |rounds| {
         [ClientMessage::UpdateSettings {
             settings: SettingsPatch {
-                rounds: Some(15),
+                rounds: Some(rounds),
                 ..Default::default()
-            }
+            },
         }]
-    );
+    };
+    assert_eq!(sends(&app.handle(key(KeyCode::Right))), sets_rounds(15));
     // Presses step from what the host sees, not from what the server last
     // confirmed: back to 10.
-    assert_eq!(
-        sends(&app.handle(key(KeyCode::Left))),
-        [ClientMessage::UpdateSettings {
-            settings: SettingsPatch {
-                rounds: Some(10),
-                ..Default::default()
-            }
-        }]
-    );
+    assert_eq!(sends(&app.handle(key(KeyCode::Left))), sets_rounds(10));
     assert_eq!(sends(&app.handle(ch('s'))), [ClientMessage::Start]);
     assert_eq!(
         sends(&app.handle(ch('o'))),

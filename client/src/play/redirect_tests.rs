@@ -12,16 +12,6 @@ use super::app::{Action, App, Conn, Event, Screen};
 use super::net::NetEvent;
 use super::testkit::*;
 
-fn follows(actions: &[Action]) -> Vec<String> {
-    actions
-        .iter()
-        .filter_map(|a| match a {
-            Action::Follow(url) => Some(url.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 fn join(code: &str, spectator: bool) -> ClientMessage {
     ClientMessage::JoinRoom {
         code: code.into(),

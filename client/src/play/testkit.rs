@@ -242,15 +242,25 @@ pub fn redirect(id: Option<&str>, url: &str, code: &str) -> Event {
     })
 }
 
+/// What `pick` finds in each of `actions`, in order.
+fn picked<T: Clone>(actions: &[Action], pick: impl Fn(&Action) -> Option<&T>) -> Vec<T> {
+    actions.iter().filter_map(pick).cloned().collect()
+}
+
 /// The messages among `actions`, in order.
 pub fn sends(actions: &[Action]) -> Vec<ClientMessage> {
-    actions
-        .iter()
-        .filter_map(|a| match a {
-            Action::Send(m) => Some(m.clone()),
-            _ => None,
-        })
-        .collect()
+    picked(actions, |a| match a {
+        Action::Send(m) => Some(m),
+        _ => None,
+    })
+}
+
+/// The URLs the connection is moved to among `actions`, in order.
+pub fn follows(actions: &[Action]) -> Vec<String> {
+    picked(actions, |a| match a {
+        Action::Follow(url) => Some(url),
+        _ => None,
+    })
 }
 
 /// The app drawn on a `width`×`height` terminal.

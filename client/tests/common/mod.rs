@@ -240,6 +240,14 @@ impl Proc {
         )
     }
 
+    /// `krypto bots --server URL --room CODE EXTRA`, keeping the bots'
+    /// tokens in the config directory `scratch.config("bots")`.
+    pub fn bots(scratch: &Scratch, url: &str, code: &str, extra: &[&str]) -> Proc {
+        let mut args = vec!["bots", "--server", url, "--room", code];
+        args.extend(extra);
+        Proc::spawn("bots", &args, &scratch.config("bots"))
+    }
+
     pub fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().unwrap();
         writeln!(stdin, "{line}").unwrap();
@@ -275,6 +283,17 @@ impl Proc {
     /// Waits for a line containing `text`.
     pub fn expect_contains(&mut self, text: &str) -> String {
         self.expect(&format!("containing {text:?}"), |l| l.contains(text))
+    }
+
+    /// How many of the lines seen so far match `pred`.
+    pub fn count_seen(&self, pred: impl Fn(&str) -> bool) -> usize {
+        self.seen.iter().filter(|l| pred(l)).count()
+    }
+
+    /// Types `/quit` and asserts that the client exits cleanly.
+    pub fn quit(mut self) {
+        self.send("/quit");
+        assert!(self.finish().success());
     }
 
     /// Closes standard input and waits for the process to exit.
