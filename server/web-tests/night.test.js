@@ -3,7 +3,8 @@
 // a name typed slowly, a 390 px phone's header, the invitation on a 320 px
 // phone, a phone scrolled down to the reactions when the next hand comes, a
 // rematch's round 1 showing the last match's draft, a full room on the TV,
-// and a room lost to a crash on the TV and a phone.
+// a room lost to a crash on the TV and a phone, and the banner of a lost
+// connection pushing a phone’s hand away from a thumb.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -239,4 +240,26 @@ test('a match nobody scored in crowns nobody: no "first place", no champion, no 
   assert.equal(await screen.getByText(/champion/i).count(), 0, 'the TV crowns nobody');
   assert.equal(await screen.locator('.standing.rank-1').count(), 0, 'no name in the winner’s gold');
   for (const p of [ada, bob, screen]) assert.deepEqual(p.problems, []);
+});
+
+test('a lost connection’s banner floats over a phone’s round: nothing under a thumb moves', async () => {
+  const { ada, bob } = await twoPhones('Quin', 'Rae', 1, 300);
+  await ada.getByRole('button', { name: 'Start the match' }).click();
+  await bob.locator('.objective-number').waitFor();
+  const hand = bob.getByRole('group', { name: 'Your hand' });
+  const submit = bob.getByRole('button', { name: 'Submit' });
+  const where = async () => [await hand.boundingBox(), await submit.boundingBox()];
+  const before = await where();
+
+  const restarted = night.server.restart();
+  const banner = bob.getByText('Connection lost: reconnecting…');
+  await banner.waitFor();
+  assert.deepEqual(await where(), before, 'the hand and Submit stay where they were');
+  assert.ok(await inView(banner), 'the banner is in sight');
+  await shoot(bob, 'phone-reconnecting');
+  await restarted;
+  await banner.waitFor({ state: 'hidden' });
+  await bob.locator('.objective-number').waitFor();
+  assert.deepEqual(await where(), before);
+  for (const p of [ada, bob]) assert.deepEqual(p.problems, []);
 });
