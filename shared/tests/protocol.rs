@@ -826,7 +826,8 @@ fn settings_validate_their_ranges() {
     let d = RoomSettings::default();
     assert_eq!(d.validate(), Ok(()));
     // Each patch sets one field out of its range.
-    let out_of_range: [(fn(&mut SettingsPatch), &str); 9] = [
+    type SetField = fn(&mut SettingsPatch);
+    let out_of_range: [(SetField, &str); 9] = [
         (|p| p.rounds = Some(0), "rounds"),
         (|p| p.rounds = Some(51), "rounds"),
         (|p| p.round_seconds = Some(9), "round_seconds"),
