@@ -24,44 +24,37 @@ fn countdown_games() -> Vec<(Vec<i64>, i64)> {
         .collect()
 }
 
+/// Benchmarks `solve` on `items`, one item per iteration, cycling through
+/// the list, so the per-iteration time is the mean over the items.
+fn bench_cycling<T, R>(c: &mut Criterion, name: &str, items: &[T], solve: impl Fn(&T) -> R) {
+    let mut i = 0;
+    c.bench_function(name, |b| {
+        b.iter(|| {
+            let item = &items[i % items.len()];
+            i += 1;
+            black_box(solve(item))
+        })
+    });
+}
+
 fn bench(c: &mut Criterion) {
     let deals = deals();
     for rules in [Rules::Free, Rules::International] {
-        // One iteration = one deal, cycling through the list, so the
-        // per-iteration time is the mean over deals.
-        let mut i = 0;
-        c.bench_function(&format!("solve_one/{rules}"), |b| {
-            b.iter(|| {
-                let d = &deals[i % deals.len()];
-                i += 1;
-                black_box(solve_one(&d.hand, d.objective, rules))
-            })
+        bench_cycling(c, &format!("solve_one/{rules}"), &deals, |d| {
+            solve_one(&d.hand, d.objective, rules)
         });
-        let mut i = 0;
-        c.bench_function(&format!("solve_all/{rules}"), |b| {
-            b.iter(|| {
-                let d = &deals[i % deals.len()];
-                i += 1;
-                black_box(solve_all(&d.hand, d.objective, rules))
-            })
+        bench_cycling(c, &format!("solve_all/{rules}"), &deals, |d| {
+            solve_all(&d.hand, d.objective, rules)
         });
     }
-    let games = countdown_games();
-    let mut i = 0;
-    c.bench_function("solve_subset/countdown", |b| {
-        b.iter(|| {
-            let (tiles, target) = &games[i % games.len()];
-            i += 1;
-            black_box(solve_subset(tiles, *target, Rules::Positive))
-        })
-    });
-    let mut i = 0;
-    c.bench_function("chains/free", |b| {
-        b.iter(|| {
-            let d = &deals[i % deals.len()];
-            i += 1;
-            black_box(chains(&d.hand, d.objective, Rules::Free))
-        })
+    bench_cycling(
+        c,
+        "solve_subset/countdown",
+        &countdown_games(),
+        |(tiles, target)| solve_subset(tiles, *target, Rules::Positive),
+    );
+    bench_cycling(c, "chains/free", &deals, |d| {
+        chains(&d.hand, d.objective, Rules::Free)
     });
 }
 

@@ -5,9 +5,11 @@
 
 use krypto_core::protocol::*;
 use krypto_core::Rules;
+use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
+use std::fmt::Debug;
 use strum::IntoEnumIterator;
 
 thread_local! {
@@ -34,38 +36,40 @@ fn assert_every_type_seen(all: &[&'static str]) {
     assert!(missing.is_empty(), "no round trip for {missing:?}");
 }
 
-/// Asserts that `msg` (with `id`) serializes to exactly `expected` and that
-/// parsing `expected` gives `msg` back.
+/// Asserts that `env`, sent as `text` with a message of type `message_type`,
+/// is exactly `expected`, that `parse` gives `env` back from `expected`, and
+/// that the derived Deserialize (through flatten) agrees with the parser.
+fn round_trip<E: DeserializeOwned + PartialEq + Debug>(
+    env: E,
+    text: &str,
+    message_type: &'static str,
+    parse: fn(&str) -> Result<E, ProtocolError>,
+    expected: Value,
+) {
+    let got: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(got, expected, "serialized {env:?}");
+    saw(&got["type"], message_type);
+    assert_eq!(parse(&expected.to_string()).unwrap(), env);
+    assert_eq!(serde_json::from_value::<E>(expected).unwrap(), env);
+}
+
+/// [`round_trip`] of a client message with `id`.
 fn client_round_trip(id: Option<&str>, msg: ClientMessage, expected: Value) {
     let env = ClientEnvelope {
         id: id.map(str::to_owned),
         message: msg,
     };
     let text = env.to_json().unwrap();
-    let got: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(got, expected, "serialized {env:?}");
-    saw(&got["type"], env.message.message_type());
-    assert_eq!(parse_client_message(&expected.to_string()).unwrap(), env);
-    // The derived Deserialize (through flatten) agrees with the parser.
-    assert_eq!(
-        serde_json::from_value::<ClientEnvelope>(expected).unwrap(),
-        env
-    );
+    let message_type = env.message.message_type();
+    round_trip(env, &text, message_type, parse_client_message, expected);
 }
 
+/// [`round_trip`] of a server message with `id`.
 fn server_round_trip(id: Option<&str>, msg: ServerMessage, expected: Value) {
-    let env = ServerEnvelope {
-        id: id.map(str::to_owned),
-        message: msg,
-    };
-    let got: Value = serde_json::from_str(&env.to_json().unwrap()).unwrap();
-    assert_eq!(got, expected, "serialized {env:?}");
-    saw(&got["type"], env.message.message_type());
-    assert_eq!(parse_server_message(&expected.to_string()).unwrap(), env);
-    assert_eq!(
-        serde_json::from_value::<ServerEnvelope>(expected).unwrap(),
-        env
-    );
+    let env = ServerEnvelope::reply(id.map(str::to_owned), msg);
+    let text = env.to_json().unwrap();
+    let message_type = env.message.message_type();
+    round_trip(env, &text, message_type, parse_server_message, expected);
 }
 
 fn default_settings_json() -> Value {
@@ -821,73 +825,25 @@ fn bad_input_gives_typed_errors() {
 fn settings_validate_their_ranges() {
     let d = RoomSettings::default();
     assert_eq!(d.validate(), Ok(()));
-    let bad = |patch: SettingsPatch, field: &str| {
+    // Each patch sets one field out of its range.
+    type SetField = fn(&mut SettingsPatch);
+    let out_of_range: [(SetField, &str); 9] = [
+        (|p| p.rounds = Some(0), "rounds"),
+        (|p| p.rounds = Some(51), "rounds"),
+        (|p| p.round_seconds = Some(9), "round_seconds"),
+        (|p| p.lockout_seconds = Some(61), "lockout_seconds"),
+        (|p| p.wrong_penalty = Some(11), "wrong_penalty"),
+        (|p| p.max_players = Some(1), "max_players"),
+        (|p| p.max_players = Some(33), "max_players"),
+        (|p| p.target_score = Some(Some(0)), "target_score"),
+        (|p| p.rules = Some(Rules::Positive), "rules"),
+    ];
+    for (set, field) in out_of_range {
+        let mut patch = SettingsPatch::default();
+        set(&mut patch);
         let err = d.patched(&patch).unwrap_err();
         assert_eq!(err.field, field);
-    };
-    bad(
-        SettingsPatch {
-            rounds: Some(0),
-            ..Default::default()
-        },
-        "rounds",
-    );
-    bad(
-        SettingsPatch {
-            rounds: Some(51),
-            ..Default::default()
-        },
-        "rounds",
-    );
-    bad(
-        SettingsPatch {
-            round_seconds: Some(9),
-            ..Default::default()
-        },
-        "round_seconds",
-    );
-    bad(
-        SettingsPatch {
-            lockout_seconds: Some(61),
-            ..Default::default()
-        },
-        "lockout_seconds",
-    );
-    bad(
-        SettingsPatch {
-            wrong_penalty: Some(11),
-            ..Default::default()
-        },
-        "wrong_penalty",
-    );
-    bad(
-        SettingsPatch {
-            max_players: Some(1),
-            ..Default::default()
-        },
-        "max_players",
-    );
-    bad(
-        SettingsPatch {
-            max_players: Some(33),
-            ..Default::default()
-        },
-        "max_players",
-    );
-    bad(
-        SettingsPatch {
-            target_score: Some(Some(0)),
-            ..Default::default()
-        },
-        "target_score",
-    );
-    bad(
-        SettingsPatch {
-            rules: Some(Rules::Positive),
-            ..Default::default()
-        },
-        "rules",
-    );
+    }
 
     let s = d
         .patched(&SettingsPatch {

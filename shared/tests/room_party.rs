@@ -12,14 +12,18 @@ use room_support::*;
 /// Ada (host), Bob and Cy seated, a one-round match won by Ada: the room is
 /// on its podium at `t`.
 fn finished() -> (Room, u64) {
-    let settings = RoomSettings {
-        rounds: 1,
-        ..RoomSettings::default()
-    };
-    let mut r = playing(settings, vec![easy(), easy(), easy()]);
+    let mut r = playing_easy_with(|s| s.rounds = 1);
     r.submit(ADA, 1, RIGHT, R1 + 1_000).unwrap();
     assert_eq!(r.phase(), RoomPhase::Finished);
     (r, R1 + 1_000)
+}
+
+/// [`finished`], and the host asked for a rematch at `t`: the ready check
+/// is open.
+fn ready_check() -> (Room, u64) {
+    let (mut r, t) = finished();
+    r.start(ADA, t).unwrap();
+    (r, t)
 }
 
 fn match_started(fx: &Effects, room: &Room, to: PlayerId) -> bool {
@@ -30,9 +34,7 @@ fn match_started(fx: &Effects, room: &Room, to: PlayerId) -> bool {
 
 #[test]
 fn a_reaction_reaches_every_member_and_only_the_fixed_few_pass() {
-    let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
-    r.join(Joiner::new(CY, "Cy"), true, 0).unwrap();
+    let mut r = lobby(&[BOB], &[CY]);
     // A spectator reacts too, and everyone sees it.
     let fx = r.react(CY, "🎉", 10).unwrap();
     for who in [ADA, BOB, CY] {
@@ -64,8 +66,7 @@ fn a_reaction_reaches_every_member_and_only_the_fixed_few_pass() {
 
 #[test]
 fn reactions_are_rate_limited_per_member() {
-    let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
+    let mut r = lobby(&[BOB], &[]);
     for i in 0..REACTION_BURST as u64 {
         r.react(ADA, REACTIONS[0], 100 + i).unwrap();
     }
@@ -119,16 +120,12 @@ fn a_rematch_waits_until_every_connected_player_is_ready() {
     ));
     assert_eq!(r.phase(), RoomPhase::Countdown);
     assert_eq!(r.snapshot_for(ADA, t + 4).ready_check, None);
-    assert_eq!(
-        r.ready(BOB, t + 5).unwrap_err().code(),
-        ErrorCode::WrongState
-    );
+    assert_eq!(error_code(r.ready(BOB, t + 5)), ErrorCode::WrongState);
 }
 
 #[test]
 fn a_rematch_starts_anyway_when_the_check_runs_out() {
-    let (mut r, t) = finished();
-    r.start(ADA, t).unwrap();
+    let (mut r, t) = ready_check();
     assert_eq!(r.next_deadline(), Some(t + READY_CHECK_MS));
     assert!(r.tick(t + READY_CHECK_MS - 1).messages.is_empty());
     let fx = r.tick(t + READY_CHECK_MS);
@@ -143,20 +140,17 @@ fn a_rematch_starts_anyway_when_the_check_runs_out() {
 
 #[test]
 fn the_host_can_cut_the_check_short_and_a_dropped_player_does_not_hold_it_up() {
-    let (mut r, t) = finished();
-    r.start(ADA, t).unwrap();
+    let (mut r, t) = ready_check();
     let fx = r.start(ADA, t + 1).unwrap();
     assert!(match_started(&fx, &r, BOB));
 
-    let (mut r, t) = finished();
-    r.start(ADA, t).unwrap();
+    let (mut r, t) = ready_check();
     r.ready(BOB, t + 1).unwrap();
     // Cy's phone goes to sleep: everyone still connected is ready.
     let fx = r.disconnect(CY, t + 2);
     assert!(match_started(&fx, &r, BOB));
 
-    let (mut r, t) = finished();
-    r.start(ADA, t).unwrap();
+    let (mut r, t) = ready_check();
     r.ready(CY, t + 1).unwrap();
     let fx = r.leave(BOB, t + 2).unwrap();
     assert!(match_started(&fx, &r, CY));
@@ -164,8 +158,7 @@ fn the_host_can_cut_the_check_short_and_a_dropped_player_does_not_hold_it_up() {
 
 #[test]
 fn the_first_match_and_a_match_after_new_settings_start_at_once() {
-    let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
+    let mut r = lobby(&[BOB], &[]);
     assert!(match_started(&r.start(ADA, 0).unwrap(), &r, BOB));
 
     let (mut r, t) = finished();
@@ -176,8 +169,7 @@ fn the_first_match_and_a_match_after_new_settings_start_at_once() {
 
 #[test]
 fn changing_settings_during_the_check_closes_it() {
-    let (mut r, t) = finished();
-    r.start(ADA, t).unwrap();
+    let (mut r, t) = ready_check();
     let patch: SettingsPatch = serde_json::from_str(r#"{"rounds": 3}"#).unwrap();
     let fx = r.update_settings(ADA, &patch, t + 1).unwrap();
     let ServerMessage::RoomState(s) = sent_to(&fx, &r, BOB)[0] else {
@@ -185,16 +177,12 @@ fn changing_settings_during_the_check_closes_it() {
     };
     assert_eq!(s.ready_check, None);
     assert_eq!(r.next_deadline(), None);
-    assert_eq!(
-        r.ready(BOB, t + 2).unwrap_err().code(),
-        ErrorCode::WrongState
-    );
+    assert_eq!(error_code(r.ready(BOB, t + 2)), ErrorCode::WrongState);
 }
 
 #[test]
 fn a_ready_check_survives_a_restart_with_its_time_left() {
-    let (mut r, t) = finished();
-    r.start(ADA, t).unwrap();
+    let (mut r, t) = ready_check();
     r.ready(BOB, t + 1_000).unwrap();
     let saved = r.save(t + 5_000);
     let json = serde_json::to_string(&saved).unwrap();

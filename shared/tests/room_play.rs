@@ -96,11 +96,7 @@ fn the_first_right_formula_wins_and_the_next_gets_round_over() {
 
 #[test]
 fn a_wrong_formula_locks_out_its_sender_and_tells_the_room_without_the_formula() {
-    let settings = RoomSettings {
-        wrong_penalty: 2,
-        ..RoomSettings::default()
-    };
-    let mut r = playing(settings, vec![easy()]);
+    let mut r = playing_easy_with(|s| s.wrong_penalty = 2);
     let t = R1 + 1_000;
     let fx = r.submit(BOB, 1, WRONG, t).unwrap();
     assert_eq!(
@@ -162,11 +158,7 @@ fn a_wrong_formula_locks_out_its_sender_and_tells_the_room_without_the_formula()
 
 #[test]
 fn no_lockout_when_lockout_is_zero() {
-    let settings = RoomSettings {
-        lockout_seconds: 0,
-        ..RoomSettings::default()
-    };
-    let mut r = playing(settings, vec![easy()]);
+    let mut r = playing_easy_with(|s| s.lockout_seconds = 0);
     let fx = r.submit(BOB, 1, WRONG, R1 + 1).unwrap();
     assert_eq!(
         verdict(&fx, BOB),
@@ -289,11 +281,7 @@ fn others_see_the_winning_formula_as_the_parser_prints_it_never_as_typed() {
         ServerMessage::RoundWon { win, .. } if win.formula == printed
     )));
     // A formula with a tab or a control character is refused, not relayed.
-    let no_lockout = RoomSettings {
-        lockout_seconds: 0,
-        ..RoomSettings::default()
-    };
-    let mut r = playing(no_lockout, vec![easy()]);
+    let mut r = playing_easy_with(|s| s.lockout_seconds = 0);
     for sneaky in [
         "1+2+3+4+5\t",
         "1+2+3+4+5\u{1b}[2J",

@@ -11,11 +11,7 @@ use room_support::*;
 
 #[test]
 fn a_player_who_leaves_mid_match_stays_in_the_standings() {
-    let settings = RoomSettings {
-        rounds: 2,
-        ..RoomSettings::default()
-    };
-    let mut r = playing(settings, vec![easy()]);
+    let mut r = playing_easy_with(|s| s.rounds = 2);
     r.submit(CY, 1, RIGHT, R1 + 1_000).unwrap();
     r.leave(CY, R1 + 2_000).unwrap();
     r.tick(R1 + 1_000 + BETWEEN_ROUNDS_MS);
@@ -31,8 +27,7 @@ fn a_player_who_leaves_mid_match_stays_in_the_standings() {
 
 #[test]
 fn the_longest_seated_connected_player_succeeds_the_host() {
-    let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(Joiner::new(DEE, "Dee"), true, 0).unwrap();
+    let mut r = lobby(&[], &[DEE]);
     r.join(Joiner::new(BOB, "Bob"), false, 1).unwrap();
     r.join(Joiner::new(CY, "Cy"), false, 2).unwrap();
     r.disconnect(BOB, 3);
@@ -56,9 +51,7 @@ fn the_longest_seated_connected_player_succeeds_the_host() {
 
 #[test]
 fn the_host_can_hand_over_the_role() {
-    let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
-    r.join(Joiner::new(DEE, "Dee"), true, 0).unwrap();
+    let mut r = lobby(&[BOB], &[DEE]);
     assert_eq!(error_code(r.transfer_host(BOB, BOB, 0)), ErrorCode::NotHost);
     assert_eq!(
         error_code(r.transfer_host(ADA, CY, 0)),
@@ -76,9 +69,7 @@ fn the_host_can_hand_over_the_role() {
 
 #[test]
 fn a_kicked_player_is_told_removed_and_cannot_come_back() {
-    let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
-    r.join(Joiner::new(CY, "Cy"), false, 0).unwrap();
+    let mut r = lobby(&[BOB, CY], &[]);
     assert_eq!(error_code(r.kick(BOB, CY, 1)), ErrorCode::NotHost);
     assert_eq!(error_code(r.kick(ADA, DEE, 1)), ErrorCode::PlayerNotFound);
     assert_eq!(error_code(r.kick(ADA, ADA, 1)), ErrorCode::WrongState);
@@ -101,8 +92,7 @@ fn a_kicked_player_is_told_removed_and_cannot_come_back() {
 
 #[test]
 fn a_locked_room_refuses_newcomers_but_not_returning_players() {
-    let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
+    let mut r = lobby(&[BOB], &[]);
     assert_eq!(error_code(r.lock(BOB, true, 0)), ErrorCode::NotHost);
     let fx = r.lock(ADA, true, 0).unwrap();
     assert!(snapshot(&fx, BOB).locked);
@@ -353,8 +343,7 @@ fn a_dropped_player_keeps_their_seat_for_a_minute_and_resumes_with_a_snapshot() 
 
 #[test]
 fn a_seat_is_released_after_a_minute_away() {
-    let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
+    let mut r = lobby(&[BOB], &[]);
     r.disconnect(ADA, 1_000);
     assert_eq!(r.next_deadline(), Some(1_000 + SEAT_HOLD_MS));
     assert!(r.tick(1_000 + SEAT_HOLD_MS - 1).is_empty());
@@ -379,9 +368,7 @@ fn a_seat_is_released_after_a_minute_away() {
 
 #[test]
 fn a_room_everyone_dropped_from_is_vacant_since_the_last_drop() {
-    let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
-    r.join(Joiner::new(DEE, "Dee"), true, 0).unwrap();
+    let mut r = lobby(&[BOB], &[DEE]);
     r.disconnect(ADA, 1_000);
     r.disconnect(DEE, 2_000);
     assert_eq!(r.vacant_since(), None, "Bob is still here");
@@ -407,8 +394,7 @@ fn someone_joining_an_emptied_room_becomes_its_host() {
 
 #[test]
 fn chat_that_could_act_on_a_terminal_is_refused_and_not_relayed() {
-    let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
+    let mut r = lobby(&[BOB], &[]);
     for sneaky in [
         "\u{1b}]52;c;aGk=\u{7}",
         "\u{1b}[2J",
@@ -429,8 +415,7 @@ fn chat_that_could_act_on_a_terminal_is_refused_and_not_relayed() {
 
 #[test]
 fn chat_is_limited_in_length_and_rate() {
-    let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
+    let mut r = lobby(&[BOB], &[]);
     let fx = r.chat(BOB, "  hello  ", 0).unwrap();
     assert_eq!(
         sent_to(&fx, &r, ADA),

@@ -40,8 +40,7 @@ fn a_new_room_starts_in_its_lobby_with_the_host_seated() {
 
 #[test]
 fn only_the_host_starts_and_only_between_matches() {
-    let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
+    let mut r = lobby(&[BOB], &[]);
     assert_eq!(error_code(r.start(BOB, 0)), ErrorCode::NotHost);
     assert_eq!(error_code(r.start(DEE, 0)), ErrorCode::NotInRoom);
     let fx = r.start(ADA, 0).unwrap();
@@ -86,8 +85,7 @@ fn only_the_host_starts_and_only_between_matches() {
 
 #[test]
 fn a_match_needs_a_player() {
-    let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(Joiner::new(BOB, "Bob"), true, 0).unwrap();
+    let mut r = lobby(&[], &[BOB]);
     r.leave(ADA, 0).unwrap();
     // The spectator inherits the room but cannot play alone.
     assert_eq!(r.host(), BOB);
@@ -178,11 +176,7 @@ fn time_passing_during_a_refused_command_is_not_lost() {
 
 #[test]
 fn the_match_ends_after_its_rounds_with_standings_and_shared_ranks() {
-    let settings = RoomSettings {
-        rounds: 3,
-        ..RoomSettings::default()
-    };
-    let mut r = playing(settings, vec![easy()]);
+    let mut r = playing_easy_with(|s| s.rounds = 3);
     let fx = play_rounds(&mut r, &[Some(ADA), None, Some(BOB)]);
     let standings = sent_to(&fx, &r, CY)
         .into_iter()
@@ -219,12 +213,10 @@ fn the_match_ends_after_its_rounds_with_standings_and_shared_ranks() {
 
 #[test]
 fn reaching_the_target_score_ends_the_match_early() {
-    let settings = RoomSettings {
-        rounds: 10,
-        target_score: Some(2),
-        ..RoomSettings::default()
-    };
-    let mut r = playing(settings, vec![easy()]);
+    let mut r = playing_easy_with(|s| {
+        s.rounds = 10;
+        s.target_score = Some(2);
+    });
     let fx = play_rounds(&mut r, &[Some(BOB), Some(ADA), Some(BOB)]);
     assert_eq!(r.phase(), RoomPhase::Finished);
     let result = match_result(&fx);
@@ -247,8 +239,7 @@ fn the_match_is_abandoned_when_every_player_leaves() {
 
 #[test]
 fn settings_change_only_by_the_host_between_matches() {
-    let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
+    let mut r = lobby(&[BOB], &[]);
     let patch = SettingsPatch {
         rounds: Some(3),
         rules: Some(Rules::Integer),
@@ -291,8 +282,7 @@ fn settings_change_only_by_the_host_between_matches() {
 
 #[test]
 fn handle_dispatches_room_messages_and_answers_refusals() {
-    let mut r = room(RoomSettings::default(), vec![easy()]);
-    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
+    let mut r = lobby(&[BOB], &[]);
     let fx = r.handle(BOB, &ClientMessage::Start, 0);
     assert_eq!(fx.messages.len(), 1);
     assert!(fx.messages[0].reply);

@@ -226,6 +226,25 @@ impl Room {
         self.members.iter_mut().find(|m| m.id == player)
     }
 
+    /// How a host's command begins: time passes up to `now` (so the command
+    /// acts on the room as it is then), and `host` must hold the role.
+    fn host_acts(&mut self, host: PlayerId, now: u64) -> Result<(), RoomError> {
+        self.advance(now);
+        self.require_host(host)
+    }
+
+    /// [`Room::host_acts`] on another member, `target`, who must be in the
+    /// room.
+    fn host_acts_on(
+        &mut self,
+        host: PlayerId,
+        target: PlayerId,
+        now: u64,
+    ) -> Result<&Member, RoomError> {
+        self.host_acts(host, now)?;
+        self.member(target).ok_or(RoomError::PlayerNotFound(target))
+    }
+
     fn require_host(&self, player: PlayerId) -> Result<(), RoomError> {
         if !self.is_member(player) {
             Err(RoomError::NotInRoom)

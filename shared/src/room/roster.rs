@@ -270,15 +270,11 @@ impl Room {
         target: PlayerId,
         now: u64,
     ) -> Result<Effects, RoomError> {
-        self.advance(now);
-        self.require_host(host)?;
+        self.host_acts_on(host, target, now)?;
         if target == host {
             return Err(RoomError::WrongState(
                 "the host cannot kick themselves; use leave_room",
             ));
-        }
-        if !self.is_member(target) {
-            return Err(RoomError::PlayerNotFound(target));
         }
         self.banned.insert(target);
         let mut fx = std::mem::take(&mut self.pending);
@@ -289,8 +285,7 @@ impl Room {
     /// Host only: closes the room to new joiners (or opens it again). People
     /// holding a seat can always come back.
     pub fn lock(&mut self, host: PlayerId, locked: bool, now: u64) -> Result<Effects, RoomError> {
-        self.advance(now);
-        self.require_host(host)?;
+        self.host_acts(host, now)?;
         self.locked = locked;
         let mut fx = std::mem::take(&mut self.pending);
         self.broadcast_state(Some(host), now, &mut fx);
@@ -304,12 +299,7 @@ impl Room {
         target: PlayerId,
         now: u64,
     ) -> Result<Effects, RoomError> {
-        self.advance(now);
-        self.require_host(host)?;
-        let m = self
-            .member(target)
-            .ok_or(RoomError::PlayerNotFound(target))?;
-        if m.spectator {
+        if self.host_acts_on(host, target, now)?.spectator {
             return Err(RoomError::NotAPlayer("a spectator cannot be the host"));
         }
         self.host = target;

@@ -277,8 +277,7 @@ impl Room {
         patch: &SettingsPatch,
         now: u64,
     ) -> Result<Effects, RoomError> {
-        self.advance(now);
-        self.require_host(host)?;
+        self.host_acts(host, now)?;
         self.require_between_matches()?;
         let settings = self.settings.patched(patch)?;
         if settings.max_players < self.player_count() {
@@ -300,8 +299,7 @@ impl Room {
     /// Right after a match (a rematch) it opens a ready check instead; the
     /// host's `start` during the check starts at once.
     pub fn start(&mut self, host: PlayerId, now: u64) -> Result<Effects, RoomError> {
-        self.advance(now);
-        self.require_host(host)?;
+        self.host_acts(host, now)?;
         self.require_between_matches()?;
         if self.player_count() == 0 {
             return Err(RoomError::WrongState("a match needs at least one player"));

@@ -57,12 +57,39 @@ pub fn room(settings: RoomSettings, hands: Vec<Deal>) -> Room {
     room
 }
 
+/// The name each test player joins with.
+pub fn name(player: PlayerId) -> &'static str {
+    match player {
+        ADA => "Ada",
+        BOB => "Bob",
+        CY => "Cy",
+        DEE => "Dee",
+        _ => panic!("{player:?} is not one of the test players"),
+    }
+}
+
+/// `players` take seats, then `spectators` come to watch, all at 0.
+pub fn join_at_0(r: &mut Room, players: &[PlayerId], spectators: &[PlayerId]) {
+    let seated = players.iter().map(|&p| (p, false));
+    for (p, spectator) in seated.chain(spectators.iter().map(|&p| (p, true))) {
+        r.join(Joiner::new(p, name(p)), spectator, 0).unwrap();
+    }
+}
+
+/// A room in its lobby under the default settings, dealing easy hands,
+/// hosted by Ada, where `players` sat down and `spectators` came to watch
+/// at 0.
+pub fn lobby(players: &[PlayerId], spectators: &[PlayerId]) -> Room {
+    let mut r = room(RoomSettings::default(), vec![easy()]);
+    join_at_0(&mut r, players, spectators);
+    r
+}
+
 /// A room with Ada (host), Bob and Cy seated, a match started at 0 and
 /// round 1 dealt at [`R1`].
 pub fn playing(settings: RoomSettings, hands: Vec<Deal>) -> Room {
     let mut r = room(settings, hands);
-    r.join(Joiner::new(BOB, "Bob"), false, 0).unwrap();
-    r.join(Joiner::new(CY, "Cy"), false, 0).unwrap();
+    join_at_0(&mut r, &[BOB, CY], &[]);
     r.start(ADA, 0).unwrap();
     let fx = r.tick(R1);
     assert!(sent_to(&fx, &r, BOB)
@@ -70,6 +97,14 @@ pub fn playing(settings: RoomSettings, hands: Vec<Deal>) -> Room {
         .any(|m| matches!(m, ServerMessage::RoundStarted { round: 1, .. })));
     assert_eq!(r.phase(), RoomPhase::Playing);
     r
+}
+
+/// [`playing`] easy hands under the default settings changed by `change`
+/// (the one setting a test is about).
+pub fn playing_easy_with(change: impl FnOnce(&mut RoomSettings)) -> Room {
+    let mut settings = RoomSettings::default();
+    change(&mut settings);
+    playing(settings, vec![easy()])
 }
 
 /// The messages `player` receives from `fx` (members resolved after the call).
