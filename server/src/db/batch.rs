@@ -143,14 +143,41 @@ pub(crate) trait WriteBackend:
     /// of `rows`, by name, for a `FROM`, reading the parameters from `$1`.
     fn source(rows: &Rows) -> String;
 
+    /// The parameters of a statement over `rows` (as [`Self::source`]
+    /// reads them).
+    type Params<'q>: sqlx::IntoArguments<'q, Self> + Send;
+
+    /// `rows` bound as [`Self::Params`].
+    fn params<'q>(rows: Rows) -> Result<Self::Params<'q>, DbError>;
+
+    /// `conn` as what a statement runs on.
+    fn executor<'c>(conn: &'c mut Self::Connection) -> impl sqlx::Executor<'c, Database = Self>;
+
     /// Runs `sql` over `rows`, its `{rows}` replaced by [`Self::source`].
-    fn execute<'c>(conn: &'c mut Self::Connection, sql: &'c str, rows: Rows) -> Step<'c, ()>;
+    fn execute<'c>(conn: &'c mut Self::Connection, sql: &'c str, rows: Rows) -> Step<'c, ()> {
+        Box::pin(async move {
+            let sql = statement::<Self>(sql, &rows);
+            sqlx::query_with(&sql, Self::params(rows)?)
+                .execute(Self::executor(conn))
+                .await?;
+            Ok(())
+        })
+    }
 
     /// Runs `sql` over `rows` like [`Self::execute`]; the rows it returns.
     fn fetch<'c, T>(conn: &'c mut Self::Connection, sql: &'c str, rows: Rows) -> Step<'c, Vec<T>>
     where
         Self: Decodes<T>,
-        T: Send + 'c;
+        T: Send + 'c,
+    {
+        Box::pin(async move {
+            let sql = statement::<Self>(sql, &rows);
+            let found = sqlx::query_with(&sql, Self::params(rows)?)
+                .fetch_all(Self::executor(conn))
+                .await?;
+            decode_all::<Self, T>(&found)
+        })
+    }
 }
 
 /// `sql` with its `{rows}` replaced by `B`'s row source for `rows`.

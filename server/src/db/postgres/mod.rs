@@ -14,7 +14,7 @@ use std::str::FromStr;
 use sqlx::postgres::{PgArguments, PgConnectOptions};
 use sqlx::{Arguments, ConnectOptions, PgConnection, PgPool, Postgres};
 
-use super::batch::{self, Decodes, Step, WriteBackend};
+use super::batch::{self, WriteBackend};
 use super::rows::{Rows, Values};
 use super::scores::{Applied, Write};
 use super::{pool_options, DbError};
@@ -105,27 +105,13 @@ impl WriteBackend for Postgres {
         format!("UNNEST({}) AS t({})", arrays.join(", "), names.join(", "))
     }
 
-    fn execute<'c>(conn: &'c mut PgConnection, sql: &'c str, rows: Rows) -> Step<'c, ()> {
-        Box::pin(async move {
-            let sql = batch::statement::<Postgres>(sql, &rows);
-            sqlx::query_with(&sql, arguments(rows)?)
-                .execute(conn)
-                .await?;
-            Ok(())
-        })
+    type Params<'q> = PgArguments;
+
+    fn params<'q>(rows: Rows) -> Result<Self::Params<'q>, DbError> {
+        Ok(arguments(rows)?)
     }
 
-    fn fetch<'c, T>(conn: &'c mut PgConnection, sql: &'c str, rows: Rows) -> Step<'c, Vec<T>>
-    where
-        Postgres: Decodes<T>,
-        T: Send + 'c,
-    {
-        Box::pin(async move {
-            let sql = batch::statement::<Postgres>(sql, &rows);
-            let found = sqlx::query_with(&sql, arguments(rows)?)
-                .fetch_all(conn)
-                .await?;
-            batch::decode_all::<Postgres, T>(&found)
-        })
+    fn executor<'c>(conn: &'c mut PgConnection) -> impl sqlx::Executor<'c, Database = Postgres> {
+        conn
     }
 }

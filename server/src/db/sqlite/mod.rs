@@ -5,10 +5,10 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
-use sqlx::{ConnectOptions, Sqlite, SqliteConnection, SqlitePool};
+use sqlx::sqlite::{SqliteArguments, SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
+use sqlx::{Arguments, ConnectOptions, Sqlite, SqliteConnection, SqlitePool};
 
-use super::batch::{self, Decodes, Step, WriteBackend};
+use super::batch::{self, WriteBackend};
 use super::rows::Rows;
 use super::scores::{Applied, Write};
 use super::{pool_options, DbError};
@@ -95,23 +95,15 @@ impl WriteBackend for Sqlite {
         format!("(SELECT {} FROM json_each($1)) AS t", columns.join(", "))
     }
 
-    fn execute<'c>(conn: &'c mut SqliteConnection, sql: &'c str, rows: Rows) -> Step<'c, ()> {
-        Box::pin(async move {
-            let sql = batch::statement::<Sqlite>(sql, &rows);
-            sqlx::query(&sql).bind(rows.json()).execute(conn).await?;
-            Ok(())
-        })
+    type Params<'q> = SqliteArguments<'q>;
+
+    fn params<'q>(rows: Rows) -> Result<Self::Params<'q>, DbError> {
+        let mut args = SqliteArguments::default();
+        args.add(rows.json()).map_err(sqlx::Error::Encode)?;
+        Ok(args)
     }
 
-    fn fetch<'c, T>(conn: &'c mut SqliteConnection, sql: &'c str, rows: Rows) -> Step<'c, Vec<T>>
-    where
-        Sqlite: Decodes<T>,
-        T: Send + 'c,
-    {
-        Box::pin(async move {
-            let sql = batch::statement::<Sqlite>(sql, &rows);
-            let found = sqlx::query(&sql).bind(rows.json()).fetch_all(conn).await?;
-            batch::decode_all::<Sqlite, T>(&found)
-        })
+    fn executor<'c>(conn: &'c mut SqliteConnection) -> impl sqlx::Executor<'c, Database = Sqlite> {
+        conn
     }
 }
