@@ -393,28 +393,28 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use Allowance::{Abusive, Allowed, Limited};
+
+    /// What `credits` answers to `n` messages at `at`, in order.
+    fn spend(credits: &mut MessageCredits, at: Instant, n: usize) -> Vec<Allowance> {
+        (0..n).map(|_| credits.spend(at)).collect()
+    }
 
     #[test]
     fn credits_allow_a_burst_then_refill_at_the_rate() {
         let t0 = Instant::now();
         let mut c = MessageCredits::new(3, 10, 2, t0);
-        for _ in 0..3 {
-            assert_eq!(c.spend(t0), Allowance::Allowed);
-        }
-        assert_eq!(c.spend(t0), Allowance::Limited);
+        assert_eq!(spend(&mut c, t0, 4), [Allowed, Allowed, Allowed, Limited]);
         // 10 per second: one credit per 100 ms.
-        assert_eq!(c.spend(t0 + Duration::from_millis(99)), Allowance::Limited);
-        assert_eq!(c.spend(t0 + Duration::from_millis(200)), Allowance::Allowed);
+        assert_eq!(c.spend(t0 + Duration::from_millis(99)), Limited);
+        assert_eq!(c.spend(t0 + Duration::from_millis(200)), Allowed);
     }
 
     #[test]
     fn credits_call_sustained_refusals_abuse() {
         let t0 = Instant::now();
         let mut c = MessageCredits::new(1, 0, 2, t0);
-        assert_eq!(c.spend(t0), Allowance::Allowed);
-        assert_eq!(c.spend(t0), Allowance::Limited);
-        assert_eq!(c.spend(t0), Allowance::Limited);
-        assert_eq!(c.spend(t0), Allowance::Abusive);
+        assert_eq!(spend(&mut c, t0, 4), [Allowed, Limited, Limited, Abusive]);
     }
 
     #[test]
@@ -422,9 +422,7 @@ mod tests {
         let t0 = Instant::now();
         let mut c = MessageCredits::new(2, 10, 5, t0);
         let later = t0 + Duration::from_secs(3600);
-        assert_eq!(c.spend(later), Allowance::Allowed);
-        assert_eq!(c.spend(later), Allowance::Allowed);
-        assert_eq!(c.spend(later), Allowance::Limited);
+        assert_eq!(spend(&mut c, later, 3), [Allowed, Allowed, Limited]);
     }
 
     #[test]
