@@ -257,8 +257,8 @@ on_both! {
     async fn behind_a_trusted_proxy_connections_are_counted_by_the_forwarded_address() {
         let server = behind_a_proxy(|c| c.max_connections_per_ip = 1).await;
         let mut first = connect_as(&server, "198.51.100.1").await.unwrap();
-        let second = refused_from(&server, "198.51.100.1", "a second connection for one client");
-        assert_eq!(second.await, 429);
+        let second = refused_from(&server, "198.51.100.1", "a second connection for one client").await;
+        assert_eq!(second, 429);
         let mut other = connect_as(&server, "198.51.100.2").await.unwrap();
         for c in [&mut first, &mut other] {
             assert_eq!(c.request(json!({"type": "ping"})).await["type"], "pong");
@@ -274,8 +274,8 @@ on_both! {
         })
         .await;
         let first = connect_as(&server, "2001:db8:1:2::1").await.unwrap();
-        let second = refused_from(&server, "2001:db8:1:2::ffff", "a second address of one /64");
-        assert_eq!(second.await, 429);
+        let second = refused_from(&server, "2001:db8:1:2::ffff", "a second address of one /64").await;
+        assert_eq!(second, 429);
         drop(first.welcomed(hello("Ann")).await);
         // Another address of the same network: no second account.
         let mut again = until_accepted(|| connect_as(&server, "2001:db8:1:2::2")).await;
@@ -293,8 +293,8 @@ on_both! {
         // What the client wrote left of the proxy's entry is not read: the
         // client is the address the proxy saw, with its one connection.
         let _first = connect_as(&server, "203.0.113.7").await.unwrap();
-        let again = refused_from(&server, "garbage, 203.0.113.7", "a fresh budget");
-        assert_eq!(again.await, 429);
+        let again = refused_from(&server, "garbage, 203.0.113.7", "a fresh budget").await;
+        assert_eq!(again, 429);
         server.shutdown().await;
     }
 
