@@ -69,6 +69,15 @@ async fn behind_a_proxy(tweak: impl FnOnce(&mut krypto_server::Config)) -> TestS
     .await
 }
 
+/// A server [`behind_a_proxy`] that lets each address hold one connection.
+async fn one_connection_per_address(tweak: impl FnOnce(&mut krypto_server::Config)) -> TestServer {
+    behind_a_proxy(|c| {
+        c.max_connections_per_ip = 1;
+        tweak(c);
+    })
+    .await
+}
+
 /// The HTTP status a WebSocket claiming to come from `ip` is refused with;
 /// `what` says which socket it was, should it be let in.
 async fn refused_from(server: &TestServer, ip: &str, what: &str) -> u16 {
@@ -255,7 +264,7 @@ on_both! {
 
     #[tokio::test]
     async fn behind_a_trusted_proxy_connections_are_counted_by_the_forwarded_address() {
-        let server = behind_a_proxy(|c| c.max_connections_per_ip = 1).await;
+        let server = one_connection_per_address(|_| {}).await;
         let mut first = connect_as(&server, "198.51.100.1").await.unwrap();
         let second = refused_from(&server, "198.51.100.1", "a second connection for one client").await;
         assert_eq!(second, 429);
@@ -268,11 +277,7 @@ on_both! {
 
     #[tokio::test]
     async fn an_ipv6_home_network_is_one_address_for_every_budget() {
-        let server = behind_a_proxy(|c| {
-            c.max_connections_per_ip = 1;
-            c.max_new_accounts = 1;
-        })
-        .await;
+        let server = one_connection_per_address(|c| c.max_new_accounts = 1).await;
         let first = connect_as(&server, "2001:db8:1:2::1").await.unwrap();
         let second = refused_from(&server, "2001:db8:1:2::ffff", "a second address of one /64").await;
         assert_eq!(second, 429);
@@ -288,7 +293,7 @@ on_both! {
 
     #[tokio::test]
     async fn an_unreadable_forwarded_chain_is_refused_never_counted_as_the_proxy() {
-        let server = behind_a_proxy(|c| c.max_connections_per_ip = 1).await;
+        let server = one_connection_per_address(|_| {}).await;
         assert_eq!(refused_from(&server, "garbage", "garbage was accepted").await, 400);
         // What the client wrote left of the proxy's entry is not read: the
         // client is the address the proxy saw, with its one connection.
