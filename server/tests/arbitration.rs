@@ -43,26 +43,35 @@ fn deal(objective: i64, hand: &[i64]) -> Deal {
     }
 }
 
-/// Creates a room with `settings` for the first client, seats the others,
-/// starts the match, ends the countdown and waits until everyone has the
-/// first round.
-async fn start_match(clock: &ManualClock, clients: &mut [&mut Client], settings: Value) -> String {
-    let state = clients[0]
-        .request(json!({"type": "create_room", "settings": settings}))
-        .await;
-    let code = state["code"].as_str().unwrap().to_owned();
-    for c in clients.iter_mut().skip(1) {
-        let st = c.request(json!({"type": "join_room", "code": code})).await;
-        assert_eq!(st["type"], "room_state", "{st}");
-    }
-    let started = clients[0].request(json!({"type": "start"})).await;
+/// A match in its first round on a [`dealing`] server.
+struct Table<const N: usize> {
+    server: TestServer,
+    clock: ManualClock,
+    /// The players and their welcomes; the first hosts.
+    players: [(Client, Value); N],
+    code: String,
+}
+
+/// Players `names` on a server dealing `hands`: the first creates a room
+/// with `settings`, the others join, the match starts, the countdown ends
+/// and everyone has the first round.
+async fn playing<const N: usize>(hands: Vec<Deal>, names: [&str; N], settings: Value) -> Table<N> {
+    let clock = ManualClock::new();
+    let server = dealing(hands, &clock).await;
+    let (mut players, code) = server.seated(names, settings).await;
+    let started = players[0].0.request(json!({"type": "start"})).await;
     assert_ne!(started["type"], "error", "{started}");
     clock.advance(Duration::from_millis(COUNTDOWN_MS));
-    for c in clients.iter_mut() {
+    for (c, _) in players.iter_mut() {
         let r = c.recv_type("round_started").await;
         assert_eq!(r["round"], 1);
     }
-    code
+    Table {
+        server,
+        clock,
+        players,
+        code,
+    }
 }
 
 fn id(welcome: &Value) -> Value {
@@ -76,17 +85,9 @@ fn score_of(scores: &[Value], player: &Value) -> Value {
 on_both! {
     #[tokio::test]
     async fn three_players_play_a_whole_match() {
-        let clock = ManualClock::new();
-        let server = dealing(
+        let Table { server, clock, players: [(mut ann, wa), (mut ben, wb), (mut cat, wc)], .. } = playing(
             vec![deal(15, &[1, 2, 3, 4, 5]), deal(3, &[1, 2, 3, 4, 5])],
-            &clock,
-        )
-        .await;
-        let [(mut ann, wa), (mut ben, wb), (mut cat, wc)] =
-            server.players(["Ann", "Ben", "Cat"]).await;
-        start_match(
-            &clock,
-            &mut [&mut ann, &mut ben, &mut cat],
+            ["Ann", "Ben", "Cat"],
             json!({"rounds": 2, "round_seconds": 60, "lockout_seconds": 5, "wrong_penalty": 1}),
         )
         .await;
@@ -159,12 +160,9 @@ on_both! {
 
     #[tokio::test]
     async fn of_two_racing_right_answers_exactly_one_wins() {
-        let clock = ManualClock::new();
-        let server = dealing(vec![deal(15, &[1, 2, 3, 4, 5])], &clock).await;
-        let [(mut ann, wa), (mut ben, wb)] = server.players(["Ann", "Ben"]).await;
-        start_match(
-            &clock,
-            &mut [&mut ann, &mut ben],
+        let Table { server, players: [(mut ann, wa), (mut ben, wb)], .. } = playing(
+            vec![deal(15, &[1, 2, 3, 4, 5])],
+            ["Ann", "Ben"],
             json!({"rounds": 1, "round_seconds": 60}),
         )
         .await;
@@ -188,16 +186,9 @@ on_both! {
     #[tokio::test]
     async fn a_right_no_solution_claim_wins_and_a_wrong_one_is_punished() {
         // Five ones make at most 6: 25 cannot be made. 15 from 1..5 can.
-        let clock = ManualClock::new();
-        let server = dealing(
+        let Table { server, clock, players: [(mut ann, wa), (mut ben, _)], .. } = playing(
             vec![deal(25, &[1, 1, 1, 1, 1]), deal(15, &[1, 2, 3, 4, 5])],
-            &clock,
-        )
-        .await;
-        let [(mut ann, wa), (mut ben, _)] = server.players(["Ann", "Ben"]).await;
-        start_match(
-            &clock,
-            &mut [&mut ann, &mut ben],
+            ["Ann", "Ben"],
             json!({"rounds": 2, "round_seconds": 60, "deal": "any", "lockout_seconds": 30}),
         )
         .await;
@@ -231,15 +222,13 @@ on_both! {
 
     #[tokio::test]
     async fn claims_need_deal_any_and_spectators_cannot_answer() {
-        let clock = ManualClock::new();
-        let server = dealing(vec![deal(15, &[1, 2, 3, 4, 5])], &clock).await;
-        let [(mut ann, _), (mut sue, _)] = server.players(["Ann", "Sue"]).await;
-        let code = start_match(
-            &clock,
-            &mut [&mut ann],
+        let Table { server, players: [(mut ann, _)], code, .. } = playing(
+            vec![deal(15, &[1, 2, 3, 4, 5])],
+            ["Ann"],
             json!({"rounds": 1, "round_seconds": 60}),
         )
         .await;
+        let (mut sue, _) = server.player("Sue").await;
         let v = ann
             .request(json!({"type": "claim_no_solution", "round": 1}))
             .await;
@@ -264,12 +253,9 @@ on_both! {
 
     #[tokio::test]
     async fn a_timed_out_round_reveals_a_checked_solution_and_the_count() {
-        let clock = ManualClock::new();
-        let server = dealing(vec![deal(17, &[8, 19, 14, 2, 21])], &clock).await;
-        let (mut ann, _) = server.player("Ann").await;
-        start_match(
-            &clock,
-            &mut [&mut ann],
+        let Table { server, clock, players: [(mut ann, _)], .. } = playing(
+            vec![deal(17, &[8, 19, 14, 2, 21])],
+            ["Ann"],
             json!({"rounds": 1, "round_seconds": 10}),
         )
         .await;
@@ -289,13 +275,9 @@ on_both! {
 
     #[tokio::test]
     async fn hostile_formulas_get_typed_verdicts_and_the_round_goes_on() {
-        let clock = ManualClock::new();
-        let server = dealing(vec![deal(15, &[1, 2, 3, 4, 5])], &clock).await;
-        let [(mut ann, _), (mut ben, wb), (mut cat, _)] =
-            server.players(["Ann", "Ben", "Cat"]).await;
-        start_match(
-            &clock,
-            &mut [&mut ann, &mut ben, &mut cat],
+        let Table { server, players: [(mut ann, _), (mut ben, wb), (mut cat, _)], .. } = playing(
+            vec![deal(15, &[1, 2, 3, 4, 5])],
+            ["Ann", "Ben", "Cat"],
             json!({"rounds": 1, "round_seconds": 60, "lockout_seconds": 0}),
         )
         .await;

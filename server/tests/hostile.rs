@@ -8,8 +8,8 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Client, TestServer, PATIENCE};
-use futures_util::SinkExt;
+use common::{hello, hello_again, Client, TestServer, PATIENCE};
+use futures_util::{Future, SinkExt};
 use krypto_core::formula::MAX_LEN;
 use krypto_core::protocol::ROOMS_PAGE;
 use krypto_core::room::ATTEMPT_BURST;
@@ -57,6 +57,51 @@ async fn connect_as(
     ip: &str,
 ) -> Result<Client, tokio_tungstenite::tungstenite::Error> {
     common::connect_forwarded(&server.url(), ip).await
+}
+
+/// A server behind a proxy on loopback (it believes `X-Forwarded-For`),
+/// with `tweak` applied to its configuration.
+async fn behind_a_proxy(tweak: impl FnOnce(&mut krypto_server::Config)) -> TestServer {
+    TestServer::with_config(|c| {
+        c.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
+        tweak(c);
+    })
+    .await
+}
+
+/// A server [`behind_a_proxy`] that lets each address hold one connection.
+async fn one_connection_per_address(tweak: impl FnOnce(&mut krypto_server::Config)) -> TestServer {
+    behind_a_proxy(|c| {
+        c.max_connections_per_ip = 1;
+        tweak(c);
+    })
+    .await
+}
+
+/// The HTTP status a WebSocket claiming to come from `ip` is refused with;
+/// `what` says which socket it was, should it be let in.
+async fn refused_from(server: &TestServer, ip: &str, what: &str) -> u16 {
+    match connect_as(server, ip).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => response.status().as_u16(),
+        other => panic!("{what}: {:?}", other.map(|_| ())),
+    }
+}
+
+/// Connects with `connect` until the server lets the socket in (it may not
+/// have seen a close that gave a place back yet), within [`PATIENCE`].
+async fn until_accepted<F>(mut connect: impl FnMut() -> F) -> Client
+where
+    F: Future<Output = Result<Client, tokio_tungstenite::tungstenite::Error>>,
+{
+    let retry = async {
+        loop {
+            if let Ok(c) = connect().await {
+                break c;
+            }
+            tokio::task::yield_now().await;
+        }
+    };
+    tokio::time::timeout(PATIENCE, retry).await.unwrap()
 }
 
 fn assert_json_error(status: u16, body: &str, want_status: u16, want_code: &str) -> Value {
@@ -159,13 +204,7 @@ on_both! {
             let (_, board) = server
                 .get_json(&format!("/api/leaderboard?metric={metric}"))
                 .await;
-            let names: Vec<&str> = board["rows"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| r["name"].as_str().unwrap())
-                .collect();
-            assert_eq!(names, ["Ann"], "{metric}: {board}");
+            assert_eq!(common::column(&board["rows"], "name"), ["Ann"], "{metric}: {board}");
         }
         server.shutdown().await;
     }
@@ -175,9 +214,7 @@ on_both! {
         let server = TestServer::start().await;
         let mut eve = server.connect().await;
         for name in ["Eve\u{1b}]52;c;ZXZpbA==\u{7}", "Ev\u{202e}e", "A\rSERVER"] {
-            eve.send(json!({"type": "hello", "protocol": 1, "name": name}))
-                .await;
-            eve.expect_error("invalid_name").await;
+            eve.refused(hello(name), "invalid_name").await;
         }
         let [(mut ann, _), (mut ben, _)] = server.players(["Ann", "Ben"]).await;
         let code = create(&mut ann).await;
@@ -188,8 +225,7 @@ on_both! {
             "ok\nSERVER: Ben wins",
             "\u{9b}31m",
         ] {
-            ben.send(json!({"type": "chat", "text": text})).await;
-            ben.expect_error("bad_message").await;
+            ben.refused(json!({"type": "chat", "text": text}), "bad_message").await;
         }
         ben.send(json!({"type": "chat", "text": "good luck"})).await;
         // The first chat Ann sees is the clean one; a later joiner's
@@ -217,35 +253,21 @@ on_both! {
         }
         // A closed connection gives its place back.
         drop(a);
-        let retry = async {
-            loop {
-                // The server may not have seen the close yet: try again.
-                if let Ok((ws, _)) = tokio_tungstenite::connect_async(server.url()).await {
-                    break Client { ws };
-                }
-                tokio::task::yield_now().await;
-            }
-        };
-        let mut c = tokio::time::timeout(PATIENCE, retry).await.unwrap();
+        let mut c = until_accepted(|| async {
+            let (ws, _) = tokio_tungstenite::connect_async(server.url()).await?;
+            Ok(Client { ws })
+        })
+        .await;
         assert_eq!(c.request(json!({"type": "ping"})).await["type"], "pong");
         server.shutdown().await;
     }
 
     #[tokio::test]
     async fn behind_a_trusted_proxy_connections_are_counted_by_the_forwarded_address() {
-        let server = TestServer::with_config(|c| {
-            c.max_connections_per_ip = 1;
-            c.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
-        })
-        .await;
+        let server = one_connection_per_address(|_| {}).await;
         let mut first = connect_as(&server, "198.51.100.1").await.unwrap();
-        match connect_as(&server, "198.51.100.1").await {
-            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
-                assert_eq!(response.status(), 429);
-            }
-            Err(e) => panic!("a second connection for one client: {e}"),
-            Ok(_) => panic!("a second connection for one client was accepted"),
-        }
+        let second = refused_from(&server, "198.51.100.1", "a second connection for one client").await;
+        assert_eq!(second, 429);
         let mut other = connect_as(&server, "198.51.100.2").await.unwrap();
         for c in [&mut first, &mut other] {
             assert_eq!(c.request(json!({"type": "ping"})).await["type"], "pong");
@@ -255,63 +277,29 @@ on_both! {
 
     #[tokio::test]
     async fn an_ipv6_home_network_is_one_address_for_every_budget() {
-        let server = TestServer::with_config(|c| {
-            c.max_connections_per_ip = 1;
-            c.max_new_accounts = 1;
-            c.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
-        })
-        .await;
-        let mut first = connect_as(&server, "2001:db8:1:2::1").await.unwrap();
-        match connect_as(&server, "2001:db8:1:2::ffff").await {
-            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
-                assert_eq!(response.status(), 429);
-            }
-            other => panic!("a second address of one /64: {:?}", other.map(|_| ())),
-        }
-        first.send(json!({"type": "hello", "protocol": 1, "name": "Ann"})).await;
-        assert_eq!(first.recv().await["type"], "welcome");
-        drop(first);
+        let server = one_connection_per_address(|c| c.max_new_accounts = 1).await;
+        let first = connect_as(&server, "2001:db8:1:2::1").await.unwrap();
+        let second = refused_from(&server, "2001:db8:1:2::ffff", "a second address of one /64").await;
+        assert_eq!(second, 429);
+        drop(first.welcomed(hello("Ann")).await);
         // Another address of the same network: no second account.
-        let retry = async {
-            loop {
-                if let Ok(c) = connect_as(&server, "2001:db8:1:2::2").await {
-                    break c;
-                }
-                tokio::task::yield_now().await;
-            }
-        };
-        let mut again = tokio::time::timeout(PATIENCE, retry).await.unwrap();
-        again.send(json!({"type": "hello", "protocol": 1, "name": "Ann2"})).await;
-        again.expect_error("rate_limited").await;
+        let mut again = until_accepted(|| connect_as(&server, "2001:db8:1:2::2")).await;
+        again.refused(hello("Ann2"), "rate_limited").await;
         // The neighbour's network has its own budget.
-        let mut other = connect_as(&server, "2001:db8:1:3::1").await.unwrap();
-        other.send(json!({"type": "hello", "protocol": 1, "name": "Ben"})).await;
-        assert_eq!(other.recv().await["type"], "welcome");
+        let other = connect_as(&server, "2001:db8:1:3::1").await.unwrap();
+        other.welcomed(hello("Ben")).await;
         server.shutdown().await;
     }
 
     #[tokio::test]
     async fn an_unreadable_forwarded_chain_is_refused_never_counted_as_the_proxy() {
-        let server = TestServer::with_config(|c| {
-            c.max_connections_per_ip = 1;
-            c.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
-        })
-        .await;
-        match connect_as(&server, "garbage").await {
-            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
-                assert_eq!(response.status(), 400);
-            }
-            other => panic!("garbage was accepted: {:?}", other.map(|_| ())),
-        }
+        let server = one_connection_per_address(|_| {}).await;
+        assert_eq!(refused_from(&server, "garbage", "garbage was accepted").await, 400);
         // What the client wrote left of the proxy's entry is not read: the
         // client is the address the proxy saw, with its one connection.
         let _first = connect_as(&server, "203.0.113.7").await.unwrap();
-        match connect_as(&server, "garbage, 203.0.113.7").await {
-            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
-                assert_eq!(response.status(), 429);
-            }
-            other => panic!("a fresh budget: {:?}", other.map(|_| ())),
-        }
+        let again = refused_from(&server, "garbage, 203.0.113.7", "a fresh budget").await;
+        assert_eq!(again, 429);
         server.shutdown().await;
     }
 
@@ -346,12 +334,11 @@ on_both! {
 
     #[tokio::test]
     async fn the_api_qr_codes_and_new_sockets_are_rate_limited_per_address() {
-        let server = TestServer::with_config(|c| {
+        let server = behind_a_proxy(|c| {
             c.http_burst = 5;
             c.http_refill_per_sec = 0;
             c.ws_open_burst = 3;
             c.ws_open_refill_per_sec = 0;
-            c.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
         })
         .await;
         let ask = |path: &str, from: &str| {
@@ -372,12 +359,7 @@ on_both! {
         for _ in 0..3 {
             open.push(connect_as(&server, "198.51.100.1").await.unwrap());
         }
-        match connect_as(&server, "198.51.100.1").await {
-            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
-                assert_eq!(response.status(), 429);
-            }
-            other => panic!("a fourth socket: {:?}", other.map(|_| ())),
-        }
+        assert_eq!(refused_from(&server, "198.51.100.1", "a fourth socket").await, 429);
         assert!(connect_as(&server, "198.51.100.2").await.is_ok());
         server.shutdown().await;
     }
@@ -390,9 +372,7 @@ on_both! {
         let (_, paul) = server.player("Paul Allen").await;
         let (_, ann) = server.player("Ann").await;
         for spoof in ["PauI AIIen", "PAUL ALLEN", "Pau1 A11en"] {
-            let mut c = server.connect().await;
-            c.send(json!({"type": "hello", "protocol": 1, "name": spoof})).await;
-            c.expect_error("name_taken").await;
+            server.connect().await.refused(hello(spoof), "name_taken").await;
         }
         // A database from before: Ann's row made into a look-alike that the
         // old key (ASCII kept as typed) let in.
@@ -407,10 +387,7 @@ on_both! {
         let server = TestServer::on_database(common::TestDatabase::existing(url), |_| {}).await;
         // Both keep their accounts (and the server has opened its database).
         for welcome in [&paul, &ann] {
-            let mut c = server.connect().await;
-            c.send(json!({"type": "hello", "protocol": 1, "token": welcome["token"]})).await;
-            let back = c.recv().await;
-            assert_eq!(back["type"], "welcome", "{back}");
+            server.player_with(hello_again(welcome)).await;
         }
         let mut db = server.raw().await;
         let keys: Vec<(i64, String)> = db.rows("SELECT id, name_key FROM players ORDER BY id").await;
@@ -422,9 +399,7 @@ on_both! {
         let (version,): (i64,) = db.one("SELECT CAST(version AS BIGINT) FROM name_key_version").await;
         assert_eq!(version, i64::from(krypto_core::names::KEY_VERSION));
         // Nobody can take either look-alike again.
-        let mut c = server.connect().await;
-        c.send(json!({"type": "hello", "protocol": 1, "name": "PauI AIIen"})).await;
-        c.expect_error("name_taken").await;
+        server.connect().await.refused(hello("PauI AIIen"), "name_taken").await;
         server.shutdown().await;
         drop(database);
     }
@@ -453,9 +428,7 @@ on_both! {
         let own = format!("http://{}", server.addr);
         for (name, fine) in [("Ann", own.as_str()), ("Ben", "https://krypto.example")] {
             let (ws, _) = tokio_tungstenite::connect_async(with_origin(fine)).await.unwrap();
-            let mut c = Client { ws };
-            c.send(json!({"type": "hello", "protocol": 1, "name": name})).await;
-            assert_eq!(c.recv().await["type"], "welcome", "{fine}");
+            Client { ws }.welcomed(hello(name)).await;
         }
         let (mut bot, _) = server.player("Bot").await;
         assert_eq!(bot.request(json!({"type": "ping"})).await["type"], "pong");
@@ -546,14 +519,12 @@ on_both! {
         let code = create(&mut host).await;
         for name in ["G1", "G2", "G3"] {
             let (mut g, _) = server.player(name).await;
-            g.send(json!({"type": "join_room", "code": "ZZZZZ"})).await;
-            g.expect_error("room_not_found").await;
+            g.refused(json!({"type": "join_room", "code": "ZZZZZ"}), "room_not_found").await;
         }
         // A fresh socket and a fresh player: still limited, even with the
         // right code.
         let (mut g, _) = server.player("G4").await;
-        g.send(json!({"type": "join_room", "code": code})).await;
-        g.expect_error("rate_limited").await;
+        g.refused(json!({"type": "join_room", "code": code}), "rate_limited").await;
         server.shutdown().await;
     }
 
@@ -563,13 +534,9 @@ on_both! {
         let (_, ann) = server.player("Ann").await;
         server.player("Ben").await;
         let mut c = server.connect().await;
-        c.send(json!({"type": "hello", "protocol": 1, "name": "Cat"}))
-            .await;
-        c.expect_error("rate_limited").await;
+        c.refused(hello("Cat"), "rate_limited").await;
         // Known players still come back.
-        c.send(json!({"type": "hello", "protocol": 1, "token": ann["token"]}))
-            .await;
-        assert_eq!(c.recv().await["type"], "welcome");
+        c.welcomed(hello_again(&ann)).await;
         server.shutdown().await;
     }
 
@@ -582,12 +549,9 @@ on_both! {
             .await;
         drop(ann);
         let mut back = server.connect().await;
-        back.send(json!({"type": "hello", "protocol": 1, "name": "Host", "token": welcome["token"]}))
+        back.refused(json!({"type": "hello", "protocol": 1, "name": "Host", "token": welcome["token"]}), "already_in_room")
             .await;
-        back.expect_error("already_in_room").await;
-        back.send(json!({"type": "hello", "protocol": 1, "token": welcome["token"]}))
-            .await;
-        let resumed = back.recv().await;
+        let (_back, resumed) = back.welcomed(hello_again(&welcome)).await;
         assert_eq!(resumed["name"], "Ann", "{resumed}");
         assert_eq!(resumed["resumed"], true, "{resumed}");
         server.shutdown().await;

@@ -149,6 +149,14 @@ impl Seed {
             .unwrap()
     }
 
+    /// The first ten of the rating board of `period`, ranking players with
+    /// at least `min_rated` rated matches.
+    async fn rating_board(&self, period: Period, min_rated: u32) -> Board {
+        self.board_min(Metric::Rating, period, 10, None, min_rated)
+            .await
+            .unwrap()
+    }
+
     async fn board_min(
         &self,
         metric: Metric,
@@ -270,10 +278,7 @@ on_both! {
             vec![row(1, "Ann", 1.0), row(1, "Ben", 1.0)]
         );
         assert_eq!(wins_all.rows[0].matches, 2);
-        let rating_day = seed
-            .board_min(Metric::Rating, Period::Day, 10, None, 1)
-            .await
-            .unwrap();
+        let rating_day = seed.rating_board(Period::Day, 1).await;
         assert_eq!(rating_day.rows.len(), 2);
         let rating_month_ago = leaderboard::board(
             &seed.db,
@@ -384,10 +389,7 @@ on_both! {
         let min3 = seed.board(Metric::Rating, Period::All, 10, None).await;
         assert_eq!(names(&min3), ["Xia", "Yan"]);
         assert_eq!(min3.rows[1].matches, 5);
-        let min2 = seed
-            .board_min(Metric::Rating, Period::All, 10, None, 2)
-            .await
-            .unwrap();
+        let min2 = seed.rating_board(Period::All, 2).await;
         assert_eq!(min2.rows.len(), 3);
         assert!(min2.rows.windows(2).all(|w| w[0].value >= w[1].value));
         // The board shows the conservative rating the profile shows.
@@ -496,31 +498,25 @@ on_both! {
                 cards: vec![1, 2, 3, 4, 5],
                 at_ms: t,
             };
-            let mut writes = vec![Write::StartRound(start.clone())];
-            if let Some(loser) = loser {
-                writes.push(Write::Attempt(AttemptRecord {
+            // A formula tried in round 1: accepted unless refused with a verdict.
+            let attempt = |player, formula: &str, refused: Option<&str>, elapsed_ms, at_ms, seq| {
+                Write::Attempt(AttemptRecord {
                     match_id,
                     round: 1,
-                    player: loser,
-                    formula: Some("1+1".into()),
-                    accepted: false,
-                    verdict: Some(verdict.into()),
-                    elapsed_ms: 100,
-                    at_ms: t + 100,
-                    seq: 1,
-                }));
+                    player,
+                    formula: Some(formula.into()),
+                    accepted: refused.is_none(),
+                    verdict: refused.map(Into::into),
+                    elapsed_ms,
+                    at_ms,
+                    seq,
+                })
+            };
+            let mut writes = vec![Write::StartRound(start.clone())];
+            if let Some(loser) = loser {
+                writes.push(attempt(loser, "1+1", Some(verdict), 100, t + 100, 1));
             }
-            writes.push(Write::Attempt(AttemptRecord {
-                match_id,
-                round: 1,
-                player: winner,
-                formula: Some("1+2+3+4+5".into()),
-                accepted: true,
-                verdict: None,
-                elapsed_ms: elapsed,
-                at_ms: t + 200,
-                seq: 2,
-            }));
+            writes.push(attempt(winner, "1+2+3+4+5", None, elapsed, t + 200, 2));
             writes.push(Write::RoundResult(RoundResult {
                 start,
                 outcome: RoundOutcome::Won {

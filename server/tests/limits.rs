@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Event, TestServer};
+use common::{hello_again, Event, TestServer};
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -113,16 +113,14 @@ on_both! {
         })
         .await;
         let (mut c, _) = server.player("Guesser").await;
+        let guess = json!({"type": "join_room", "code": "ZZZZZ"});
         for _ in 0..3 {
-            c.send(json!({"type": "join_room", "code": "ZZZZZ"})).await;
-            c.expect_error("room_not_found").await;
+            c.refused(guess.clone(), "room_not_found").await;
         }
         for _ in 0..2 {
-            c.send(json!({"type": "join_room", "code": "ZZZZZ"})).await;
-            c.expect_error("rate_limited").await;
+            c.refused(guess.clone(), "rate_limited").await;
         }
-        c.send(json!({"type": "join_room", "code": "ZZZZZ"})).await;
-        c.expect_error("rate_limited").await;
+        c.refused(guess, "rate_limited").await;
         assert_eq!(c.expect_close().await, 1008);
         server.shutdown().await;
     }
@@ -171,10 +169,7 @@ on_both! {
     async fn a_newer_connection_replaces_the_older_one() {
         let server = TestServer::start().await;
         let (mut old, welcome) = server.player("Twice").await;
-        let mut new = server.connect().await;
-        new.send(json!({"type": "hello", "protocol": 1, "token": welcome["token"]}))
-            .await;
-        assert_eq!(new.recv().await["type"], "welcome");
+        let _new = server.player_with(hello_again(&welcome)).await;
         assert_eq!(old.expect_close().await, 1000);
         server.shutdown().await;
     }

@@ -14,16 +14,15 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::process::{free_addr, Process};
-use common::{http_get, solve, Raw, PATIENCE};
+use common::{hello, hello_again, http_get, solve, Raw, PATIENCE};
 use serde_json::{json, Value};
 
 /// The node timeout of these tests, in seconds (production: 15).
 const NODE_TIMEOUT: &str = "2";
 
-/// A node of the cluster on database `db`.
-fn node(db: &str) -> Process {
-    node_with(db, &[])
-}
+/// Room clocks 10 times faster (not 100): seats are held 6 s after a
+/// hand-over, time enough to come back.
+const FASTER: [&str; 2] = ["--room-time-scale", "10"];
 
 /// A node of the cluster on database `db`, with more arguments.
 fn node_with(db: &str, args: &[&str]) -> Process {
@@ -39,12 +38,17 @@ fn node_with(db: &str, args: &[&str]) -> Process {
     Process::start_at(addr, db, &all)
 }
 
-fn hello(name: &str) -> Value {
-    json!({"type": "hello", "protocol": 1, "name": name})
+/// `N` nodes of the cluster on database `db`, with more arguments.
+fn nodes<const N: usize>(db: &str, args: &[&str]) -> [Process; N] {
+    std::array::from_fn(|_| node_with(db, args))
 }
 
-fn hello_again(welcome: &Value) -> Value {
-    json!({"type": "hello", "protocol": 1, "token": welcome["token"]})
+/// A fresh database and `N` nodes on it started with `args`; `None` on a
+/// machine without PostgreSQL (the test is skipped, and says so).
+async fn cluster<const N: usize>(args: &[&str]) -> Option<(String, [Process; N])> {
+    let db = common::postgres::fresh_database().await?;
+    let nodes = nodes(&db, args);
+    Some((db, nodes))
 }
 
 /// A `redirect` without its ticket (new for every redirect), and the ticket.
@@ -112,11 +116,9 @@ async fn listed(
     let deadline = Instant::now() + PATIENCE;
     loop {
         let rooms = client.request(json!({"type": "list_rooms"})).await;
-        let codes: Vec<String> = rooms["rooms"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["code"].as_str().unwrap().to_owned())
+        let codes: Vec<String> = common::column(&rooms["rooms"], "code")
+            .into_iter()
+            .map(str::to_owned)
             .collect();
         if wanted(&codes) {
             return (codes, rooms);
@@ -135,6 +137,16 @@ async fn open_room(server: &Process, name: &str, public: bool) -> (common::Clien
     (host, code_of(&state))
 }
 
+/// Ann on `server` hosting a room of two rounds of 600 s: her connection,
+/// her welcome and the room's code.
+async fn ann_hosts_long_rounds(server: &Process) -> (common::Client, Value, String) {
+    let (mut ann, wa) = server.player(hello("Ann")).await;
+    let state = ann
+        .request(json!({"type": "create_room", "settings": {"rounds": 2, "round_seconds": 600}}))
+        .await;
+    (ann, wa, code_of(&state))
+}
+
 fn code_of(state: &Value) -> String {
     assert_eq!(state["type"], "room_state", "{state}");
     state["code"].as_str().unwrap().to_owned()
@@ -142,13 +154,12 @@ fn code_of(state: &Value) -> String {
 
 #[tokio::test]
 async fn codes_are_unique_across_nodes_and_joins_elsewhere_are_redirected() {
-    let Some(db) = common::postgres::fresh_database().await else {
-        return;
-    };
     // Two dozen players from one address: more than the new-account budget
     // the nodes share by default.
     let args = ["--max-new-accounts", "100"];
-    let (a, b) = (node_with(&db, &args), node_with(&db, &args));
+    let Some((db, [a, b])) = cluster(&args).await else {
+        return;
+    };
     let (mut ann, _) = a.player(hello("Ann")).await;
     let code = code_of(&ann.request(json!({"type": "create_room"})).await);
 
@@ -227,10 +238,9 @@ async fn codes_are_unique_across_nodes_and_joins_elsewhere_are_redirected() {
 
 #[tokio::test]
 async fn a_seated_player_saying_hello_on_another_node_is_sent_to_their_room() {
-    let Some(db) = common::postgres::fresh_database().await else {
+    let Some((db, [a, b])) = cluster(&[]).await else {
         return;
     };
-    let (a, b) = (node(&db), node(&db));
     let (mut ann, wa, code) = host_in_directory(&db, &a, "Ann").await;
     ann.ws.close(None).await.unwrap();
 
@@ -260,10 +270,9 @@ async fn a_seated_player_saying_hello_on_another_node_is_sent_to_their_room() {
 
 #[tokio::test]
 async fn list_rooms_lists_the_public_rooms_of_every_live_node() {
-    let Some(db) = common::postgres::fresh_database().await else {
+    let Some((_, [a, b, c])) = cluster(&[]).await else {
         return;
     };
-    let (a, b, c) = (node(&db), node(&db), node(&db));
     let (_ann, on_a) = open_room(&a, "Ann", true).await;
     let (_ben, on_b) = open_room(&b, "Ben", true).await;
     let (_cat, private) = open_room(&c, "Cat", false).await;
@@ -275,22 +284,16 @@ async fn list_rooms_lists_the_public_rooms_of_every_live_node() {
         let mut expected = vec![on_a.clone(), on_b.clone()];
         expected.sort();
         assert_eq!(listed.0, expected, "private {private} must not be listed");
-        let hosts: Vec<&Value> = listed.1["rooms"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| &r["host"])
-            .collect();
-        assert!(hosts.contains(&&json!("Ann")) && hosts.contains(&&json!("Ben")));
+        let hosts = common::column(&listed.1["rooms"], "host");
+        assert!(hosts.contains(&"Ann") && hosts.contains(&"Ben"));
     }
 }
 
 #[tokio::test]
 async fn a_token_used_on_another_node_closes_the_older_session() {
-    let Some(db) = common::postgres::fresh_database().await else {
+    let Some((_, [a, b])) = cluster(&[]).await else {
         return;
     };
-    let (a, b) = (node(&db), node(&db));
     let (mut on_a, wa) = a.player(hello("Ann")).await;
     let (mut on_b, _) = b.player(hello_again(&wa)).await;
     assert_eq!(on_a.expect_close().await, 1000);
@@ -306,10 +309,9 @@ async fn a_token_used_on_another_node_closes_the_older_session() {
 
 #[tokio::test]
 async fn a_node_killed_with_sigkill_leaves_the_directory_within_the_timeout() {
-    let Some(db) = common::postgres::fresh_database().await else {
+    let Some((db, [a, mut b])) = cluster(&[]).await else {
         return;
     };
-    let (a, mut b) = (node(&db), node(&db));
     let (mut ann, wa) = b.player(hello("Ann")).await;
     let code = code_of(
         &ann.request(json!({"type": "create_room", "public": true}))
@@ -364,10 +366,9 @@ async fn a_node_killed_with_sigkill_leaves_the_directory_within_the_timeout() {
 
 #[tokio::test]
 async fn leaderboards_and_profiles_are_the_same_on_every_node() {
-    let Some(db) = common::postgres::fresh_database().await else {
+    let Some((_, [a, b])) = cluster(&[]).await else {
         return;
     };
-    let (a, b) = (node(&db), node(&db));
     let (mut ann, _) = a.player(hello("Ann")).await;
     let code = code_of(
         &ann.request(json!({"type": "create_room", "settings": {"rounds": 1}}))
@@ -438,18 +439,10 @@ fn public_url_needs_postgres_and_a_websocket_url() {
 
 #[tokio::test]
 async fn a_drained_node_hands_its_rooms_over_and_their_players_resume_mid_round() {
-    let Some(db) = common::postgres::fresh_database().await else {
+    let Some((db, [mut a, b])) = cluster(&FASTER).await else {
         return;
     };
-    // Room clocks 10 times faster (not 100): seats are held 6 s after the
-    // hand-over, time enough to come back.
-    let faster = ["--room-time-scale", "10"];
-    let (mut a, b) = (node_with(&db, &faster), node_with(&db, &faster));
-    let (mut ann, wa) = a.player(hello("Ann")).await;
-    let state = ann
-        .request(json!({"type": "create_room", "settings": {"rounds": 2, "round_seconds": 600}}))
-        .await;
-    let code = code_of(&state);
+    let (mut ann, wa, code) = ann_hosts_long_rounds(&a).await;
     let (mut ben, wb) = a.player(hello("Ben")).await;
     let (mut cat, wc) = a.player(hello("Cat")).await;
     ben.request(json!({"type": "join_room", "code": code}))
@@ -504,16 +497,10 @@ async fn a_drained_node_hands_its_rooms_over_and_their_players_resume_mid_round(
 
 #[tokio::test]
 async fn a_lone_node_stopped_mid_round_leaves_its_rooms_to_the_next_node_that_starts() {
-    let Some(db) = common::postgres::fresh_database().await else {
+    let Some((db, [mut a])) = cluster(&FASTER).await else {
         return;
     };
-    let faster = ["--room-time-scale", "10"];
-    let mut a = node_with(&db, &faster);
-    let (mut ann, wa) = a.player(hello("Ann")).await;
-    let state = ann
-        .request(json!({"type": "create_room", "settings": {"rounds": 2, "round_seconds": 600}}))
-        .await;
-    let code = code_of(&state);
+    let (mut ann, wa, code) = ann_hosts_long_rounds(&a).await;
     ann.request(json!({"type": "start"})).await;
     let started = ann.recv_type("round_started").await;
 
@@ -523,7 +510,7 @@ async fn a_lone_node_stopped_mid_round_leaves_its_rooms_to_the_next_node_that_st
     assert!(a.exited_cleanly().await);
     assert_eq!(count(&db, "SELECT count(*) FROM saved_rooms").await, 1);
 
-    let b = node_with(&db, &faster);
+    let b = node_with(&db, &FASTER);
     let (mut ann, again) = b.player(hello_again(&wa)).await;
     assert_eq!(again["resumed"], true, "{again}");
     let state = ann.recv_type("room_state").await;
@@ -540,10 +527,9 @@ async fn a_lone_node_stopped_mid_round_leaves_its_rooms_to_the_next_node_that_st
 
 #[tokio::test]
 async fn another_nodes_locked_room_is_missing_to_strangers_and_there_for_its_members() {
-    let Some(db) = common::postgres::fresh_database().await else {
+    let Some((db, [a, b])) = cluster(&[]).await else {
         return;
     };
-    let (a, b) = (node(&db), node(&db));
     let (mut ann, _) = a.player(hello("Ann")).await;
     let state = ann.request(json!({"type": "create_room"})).await;
     let code = code_of(&state);
@@ -619,7 +605,7 @@ async fn after_a_database_outage_longer_than_the_node_timeout_every_node_and_roo
     };
     let db = pg.fresh_database().await;
     let timeout: f64 = NODE_TIMEOUT.parse().unwrap();
-    let (a, b) = (node(&db), node(&db));
+    let [a, b] = nodes(&db, &[]);
     let (_ann, on_a) = open_room(&a, "Ann", true).await;
     let (_ben, on_b) = open_room(&b, "Ben", true).await;
     let (mut fay_on_a, wf) = a.player(hello("Fay")).await;
@@ -699,11 +685,10 @@ async fn after_a_database_outage_longer_than_the_node_timeout_every_node_and_roo
 
 #[tokio::test]
 async fn a_killed_nodes_rooms_leave_the_listing_once_its_last_heartbeat_is_a_timeout_old() {
-    let Some(db) = common::postgres::fresh_database().await else {
+    let Some((db, [a, mut b])) = cluster(&[]).await else {
         return;
     };
     let timeout: f64 = NODE_TIMEOUT.parse().unwrap();
-    let (a, mut b) = (node(&db), node(&db));
     let (_ann, code) = open_room(&b, "Ann", true).await;
     let (mut ben, _) = a.player(hello("Ben")).await;
     listed(&mut ben, |codes| codes == [code.clone()]).await;
@@ -739,10 +724,9 @@ async fn a_killed_nodes_rooms_leave_the_listing_once_its_last_heartbeat_is_a_tim
 
 #[tokio::test]
 async fn a_seat_on_one_node_keeps_its_player_from_renaming_hosting_or_joining_on_another() {
-    let Some(db) = common::postgres::fresh_database().await else {
+    let Some((db, [a, b])) = cluster(&[]).await else {
         return;
     };
-    let (a, b) = (node(&db), node(&db));
     let (_ann, wa, code) = host_in_directory(&db, &a, "Ann").await;
 
     // A rename on the other node is refused, as on a single node.
@@ -810,9 +794,6 @@ async fn miss(client: &mut common::Client) -> Value {
 
 #[tokio::test]
 async fn the_code_miss_and_new_account_budgets_are_one_for_all_nodes() {
-    let Some(db) = common::postgres::fresh_database().await else {
-        return;
-    };
     let args = [
         "--max-code-misses",
         "4",
@@ -821,7 +802,9 @@ async fn the_code_miss_and_new_account_budgets_are_one_for_all_nodes() {
         "--trusted-proxies",
         "127.0.0.1/32",
     ];
-    let (a, b) = (node_with(&db, &args), node_with(&db, &args));
+    let Some((db, [a, b])) = cluster(&args).await else {
+        return;
+    };
 
     // New accounts from one address: two on a, one on b, then none on
     // either.

@@ -176,11 +176,18 @@ async fn ready_again(server: &Process) -> Value {
     }
 }
 
+/// A cluster of the test's own, made and then stopped: a database that is
+/// not there yet (see [`OwnCluster::start`] for `None`).
+fn stopped_cluster() -> Option<OwnCluster> {
+    let cluster = OwnCluster::start()?;
+    cluster.down();
+    Some(cluster)
+}
+
 /// A hello from someone new: the welcome, or the error.
 async fn newcomer(server: &Process, name: &str) -> Value {
     let mut c = server.connect().await;
-    c.send(json!({"type": "hello", "protocol": 1, "name": name}))
-        .await;
+    c.send(common::hello(name)).await;
     c.recv().await
 }
 
@@ -418,10 +425,9 @@ async fn after_a_restart_of_postgresql_new_players_are_welcome_on_every_node() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_started_before_its_database_waits_for_it() {
-    let Some(cluster) = OwnCluster::start() else {
+    let Some(cluster) = stopped_cluster() else {
         return;
     };
-    cluster.down();
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("j").display().to_string();
     let server = Process::start_at(free_addr(), &cluster.url(), &["--journal", &journal]);
@@ -438,10 +444,9 @@ async fn a_server_started_before_its_database_waits_for_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_gives_up_on_a_database_that_never_comes() {
-    let Some(cluster) = OwnCluster::start() else {
+    let Some(cluster) = stopped_cluster() else {
         return;
     };
-    cluster.down();
     let mut server = Process::start_at(free_addr(), &cluster.url(), &["--database-wait-secs", "1"]);
     assert!(!server.exited_cleanly().await, "it exits with an error");
     assert!(server.printed("waiting for the database at"));

@@ -5,7 +5,7 @@
 #[macro_use]
 mod common;
 
-use common::{Client, TestServer};
+use common::{column, hello_again, Client, TestServer};
 use krypto_core::cards::Deal;
 use krypto_core::room::{ScriptedDealer, COUNTDOWN_MS};
 use krypto_server::{DealerFactory, ManualClock};
@@ -67,12 +67,7 @@ on_both! {
         let private = create(&mut p, json!({})).await;
 
         let rooms = b.request(json!({"type": "list_rooms"})).await;
-        let listed: Vec<&str> = rooms["rooms"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["code"].as_str().unwrap())
-            .collect();
+        let listed = column(&rooms["rooms"], "code");
         assert_eq!(listed, vec![code.as_str()]);
         assert!(!listed.contains(&private.as_str()));
 
@@ -121,9 +116,7 @@ on_both! {
     #[tokio::test]
     async fn kicked_players_are_told_and_cannot_return() {
         let server = fast_server().await;
-        let [(mut a, _), (mut b, wb)] = server.players(["Ann", "Ben"]).await;
-        let code = create(&mut a, json!({})).await;
-        join(&mut b, &code, false).await;
+        let ([(mut a, _), (mut b, wb)], code) = server.seated(["Ann", "Ben"], json!({})).await;
         a.send(json!({"type": "kick", "player": wb["player_id"]}))
             .await;
         let left = b.recv_type("player_left").await;
@@ -136,10 +129,8 @@ on_both! {
     #[tokio::test]
     async fn when_the_host_leaves_the_longest_seated_player_hosts() {
         let server = fast_server().await;
-        let [(mut a, _), (mut b, wb), (mut c, _)] = server.players(["Ann", "Ben", "Cat"]).await;
-        let code = create(&mut a, json!({})).await;
-        join(&mut b, &code, false).await;
-        join(&mut c, &code, false).await;
+        let ([(mut a, _), (_b, wb), (mut c, _)], _) =
+            server.seated(["Ann", "Ben", "Cat"], json!({})).await;
         a.request(json!({"type": "leave_room"})).await;
         let state = loop {
             let s = c.recv_type("room_state").await;
@@ -209,9 +200,8 @@ on_both! {
     #[tokio::test]
     async fn a_player_who_reconnects_mid_round_gets_their_seat_score_and_clock() {
         let server = fast_server().await;
-        let [(mut a, _), (mut b, wb)] = server.players(["Ann", "Ben"]).await;
-        let code = create(&mut a, json!({"round_seconds": 600})).await;
-        join(&mut b, &code, false).await;
+        let ([(mut a, _), (mut b, wb)], code) =
+            server.seated(["Ann", "Ben"], json!({"round_seconds": 600})).await;
         a.request(json!({"type": "start"})).await;
         b.recv_type("round_started").await;
         drop(b);
@@ -224,10 +214,7 @@ on_both! {
         };
         assert_eq!(gone["score"], 0);
 
-        let mut b = server.connect().await;
-        b.send(json!({"type": "hello", "protocol": 1, "token": wb["token"]}))
-            .await;
-        let welcome = b.recv().await;
+        let (mut b, welcome) = server.player_with(hello_again(&wb)).await;
         assert_eq!(welcome["resumed"], true, "{welcome}");
         let state = b.recv_type("room_state").await;
         assert_eq!(state["code"], code);
@@ -246,9 +233,7 @@ on_both! {
     #[tokio::test]
     async fn chat_reaches_the_room() {
         let server = fast_server().await;
-        let [(mut a, wa), (mut b, _)] = server.players(["Ann", "Ben"]).await;
-        let code = create(&mut a, json!({})).await;
-        join(&mut b, &code, false).await;
+        let ([(mut a, wa), (mut b, _)], _) = server.seated(["Ann", "Ben"], json!({})).await;
         a.send(json!({"type": "chat", "text": "hi all"})).await;
         let chat = b.recv_type("chat").await;
         assert_eq!(chat["from"], wa["player_id"]);

@@ -289,6 +289,21 @@ impl TestServer {
         self.connect().await.welcomed(hello).await
     }
 
+    /// Players `names` (see [`TestServer::players`]), the first hosting a
+    /// room with `settings` that the others have joined: them, with their
+    /// welcomes, and the room's code.
+    pub async fn seated<const N: usize>(
+        &self,
+        names: [&str; N],
+        settings: Value,
+    ) -> ([(Client, Value); N], String) {
+        let mut players = self.players(names).await;
+        let (host, guests) = players.split_first_mut().expect("a host");
+        let mut guests: Vec<&mut Client> = guests.iter_mut().map(|(c, _)| c).collect();
+        let code = host.0.host_room(settings, &mut guests).await;
+        (players, code)
+    }
+
     /// Asks the server to shut down and waits until it has.
     pub async fn shutdown(mut self) {
         if let Some(tx) = self.shutdown.take() {
@@ -429,6 +444,20 @@ pub async fn http_get(addr: SocketAddr, path: &str) -> (String, String) {
     (status, body)
 }
 
+/// The string `field` of each object in the JSON array `rows`: a column
+/// of a list the server sent (rooms, board rows).
+pub fn column<'a>(rows: &'a Value, field: &str) -> Vec<&'a str> {
+    rows.as_array()
+        .unwrap_or_else(|| panic!("not a list: {rows}"))
+        .iter()
+        .map(|r| {
+            r[field]
+                .as_str()
+                .unwrap_or_else(|| panic!("no {field}: {r}"))
+        })
+        .collect()
+}
+
 /// Player `id`'s row in a `room_state`, if there is one.
 pub fn member(state: &Value, id: &Value) -> Option<Value> {
     state["players"]
@@ -442,6 +471,11 @@ pub fn member(state: &Value, id: &Value) -> Option<Value> {
 /// A `hello` as `name`.
 pub fn hello(name: &str) -> Value {
     json!({"type": "hello", "protocol": 1, "name": name})
+}
+
+/// A `hello` with the token of `welcome`: that player coming back.
+pub fn hello_again(welcome: &Value) -> Value {
+    json!({"type": "hello", "protocol": 1, "token": welcome["token"]})
 }
 
 /// A `hello` with a device code (`ticket`) instead of a name.
@@ -505,11 +539,13 @@ impl Client {
         let state = self
             .request(json!({"type": "create_room", "settings": settings}))
             .await;
+        assert_eq!(state["type"], "room_state", "{state}");
         let code = state["code"].as_str().unwrap().to_owned();
         for guest in guests.iter_mut() {
-            guest
+            let joined = guest
                 .request(json!({"type": "join_room", "code": code}))
                 .await;
+            assert_eq!(joined["type"], "room_state", "{joined}");
         }
         code
     }
@@ -568,6 +604,13 @@ impl Client {
                 return v;
             }
         }
+    }
+
+    /// Sends `message` and asserts that the answer is an error with `code`;
+    /// returns the error.
+    pub async fn refused(&mut self, message: Value, code: &str) -> Value {
+        self.send(message).await;
+        self.expect_error(code).await
     }
 
     /// The next error, asserting its code.
