@@ -6,7 +6,7 @@
 //!   [`count_solutions_subsets`] for every distinct solution; `reach.rs`
 //!   holds the per-subset value tables both searches share.
 //! - [`solve_all`], [`count_solutions`], [`all_expressions`] (in
-//!   `distinct.rs`): every distinct solution, counted the way a person would
+//!   `distinct/`): every distinct solution, counted the way a person would
 //!   (equal as rational functions of the cards), using the fingerprints of
 //!   `fingerprint.rs`.
 //! - [`chains`] (in `chain.rs`): the parenthesis-free, right-to-left chains.
