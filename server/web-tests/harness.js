@@ -343,6 +343,15 @@ function watch(page) {
   return page;
 }
 
+/**
+ * A browser's console report of a WebSocket that could not connect: the
+ * page trying again while its server restarts, not a failure of the page
+ * (Chromium: "WebSocket connection to '…' failed", Firefox: "can’t
+ * establish a connection to the server at ws://…").
+ */
+export const refusedSocket = (problem) =>
+  /^WebSocket connection to '\S+' failed|can’t establish a connection to the server at wss?:\/\//.test(problem);
+
 /** Saves a screenshot in docs/screenshots/NAME.png. */
 export async function shoot(page, name, options = {}) {
   mkdirSync(SCREENSHOTS, { recursive: true });
