@@ -6,6 +6,7 @@ use crate::formula::ast::Op;
 use crate::rational::{ArithError, Rational};
 use crate::solver::fingerprint::{self as modp, Fp};
 
+#[inline]
 pub(super) fn combine_shape(op: Op, l: Shape, r: Shape) -> Shape {
     let p = op.precedence();
     let lp = u16::from(l.prec < p);

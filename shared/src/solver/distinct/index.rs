@@ -43,6 +43,7 @@ impl ValueIndex {
     }
 
     /// The indices of the entries with value `v`.
+    #[inline]
     pub(super) fn get(&self, v: &Rational) -> Option<&[u32]> {
         let &(start, len) = self.at.get(v)?;
         self.order.get(start as usize..(start + len) as usize)

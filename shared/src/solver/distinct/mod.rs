@@ -150,6 +150,7 @@ const LEAF_PREC: u8 = 3;
 /// [`Distinct::narrow`]).
 const NARROW: u64 = (1 << 31) - 1;
 
+#[inline]
 fn is_narrow(v: Rational) -> bool {
     v.numer().unsigned_abs() <= NARROW && v.denom().unsigned_abs() <= NARROW
 }
@@ -257,16 +258,19 @@ impl<'a> Distinct<'a> {
     }
 
     /// Where the table of `mask` is in `entries`, if built.
+    #[inline]
     fn span(&self, mask: u16) -> Option<(usize, usize)> {
         self.spans[mask as usize].map(|(start, len)| (start as usize, len as usize))
     }
 
+    #[inline]
     fn table(&self, mask: u16) -> &[Entry] {
         self.span(mask)
             .and_then(|(start, len)| self.entries.get(start..start + len))
             .unwrap_or_default()
     }
 
+    #[inline]
     fn entry(&self, i: u32) -> Option<&Entry> {
         self.entries.get(i as usize)
     }
@@ -506,6 +510,7 @@ impl<'a> Distinct<'a> {
         ix
     }
 
+    #[inline]
     fn entry_cand(&self, i: u32) -> Option<Cand> {
         self.entry(i).map(|e| Cand {
             fp: e.fp,
