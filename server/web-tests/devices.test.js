@@ -42,6 +42,11 @@ test('a code shown on one phone signs another in as the same player, once', asyn
   const annToken = await token(ann);
   const laptopToken = await token(laptop);
   assert.ok(laptopToken && laptopToken !== annToken, 'the new device has a token of its own');
+  // The first phone was taken over by the laptop: the spent code is gone
+  // from it, not counting down.
+  await ann.getByText(/^Ann plays in another tab or on another device now/).waitFor();
+  await ann.getByLabel('Device code').waitFor({ state: 'hidden' });
+  assert.equal(await ann.getByRole('timer').filter({ hasText: /Works once/ }).count(), 0);
 
   // The code is used up: a third phone is told so, and can still choose a name.
   const third = await phone(night.browser);

@@ -110,6 +110,10 @@ function startGame(route) {
     },
     onStatus: (status) => {
       state.conn = status;
+      // Taken over: by the device that used the code this page shows (the
+      // usual case), or by another tab; either way the code is not this
+      // page's to offer any more.
+      if (status === 'replaced') forgetDeviceCode();
       render();
     },
     // Nothing to say (a name not chosen yet, a link's question not
@@ -117,6 +121,12 @@ function startGame(route) {
     // hello in time.
     wanted: () => !state.consent && Boolean(welcomedHere || identity || pendingTicket || pendingName || kind === 'tv'),
   });
+
+  /** Stops showing the code for another device (and frees its QR image). */
+  function forgetDeviceCode() {
+    if (state.device?.qr) URL.revokeObjectURL(state.device.qr);
+    state.device = null;
+  }
 
   /** Says hello on the open connection, or opens one to say it on. */
   function speak() {
@@ -425,8 +435,7 @@ function startGame(route) {
       render();
     },
     closeDevice() {
-      if (state.device?.qr) URL.revokeObjectURL(state.device.qr);
-      state.device = null;
+      forgetDeviceCode();
       render();
     },
     listRooms: () => conn.send({ type: 'list_rooms' }),
