@@ -452,6 +452,7 @@ impl RoomTask {
                                 !self.shared.config.ranking().admits(c.matches, c.opponents);
                         }
                     }
+                    self.room.rated(standings);
                 }
             }
             // Only a write the database refuses as such (a bug, never an

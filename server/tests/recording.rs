@@ -80,6 +80,34 @@ async fn board(server: &TestServer, metric: &str) -> Vec<String> {
 
 on_both! {
     #[tokio::test]
+    async fn a_player_back_after_a_rated_match_is_shown_its_ratings() {
+        let server = TestServer::with_config(scripted).await;
+        let [(mut ann, _), (mut ben, ben_welcome)] = server.players(["Ann", "Ben"]).await;
+        room(&mut ann, &mut [&mut ben]).await;
+        let over = one_round_match(&mut [&mut ann, &mut ben], 0).await;
+        assert!(over["standings"][0].get("rating_after").is_some(), "{over}");
+        // Ben's page reloads: it resumes the seat, and the podium it is
+        // shown again is the one everyone saw, ratings and all.
+        drop(ben);
+        let (mut back, resumed) = server
+            .connect()
+            .await
+            .welcomed(common::hello_again(&ben_welcome))
+            .await;
+        assert_eq!(resumed["resumed"], true, "{resumed}");
+        let state = back.recv_type("room_state").await;
+        let kept = state["recent"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|m| m["type"] == "match_over")
+            .unwrap_or_else(|| panic!("no match_over in {state}"));
+        assert_eq!(kept["standings"], over["standings"], "{state}");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
     async fn a_played_match_is_recorded_rated_and_served() {
         let server = TestServer::with_config(scripted).await;
         let [(mut ann, wa), (mut ben, wb)] = server.players(["Ann", "Ben"]).await;

@@ -212,6 +212,34 @@ fn the_match_ends_after_its_rounds_with_standings_and_shared_ranks() {
 }
 
 #[test]
+fn the_ratings_recorded_for_a_match_reach_those_who_open_the_room_later() {
+    let mut r = playing_easy_with(|s| s.rounds = 1);
+    let fx = play_rounds(&mut r, &[Some(ADA)]);
+    let over = |recent: &[ServerMessage]| {
+        recent
+            .iter()
+            .rev()
+            .find_map(|m| match m {
+                ServerMessage::MatchOver { standings } => Some(standings.clone()),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let mut rated = match_result(&fx).standings;
+    assert_eq!(over(&r.snapshot_for(CY, 200_000).recent), rated);
+    for (s, after) in rated.iter_mut().zip([1658.0, 1421.0, 1421.0]) {
+        s.rating_before = Some(1500.0);
+        s.rating_after = Some(after);
+        s.rating_provisional = true;
+    }
+    r.rated(&rated);
+    // A reload, and someone who comes to watch afterwards.
+    assert_eq!(over(&r.snapshot_for(CY, 200_000).recent), rated);
+    let fx = r.join(Joiner::new(DEE, "Dee"), true, 200_000).unwrap();
+    assert_eq!(over(&snapshot(&fx, DEE).recent), rated);
+}
+
+#[test]
 fn reaching_the_target_score_ends_the_match_early() {
     let mut r = playing_easy_with(|s| {
         s.rounds = 10;

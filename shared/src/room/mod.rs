@@ -18,7 +18,9 @@
 //! - `effects.removed` lists players no longer in the room (left, kicked,
 //!   seat timed out): detach their connections from it;
 //! - `match_over` carries no ratings; the caller may fill in `rating_before`
-//!   and `rating_after` after recording [`RoomEvent::MatchFinished`].
+//!   and `rating_after` after recording [`RoomEvent::MatchFinished`], and
+//!   hands them back with [`Room::rated`] so that the copy kept for
+//!   resuming clients shows them too.
 //!
 //! Timings: a 3 s countdown before the first round, a 4 s pause between
 //! rounds, seats kept 60 s after a disconnection, chat limited to 5 messages
@@ -53,7 +55,7 @@ mod view;
 
 use std::collections::{HashSet, VecDeque};
 
-use crate::protocol::{ClientMessage, PlayerId, RoomSettings, ServerMessage};
+use crate::protocol::{ClientMessage, PlayerId, RoomSettings, ServerMessage, Standing};
 
 pub use dealer::{
     difficulty_of, Dealer, DifficultyBands, HandSource, RandomDealer, ScriptedDealer, ShuffledDeck,
@@ -260,6 +262,20 @@ impl Room {
             Ok(())
         } else {
             Err(RoomError::WrongState("a match is in progress"))
+        }
+    }
+
+    /// The standings of the match just over, with the ratings the caller
+    /// recorded for it: the `match_over` kept among the recent events (what
+    /// a client that resumes or opens the room afterwards is shown) carries
+    /// them too.
+    pub fn rated(&mut self, standings: &[Standing]) {
+        let kept = self.recent.iter_mut().rev().find_map(|m| match m {
+            ServerMessage::MatchOver { standings } => Some(standings),
+            _ => None,
+        });
+        if let Some(kept) = kept {
+            *kept = standings.to_vec();
         }
     }
 
