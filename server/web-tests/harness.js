@@ -345,7 +345,8 @@ function watch(page) {
 
 /**
  * A browser's console report of a WebSocket that could not connect: the
- * page trying again while its server restarts, not a failure of the page
+ * page trying again while its server restarts or its node is down (or a
+ * test cuts the connection), not a failure of the page
  * (Chromium: "WebSocket connection to '…' failed", Firefox: "can’t
  * establish a connection to the server at ws://…").
  */

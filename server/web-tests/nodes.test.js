@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startPostgres, startNode, startServer, startBots, solve, launch, phone, readHand, tapFormula,
-  wrongFormula, engineLacks,
+  wrongFormula, engineLacks, refusedSocket,
 } from './harness.js';
 
 let pg;
@@ -61,7 +61,7 @@ test('a server restarted mid-round gives the page its seat back, same hand', asy
     assert.equal(new URL(hosted.page.url()).pathname, `/r/${hosted.code}`);
     assert.deepEqual(await readHand(hosted.page), hosted.hand);
     await win(hosted.page, hosted.hand);
-    assert.deepEqual(hosted.page.problems.filter((p) => !/WebSocket/.test(p)), []);
+    assert.deepEqual(hosted.page.problems.filter((p) => !refusedSocket(p)), []);
   } finally {
     await stopBots();
     await server.stop();
@@ -164,7 +164,7 @@ test('an answer tapped while the phone is offline goes once it is back; a lost v
     net.restore();
     await page.getByText('You won the round').waitFor();
     await page.getByText('You: 1').waitFor();
-    assert.deepEqual(page.problems.filter((p) => !/WebSocket/.test(p)), []);
+    assert.deepEqual(page.problems.filter((p) => !refusedSocket(p)), []);
   } finally {
     await stopBots();
     await server.stop();
