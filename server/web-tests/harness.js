@@ -353,6 +353,55 @@ function watch(page) {
 export const refusedSocket = (problem) =>
   /^WebSocket connection to '\S+' failed|can’t establish a connection to the server at wss?:\/\//.test(problem);
 
+/**
+ * Makes `page` note, from now on and after each load, each text an element
+ * matching `selector` shows, when it shows it: for what lasts a moment (a
+ * celebration, a floating reaction, a countdown's seconds), which a look
+ * afterwards can miss on a loaded machine. `shown` waits for a note.
+ */
+export async function noteShown(page, selector) {
+  await page.addInitScript(noting, selector);
+  await page.evaluate(noting, selector);
+}
+
+/** In the page: notes `selector`'s texts in `window.shown[selector]` (see `noteShown`). */
+function noting(selector) {
+  window.shown ??= {};
+  if (window.shown[selector]) return;
+  const notes = [];
+  window.shown[selector] = notes;
+  const last = new WeakMap();
+  const look = () => {
+    for (const el of document.querySelectorAll(selector)) {
+      const text = el.hidden ? '' : el.textContent;
+      if (text && last.get(el) !== text) {
+        notes.push({ text, className: el.className, elements: el.childElementCount });
+      }
+      last.set(el, text);
+    }
+  };
+  new MutationObserver(look).observe(document, {
+    subtree: true, childList: true, characterData: true, attributes: true,
+  });
+  look();
+}
+
+/**
+ * Waits until `page` has shown `text` (the whole text, or a RegExp) in an
+ * element matching `selector`, noted since `noteShown`; returns the note:
+ * the text, the element's classes and how many elements it held.
+ */
+export async function shown(page, selector, text) {
+  const wanted = text instanceof RegExp ? { source: text.source, flags: text.flags } : { text };
+  const find = ([sel, w]) => (window.shown?.[sel] ?? []).find((n) => (w.source === undefined
+    ? n.text === w.text : new RegExp(w.source, w.flags).test(n.text)));
+  await page.waitForFunction(find, [selector, wanted]);
+  return page.evaluate(find, [selector, wanted]);
+}
+
+/** The texts `page` has shown in `selector`'s elements so far (see `noteShown`). */
+export const allShown = (page, selector) => page.evaluate((sel) => (window.shown?.[sel] ?? []).map((n) => n.text), selector);
+
 /** Saves a screenshot in docs/screenshots/NAME.png. */
 export async function shoot(page, name, options = {}) {
   mkdirSync(SCREENSHOTS, { recursive: true });

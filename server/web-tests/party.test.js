@@ -12,7 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  phone, tv, shoot, solve, readHand, wrongFormula,
+  phone, tv, shoot, solve, readHand, wrongFormula, noteShown, shown, allShown,
 } from './harness.js';
 import { gameNight, settings, typed } from './kit.js';
 
@@ -41,35 +41,14 @@ async function listen(page) {
       window.buzzed.push(pattern);
       return true;
     };
-    // Celebrations last 3.2 s and the TV's last seconds one each: a look
-    // afterwards can come too late on a loaded machine, so the page notes them.
-    window.celebrated = [];
-    window.finals = [];
-    new MutationObserver((records) => {
-      for (const r of records) {
-        for (const n of r.addedNodes) {
-          if (n.nodeType === 1 && n.matches('.celebration')) {
-            window.celebrated.push({
-              text: n.textContent,
-              confetti: n.querySelectorAll('.confetti').length,
-              still: n.classList.contains('still'),
-            });
-          }
-        }
-      }
-      const final = document.querySelector('.tv-final:not([hidden])')?.textContent;
-      if (final && window.finals.at(-1) !== final) window.finals.push(final);
-    }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['hidden'] });
   });
+  // A celebration lasts 3.2 s: the page notes each one as it shows.
+  await noteShown(page, '.celebration');
   return page;
 }
 
-/** Waits until `page` has shown a celebration saying `text`; returns what it showed. */
-async function celebrated(page, text) {
-  const find = (said) => window.celebrated.find((c) => c.text === said);
-  await page.waitForFunction(find, text);
-  return page.evaluate(find, text);
-}
+/** Waits until `page` has celebrated with `text`; returns the celebration's note (see `shown`). */
+const celebrated = (page, text) => shown(page, '.celebration', text);
 
 /** The sounds `page` played so far, by name. */
 async function sounds(page) {
@@ -83,6 +62,9 @@ test('sounds, vibration, confetti and a TV that is alive', async (t) => {
   const ada = await listen(await phone(night.browser));
   const bob = await listen(await phone(night.browser));
   const screen = await listen(await tv(night.browser));
+  // The TV's last seconds and a lockout's count down one second each.
+  await noteShown(screen, '.tv-final');
+  await noteShown(screen, '.tag.locked');
   let code;
 
   await t.test('a room of two with a TV', async () => {
@@ -126,7 +108,7 @@ test('sounds, vibration, confetti and a TV that is alive', async (t) => {
     const bobOnTv = onTv(screen, 'Bob');
     await bobOnTv.getByText('✗ missed').waitFor();
     // Counted down in seconds on the big screen.
-    await bobOnTv.getByText(/🔒 locked out [1-3] s/).waitFor();
+    await shown(screen, '.tag.locked', /^🔒 locked out [1-3] s$/);
     assert.equal(await bobOnTv.getByText('💭 thinking').count(), 0);
     await onTv(screen, 'Ada').getByText('💭 thinking').waitFor();
     // A TV opened now (or one that reloads) learns who has tried from the
@@ -152,7 +134,8 @@ test('sounds, vibration, confetti and a TV that is alive', async (t) => {
     });
     await ada.getByRole('textbox', { name: 'Formula' }).fill(typed(solve(hand.cards, hand.target)));
     await ada.getByRole('button', { name: 'Submit' }).click();
-    assert.ok((await celebrated(ada, '🎉 You got it!')).confetti > 10);
+    // The banner's text and more than ten pieces of confetti.
+    assert.ok((await celebrated(ada, '🎉 You got it!')).elements > 10);
     assert.equal(count(await sounds(ada), 'win'), 1);
     assert.deepEqual(await ada.evaluate(() => window.buzzed), [[180]]);
     await celebrated(screen, '🎉 Nice one, Ada!');
@@ -167,7 +150,7 @@ test('sounds, vibration, confetti and a TV that is alive', async (t) => {
     assert.ok(revealed.some(([shown, total]) => shown > 0 && shown < total), `shown of the formula: ${JSON.stringify(revealed)}`);
     await shoot(screen, 'tv-winning-formula');
     // Only the winner's phone celebrates.
-    assert.deepEqual(await bob.evaluate(() => window.celebrated), []);
+    assert.deepEqual(await allShown(bob, '.celebration'), []);
     assert.equal(count(await sounds(bob), 'win'), 0);
   });
 
@@ -177,20 +160,21 @@ test('sounds, vibration, confetti and a TV that is alive', async (t) => {
     await bob.getByRole('button', { name: '🔇 Sound off' }).waitFor();
     const beforeMute = await sounds(bob);
     await screen.getByText('Round 2 of 2').waitFor();
-    await screen.evaluate(() => { window.finals = []; });
     await screen.locator('.tv-final').filter({ hasText: /^[1-5]$/ }).waitFor();
     await shoot(screen, 'tv-last-seconds');
     await ada.getByRole('list', { name: 'Final standings' }).waitFor();
-    const finals = await screen.evaluate(() => window.finals);
-    assert.ok(finals.includes('3') && finals.includes('1'), `the TV counted ${finals}`);
-    assert.deepEqual(finals, [...finals].sort().reverse(), `the TV counted down: ${finals}`);
+    // This round's count is the last run of falling numbers (round 1 may have had one too).
+    const counted = (await allShown(screen, '.tv-final')).map(Number);
+    const finals = counted.slice(Math.max(0, counted.findLastIndex((n, i) => i > 0 && n > counted[i - 1])));
+    assert.ok(finals.includes(3) && finals.at(-1) === 1, `the TV counted ${counted}`);
     assert.ok(count(await sounds(ada), 'tick') >= 4, 'Ada heard the last seconds');
     assert.ok(count(await sounds(screen), 'tick') >= 4, 'the TV ticked');
     assert.deepEqual(await sounds(bob), beforeMute, 'Bob muted his phone');
   });
 
   await t.test('the podium: a fanfare, confetti for the winner (still with reduced motion), names readable from the couch', async () => {
-    assert.deepEqual(await celebrated(ada, '🏆 Champion!'), { text: '🏆 Champion!', confetti: 0, still: true });
+    // A still banner, without confetti.
+    assert.deepEqual(await celebrated(ada, '🏆 Champion!'), { text: '🏆 Champion!', className: 'celebration still', elements: 1 });
     assert.equal(count(await sounds(ada), 'podium'), 1);
     await celebrated(screen, '🏆 Ada: champion!');
     assert.equal(count(await sounds(screen), 'podium'), 1);

@@ -7,14 +7,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  tv, shoot, solve, readHand, axeViolations,
+  tv, shoot, solve, readHand, axeViolations, noteShown, shown,
 } from './harness.js';
 import { gameNight, hosting, joining, settings, typed } from './kit.js';
 
 const night = gameNight();
 
-/** The reaction `emoji` from `name` floating on `page`. */
-const floating = (page, emoji, name) => page.locator('.float', { hasText: emoji }).filter({ hasText: name });
+/**
+ * Waits until the reaction `emoji` from `name` has floated on `page`. A
+ * reaction floats for 2.6 s: the pages note each one as it shows (see `noteShown`).
+ */
+const floated = (page, emoji, name) => shown(page, '.float', `${emoji}${name}`);
 
 test('reactions float on every screen; a rematch waits for everyone to be ready', async (t) => {
   const screen = await tv(night.browser);
@@ -29,11 +32,12 @@ test('reactions float on every screen; a rematch waits for everyone to be ready'
     await bob.getByText(/^1 round of/).waitFor();
     await screen.goto(`${night.server.base}/tv/${code}`);
     await screen.locator('.tv-big-code', { hasText: code }).waitFor();
+    for (const page of [ada, bob, screen]) await noteShown(page, '.float');
 
     await ada.getByRole('group', { name: 'Reactions' }).getByRole('button', { name: '🎉' }).click();
-    await floating(bob, '🎉', 'Ada').waitFor();
-    await floating(screen, '🎉', 'Ada').waitFor();
-    await floating(ada, '🎉', 'Ada').waitFor();
+    await floated(bob, '🎉', 'Ada');
+    await floated(screen, '🎉', 'Ada');
+    await floated(ada, '🎉', 'Ada');
   });
 
   let hand;
@@ -44,8 +48,8 @@ test('reactions float on every screen; a rematch waits for everyone to be ready'
     hand = await readHand(bob);
     await bob.getByRole('group', { name: 'Reactions' }).getByRole('button', { name: '😮' }).click();
     await ada.getByRole('group', { name: 'Reactions' }).getByRole('button', { name: '🔥' }).click();
-    await floating(screen, '😮', 'Bob').waitFor();
-    await floating(screen, '🔥', 'Ada').waitFor();
+    await floated(screen, '😮', 'Bob');
+    await floated(screen, '🔥', 'Ada');
     // Shot while they rise across the screen.
     await screen.waitForFunction(() => [...document.querySelectorAll('.float')].every((f) => f.getBoundingClientRect().top < 700));
     await shoot(screen, 'tv-round-reactions');

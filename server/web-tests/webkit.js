@@ -516,7 +516,9 @@ class Page {
    * page has loaded (right after `goto`, `reload` or the action that
    * navigated), which is in time for what happens on a player's actions.
    */
-  async addInitScript(fn) { this._init.push(typeof fn === 'function' ? `(${fn})();` : fn); }
+  async addInitScript(fn, arg) {
+    this._init.push(typeof fn === 'function' ? `(${fn})(${JSON.stringify(arg) ?? ''});` : fn);
+  }
 
   /**
    * Playwright's `emulateMedia({ reducedMotion })`: WebKitGTK takes it from
