@@ -7,7 +7,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startBots, solve, phone, tv, shoot, tapFormula, readHand, wrongFormula,
+  startBots, solve, phone, tv, shoot, tapFormula, readHand, wrongFormula, noteShown, shown,
 } from './harness.js';
 import { gameNight } from './kit.js';
 
@@ -26,6 +26,13 @@ test('a game night: two phones, a bot and the TV play a match and a rematch', as
   const ada = await phone(night.browser);
   const bob = await phone(night.browser);
   const screen = await tv(night.browser);
+  // A round's result shows for the 4 s pause before the next deal: the pages note it as it shows.
+  for (const page of [ada, bob, screen]) {
+    await noteShown(page, '.result-head');
+    await noteShown(page, '.result-formula');
+  }
+  /** Waits until `page` has shown that `who` won the round. */
+  const wonBy = (page, who) => shown(page, '.result-head', new RegExp(`^🏆 ${who} won the round in `));
   let code;
 
   await t.test('Ada names herself and creates a room', async () => {
@@ -49,7 +56,8 @@ test('a game night: two phones, a bot and the TV play a match and a rematch', as
     };
     await set('Rounds', 3);
     await set('Seconds per round', 40);
-    await set('Lockout after a miss (s)', 3);
+    // Long enough to see Bob's lockout and his Submit disabled on a loaded machine.
+    await set('Lockout after a miss (s)', 10);
     await ada.getByLabel('Hands', { exact: true }).selectOption('easy');
     await ada.getByLabel('Hands', { exact: true }).locator('option:checked', { hasText: 'Easy' }).waitFor({ state: 'attached' });
   });
@@ -60,7 +68,7 @@ test('a game night: two phones, a bot and the TV play a match and a rematch', as
     await bob.getByRole('textbox', { name: 'Name' }).press('Enter');
     await bob.locator('.room-code', { hasText: code }).waitFor();
     await bob.getByText('3 rounds of 40 s').waitFor();
-    await bob.getByText('3 s lockout after a wrong answer').waitFor();
+    await bob.getByText('10 s lockout after a wrong answer').waitFor();
     await bob.getByText('hands: Easy').waitFor();
     await bob.getByText('Waiting for Ada to start').waitFor();
     await ada.locator('.roster').getByText('Bob').waitFor();
@@ -96,7 +104,7 @@ test('a game night: two phones, a bot and the TV play a match and a rematch', as
     await field.press('Enter');
     await bob.getByText('✗ Not the target').waitFor();
     await bob.getByText(/comes to .+, not /).waitFor();
-    await bob.getByText(/Locked out for \d s/).waitFor();
+    await bob.getByText(/Locked out for \d+ s/).waitFor();
     assert.equal(await bob.getByRole('button', { name: 'Submit' }).isDisabled(), true);
     await shoot(bob, 'phone-wrong-answer');
 
@@ -110,10 +118,10 @@ test('a game night: two phones, a bot and the TV play a match and a rematch', as
     await screen.locator('.tv-objective-number', { hasText: String(hand.target) }).waitFor();
     await shoot(screen, 'tv-round');
     await ada.getByRole('button', { name: 'Submit' }).tap();
-    await ada.getByText('You won the round').waitFor();
-    await bob.getByText('Ada won the round').waitFor();
-    await screen.getByText('Ada won the round').waitFor();
-    await bob.locator('.result-formula').waitFor();
+    await wonBy(ada, 'You');
+    await wonBy(bob, 'Ada');
+    await wonBy(screen, 'Ada');
+    await shown(bob, '.result-formula', solution);
     await shoot(bob, 'phone-round-result');
     await shoot(screen, 'tv-round-result');
   });
@@ -133,8 +141,8 @@ test('a game night: two phones, a bot and the TV play a match and a rematch', as
     const field = bob.getByRole('textbox', { name: 'Formula' });
     await field.fill(solve(next.cards, next.target).replaceAll('×', '*').replaceAll('÷', '/'));
     await bob.getByRole('button', { name: 'Submit' }).click();
-    await bob.getByText('You won the round').waitFor();
-    await ada.getByText('Bob won the round').waitFor();
+    await wonBy(bob, 'You');
+    await wonBy(ada, 'Bob');
   });
 
   await t.test('round 3 ends (the bot plays or time runs out) and everyone sees the podium', async () => {
