@@ -21,7 +21,12 @@ import { launchWebKit, answerReducedMotion } from './webkit.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const repo = resolve(here, '..', '..');
-const bin = (name) => process.env[`KRYPTO_${name.toUpperCase().replace('-', '_')}_BIN`] ?? join(repo, 'target', 'debug', name);
+/**
+ * A krypto binary: `KRYPTO_<NAME>_BIN` if set, else from `KRYPTO_BIN_DIR` (CI's
+ * release builds), else the debug build.
+ */
+const bin = (name) => process.env[`KRYPTO_${name.toUpperCase().replace('-', '_')}_BIN`]
+  ?? join(process.env.KRYPTO_BIN_DIR ?? join(repo, 'target', 'debug'), name);
 
 /** The engine these tests run in. */
 export const ENGINE = process.env.KRYPTO_BROWSER ?? 'chromium';
