@@ -89,9 +89,13 @@ export async function startServer() {
     port,
     base: server.base,
     ws: server.ws,
-    /** A graceful restart: SIGTERM, then the same port and database. */
-    async restart() {
+    /**
+     * A graceful restart: SIGTERM, then the same port and database; `whileDown`, if given, runs
+     * (and is awaited) while the server is down.
+     */
+    async restart(whileDown = async () => {}) {
       await server.stop();
+      await whileDown();
       server = await spawnServer(['--listen', `127.0.0.1:${port}`, '--database', database]);
     },
     async stop() {

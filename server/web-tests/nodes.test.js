@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startPostgres, startNode, startServer, startBots, solve, launch, phone, readHand, tapFormula,
-  wrongFormula, engineLacks, refusedSocket,
+  wrongFormula, engineLacks, refusedSocket, noteShown, shown,
 } from './harness.js';
 
 let pg;
@@ -144,13 +144,15 @@ test('an answer tapped while the phone is offline goes once it is back; a lost v
 
     // A wrong answer whose verdict is lost with the connection: not sent
     // again by itself (it may have counted), and the player is told.
+    // The lockout (5 s) may be over by the time the page is back on a loaded machine: noted as it shows.
+    await noteShown(page, '.lockout');
     net.cutAfter('verdict');
     await tapFormula(page, wrongFormula(hand.cards, hand.target));
     await submit.tap();
     await page.getByText('Connection lost: reconnecting…').waitFor();
     net.restore();
     await page.getByText('The connection dropped before the verdict came: submit again').waitFor();
-    await page.locator('.lockout', { hasText: '🔒 Locked out' }).waitFor();
+    await shown(page, '.lockout', /🔒 Locked out/);
     await page.getByText('Connection lost: reconnecting…').waitFor({ state: 'hidden' });
 
     // Offline: the right answer is kept, said so, and sent on the way back.
