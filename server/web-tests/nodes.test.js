@@ -39,11 +39,18 @@ async function hostWithBot(server, name, page = null) {
   return { page, code, hand: await readHand(page), stopBots };
 }
 
+/**
+ * Waits until `page` has said it won the round: the result shows for the 4 s pause before the
+ * next deal, so the page notes it as it shows.
+ */
+const wonRound = (page) => shown(page, '.result-head', /^🏆 You won the round/);
+
 /** Wins the round on `page`, whose hand is `hand`. */
 async function win(page, hand) {
+  await noteShown(page, '.result-head');
   await tapFormula(page, solve(hand.cards, hand.target));
   await page.getByRole('button', { name: 'Submit' }).tap();
-  await page.getByText('You won the round').waitFor();
+  await wonRound(page);
   await page.getByText('You: 1').waitFor();
 }
 
@@ -146,6 +153,7 @@ test('an answer tapped while the phone is offline goes once it is back; a lost v
     // again by itself (it may have counted), and the player is told.
     // The lockout (5 s) may be over by the time the page is back on a loaded machine: noted as it shows.
     await noteShown(page, '.lockout');
+    await noteShown(page, '.result-head');
     net.cutAfter('verdict');
     await tapFormula(page, wrongFormula(hand.cards, hand.target));
     await submit.tap();
@@ -164,7 +172,7 @@ test('an answer tapped while the phone is offline goes once it is back; a lost v
     await submit.tap();
     await page.getByText('⏳ Not sent yet: it goes as soon as the connection is back').waitFor();
     net.restore();
-    await page.getByText('You won the round').waitFor();
+    await wonRound(page);
     await page.getByText('You: 1').waitFor();
     assert.deepEqual(page.problems.filter((p) => !refusedSocket(p)), []);
   } finally {
