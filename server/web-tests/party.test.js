@@ -65,7 +65,6 @@ test('sounds, vibration, confetti and a TV that is alive', async (t) => {
   // The TV's last seconds and a lockout's count down one second each, and the
   // round's result on the scores lasts the 4 s pause before the next deal.
   await noteShown(screen, '.tv-final');
-  await noteShown(screen, '.tag.locked');
   await noteShown(screen, '.scores.big .score-row');
   let code;
 
@@ -110,7 +109,7 @@ test('sounds, vibration, confetti and a TV that is alive', async (t) => {
     const bobOnTv = onTv(screen, 'Bob');
     await bobOnTv.getByText('✗ missed').waitFor();
     // Counted down in seconds on the big screen.
-    await shown(screen, '.tag.locked', /^🔒 locked out [1-3] s$/);
+    await shown(screen, '.scores.big .score-row', /^Bob.*🔒 locked out [1-3] s/);
     assert.equal(await bobOnTv.getByText('💭 thinking').count(), 0);
     await onTv(screen, 'Ada').getByText('💭 thinking').waitFor();
     // A TV opened now (or one that reloads) learns who has tried from the
