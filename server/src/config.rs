@@ -9,7 +9,7 @@ use std::time::Duration;
 use ipnet::IpNet;
 use krypto_core::room::{Dealer, RandomDealer};
 
-use crate::room_clock::ManualClock;
+use crate::rooms::clock::ManualClock;
 
 /// Makes the dealer of each new room. Production deals from the operating
 /// system's randomness; tests script the hands so they know the answers.
@@ -35,7 +35,7 @@ impl fmt::Debug for DealerFactory {
     }
 }
 
-/// Everything [`crate::run`] needs besides the listener and the shutdown signal.
+/// Everything `krypto_server::run` needs besides the listener and the shutdown signal.
 #[derive(Debug, Clone)]
 pub struct Config {
     /// The database: `sqlite://path` (the file is created if missing and
@@ -170,7 +170,7 @@ pub struct Config {
     pub recorder_queue: usize,
     /// What the log's output took and lost (the binary's stdout writer;
     /// by default nothing is counted).
-    pub log: crate::logging::LogStats,
+    pub log: crate::ops::logging::LogStats,
 }
 
 impl Config {
@@ -195,8 +195,8 @@ impl Config {
     }
 
     /// The journal's place and bounds, as the recorder takes them.
-    pub fn journal_options(&self) -> crate::recorder::JournalOptions {
-        crate::recorder::JournalOptions {
+    pub fn journal_options(&self) -> crate::scores::recorder::JournalOptions {
+        crate::scores::recorder::JournalOptions {
             path: self.journal_path(),
             max_bytes: self.journal_max_bytes,
             max_age: self.journal_max_age,
@@ -205,8 +205,8 @@ impl Config {
     }
 
     /// Who may be ranked on the rating board.
-    pub fn ranking(&self) -> crate::leaderboard::Ranking {
-        crate::leaderboard::Ranking {
+    pub fn ranking(&self) -> crate::scores::leaderboard::Ranking {
+        crate::scores::leaderboard::Ranking {
             min_matches: self.min_rated_matches,
             min_opponents: self.min_rated_opponents,
         }
@@ -251,16 +251,16 @@ impl Default for Config {
             close_drain: Duration::from_secs(2),
             shutdown_timeout: Duration::from_secs(5),
             min_rated_matches: 3,
-            min_rated_opponents: crate::ratings::MIN_OPPONENTS,
+            min_rated_opponents: crate::scores::ratings::MIN_OPPONENTS,
             public_url: None,
             node_timeout: Duration::from_secs(15),
             metrics_listen: None,
             database_wait: Duration::from_secs(60),
             journal: None,
-            journal_max_bytes: crate::recorder::JOURNAL_MAX_BYTES,
-            journal_max_age: crate::recorder::JOURNAL_MAX_AGE,
-            recorder_queue: crate::recorder::QUEUE,
-            log: crate::logging::LogStats::default(),
+            journal_max_bytes: crate::scores::recorder::JOURNAL_MAX_BYTES,
+            journal_max_age: crate::scores::recorder::JOURNAL_MAX_AGE,
+            recorder_queue: crate::scores::recorder::QUEUE,
+            log: crate::ops::logging::LogStats::default(),
         }
     }
 }

@@ -46,39 +46,14 @@
 //!   friends can use, for the banner and `welcome`.
 //! - [`web`]: the browser client's pages and assets, embedded in the binary.
 
-mod backoff;
-pub mod board_cache;
-mod cluster;
-mod codes;
+pub mod cluster;
 pub mod config;
 pub mod db;
-mod directory_queue;
-pub mod durability;
-mod forwarded;
-mod frame_meter;
-mod handover;
-mod http;
-mod identity;
-mod join_urls;
-pub mod journal;
-pub mod leaderboard;
-mod limits;
-mod listener;
-mod lobby;
-pub mod logging;
-mod metrics;
-mod outbox;
-pub mod periods;
-pub mod ratings;
-pub mod recorder;
-mod room_clock;
-mod room_task;
-mod serve;
+pub mod edge;
+pub mod ops;
+pub mod rooms;
+pub mod scores;
 mod session;
-mod transport;
-mod web;
-mod write_through;
-mod ws_upgrade;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -88,14 +63,21 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use edge::budgets as limits;
+use edge::{http, join_urls, listener, serve};
+use ops::{durability, logging, metrics};
+use rooms::{lobby, saving as handover};
+use scores::{board_cache, recorder};
+use session::identity;
+
 pub use cluster::{validate_public_url, ClusterError};
 pub use config::{Config, DealerFactory};
-pub use db::{Db, DbError};
 /// Tokens as `hello` hands them out and the database keeps them (for
 /// `migrate-db` tests and tools that seed players).
-pub use identity::{new_token, token_hash};
+pub use db::tokens::{new_token, token_hash};
+pub use db::{Db, DbError};
 pub use join_urls::{banner_lines, parse_origin};
-pub use room_clock::ManualClock;
+pub use rooms::clock::ManualClock;
 
 /// What every connection and room task shares.
 #[derive(Debug)]

@@ -40,7 +40,7 @@ struct Args {
     /// Log lines held while stdout does not take them (a full pipe, a
     /// stalled log collector); lines beyond are dropped and counted
     /// (krypto_log_lines_dropped_total), and the server never waits.
-    #[arg(long, env = "KRYPTO_LOG_QUEUE_LINES", default_value_t = krypto_server::logging::QUEUE_LINES)]
+    #[arg(long, env = "KRYPTO_LOG_QUEUE_LINES", default_value_t = krypto_server::ops::logging::QUEUE_LINES)]
     log_queue_lines: usize,
     /// Most open connections; further ones wait in the backlog.
     #[arg(long, env = "KRYPTO_MAX_CONNECTIONS", default_value_t = 16_000)]
@@ -105,7 +105,7 @@ struct Args {
     min_rated_matches: u32,
     /// Different opponents (met in rated matches) a player needs to appear
     /// on the rating leaderboard.
-    #[arg(long, env = "KRYPTO_MIN_RATED_OPPONENTS", default_value_t = krypto_server::ratings::MIN_OPPONENTS)]
+    #[arg(long, env = "KRYPTO_MIN_RATED_OPPONENTS", default_value_t = krypto_server::scores::ratings::MIN_OPPONENTS)]
     min_rated_opponents: u32,
     /// Makes this server one node of many sharing one PostgreSQL database:
     /// the ws:// or wss:// URL where clients reach this node (e.g.
@@ -145,7 +145,7 @@ struct Args {
     /// Requests that may wait for the recorder's next commit. A result
     /// waits for room in this queue; writes that announce nothing (dealt
     /// hands, attempts) wait in their room instead, so verdicts never do.
-    #[arg(long, env = "KRYPTO_RECORDER_QUEUE", default_value_t = krypto_server::recorder::QUEUE)]
+    #[arg(long, env = "KRYPTO_RECORDER_QUEUE", default_value_t = krypto_server::scores::recorder::QUEUE)]
     recorder_queue: usize,
     /// Runs room clocks this many times faster than the wall clock, so
     /// tests of the real binary can play whole matches in moments.
@@ -198,7 +198,7 @@ fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     // Logs go to stdout through a queue and a thread of their own: a stdout
     // nobody reads costs lines, never the server's progress.
-    let log = krypto_server::logging::to_stdout(args.log_queue_lines);
+    let log = krypto_server::ops::logging::to_stdout(args.log_queue_lines);
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     // Colour codes only when stdout is a terminal (in a file or a log
@@ -229,7 +229,7 @@ fn main() -> anyhow::Result<()> {
 async fn serve(
     args: Args,
     mut out: NonBlocking,
-    log: krypto_server::logging::LogStats,
+    log: krypto_server::ops::logging::LogStats,
 ) -> anyhow::Result<()> {
     if let Some(Command::MigrateDb { from, to }) = &args.command {
         let copied = krypto_server::db::copy::migrate(from, to).await?;

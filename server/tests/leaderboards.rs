@@ -10,12 +10,12 @@ mod common;
 
 use common::TestServer;
 use krypto_core::protocol::{Metric, Period, PlayerId};
-use krypto_server::board_cache::BoardCache;
 use krypto_server::db::scores::{
     AttemptRecord, FinalPlace, MatchEnd, NewMatch, RoundOutcome, RoundResult, RoundStart, Write,
 };
 use krypto_server::db::Db;
-use krypto_server::leaderboard::{self, Board, BoardError, BoardQuery, Ranking};
+use krypto_server::scores::board_cache::BoardCache;
+use krypto_server::scores::leaderboard::{self, Board, BoardError, BoardQuery, Ranking};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -409,7 +409,7 @@ on_both! {
         let seed = Seed::new().await;
         let ann = seed.player("Ann").await;
         let ben = seed.player("Ben").await;
-        let t = krypto_server::periods::now_ms();
+        let t = krypto_server::scores::periods::now_ms();
         seed.wins(&[(ann, 3000, t), (ann, 2500, t), (ben, 4000, t)])
             .await;
         seed.finished(&[(ann, 1), (ben, 2)], t).await;

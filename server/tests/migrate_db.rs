@@ -14,7 +14,7 @@ use krypto_server::db::scores::{
     FinalPlace, MatchEnd, NewMatch, RoundOutcome, RoundResult, RoundStart, Write,
 };
 use krypto_server::db::Db;
-use krypto_server::leaderboard::{self, BoardQuery, Ranking};
+use krypto_server::scores::leaderboard::{self, BoardQuery, Ranking};
 use krypto_server::{new_token, token_hash};
 use serde_json::json;
 use uuid::Uuid;
@@ -120,7 +120,7 @@ async fn a_sqlite_database_moves_to_postgres_whole() {
     let ben = player(&source, "Ben", &new_token().unwrap(), false).await;
     let cat = player(&source, "Cat", &new_token().unwrap(), false).await;
     let robo = player(&source, "Robo", &new_token().unwrap(), true).await;
-    let now = krypto_server::periods::now_ms();
+    let now = krypto_server::scores::periods::now_ms();
     a_match(&source, &[ann, ben], ann, now - 60_000).await;
     a_match(&source, &[ann, cat, robo], cat, now - 50_000).await;
     a_match(&source, &[ben, cat], ben, now - 40_000).await;

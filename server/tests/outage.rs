@@ -550,7 +550,7 @@ async fn a_read_only_database_file_journals_the_wins_until_it_is_writable() {
 async fn the_recorders_counters_follow_an_outage() {
     use krypto_server::db::scores::{NewMatch, NewPlayer, Write};
     use krypto_server::db::{Created, Db};
-    use krypto_server::recorder::{JournalOptions, RecordError, Recorder};
+    use krypto_server::scores::recorder::{JournalOptions, RecordError, Recorder};
     use std::sync::atomic::Ordering::Relaxed;
 
     let Some(cluster) = OwnCluster::start() else {

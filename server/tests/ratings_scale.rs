@@ -47,7 +47,7 @@ on_both! {
         let ann = person(&db, "Ann").await;
         let ben = person(&db, "Ben").await;
         let id = Uuid::now_v7();
-        let at_ms = krypto_server::periods::now_ms();
+        let at_ms = krypto_server::scores::periods::now_ms();
         let place = |player, rank| FinalPlace { player, score: 2 - i64::from(rank), rank, attempted: true };
         db.apply(&[
             Write::StartMatch(NewMatch {

@@ -12,7 +12,7 @@ use krypto_server::db::scores::{
     RoundStart, Write,
 };
 use krypto_server::db::{Created, Db};
-use krypto_server::recorder::{JournalOptions, RecordError, Recorder};
+use krypto_server::scores::recorder::{JournalOptions, RecordError, Recorder};
 
 on_both! {
     #[tokio::test]

@@ -10,6 +10,8 @@
 //!   APL-style chains and whole-variant censuses.
 //! - [`settings`]: room settings, their defaults, ranges and editor presets.
 //! - [`names`]: player names: allowed characters and the key that makes them unique.
+//! - [`ratings`]: Weng-Lin ratings of a match's entrants, and who is rated.
+//! - [`periods`]: the UTC calendar periods (day, week, month, all time) of boards.
 //! - [`text`]: what text may be relayed to other players' screens.
 //! - [`ws_frames`]: WebSocket frame headers found in a byte stream, so the
 //!   server can charge every frame a client sends.
@@ -60,7 +62,9 @@ macro_rules! wire_enum {
 pub mod cards;
 pub mod formula;
 pub mod names;
+pub mod periods;
 pub mod protocol;
+pub mod ratings;
 pub mod rational;
 pub mod room;
 pub mod rules;

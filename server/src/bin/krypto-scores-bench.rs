@@ -14,11 +14,11 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::Parser;
 use krypto_core::protocol::{Metric, Period};
-use krypto_server::board_cache::BoardCache;
 use krypto_server::db::boards::BoardKey;
 use krypto_server::db::Db;
-use krypto_server::leaderboard::{self, BoardQuery, Ranking};
-use krypto_server::periods::now_ms;
+use krypto_server::scores::board_cache::BoardCache;
+use krypto_server::scores::leaderboard::{self, BoardQuery, Ranking};
+use krypto_server::scores::periods::now_ms;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -39,7 +39,7 @@ struct Args {
     #[arg(long, default_value_t = 3)]
     min_rated_matches: u32,
     /// The different-opponents minimum of the rating board.
-    #[arg(long, default_value_t = krypto_server::ratings::MIN_OPPONENTS)]
+    #[arg(long, default_value_t = krypto_server::scores::ratings::MIN_OPPONENTS)]
     min_rated_opponents: u32,
 }
 

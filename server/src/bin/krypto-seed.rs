@@ -26,8 +26,8 @@ use krypto_server::db::scores::{
     RoundStart, Write,
 };
 use krypto_server::db::{Created, Db};
-use krypto_server::periods::now_ms;
-use krypto_server::recorder::Recorder;
+use krypto_server::scores::periods::now_ms;
+use krypto_server::scores::recorder::Recorder;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

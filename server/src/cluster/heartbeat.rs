@@ -19,7 +19,7 @@ use tokio::time::MissedTickBehavior;
 
 use super::{Cluster, RemoteRoom, ANNOUNCEMENT_MEMORY, SEAT_MEMORY};
 use crate::db::directory::Published;
-use crate::lobby::Lobby;
+use crate::rooms::lobby::Lobby;
 
 /// Listing entries as last written: code → JSON (`None`: private).
 type PublishedMap = HashMap<String, Option<String>>;

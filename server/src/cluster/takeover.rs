@@ -11,7 +11,7 @@
 //! notification will ever bring — are read from the table.
 //!
 //! The same connection hears a stopping node say it handed rooms to this
-//! one (see `crate::handover`).
+//! one (see `crate::rooms::saving`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,7 +21,7 @@ use sqlx::postgres::{PgListener, PgPoolOptions};
 use super::Cluster;
 use crate::db::directory::{Announcement, Directory, HANDOVER_CHANNEL, SESSIONS_CHANNEL};
 use crate::db::DbError;
-use crate::lobby::Lobby;
+use crate::rooms::lobby::Lobby;
 
 /// The first wait before listening again; doubled after each failure.
 const RETRY_FIRST: Duration = Duration::from_millis(100);

@@ -18,7 +18,7 @@ use super::rows::Rows;
 use super::scores::{int, Applied, Grouped, NewPlayer, RoundOutcome, Write};
 use super::summary::{plan_finish, RatingState, Stats, WonRound};
 use super::{writes, Created, DbError, PlayerRow};
-use crate::ratings::Skill;
+use krypto_core::ratings::Skill;
 
 /// What each request of a batch produced, or why it failed.
 pub type Results = Vec<Result<Vec<Applied>, DbError>>;

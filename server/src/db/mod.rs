@@ -30,6 +30,7 @@
 //! Schema changes are numbered files under `migrations/<backend>/`, applied
 //! at start and never edited once released.
 
+pub(crate) mod backoff;
 pub(crate) mod batch;
 pub mod boards;
 pub mod copy;
@@ -41,6 +42,7 @@ pub mod scores;
 mod sqlite;
 pub(crate) mod summary;
 pub mod tickets;
+pub mod tokens;
 mod writes;
 
 use krypto_core::protocol::PlayerId;
@@ -287,7 +289,7 @@ impl Db {
     /// written (a wrong path, a full disk) at once: waiting would not help.
     pub async fn open_waiting(url: &str, wait: std::time::Duration) -> Result<Db, DbError> {
         let deadline = tokio::time::Instant::now() + wait;
-        let mut backoff = crate::backoff::Backoff::default();
+        let mut backoff = crate::db::backoff::Backoff::default();
         let sqlite = Backend::of_url(url)? == Backend::Sqlite;
         loop {
             match Db::open(url).await {
@@ -339,7 +341,7 @@ impl Db {
 
     /// Applies `writes` in one transaction, in order: for tools and tests
     /// that seed scores with chosen timestamps. The server records through
-    /// [`crate::recorder::Recorder`] instead.
+    /// the recorder (`scores::recorder`, above) instead.
     pub async fn apply(&self, writes: &[Write]) -> Result<Vec<Applied>, DbError> {
         let writes: Vec<&Write> = writes.iter().collect();
         on_store!(self, s => s.apply(&writes).await)

@@ -121,7 +121,7 @@ pub struct FinalPlace {
     /// 1-based; ties share a rank.
     pub rank: u32,
     /// Whether they made at least one attempt in the match: only those who
-    /// did are rated (see [`crate::ratings::rated_entrants`]).
+    /// did are rated (see `scores::ratings::rated_entrants`, above).
     pub attempted: bool,
 }
 
@@ -148,7 +148,7 @@ pub struct RatingChange {
     /// After the match.
     pub after: f64,
     /// Rated matches after this one (with `opponents`: whether the rating
-    /// is still provisional, [`crate::leaderboard::Ranking::admits`]).
+    /// is still provisional, `scores::leaderboard::Ranking::admits` above).
     pub matches: i64,
     /// Different opponents met in rated matches, this one included.
     pub opponents: i64,

@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use uuid::Uuid;
 
 use super::scores::{MatchEnd, RatingChange};
-use crate::periods::{self, ALL_PERIODS};
-use crate::ratings::{self, Entrant, Skill};
+use krypto_core::periods::{self, ALL_PERIODS};
+use krypto_core::ratings::{self, Entrant, Skill};
 
 /// A player's stored rating state; a player without one is new.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

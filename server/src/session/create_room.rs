@@ -5,8 +5,8 @@ use krypto_core::room::Joiner;
 
 use super::{Session, Welcomed};
 use crate::cluster::Reservation;
-use crate::lobby::RegisterError;
-use crate::room_task;
+use crate::rooms::lobby::RegisterError;
+use crate::rooms::task;
 
 impl Session {
     /// Opens a room hosted by this player. A player is in at most one room
@@ -28,7 +28,7 @@ impl Session {
                 format!("you are in room {}: leave it first", room.code),
             );
         }
-        let settings = match crate::lobby::initial_settings(settings.as_ref(), public) {
+        let settings = match crate::rooms::lobby::initial_settings(settings.as_ref(), public) {
             Ok(settings) => settings,
             Err(e) => return self.error(id, ErrorCode::InvalidSettings, e.to_string()),
         };
@@ -71,7 +71,7 @@ impl Session {
                 }
             },
         };
-        let created = room_task::create(
+        let created = task::create(
             &self.shared,
             reserved.clone(),
             Joiner::new(welcomed.player, welcomed.name).bot(welcomed.bot),

@@ -4,10 +4,10 @@ use krypto_core::protocol::{ErrorCode, PlayerId, ServerMessage, PROTOCOL_VERSION
 
 use super::{now, within, Session, Welcomed, SERVER_VERSION};
 use crate::cluster::SeatElsewhere;
-use crate::identity::{self, HelloError, HelloRules};
-use crate::lobby::RoomCommand;
-use crate::metrics::RedirectReason;
-use crate::outbox::close;
+use crate::ops::metrics::RedirectReason;
+use crate::rooms::lobby::RoomCommand;
+use crate::rooms::outbox::close;
+use crate::session::identity::{self, HelloError, HelloRules};
 use crate::Shared;
 
 impl Session {

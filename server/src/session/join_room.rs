@@ -5,9 +5,9 @@ use tokio::sync::oneshot;
 
 use super::{Abuse, Session, Welcomed};
 use crate::cluster::Located;
-use crate::codes;
-use crate::lobby::RoomCommand;
-use crate::metrics::RedirectReason;
+use crate::ops::metrics::RedirectReason;
+use crate::rooms::lobby::RoomCommand;
+use crate::rooms::room_codes;
 
 impl Session {
     /// Joins a room by code. Misses are counted per address and per player
@@ -51,7 +51,7 @@ impl Session {
             return Ok(());
         }
         self.guess_strikes = 0;
-        let code = codes::normalize(code);
+        let code = room_codes::normalize(code);
         let Some(room) = code.as_deref().and_then(|c| lobby.room(c)) else {
             let located = match (&self.shared.cluster, code.as_deref()) {
                 (Some(cluster), Some(code)) => cluster.locate(code, welcomed.player).await,

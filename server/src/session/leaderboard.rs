@@ -3,7 +3,7 @@
 use krypto_core::protocol::{ErrorCode, Metric, Period, ServerMessage};
 
 use super::Session;
-use crate::leaderboard::{self, BoardError, BoardQuery};
+use crate::scores::leaderboard::{self, BoardError, BoardQuery};
 
 impl Session {
     /// Answers `leaderboard`. Over the WebSocket a limit out of range is
@@ -35,7 +35,7 @@ impl Session {
                 &self.shared.db,
                 &query,
                 self.shared.config.ranking(),
-                crate::periods::now_ms(),
+                crate::scores::periods::now_ms(),
                 self.shared.recorder.commits(),
             )
             .await;

@@ -1,7 +1,7 @@
 //! One connection's session: who it speaks for once `hello` succeeded, and
 //! the dispatch of its requests to the lobby, the leaderboards and its room.
 //!
-//! No sockets here: the transport ([`crate::transport`]) hands over each
+//! No sockets here: the transport (`edge::transport`, above) hands over each
 //! text message and sends what lands in the connection's [`Outbox`], so the
 //! whole request/response behaviour is testable with an outbox and a
 //! database file.
@@ -16,9 +16,11 @@
 
 mod create_room;
 mod hello;
+pub(crate) mod identity;
 mod join_room;
 mod leaderboard;
 mod list_rooms;
+pub(crate) mod qr;
 mod room_request;
 #[cfg(test)]
 mod tests;
@@ -33,9 +35,8 @@ use krypto_core::protocol::{
 };
 use tokio::time::Instant;
 
-use crate::identity;
-use crate::lobby::RoomCommand;
-use crate::outbox::Outbox;
+use crate::rooms::lobby::RoomCommand;
+use crate::rooms::outbox::Outbox;
 use crate::Shared;
 
 /// The version string sent in `welcome`.

@@ -3,7 +3,7 @@
 use krypto_core::protocol::{ClientMessage, ErrorCode};
 
 use super::{Session, Welcomed};
-use crate::lobby::RoomCommand;
+use crate::rooms::lobby::RoomCommand;
 
 impl Session {
     /// Passes a room request to the player's room. Chat is checked here,

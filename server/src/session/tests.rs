@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 use super::*;
-use crate::outbox::Outbound;
+use crate::rooms::outbox::Outbound;
 use crate::Config;
 
 /// A safety net so a broken test fails instead of hanging.

@@ -1,12 +1,12 @@
 //! `link_device`, and the ticket a `redirect` carries: single-use tickets
 //! that sign another device (or a page on another node's origin) in
-//! without the token travelling ([`crate::identity`]).
+//! without the token travelling ([`crate::session::identity`]).
 
 use krypto_core::protocol::{ErrorCode, PlayerId, ServerMessage};
 
 use super::Session;
 use crate::db::tickets::TicketKind;
-use crate::identity;
+use crate::session::identity;
 
 impl Session {
     /// A ticket for `player` to take to another node with a `redirect`;
@@ -45,7 +45,7 @@ impl Session {
         .await;
         match issued {
             Ok(code) => {
-                let qr_svg = base.and_then(|b| crate::web::link_qr(&b, &code));
+                let qr_svg = base.and_then(|b| super::qr::link_qr(&b, &code));
                 self.reply(
                     id,
                     ServerMessage::DeviceCode {

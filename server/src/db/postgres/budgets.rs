@@ -2,7 +2,7 @@
 //! key over a sliding window — room-code misses per address and per
 //! player, new accounts per address — counted in PostgreSQL, so N nodes
 //! give one budget, not N. The single-node windows are
-//! `crate::limits::SlidingWindow`; on a cluster they stay as the fast path
+//! the edge's `budgets::SlidingWindow`; on a cluster they stay as the fast path
 //! (a key over its budget here is refused without asking the database).
 //!
 //! A window is cut into [`SLICES`] slices; a row counts one key's events in

@@ -1,7 +1,7 @@
 //! The cluster's directory in PostgreSQL (migration `0003_nodes.sql`): the
 //! nodes and their heartbeats, which node holds each room, where each
 //! player is seated, and the sequence that orders sessions across nodes.
-//! One method per query; the tasks that call them are in `crate::cluster`.
+//! One method per query; the tasks that call them are in the cluster section (`server/src/cluster/`).
 
 use std::time::Duration;
 

@@ -42,12 +42,12 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use crate::backoff::Backoff;
+use crate::db::backoff::Backoff;
 use crate::db::scores::{Applied, NewPlayer, Write};
 use crate::db::{Created, Db, DbError, Writer};
-use crate::durability::Durability;
-use crate::journal::{Entry, Journal, JournalError};
-use crate::periods::now_ms;
+use crate::ops::durability::Durability;
+use crate::scores::journal::{Entry, Journal, JournalError};
+use crate::scores::periods::now_ms;
 
 /// Requests waiting for the recorder by default; a room sending to a full
 /// queue waits (back-pressure when the disk cannot keep up). Rooms hold

@@ -16,33 +16,17 @@ use std::sync::Mutex;
 
 use futures_util::future::BoxFuture;
 use krypto_core::protocol::{ErrorCode, PlayerId, PROTOCOL_VERSION};
-use rand::rngs::OsRng;
-use rand::TryRngCore;
-use sha2::{Digest, Sha256};
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use crate::db::scores::NewPlayer;
-use crate::db::tickets::TicketKind;
+pub(crate) use crate::db::tokens::{
+    issue_ticket, new_token, ticket_key, token_hash, unix_ms, DEVICE_CODE_TTL, HANDOVER_TICKET_TTL,
+};
 use crate::db::{Created, Db, DbError, PlayerRow};
-use crate::recorder::{RecordError, Recorder};
+use crate::scores::recorder::{RecordError, Recorder};
 
 pub(crate) use krypto_core::names::{Name, MAX_NAME_CHARS};
-
-/// Bytes of randomness in a token.
-const TOKEN_BYTES: usize = 16;
-
-/// How long a device code may be typed on the other device.
-pub(crate) const DEVICE_CODE_TTL: Duration = Duration::from_secs(5 * 60);
-
-/// How long a `redirect`'s ticket may take to reach the room's node.
-pub(crate) const HANDOVER_TICKET_TTL: Duration = Duration::from_secs(30);
-
-/// The letters of a device code: no I, O, 0 or 1, which read alike.
-const CODE_ALPHABET: &[u8; 32] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
-
-/// Characters in a device code (40 bits), shown as two groups of four.
-const CODE_CHARS: usize = 8;
 
 /// Most players [`KnownPlayers`] remembers (about 200 bytes each).
 const MAX_KNOWN: usize = 100_000;
@@ -105,96 +89,6 @@ fn refuse(code: ErrorCode, message: impl Into<String>) -> HelloError {
 pub(crate) fn validate_name(raw: &str) -> Result<Name, HelloError> {
     krypto_core::text::check(raw).map_err(|e| refuse(ErrorCode::InvalidName, e.to_string()))?;
     krypto_core::names::validate(raw).map_err(|e| refuse(ErrorCode::InvalidName, e.to_string()))
-}
-
-/// A fresh secret token: 128 bits from the operating system, as hex.
-pub fn new_token() -> Result<String, rand::rand_core::OsError> {
-    let mut bytes = [0u8; TOKEN_BYTES];
-    OsRng.try_fill_bytes(&mut bytes)?;
-    Ok(hex::encode(bytes))
-}
-
-/// The stored form of a token: SHA-256 of its 16 bytes, as hex. `None` when
-/// the text is not a token at all (then no player can match it).
-pub fn token_hash(token: &str) -> Option<String> {
-    let bytes = hex::decode(token.trim()).ok()?;
-    if bytes.len() != TOKEN_BYTES {
-        return None;
-    }
-    Some(hex::encode(Sha256::digest(&bytes)))
-}
-
-/// A fresh device code, `K7QX-M2PD`.
-pub(crate) fn new_device_code() -> Result<String, rand::rand_core::OsError> {
-    let mut bytes = [0u8; CODE_CHARS];
-    OsRng.try_fill_bytes(&mut bytes)?;
-    let chars: String = bytes
-        .iter()
-        .map(|b| char::from(CODE_ALPHABET[usize::from(b % 32)]))
-        .collect();
-    Ok(format!("{}-{}", &chars[..4], &chars[4..]))
-}
-
-/// What a ticket as typed or handed over is: the stored hash and its kind.
-/// A handover ticket is a token's 32 hex digits; a device code is eight
-/// characters of [`CODE_ALPHABET`], any case, dashes and spaces ignored.
-pub(crate) fn ticket_key(raw: &str) -> Option<(String, TicketKind)> {
-    if let Some(hash) = token_hash(raw) {
-        return Some((hash, TicketKind::Handover));
-    }
-    let code: String = raw
-        .chars()
-        .filter(|c| !matches!(c, '-' | ' '))
-        .map(|c| c.to_ascii_uppercase())
-        .collect();
-    let valid = code.len() == CODE_CHARS && code.bytes().all(|b| CODE_ALPHABET.contains(&b));
-    valid.then(|| {
-        (
-            hex::encode(Sha256::digest(code.as_bytes())),
-            TicketKind::Device,
-        )
-    })
-}
-
-/// Unix time in milliseconds: tickets are checked on whichever node they
-/// reach, so expiry is wall-clock time.
-pub(crate) fn unix_ms(at: SystemTime) -> i64 {
-    at.duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
-/// Why a ticket could not be issued.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum TicketError {
-    /// The operating system gave no randomness.
-    #[error("no randomness: {0}")]
-    Random(#[from] rand::rand_core::OsError),
-    /// Storing it failed.
-    #[error(transparent)]
-    Db(#[from] DbError),
-}
-
-/// Issues a ticket of `kind` for `player`, living `ttl` from `now`: the
-/// text to give them (a device code, or a handover ticket's hex).
-pub(crate) async fn issue_ticket(
-    db: &Db,
-    player: krypto_core::protocol::PlayerId,
-    kind: TicketKind,
-    now: SystemTime,
-    ttl: Duration,
-) -> Result<String, TicketError> {
-    let text = match kind {
-        TicketKind::Device => new_device_code()?,
-        TicketKind::Handover => new_token()?,
-    };
-    let Some((hash, _)) = ticket_key(&text) else {
-        return Err(DbError::Invariant("a fresh ticket that reads as none").into());
-    };
-    let now_ms = unix_ms(now);
-    let expires = unix_ms(now + ttl);
-    db.insert_ticket(&hash, player, kind, now_ms, expires)
-        .await?;
-    Ok(text)
 }
 
 /// Who a successful `hello` proved the connection to be.
@@ -485,32 +379,5 @@ mod tests {
             );
         }
         assert!(validate_name(&"x".repeat(20)).is_ok());
-    }
-
-    #[test]
-    fn tokens_are_128_bits_of_hex_and_hash_stably() {
-        let t = new_token().unwrap();
-        assert_eq!(t.len(), 32);
-        assert_ne!(t, new_token().unwrap());
-        let h = token_hash(&t).unwrap();
-        assert_eq!(h.len(), 64);
-        assert_eq!(token_hash(&t.to_uppercase()), Some(h));
-        assert_eq!(token_hash("not hex"), None);
-        assert_eq!(token_hash("abcd"), None);
-    }
-
-    #[test]
-    fn device_codes_read_back_in_any_case_with_or_without_the_dash() {
-        let code = new_device_code().unwrap();
-        assert_eq!(code.len(), 9);
-        assert_eq!(&code[4..5], "-");
-        let (hash, kind) = ticket_key(&code).unwrap();
-        assert_eq!(kind, TicketKind::Device);
-        let typed = code.replace('-', " ").to_lowercase();
-        assert_eq!(ticket_key(&typed), Some((hash, TicketKind::Device)));
-        assert_eq!(ticket_key("ABCD-EFG"), None, "too short");
-        assert_eq!(ticket_key("ABCD-EFG0"), None, "0 is not a code letter");
-        let handover = new_token().unwrap();
-        assert_eq!(ticket_key(&handover).unwrap().1, TicketKind::Handover);
     }
 }

@@ -19,12 +19,15 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde::Serialize;
 
-use crate::identity::MAX_NAME_CHARS;
-use crate::leaderboard::{self, BoardError, BoardQuery, DEFAULT_LIMIT, MAX_LIMIT};
-use crate::listener::PeerAddr;
+use crate::edge::listener::PeerAddr;
+use crate::edge::ws_upgrade::{self, SocketLimits, Upgrade};
+use crate::edge::{forwarded, transport};
+use crate::ops::metrics;
+use crate::scores::leaderboard::{self, BoardError, BoardQuery, DEFAULT_LIMIT, MAX_LIMIT};
+use crate::scores::periods;
+use crate::session::identity::MAX_NAME_CHARS;
 use crate::session::SERVER_VERSION;
-use crate::ws_upgrade::{self, SocketLimits, Upgrade};
-use crate::{forwarded, metrics, periods, transport, Shared};
+use crate::Shared;
 
 /// The routes, sharing the server's state.
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
@@ -40,7 +43,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
     router
         .route("/api/leaderboard", get(get_leaderboard))
         .route("/api/players/{name}", get(get_player))
-        .merge(crate::web::routes(shared.own_bases.clone()))
+        .merge(crate::edge::web::routes(shared.own_bases.clone()))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(

@@ -6,7 +6,7 @@
 //! and with which code ([`Ending`]). Only abuse and broken frames do:
 //! oversized frames 1009 (before `hello`, any frame larger than a `hello`),
 //! text that is not UTF-8 1007; no hello in time, flooding with messages or
-//! with frames of any kind ([`crate::frame_meter`]), code guessing, dead or
+//! with frames of any kind ([`crate::edge::frame_meter`]), code guessing, dead or
 //! non-reading peers 1008; a server
 //! shutting down says 1012 (it is restarting). Every other mistake — bad
 //! JSON, an unknown type, missing fields, a binary frame, a message out of
@@ -27,11 +27,11 @@ use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::protocol::CloseFrame;
 use tungstenite::Message;
 
-use crate::frame_meter::MeterError;
-use crate::limits::{Allowance, MessageCredits};
-use crate::outbox::{close, Outbound, Outbox};
+use crate::edge::budgets::{Allowance, MessageCredits};
+use crate::edge::frame_meter::MeterError;
+use crate::edge::ws_upgrade::Socket;
+use crate::rooms::outbox::{close, Outbound, Outbox};
 use crate::session::{Abuse, Session};
-use crate::ws_upgrade::Socket;
 use crate::Shared;
 
 /// How long a killed connection tries to send its close frame.

@@ -5,8 +5,8 @@
 //! row can be kept up to date by adding to it, and so that "this week" means
 //! the same to every player.
 
+use crate::protocol::Period;
 use chrono::{DateTime, Datelike, Duration, NaiveDate, SecondsFormat, Utc};
-use krypto_core::protocol::Period;
 
 /// Every period a recorded result counts towards.
 pub const ALL_PERIODS: [Period; 4] = [Period::All, Period::Month, Period::Week, Period::Day];

@@ -4,7 +4,7 @@
 //! A plain mutex around three maps, held for a few map operations and never
 //! across an `.await`; the rooms' own state lives in their tasks. On a node
 //! of a cluster, every seat, unseat and closed room is also queued for the
-//! shared directory ([`crate::directory_queue::DirectoryQueue`]), which a task
+//! shared directory ([`crate::rooms::directory_queue::DirectoryQueue`]), which a task
 //! writes in batches: the lobby never waits on the database.
 
 use std::collections::{HashMap, HashSet};
@@ -13,9 +13,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use krypto_core::protocol::{ClientMessage, ErrorCode, PlayerId, RoomSettings, RoomSummary};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::codes;
-use crate::directory_queue::DirectoryQueue;
-use crate::outbox::{ConnId, Outbox};
+use crate::rooms::directory_queue::DirectoryQueue;
+use crate::rooms::outbox::{ConnId, Outbox};
+use crate::rooms::room_codes;
 
 /// What a connection asks of a room task.
 #[derive(Debug)]
@@ -312,7 +312,7 @@ impl Lobby {
 fn fresh_code(inner: &Inner) -> String {
     let mut rng = rand::rng();
     loop {
-        let code = codes::generate(&mut rng);
+        let code = room_codes::generate(&mut rng);
         if !inner.rooms.contains_key(&code) {
             return code;
         }

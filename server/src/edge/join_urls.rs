@@ -3,6 +3,7 @@
 //! can read out an address that works from another machine (not
 //! `127.0.0.1`).
 
+use crate::cluster::server_url;
 use std::net::{IpAddr, SocketAddr};
 
 /// The addresses other machines can reach the server at: one per
@@ -71,27 +72,6 @@ pub fn parse_origin(text: &str) -> Result<String, String> {
         return Err(bad("it must have no path, query or fragment"));
     }
     Ok(url.origin().ascii_serialization())
-}
-
-/// `text` as a URL of one of `schemes` that names a host and carries no
-/// user or password (a server's address, given on its command line);
-/// otherwise why not (`wrong_scheme` when it is the scheme).
-pub(crate) fn server_url(
-    text: &str,
-    schemes: [&str; 2],
-    wrong_scheme: &'static str,
-) -> Result<url::Url, &'static str> {
-    let url = url::Url::parse(text.trim()).map_err(|_| "not a URL")?;
-    if !schemes.contains(&url.scheme()) {
-        return Err(wrong_scheme);
-    }
-    if url.host_str().is_none_or(str::is_empty) {
-        return Err("it names no host");
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err("it must not carry a user or password");
-    }
-    Ok(url)
 }
 
 /// The http(s) origin of a node's `ws(s)://host:port/ws` public URL.

@@ -2,7 +2,7 @@
 //! *before* `accept`, as in mini-redis, so at the cap the server stops
 //! accepting (new connections wait in the kernel's backlog) instead of
 //! accepting and then failing. Each accepted connection also takes a slot of
-//! its address's share ([`crate::limits::ConnectionsPerAddress`]); over the
+//! its address's share ([`crate::edge::budgets::ConnectionsPerAddress`]); over the
 //! share it is closed at once. Permit and slot travel inside the stream,
 //! through hyper and the WebSocket upgrade, and are returned when the socket
 //! is dropped.
@@ -19,8 +19,8 @@ use tokio::io::{AsyncRead, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::forwarded;
-use crate::limits::{AddressSlot, ConnectionsPerAddress};
+use crate::edge::budgets::{AddressSlot, ConnectionsPerAddress};
+use crate::edge::forwarded;
 
 /// A TCP listener that accepts at most `max` connections at a time.
 #[derive(Debug)]
@@ -124,4 +124,4 @@ impl AsyncRead for CappedStream {
     }
 }
 
-crate::write_through::write_through!(impl[] CappedStream);
+crate::edge::write_through::write_through!(impl[] CappedStream);

@@ -12,7 +12,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::durability::Durability;
+use crate::ops::durability::Durability;
 use metrics::{Counter, Gauge, Histogram, Key, Label, Recorder as _};
 use metrics_exporter_prometheus::{BuildError, Matcher, PrometheusBuilder, PrometheusHandle};
 

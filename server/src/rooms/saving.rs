@@ -20,9 +20,9 @@ use krypto_core::protocol::{PlayerId, ServerEnvelope, ServerMessage};
 
 use crate::db::saved::StoredRoom;
 use crate::db::tickets::TicketKind;
-use crate::identity;
-use crate::metrics::RedirectReason;
-use crate::room_task::{self, Restored};
+use crate::db::tokens;
+use crate::ops::metrics::RedirectReason;
+use crate::rooms::task::{self, Restored};
 use crate::{ServerError, Shared};
 
 /// How long a stopping node waits for the node it handed its rooms to.
@@ -75,7 +75,7 @@ impl Shared {
         let mut restored = Vec::with_capacity(total);
         for room in saved {
             let code = room.code.clone();
-            match room_task::restore(self, room).await {
+            match task::restore(self, room).await {
                 Ok(room) => restored.push(room),
                 Err(e) => tracing::warn!(room = %code, error = %e, "saved room not restored"),
             }
@@ -193,12 +193,12 @@ impl Shared {
                 };
                 // Each member's own ticket: a page on another origin signs in
                 // there with it, the token staying where it is.
-                let ticket = identity::issue_ticket(
+                let ticket = tokens::issue_ticket(
                     &self.db,
                     member,
                     TicketKind::Handover,
                     std::time::SystemTime::now(),
-                    identity::HANDOVER_TICKET_TTL,
+                    tokens::HANDOVER_TICKET_TTL,
                 )
                 .await
                 .map_err(|e| tracing::warn!(error = %e, "no handover ticket for a redirect"))

@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower::ServiceExt;
 
-use crate::listener::{CappedListener, CappedStream, PeerAddr};
+use crate::edge::listener::{CappedListener, CappedStream, PeerAddr};
 
 /// Accepts and serves connections until `shutdown` is cancelled; then
 /// accepts no more and asks every HTTP connection to finish its request and

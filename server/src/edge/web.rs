@@ -24,11 +24,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use krypto_core::protocol::limits::ClientLimits;
-use qrcode::render::svg;
-use qrcode::{EcLevel, QrCode};
 use sha2::{Digest, Sha256};
 
-use crate::codes;
+use crate::rooms::room_codes;
+use crate::session::qr::qr_svg;
 
 /// Only our own scripts, styles, images and WebSocket; no inline code, no
 /// frames, no plugins. `'self'` covers `ws:`/`wss:` to the same host in
@@ -55,7 +54,7 @@ macro_rules! asset {
         Asset {
             path: $path,
             content_type: $type,
-            body: include_bytes!(concat!("../web/", $path)),
+            body: include_bytes!(concat!("../../web/", $path)),
         }
     };
 }
@@ -510,7 +509,7 @@ async fn qr(
     Path(code): Path<String>,
     Query(params): Query<HashMap<String, String>>,
 ) -> Response {
-    let Some(code) = codes::normalize(&code) else {
+    let Some(code) = room_codes::normalize(&code) else {
         return not_found("room code");
     };
     let Ok(base) = qr_base(params.get("base").map(String::as_str), &own) else {
@@ -539,35 +538,6 @@ async fn qr(
     );
     common_headers(headers);
     r
-}
-
-/// A QR code of `text`, as SVG, black on white with its quiet zone.
-fn qr_svg(text: &str) -> Option<String> {
-    let qr = QrCode::with_error_correction_level(text.as_bytes(), EcLevel::M).ok()?;
-    Some(
-        qr.render::<svg::Color<'_>>()
-            .min_dimensions(256, 256)
-            .quiet_zone(true)
-            .dark_color(svg::Color("#000000"))
-            .light_color(svg::Color("#ffffff"))
-            .build(),
-    )
-}
-
-/// The QR code of a device code's page, `BASE/link#CODE` (the code in the
-/// fragment, which no browser sends to a server). `None` when `base` is not
-/// a plain `http(s)://host[:port][/prefix]` address. Only the player who
-/// asked sees it, so any such base is drawn.
-pub(crate) fn link_qr(base: &str, code: &str) -> Option<String> {
-    let base = base.trim_end_matches('/');
-    let rest = base
-        .strip_prefix("http://")
-        .or_else(|| base.strip_prefix("https://"))?;
-    let plain = |c: char| c.is_ascii_alphanumeric() || "-._:[]/".contains(c);
-    if base.len() > 200 || rest.is_empty() || rest.starts_with('/') || !rest.chars().all(plain) {
-        return None;
-    }
-    qr_svg(&format!("{base}/link#{code}"))
 }
 
 #[cfg(test)]
@@ -635,23 +605,6 @@ mod tests {
             assert_eq!(qr_base(Some(refused), &own), Err(()), "{refused}");
         }
         assert_eq!(qr_base(None, &[]), Err(()));
-    }
-
-    #[test]
-    fn device_links_are_drawn_only_for_plain_addresses() {
-        let svg = link_qr("http://192.168.1.20:7878/", "K7QX-M2PD").unwrap();
-        assert!(svg.starts_with("<?xml") || svg.contains("<svg"));
-        assert!(link_qr("https://[fd00::5]:9000/node-b", "K7QX-M2PD").is_some());
-        for bad in [
-            "javascript:alert(1)",
-            "http://",
-            "http://a@b",
-            "ftp://x",
-            "http://x/?a=b",
-            "http:///x",
-        ] {
-            assert!(link_qr(bad, "K7QX-M2PD").is_none(), "{bad}");
-        }
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::time::Instant;
 use krypto_core::ws_frames::{FrameHeader, FrameScanner};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use crate::limits::{Allowance, MessageCredits};
+use crate::edge::budgets::{Allowance, MessageCredits};
 
 /// Why a metered read failed; found again in the read error by the transport.
 #[derive(Debug, Clone, Copy, thiserror::Error)]
@@ -117,4 +117,4 @@ impl<S: AsyncRead + Unpin> AsyncRead for MeteredIo<S> {
     }
 }
 
-crate::write_through::write_through!(impl[S: AsyncWrite + Unpin] MeteredIo<S>);
+crate::edge::write_through::write_through!(impl[S: AsyncWrite + Unpin] MeteredIo<S>);

@@ -5,7 +5,7 @@
 //! room never waits for it.
 //!
 //! Before fanning out, the room records what happened through the
-//! [`crate::recorder::Recorder`]: a round's result and a match's end are
+//! [`crate::scores::recorder::Recorder`]: a round's result and a match's end are
 //! committed (and the ratings computed) *before* anyone is told, so an
 //! announced result survives a crash; a match's start (under a UUIDv7 the
 //! room mints itself) is queued without waiting; dealt hands and attempts
@@ -27,10 +27,10 @@ use self::held::Held;
 use self::recording::MatchLog;
 use crate::db::saved::StoredRoom;
 use crate::db::scores::{Applied, Write};
-use crate::lobby::{RegisterError, RoomCommand, RoomHandle};
-use crate::outbox::Outbox;
-use crate::periods::now_ms;
-use crate::room_clock::RoomClock;
+use crate::rooms::clock::RoomClock;
+use crate::rooms::lobby::{RegisterError, RoomCommand, RoomHandle};
+use crate::rooms::outbox::Outbox;
+use crate::scores::periods::now_ms;
 use crate::Shared;
 
 mod held;
@@ -56,7 +56,10 @@ pub fn create(
     id: Option<String>,
 ) -> Result<Result<(), RoomError>, RegisterError> {
     let host = joiner.id;
-    let clock = RoomClock::new(&shared.config);
+    let clock = RoomClock::new(
+        shared.config.manual_clock.as_ref(),
+        shared.config.room_time_scale,
+    );
     let dealer = shared.config.dealer.make();
     let registered = shared.lobby.register(reserved, |code| {
         let (room, fx) = Room::new(
@@ -142,7 +145,10 @@ pub(crate) async fn restore(
     let saved: SavedTask = serde_json::from_str(&stored.state)?;
     let SavedTask { room: saved, log } = saved;
     let seats: Vec<(PlayerId, bool)> = saved.members.iter().map(|m| (m.id, m.spectator)).collect();
-    let clock = RoomClock::new(&shared.config);
+    let clock = RoomClock::new(
+        shared.config.manual_clock.as_ref(),
+        shared.config.room_time_scale,
+    );
     let now = clock.now();
     let room = match Room::restore(
         saved,
@@ -473,7 +479,7 @@ impl RoomTask {
                 },
                 out.message,
             );
-            let text = crate::outbox::frame(&envelope);
+            let text = crate::rooms::outbox::frame(&envelope);
             match out.to {
                 Recipient::Player(p) => {
                     if let Some(c) = self.clients.get(&p) {

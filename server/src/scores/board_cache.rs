@@ -30,7 +30,7 @@ use tokio::time::Instant;
 
 use crate::db::boards::{BoardEntry, BoardKey};
 use crate::db::Db;
-use crate::leaderboard::{
+use crate::scores::leaderboard::{
     competition_ranks, player_named, Board, BoardError, BoardQuery, Ranking, MAX_LIMIT,
 };
 
@@ -103,7 +103,7 @@ impl BoardCache {
     }
 
     /// One page of a leaderboard as of `now_ms`, the same as
-    /// [`crate::leaderboard::board`] answers from the database, given the
+    /// [`crate::scores::leaderboard::board`] answers from the database, given the
     /// recorder's commit count `version`.
     pub async fn board(
         self: &Arc<Self>,

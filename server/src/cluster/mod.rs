@@ -33,11 +33,10 @@ use uuid::Uuid;
 use crate::db::budgets::Budgets;
 use crate::db::directory::{self, Directory, Reserved, Target};
 use crate::db::{Db, DbError};
-use crate::directory_queue::{self, DirectoryQueue};
-use crate::join_urls::server_url;
-use crate::lobby::Lobby;
-use crate::metrics::{Metrics, Reconnect};
-use crate::outbox::{close, ConnId};
+use crate::ops::metrics::{Metrics, Reconnect};
+use crate::rooms::directory_queue::{self, DirectoryQueue};
+use crate::rooms::lobby::Lobby;
+use crate::rooms::outbox::{close, ConnId};
 
 /// How long a dead node's seats are remembered, so a player coming back
 /// within the time a dropped seat is held anyway is told their room is
@@ -497,6 +496,27 @@ impl Cluster {
             Err(e) => tracing::warn!(error = %e, "could not leave the cluster cleanly"),
         }
     }
+}
+
+/// `text` as a URL of one of `schemes` that names a host and carries no
+/// user or password (a server's address, given on its command line);
+/// otherwise why not (`wrong_scheme` when it is the scheme).
+pub(crate) fn server_url(
+    text: &str,
+    schemes: [&str; 2],
+    wrong_scheme: &'static str,
+) -> Result<url::Url, &'static str> {
+    let url = url::Url::parse(text.trim()).map_err(|_| "not a URL")?;
+    if !schemes.contains(&url.scheme()) {
+        return Err(wrong_scheme);
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err("it names no host");
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("it must not carry a user or password");
+    }
+    Ok(url)
 }
 
 #[cfg(test)]

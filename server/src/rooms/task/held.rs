@@ -19,7 +19,7 @@
 //! announced).
 
 use crate::db::scores::Write;
-use crate::recorder::{RecordError, Recorder};
+use crate::scores::recorder::{RecordError, Recorder};
 
 /// Writes a room sends ahead together, as one request.
 const AHEAD: usize = 8;

@@ -12,8 +12,6 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::Config;
-
 /// A clock that moves only when [`ManualClock::advance`] is called; shared
 /// by every room of a server (each counts from when it opened).
 #[derive(Debug, Clone)]
@@ -68,16 +66,17 @@ pub(crate) enum RoomClock {
 }
 
 impl RoomClock {
-    /// The clock `config` asks for, starting now.
-    pub(crate) fn new(config: &Config) -> Self {
-        match &config.manual_clock {
+    /// A test's `manual` clock if there is one, else the real clock sped up
+    /// `scale` times, starting now.
+    pub(crate) fn new(manual: Option<&ManualClock>, scale: u32) -> Self {
+        match manual {
             Some(clock) => RoomClock::Manual {
                 origin: clock.now(),
                 clock: clock.clone(),
             },
             None => RoomClock::Real {
                 origin: Instant::now(),
-                scale: u64::from(config.room_time_scale.max(1)),
+                scale: u64::from(scale.max(1)),
             },
         }
     }
@@ -125,11 +124,7 @@ mod tests {
     async fn a_manual_clock_moves_only_when_told_and_wakes_sleepers() {
         let manual = ManualClock::new();
         manual.advance(Duration::from_millis(500));
-        let config = Config {
-            manual_clock: Some(manual.clone()),
-            ..Config::default()
-        };
-        let clock = RoomClock::new(&config);
+        let clock = RoomClock::new(Some(&manual), 1);
         assert_eq!(clock.now(), 0, "a room counts from when it opened");
         let sleeper = {
             let clock = clock.clone();
@@ -146,11 +141,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_scaled_clock_never_wakes_before_the_deadline() {
-        let config = Config {
-            room_time_scale: 10,
-            ..Config::default()
-        };
-        let clock = RoomClock::new(&config);
+        let clock = RoomClock::new(None, 10);
         for deadline in [1, 9, 55] {
             clock.sleep_until(Some(deadline)).await;
             assert!(clock.now() >= deadline, "{} < {deadline}", clock.now());

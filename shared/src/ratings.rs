@@ -30,7 +30,7 @@ pub const MIN_OPPONENTS: u32 = 3;
 pub struct Entrant {
     /// They made at least one real attempt at the hand in the match (a
     /// whole formula over its cards, or a right claim:
-    /// `krypto_core::room::counts_as_attempt`).
+    /// `crate::room::counts_as_attempt`).
     pub attempted: bool,
     /// A program that said `bot` in its hello.
     pub bot: bool,

@@ -16,7 +16,7 @@ use tokio_tungstenite::WebSocketStream;
 use tokio_util::task::TaskTracker;
 use tungstenite::protocol::{Role, WebSocketConfig};
 
-use crate::frame_meter::MeteredIo;
+use crate::edge::frame_meter::MeteredIo;
 
 /// The socket a connection's transport reads and writes.
 pub(crate) type Socket = WebSocketStream<MeteredIo<TokioIo<hyper::upgrade::Upgraded>>>;

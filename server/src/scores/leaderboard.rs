@@ -20,9 +20,8 @@ use serde::Serialize;
 
 use crate::db::boards::{BoardEntry, BoardKey, MatchLine, RecentMatch};
 use crate::db::{Db, DbError, PlayerRow};
-use crate::identity;
-use crate::periods;
-use crate::ratings::Skill;
+use crate::scores::periods;
+use crate::scores::ratings::Skill;
 
 /// Rows when the request names no limit.
 pub const DEFAULT_LIMIT: u32 = 10;
@@ -170,7 +169,9 @@ impl BoardEntry {
 /// The player called `name` (ignoring case and extra spaces).
 pub(crate) async fn player_named(db: &Db, name: &str) -> Result<PlayerRow, BoardError> {
     let not_found = || BoardError::PlayerNotFound(name.to_owned());
-    let key = identity::validate_name(name).map_err(|_| not_found())?.key;
+    let key = krypto_core::names::validate(name)
+        .map_err(|_| not_found())?
+        .key;
     db.player_by_name_key(&key).await?.ok_or_else(not_found)
 }
 

@@ -1,0 +1,12 @@
+//! Rooms: the registry of rooms, seats, spectators and sessions (the
+//! lobby), room codes, one task per room owning the pure
+//! `krypto_core::room::Room` and its clock, the handle through which anyone
+//! sends to a connection, and rooms kept across a stop.
+
+pub(crate) mod clock;
+pub(crate) mod directory_queue;
+pub(crate) mod lobby;
+pub(crate) mod outbox;
+pub(crate) mod room_codes;
+pub(crate) mod saving;
+pub(crate) mod task;
