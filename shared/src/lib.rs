@@ -8,6 +8,8 @@
 //!   that judges a player's formula against a hand.
 //! - [`solver`]: reachable values, "is it solvable", every distinct solution,
 //!   APL-style chains and whole-variant censuses.
+//! - [`fair_play`]: signals that right answers come from a program (answers
+//!   under a human floor, times too regular, hard hands solved too fast).
 //! - [`settings`]: room settings, their defaults, ranges and editor presets.
 //! - [`names`]: player names: allowed characters and the key that makes them unique.
 //! - [`ratings`]: Weng-Lin ratings of a match's entrants, and who is rated.
@@ -60,6 +62,7 @@ macro_rules! wire_enum {
 }
 
 pub mod cards;
+pub mod fair_play;
 pub mod formula;
 pub mod names;
 pub mod periods;
