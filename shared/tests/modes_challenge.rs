@@ -1,10 +1,10 @@
-//! Challenges: ids as links carry them, a challenge taken on the daily's
+//! Challenges: codes as links carry them, a challenge taken on the daily's
 //! clock, and two results side by side.
 
 #![allow(clippy::unwrap_used)]
 
 use krypto_core::cards::{seeded_rng, Deal};
-use krypto_core::modes::challenge::{compare, Challenge, ChallengeId, ID_LEN};
+use krypto_core::modes::challenge::{compare, Challenge, ChallengeCode, CODE_LEN};
 use krypto_core::modes::clock::Attempt;
 use krypto_core::modes::PENALTY_MS;
 use krypto_core::protocol::{ChallengeOutcome, Timed};
@@ -15,20 +15,23 @@ fn timed(elapsed_ms: u64, misses: u32) -> Timed {
 }
 
 #[test]
-fn ids_are_short_unambiguous_and_read_in_any_case() {
+fn codes_are_short_unambiguous_and_read_in_any_case() {
     let mut rng = seeded_rng(1);
-    let ids: Vec<ChallengeId> = (0..50).map(|_| ChallengeId::random(&mut rng)).collect();
-    for id in &ids {
-        assert_eq!(id.as_str().len(), ID_LEN);
-        assert!(!id.as_str().contains(['0', 'O', '1', 'I', 'L']), "{id}");
+    let codes: Vec<ChallengeCode> = (0..50).map(|_| ChallengeCode::random(&mut rng)).collect();
+    for code in &codes {
+        assert_eq!(code.as_str().len(), CODE_LEN);
+        assert!(!code.as_str().contains(['0', 'O', '1', 'I', 'L']), "{code}");
         assert_eq!(
-            id.as_str().to_lowercase().parse::<ChallengeId>().as_ref(),
-            Ok(id)
+            code.as_str()
+                .to_lowercase()
+                .parse::<ChallengeCode>()
+                .as_ref(),
+            Ok(code)
         );
     }
-    assert!(ids.iter().skip(1).any(|id| *id != ids[0]));
+    assert!(codes.iter().skip(1).any(|c| *c != codes[0]));
     assert_eq!(
-        " k7qxm2pd ".parse::<ChallengeId>().unwrap().as_str(),
+        " k7qxm2pd ".parse::<ChallengeCode>().unwrap().as_str(),
         "K7QXM2PD"
     );
     for bad in [
@@ -40,14 +43,14 @@ fn ids_are_short_unambiguous_and_read_in_any_case() {
         "../../x",
         "K7QX M2P",
     ] {
-        assert!(bad.parse::<ChallengeId>().is_err(), "{bad:?}");
+        assert!(bad.parse::<ChallengeCode>().is_err(), "{bad:?}");
     }
-    // On the wire: a string, refused at parse when it is no id.
+    // On the wire: a string, refused at parse when it is no code.
     assert_eq!(
-        serde_json::from_value::<ChallengeId>(serde_json::json!("k7qxm2pd")).unwrap(),
-        "K7QXM2PD".parse::<ChallengeId>().unwrap()
+        serde_json::from_value::<ChallengeCode>(serde_json::json!("k7qxm2pd")).unwrap(),
+        "K7QXM2PD".parse::<ChallengeCode>().unwrap()
     );
-    assert!(serde_json::from_value::<ChallengeId>(serde_json::json!("K7QXM2P0")).is_err());
+    assert!(serde_json::from_value::<ChallengeCode>(serde_json::json!("K7QXM2P0")).is_err());
 }
 
 #[test]

@@ -1,12 +1,14 @@
 //! Challenges: a hand someone solved (the daily, a room's round, a run's
-//! hand), sent to friends as a link `/c/ID`. Whoever opens it gets the same
+//! hand), sent to friends as a link `/c/CODE`. Whoever opens it gets the same
 //! hand, timed the same way as the daily (a [`clock::Attempt`] of their
 //! own), and then both results side by side.
 //!
-//! The link holds the id and nothing else: no token, no name. An id is
-//! [`ID_LEN`] characters of the room codes' alphabet (no 0/O, 1/I/L), so it
-//! reads aloud and types on a phone; 31^8 ids (8.5 × 10^11) are far too
-//! many to find one by guessing at the server's rate limits.
+//! The link holds the challenge's code and nothing else: no token, no
+//! name. A code is [`CODE_LEN`] characters of the room codes' alphabet (no
+//! 0/O, 1/I/L), so it reads aloud and types on a phone; 31^8 codes
+//! (8.5 × 10^11) are far too many to find one by guessing at the server's
+//! rate limits. It is a "code" like a room's, not an "id": on the wire
+//! `id` is the request id of the envelope.
 //!
 //! [`clock::Attempt`]: super::clock::Attempt
 
@@ -21,69 +23,69 @@ use crate::cards::Deal;
 use crate::protocol::{ChallengeOutcome, Timed};
 use crate::rules::Rules;
 
-/// Characters in a challenge id.
-pub const ID_LEN: usize = 8;
+/// Characters in a challenge code.
+pub const CODE_LEN: usize = 8;
 
-/// The characters of an id: the room codes' alphabet.
-pub const ID_ALPHABET: &[u8; 31] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+/// The characters of a code: the room codes' alphabet.
+pub const CODE_ALPHABET: &[u8; 31] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 
-/// A text that is not a challenge id.
+/// A text that is not a challenge code.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("a challenge id is {ID_LEN} letters and digits (no 0, O, 1, I or L)")]
-pub struct BadChallengeId;
+#[error("a challenge code is {CODE_LEN} letters and digits (no 0, O, 1, I or L)")]
+pub struct BadChallengeCode;
 
-/// A challenge's id, as in `/c/K7QXM2PD`. Parsing ignores case.
+/// A challenge's code, as in `/c/K7QXM2PD`. Parsing ignores case.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
-pub struct ChallengeId(String);
+pub struct ChallengeCode(String);
 
-impl ChallengeId {
-    /// A fresh id from `rng` (the server's secure generator).
-    pub fn random<R: Rng + ?Sized>(rng: &mut R) -> ChallengeId {
-        let id = (0..ID_LEN)
+impl ChallengeCode {
+    /// A fresh code from `rng` (the server's secure generator).
+    pub fn random<R: Rng + ?Sized>(rng: &mut R) -> ChallengeCode {
+        let code = (0..CODE_LEN)
             .map(|_| {
-                let i = rng.random_range(0..ID_ALPHABET.len());
-                char::from(ID_ALPHABET[i])
+                let i = rng.random_range(0..CODE_ALPHABET.len());
+                char::from(CODE_ALPHABET[i])
             })
             .collect();
-        ChallengeId(id)
+        ChallengeCode(code)
     }
 
-    /// The id, upper case.
+    /// The code, upper case.
     pub fn as_str(&self) -> &str {
         &self.0
     }
 }
 
-impl FromStr for ChallengeId {
-    type Err = BadChallengeId;
+impl FromStr for ChallengeCode {
+    type Err = BadChallengeCode;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let id = text.trim().to_ascii_uppercase();
-        let ok = id.len() == ID_LEN && id.bytes().all(|b| ID_ALPHABET.contains(&b));
+        let code = text.trim().to_ascii_uppercase();
+        let ok = code.len() == CODE_LEN && code.bytes().all(|b| CODE_ALPHABET.contains(&b));
         if ok {
-            Ok(ChallengeId(id))
+            Ok(ChallengeCode(code))
         } else {
-            Err(BadChallengeId)
+            Err(BadChallengeCode)
         }
     }
 }
 
-impl TryFrom<String> for ChallengeId {
-    type Error = BadChallengeId;
+impl TryFrom<String> for ChallengeCode {
+    type Error = BadChallengeCode;
 
     fn try_from(text: String) -> Result<Self, Self::Error> {
         text.parse()
     }
 }
 
-impl From<ChallengeId> for String {
-    fn from(id: ChallengeId) -> String {
-        id.0
+impl From<ChallengeCode> for String {
+    fn from(code: ChallengeCode) -> String {
+        code.0
     }
 }
 
-impl fmt::Display for ChallengeId {
+impl fmt::Display for ChallengeCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }

@@ -76,7 +76,9 @@ pub fn combo_bonus_ms(combo: u32) -> u64 {
         return *bonus;
     }
     match COMBO_BONUSES.last() {
-        Some(&(last, bonus)) if combo > last && (combo - last).is_multiple_of(COMBO_REPEAT) => bonus,
+        Some(&(last, bonus)) if combo > last && (combo - last).is_multiple_of(COMBO_REPEAT) => {
+            bonus
+        }
         _ => 0,
     }
 }

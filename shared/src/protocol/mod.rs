@@ -41,8 +41,8 @@ mod snapshot;
 pub use client::{ClientEnvelope, ClientMessage, ClientMessageType, Metric, Period};
 pub use codes::{ErrorCode, VerdictError, VerdictKind};
 pub use modes::{ChallengeOutcome, SolutionEntry, Timed};
-// A challenge's id is parsed at the edge like every other field.
-pub use crate::modes::challenge::ChallengeId;
+// A challenge's code is parsed at the edge like every other field.
+pub use crate::modes::challenge::ChallengeCode;
 pub use parse::{parse_client_message, parse_server_message, ProtocolError, ProtocolErrorKind};
 pub use server::{RoundWin, ServerEnvelope, ServerMessage, ServerMessageType};
 pub use snapshot::{
