@@ -109,6 +109,11 @@ mod tests {
             judge("(1+2", &deal, RULES),
             Judgement::NotAnAttempt(_)
         ));
+        // A division by zero over the whole hand is a real (wrong) attempt.
+        assert!(matches!(
+            judge("5/(3-2-1)+4", &deal, RULES),
+            Judgement::Wrong(_)
+        ));
         // A card used twice is a typo, not an attempt.
         assert!(matches!(
             judge("5*4/2/(3-1)*1+5", &deal, RULES),
