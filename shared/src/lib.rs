@@ -18,6 +18,8 @@
 //! - [`ws_frames`]: WebSocket frame headers found in a byte stream, so the
 //!   server can charge every frame a client sends.
 //! - [`protocol`]: the wire messages between server and clients (serde).
+//! - [`modes`]: the daily Krypto, challenges and solo runs: their hands,
+//!   clocks, streaks and share lines, with time and seeds as arguments.
 //! - [`room`]: a room's game logic (roster, rounds, arbitration, timers) with
 //!   no I/O and no clock: time is an argument.
 
@@ -64,6 +66,7 @@ macro_rules! wire_enum {
 pub mod cards;
 pub mod fair_play;
 pub mod formula;
+pub mod modes;
 pub mod names;
 pub mod periods;
 pub mod protocol;

@@ -72,6 +72,14 @@ fn server_round_trip(id: Option<&str>, msg: ServerMessage, expected: Value) {
     round_trip(env, &text, message_type, parse_server_message, expected);
 }
 
+fn date(text: &str) -> chrono::NaiveDate {
+    text.parse().unwrap()
+}
+
+fn challenge_code() -> ChallengeCode {
+    "K7QXM2PD".parse().unwrap()
+}
+
 fn default_settings_json() -> Value {
     json!({
         "variant": "krypto", "rules": "free", "rounds": 10, "target_score": null,
@@ -251,6 +259,53 @@ fn client_messages_have_the_documented_shapes() {
             bot: false,
         },
         json!({"type": "hello", "protocol": 1, "ticket": "K7QX-M2PD"}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::DailyStart { date: None },
+        json!({"type": "daily_start"}),
+    );
+    client_round_trip(
+        Some("d"),
+        ClientMessage::DailyStart {
+            date: Some(date("2026-11-20")),
+        },
+        json!({"id": "d", "type": "daily_start", "date": "2026-11-20"}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::DailySubmit {
+            formula: "5×13−8×2×3".into(),
+        },
+        json!({"type": "daily_submit", "formula": "5×13−8×2×3"}),
+    );
+    client_round_trip(None, ClientMessage::RunStart, json!({"type": "run_start"}));
+    client_round_trip(
+        None,
+        ClientMessage::RunSubmit {
+            hand: 4,
+            formula: "8+2+3+13-5".into(),
+        },
+        json!({"type": "run_submit", "hand": 4, "formula": "8+2+3+13-5"}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::ChallengeCreate,
+        json!({"type": "challenge_create"}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::ChallengeStart {
+            code: challenge_code(),
+        },
+        json!({"type": "challenge_start", "code": "K7QXM2PD"}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::ChallengeSubmit {
+            formula: "1+2".into(),
+        },
+        json!({"type": "challenge_submit", "formula": "1+2"}),
     );
     assert_every_type_seen(ClientMessage::TYPES);
 }
@@ -613,6 +668,154 @@ fn server_messages_have_the_documented_shapes() {
         ServerMessage::error(ErrorCode::RoomNotFound, "no room KXR7P"),
         json!({"id": "j", "type": "error", "code": "room_not_found", "message": "no room KXR7P"}),
     );
+    server_round_trip(
+        Some("d"),
+        ServerMessage::Daily {
+            number: 312,
+            date: date("2026-11-27"),
+            objective: 17,
+            cards: vec![8, 2, 3, 13, 5],
+            elapsed_ms: 0,
+            rated: true,
+        },
+        json!({"id": "d", "type": "daily", "number": 312, "date": "2026-11-27", "objective": 17,
+               "cards": [8, 2, 3, 13, 5], "elapsed_ms": 0, "rated": true}),
+    );
+    server_round_trip(
+        Some("s"),
+        ServerMessage::DailySolved {
+            number: 312,
+            elapsed_ms: 42_250,
+            misses: 1,
+            streak: 5,
+            rank: Some(3),
+            share: "Krypto #312 ✓ 0:42 · 1 miss · 🔥5".into(),
+            solutions: vec![
+                SolutionEntry {
+                    formula: "5 × 13 - 8 × 2 × 3".into(),
+                    yours: true,
+                },
+                SolutionEntry {
+                    formula: "13 + 8 ÷ 2 × (5 - 3)".into(),
+                    yours: false,
+                },
+            ],
+        },
+        json!({"id": "s", "type": "daily_solved", "number": 312, "elapsed_ms": 42_250, "misses": 1,
+               "streak": 5, "rank": 3, "share": "Krypto #312 ✓ 0:42 · 1 miss · 🔥5",
+               "solutions": [{"formula": "5 × 13 - 8 × 2 × 3", "yours": true},
+                             {"formula": "13 + 8 ÷ 2 × (5 - 3)"}]}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::DailySolved {
+            number: 3,
+            elapsed_ms: 61_000,
+            misses: 0,
+            streak: 0,
+            rank: None,
+            share: "Krypto #3 ✓ 1:01".into(),
+            solutions: Vec::new(),
+        },
+        json!({"type": "daily_solved", "number": 3, "elapsed_ms": 61_000, "misses": 0,
+               "streak": 0, "rank": null, "share": "Krypto #3 ✓ 1:01", "solutions": []}),
+    );
+    server_round_trip(
+        Some("r"),
+        ServerMessage::Run {
+            hand: 1,
+            objective: 9,
+            cards: vec![4, 4, 10, 1, 6],
+            duration_ms: 180_000,
+            remaining_ms: 180_000,
+            score: 0,
+            combo: 0,
+        },
+        json!({"id": "r", "type": "run", "hand": 1, "objective": 9, "cards": [4, 4, 10, 1, 6],
+               "duration_ms": 180_000, "remaining_ms": 180_000, "score": 0, "combo": 0}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::RunHand {
+            hand: 6,
+            objective: 12,
+            cards: vec![3, 7, 7, 2, 9],
+            remaining_ms: 151_200,
+            score: 5,
+            combo: 5,
+            bonus_ms: 3_000,
+        },
+        json!({"type": "run_hand", "hand": 6, "objective": 12, "cards": [3, 7, 7, 2, 9],
+               "remaining_ms": 151_200, "score": 5, "combo": 5, "bonus_ms": 3_000}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::RunHand {
+            hand: 7,
+            objective: 5,
+            cards: vec![1, 2, 3, 4, 5],
+            remaining_ms: 139_000,
+            score: 5,
+            combo: 0,
+            bonus_ms: 0,
+        },
+        json!({"type": "run_hand", "hand": 7, "objective": 5, "cards": [1, 2, 3, 4, 5],
+               "remaining_ms": 139_000, "score": 5, "combo": 0}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::RunOver {
+            score: 14,
+            misses: 2,
+            best_combo: 9,
+            duration_ms: 183_000,
+        },
+        json!({"type": "run_over", "score": 14, "misses": 2, "best_combo": 9, "duration_ms": 183_000}),
+    );
+    server_round_trip(
+        Some("c"),
+        ServerMessage::Challenge {
+            code: challenge_code(),
+        },
+        json!({"id": "c", "type": "challenge", "code": "K7QXM2PD"}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::ChallengeHand {
+            code: challenge_code(),
+            by: "Ada".into(),
+            objective: 17,
+            cards: vec![8, 2, 3, 13, 5],
+            rules: Rules::Free,
+            elapsed_ms: 0,
+            to_beat: Timed {
+                elapsed_ms: 42_250,
+                misses: 1,
+            },
+        },
+        json!({"type": "challenge_hand", "code": "K7QXM2PD", "by": "Ada", "objective": 17,
+               "cards": [8, 2, 3, 13, 5], "rules": "free", "elapsed_ms": 0,
+               "to_beat": {"elapsed_ms": 42_250, "misses": 1}}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::ChallengeResult {
+            code: challenge_code(),
+            by: "Ada".into(),
+            yours: Timed {
+                elapsed_ms: 38_000,
+                misses: 0,
+            },
+            theirs: Timed {
+                elapsed_ms: 42_250,
+                misses: 1,
+            },
+            outcome: ChallengeOutcome::Won,
+        },
+        json!({"type": "challenge_result", "code": "K7QXM2PD", "by": "Ada",
+               "yours": {"elapsed_ms": 38_000, "misses": 0},
+               "theirs": {"elapsed_ms": 42_250, "misses": 1}, "outcome": "won"}),
+    );
     assert_every_type_seen(ServerMessage::TYPES);
 }
 
@@ -638,6 +841,8 @@ fn every_error_code_is_snake_case() {
         (ErrorCode::TooLong, "too_long"),
         (ErrorCode::InvalidSettings, "invalid_settings"),
         (ErrorCode::PlayerNotFound, "player_not_found"),
+        (ErrorCode::NoSuchDay, "no_such_day"),
+        (ErrorCode::ChallengeNotFound, "challenge_not_found"),
     ];
     for (code, name) in codes {
         assert_eq!(serde_json::to_value(code).unwrap(), json!(name));
@@ -680,6 +885,7 @@ fn wire_names_are_serdes_names() {
     assert_names_agree::<Variant>();
     assert_names_agree::<DealMode>();
     assert_names_agree::<Difficulty>();
+    assert_names_agree::<ChallengeOutcome>();
     assert_eq!(Variant::TwentyFour.as_str(), "24");
     assert_eq!(ErrorCode::NotAPlayer.to_string(), "not_a_player");
     assert_eq!("WEEK".parse::<Period>(), Ok(Period::Week));
@@ -813,6 +1019,15 @@ fn bad_input_gives_typed_errors() {
         r#"{"type":"update_settings","settings":{"variant":"chess"}}"#,
         r#"{"type":"update_settings","settings":{"rounds":1e9}}"#,
         r#"{"type":"leaderboard","metric":"karma"}"#,
+        r#"{"type":"daily_start","date":"2026-02-30"}"#,
+        r#"{"type":"daily_start","date":"27/11/2026"}"#,
+        r#"{"type":"daily_start","date":20261127}"#,
+        r#"{"type":"daily_submit"}"#,
+        r#"{"type":"run_submit","formula":"1+2"}"#,
+        r#"{"type":"run_submit","hand":-1,"formula":"1+2"}"#,
+        r#"{"type":"challenge_start","code":"K7QXM2P0"}"#,
+        r#"{"type":"challenge_start","code":"../../etc/passwd"}"#,
+        r#"{"type":"challenge_start"}"#,
     ] {
         assert!(
             matches!(kind(text), ProtocolErrorKind::BadFields { .. }),

@@ -3,7 +3,9 @@
 use serde::{Deserialize, Serialize};
 use strum::{EnumDiscriminants, EnumIter, EnumString, IntoStaticStr, VariantNames};
 
-use super::{PlayerId, SettingsPatch};
+use chrono::NaiveDate;
+
+use super::{ChallengeCode, PlayerId, SettingsPatch};
 
 wire_enum! {
     /// Which leaderboard to show.
@@ -164,6 +166,49 @@ pub enum ClientMessage {
         /// Without it, no QR.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         base: Option<String>,
+    },
+    /// Asks for a daily hand: today's (rated), or a past day's from the
+    /// archive (unrated); answered by `daily`. Any welcomed player, in a
+    /// room or not. Asking again resumes the same clock.
+    DailyStart {
+        /// A past UTC day, `YYYY-MM-DD`; absent: today. A day before `#1`
+        /// or still to come is refused (`no_such_day`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        date: Option<NaiveDate>,
+    },
+    /// An answer to the daily last asked for on this connection; answered
+    /// by a `verdict` (`round` 0), and `daily_solved` when right.
+    DailySubmit {
+        /// The formula as typed.
+        formula: String,
+    },
+    /// Starts a solo run (three minutes, hands getting harder); answered by
+    /// `run`. Starting again abandons the run in play.
+    RunStart,
+    /// An answer to the run's current hand; answered by a `verdict`
+    /// (`round` is the hand), then `run_hand` or `run_over`.
+    RunSubmit {
+        /// The hand it answers (`run_hand.hand`), so an answer that crosses
+        /// the next deal cannot hit the wrong hand.
+        hand: u32,
+        /// The formula as typed.
+        formula: String,
+    },
+    /// Makes a challenge of the last hand the sender solved on this
+    /// connection (the daily, a room's round, a run's hand); answered by
+    /// `challenge`.
+    ChallengeCreate,
+    /// Takes a challenge: its hand, timed like the daily; answered by
+    /// `challenge_hand`. Asking again resumes the same clock.
+    ChallengeStart {
+        /// The challenge's code (from its link `/c/CODE`), any case.
+        code: ChallengeCode,
+    },
+    /// An answer to the challenge last started on this connection; answered
+    /// by a `verdict` (`round` 0), and `challenge_result` when right.
+    ChallengeSubmit {
+        /// The formula as typed.
+        formula: String,
     },
 }
 

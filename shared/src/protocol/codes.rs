@@ -83,6 +83,10 @@ wire_enum! {
         InvalidSettings,
         /// A `kick`, `transfer_host` or `around` naming nobody known.
         PlayerNotFound,
+        /// A daily before `#1`, or one still to come (UTC): never dealt.
+        NoSuchDay,
+        /// No challenge has that id.
+        ChallengeNotFound,
         /// The server is at its limit of connections or rooms.
         ServerFull,
         /// The server is shutting down.

@@ -1,8 +1,9 @@
 //! Every number a client checks or shows before the server would refuse:
 //! the protocol version, the lengths of names, formulas and chat, the
-//! redirects followed in a row, how long a dropped seat is held, and what
-//! each room setting allows. The server sends them to the browser as a
-//! generated module (`/assets/js/limits.js`), so no limit is typed twice.
+//! redirects followed in a row, how long a dropped seat is held, the
+//! clocks of the daily and of runs, and what each room setting allows.
+//! The server sends them to the browser as a generated module
+//! (`/assets/js/limits.js`), so no limit is typed twice.
 
 use std::collections::BTreeMap;
 
@@ -43,6 +44,19 @@ pub struct ClientLimits {
     /// How long a rematch's ready check waits, in ms
     /// ([`crate::room::READY_CHECK_MS`]).
     pub ready_check_ms: u64,
+    /// What a wrong answer costs in the daily, a challenge or a run, in ms
+    /// ([`crate::modes::PENALTY_MS`]).
+    pub penalty_ms: u64,
+    /// The clock a solo run starts with, in ms ([`crate::modes::run::RUN_MS`]).
+    pub run_ms: u64,
+    /// A run's combo bonuses: `[combo, ms added]`
+    /// ([`crate::modes::run::COMBO_BONUSES`]); past the last, its bonus
+    /// again every `run_combo_repeat` right answers.
+    pub run_combo_bonuses: [(u32, u64); 4],
+    /// See `run_combo_bonuses` ([`crate::modes::run::COMBO_REPEAT`]).
+    pub run_combo_repeat: u32,
+    /// Characters in a challenge code ([`crate::modes::challenge::CODE_LEN`]).
+    pub challenge_code_chars: usize,
     /// What each room setting allows, by its wire name.
     pub settings: BTreeMap<&'static str, Allowed>,
 }
@@ -64,6 +78,11 @@ impl ClientLimits {
             replaced_close_code: super::close::NORMAL,
             reactions: super::REACTIONS,
             ready_check_ms: crate::room::READY_CHECK_MS,
+            penalty_ms: crate::modes::PENALTY_MS,
+            run_ms: crate::modes::run::RUN_MS,
+            run_combo_bonuses: crate::modes::run::COMBO_BONUSES,
+            run_combo_repeat: crate::modes::run::COMBO_REPEAT,
+            challenge_code_chars: crate::modes::challenge::CODE_LEN,
             settings: Field::ALL
                 .iter()
                 .map(|&f| (f.as_str(), f.allowed()))
@@ -104,5 +123,7 @@ mod tests {
         assert!(module.contains("\"room_code_chars\": 5"), "{module}");
         assert!(module.contains("\"🎉\""), "{module}");
         assert!(module.contains("\"max\": 50"), "{module}");
+        assert!(module.contains("\"run_ms\": 180000"), "{module}");
+        assert!(module.contains("\"penalty_ms\": 10000"), "{module}");
     }
 }

@@ -17,8 +17,9 @@
 //!
 //! Its files: `client` (requests and their envelope), `server` (replies and
 //! events and theirs), `snapshot` (rooms, standings and leaderboard rows as
-//! the server shows them), `codes` (why a request or a formula is refused)
-//! and `parse` (text frames into typed messages or typed errors). Room
+//! the server shows them), `codes` (why a request or a formula is refused),
+//! `modes` (what the daily's, runs' and challenges' messages carry) and
+//! `parse` (text frames into typed messages or typed errors). Room
 //! settings are [`crate::settings`]'s, re-exported here. [`close`] names the
 //! WebSocket close codes the server ends connections with, and [`limits`]
 //! gathers every number a client checks or shows before the server would
@@ -32,12 +33,16 @@ mod client;
 pub mod close;
 mod codes;
 pub mod limits;
+mod modes;
 mod parse;
 mod server;
 mod snapshot;
 
 pub use client::{ClientEnvelope, ClientMessage, ClientMessageType, Metric, Period};
 pub use codes::{ErrorCode, VerdictError, VerdictKind};
+pub use modes::{ChallengeOutcome, SolutionEntry, Timed};
+// A challenge's code is parsed at the edge like every other field.
+pub use crate::modes::challenge::ChallengeCode;
 pub use parse::{parse_client_message, parse_server_message, ProtocolError, ProtocolErrorKind};
 pub use server::{RoundWin, ServerEnvelope, ServerMessage, ServerMessageType};
 pub use snapshot::{

@@ -1,12 +1,15 @@
 //! Server → client: every reply and event, and the envelope that carries
 //! the id of the request it answers.
 
+use crate::rules::Rules;
+use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use strum::{EnumDiscriminants, EnumIter, EnumString, IntoStaticStr, VariantNames};
 
 use super::{
-    ErrorCode, LeaderboardRow, LeaveReason, Metric, Period, PlayerId, RoomSettings, RoomSnapshot,
-    RoomSummary, ScoreEntry, Standing, VerdictError,
+    ChallengeCode, ChallengeOutcome, ErrorCode, LeaderboardRow, LeaveReason, Metric, Period,
+    PlayerId, RoomSettings, RoomSnapshot, RoomSummary, ScoreEntry, SolutionEntry, Standing, Timed,
+    VerdictError,
 };
 
 /// A message from the server. Replies to a request carry its id in the envelope.
@@ -212,6 +215,126 @@ pub enum ServerMessage {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         qr_svg: Option<String>,
     },
+    /// Reply to `daily_start`: the day's hand, and the clock that has been
+    /// running since it was first sent to this player.
+    Daily {
+        /// `#1` is the server's first day.
+        number: u32,
+        /// The UTC day, `YYYY-MM-DD`.
+        date: NaiveDate,
+        /// The value to make.
+        objective: i64,
+        /// The cards to combine.
+        cards: Vec<i64>,
+        /// The time on the player's clock now, penalties included.
+        elapsed_ms: u64,
+        /// Whether the result counts (streak, the day's board): today's
+        /// hand only.
+        rated: bool,
+    },
+    /// The daily is solved (after the right answer's `verdict`, and again
+    /// to a player asking for a day already solved).
+    DailySolved {
+        /// The day's number.
+        number: u32,
+        /// The final time, penalties included.
+        elapsed_ms: u64,
+        /// Wrong answers.
+        misses: u32,
+        /// Consecutive UTC days solved, this one included; 0 when unrated.
+        streak: u32,
+        /// The player's place on the day's board; `null` when unrated.
+        rank: Option<u32>,
+        /// The share line, giving nothing away (`Krypto #312 ✓ 0:42 · 1
+        /// miss · 🔥5` and the server's link on a second line).
+        share: String,
+        /// Every distinct solution of the hand, the player's own marked.
+        solutions: Vec<SolutionEntry>,
+    },
+    /// Reply to `run_start`: a run begins on its first hand.
+    Run {
+        /// The hand's number in the run (1).
+        hand: u32,
+        /// The value to make.
+        objective: i64,
+        /// The cards to combine.
+        cards: Vec<i64>,
+        /// The clock a run starts with.
+        duration_ms: u64,
+        /// Time left on the clock.
+        remaining_ms: u64,
+        /// Hands solved so far.
+        score: u32,
+        /// Right answers in a row.
+        combo: u32,
+    },
+    /// The run's next hand, after a right or wrong answer.
+    RunHand {
+        /// The hand's number in the run.
+        hand: u32,
+        /// The value to make.
+        objective: i64,
+        /// The cards to combine.
+        cards: Vec<i64>,
+        /// Time left on the clock, bonuses and penalties included.
+        remaining_ms: u64,
+        /// Hands solved so far.
+        score: u32,
+        /// Right answers in a row (0 after a wrong one).
+        combo: u32,
+        /// Time the combo just added (left out when none).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        bonus_ms: u64,
+    },
+    /// The run's clock ran out.
+    RunOver {
+        /// Hands solved.
+        score: u32,
+        /// Wrong answers.
+        misses: u32,
+        /// The longest combo.
+        best_combo: u32,
+        /// How long the run lasted, bonuses and penalties included.
+        duration_ms: u64,
+    },
+    /// Reply to `challenge_create`: the challenge's code, for the link
+    /// `/c/CODE`.
+    Challenge {
+        /// The code.
+        code: ChallengeCode,
+    },
+    /// Reply to `challenge_start`: the challenge's hand, and the clock that
+    /// has been running since it was first sent to this player.
+    ChallengeHand {
+        /// The challenge's code.
+        code: ChallengeCode,
+        /// The challenger's name.
+        by: String,
+        /// The value to make.
+        objective: i64,
+        /// The cards to combine.
+        cards: Vec<i64>,
+        /// The rule set answers are judged under.
+        rules: Rules,
+        /// The time on the player's clock now, penalties included.
+        elapsed_ms: u64,
+        /// The challenger's result.
+        to_beat: Timed,
+    },
+    /// The challenge is solved (after the right answer's `verdict`): both
+    /// results side by side.
+    ChallengeResult {
+        /// The challenge's code.
+        code: ChallengeCode,
+        /// The challenger's name.
+        by: String,
+        /// The player's result.
+        yours: Timed,
+        /// The challenger's result.
+        theirs: Timed,
+        /// How the player did against the challenger.
+        outcome: ChallengeOutcome,
+    },
     /// A request failed, or the server has bad news.
     Error {
         /// Machine-readable reason.
@@ -237,6 +360,10 @@ impl ServerMessage {
             message: message.into(),
         }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A won round: what the room records of it, and what `round_won` says.

@@ -47,7 +47,7 @@ pub mod effects;
 pub mod error;
 mod party;
 mod play;
-mod referee;
+pub(crate) mod referee;
 mod roster;
 mod rounds;
 pub mod saved;

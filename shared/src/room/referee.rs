@@ -8,17 +8,17 @@ use crate::solver::SolveError;
 use crate::{formula, solver};
 
 /// A formula the checker accepted.
-pub(super) struct Accepted {
+pub(crate) struct Accepted {
     /// What it comes to.
-    pub(super) value: Rational,
+    pub(crate) value: Rational,
     /// The formula as the parser prints it (spaced, `×` and `÷`, fewest
     /// parentheses): what the room shows others, so nothing a player typed
     /// beyond the formula itself reaches anyone's screen.
-    pub(super) printed: String,
+    pub(crate) printed: String,
 }
 
 /// Judges a formula; the error is already in wire form.
-pub(super) fn check(
+pub(crate) fn check(
     formula: &str,
     cards: &[i64],
     target: i64,

@@ -138,6 +138,26 @@ impl Fp {
     }
 }
 
+/// The fingerprint of a whole expression (its cards as variables), the
+/// class [`crate::solver::solve_all`] would put it in; `None` when it
+/// divides by something whose fingerprint has no inverse (a division by an
+/// expression that is zero as a function of the cards, such as `5 − 5`).
+pub(crate) fn of_expr(e: &crate::Expr) -> Option<Fp> {
+    match e {
+        crate::Expr::Card(v) => Some(Fp::card(*v)),
+        crate::Expr::Bin(op, l, r) => {
+            let (l, r) = (of_expr(l)?, of_expr(r)?);
+            match op {
+                crate::Op::Add => Some(l.add(r)),
+                crate::Op::Sub => Some(l.sub(r)),
+                crate::Op::Mul => Some(l.mul(r)),
+                crate::Op::Div if r.has_zero() => None,
+                crate::Op::Div => Some(l.mul(r.inverse())),
+            }
+        }
+    }
+}
+
 /// A whole number modulo [`P`].
 #[inline]
 pub(crate) fn residue(n: i64) -> u64 {

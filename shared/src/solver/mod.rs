@@ -9,6 +9,8 @@
 //!   `distinct/`): every distinct solution, counted the way a person would
 //!   (equal as rational functions of the cards), using the fingerprints of
 //!   `fingerprint.rs`.
+//! - [`same_solution`]: whether two expressions are one solution in that
+//!   sense (a player's formula against the solver's list).
 //! - [`chains`] (in `chain.rs`): the parenthesis-free, right-to-left chains.
 //! - [`census`]: whole-variant counts of unsolvable games.
 //!
@@ -60,6 +62,19 @@ pub enum SolveError {
     /// A census configuration that cannot be run (explained in the message).
     #[error("invalid census configuration: {0}")]
     InvalidCensus(String),
+}
+
+/// Whether `a` and `b` are the same solution in the sense of [`solve_all`]:
+/// equal as rational functions of the cards (equal card values being one
+/// variable), decided by the same fingerprints. Used to find a player's
+/// formula among the distinct solutions of a hand. An expression that
+/// divides by something identically zero is no solution and matches
+/// nothing.
+pub fn same_solution(a: &crate::Expr, b: &crate::Expr) -> bool {
+    match (fingerprint::of_expr(a), fingerprint::of_expr(b)) {
+        (Some(fa), Some(fb)) => fa == fb,
+        _ => false,
+    }
 }
 
 /// Checks the hand size every entry point shares.
