@@ -14,7 +14,8 @@ mod common;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::outage::{OwnCluster, ReadOnly, SmallDisk};
+use common::outage::{ReadOnly, SmallDisk};
+use common::postgres::Cluster;
 use common::process::{free_addr, Process};
 use common::{http_get, solve, win, Client, Raw, Won, PATIENCE};
 use krypto_server::db::Backend;
@@ -28,7 +29,7 @@ struct Outage {
     url: String,
     /// Where the server keeps its journal.
     journal: PathBuf,
-    cluster: Option<OwnCluster>,
+    cluster: Option<Cluster>,
     lock: Option<SqliteConnection>,
     _dir: tempfile::TempDir,
 }
@@ -40,9 +41,9 @@ impl Outage {
         let journal = dir.path().join("krypto.recorder-journal");
         Some(match common::backend() {
             Backend::Postgres => {
-                let cluster = OwnCluster::start()?;
+                let cluster = Cluster::own()?;
                 Outage {
-                    url: cluster.url(),
+                    url: cluster.url().to_owned(),
                     journal,
                     cluster: Some(cluster),
                     lock: None,
@@ -79,7 +80,7 @@ impl Outage {
     /// Takes the database away.
     async fn begin(&mut self) {
         match &self.cluster {
-            Some(cluster) => cluster.down(),
+            Some(cluster) => cluster.stop(),
             None => {
                 let mut lock = SqliteConnection::connect(&self.url).await.unwrap();
                 sqlx::query("BEGIN IMMEDIATE")
@@ -94,7 +95,7 @@ impl Outage {
     /// Gives it back.
     async fn end(&mut self) {
         match &self.cluster {
-            Some(cluster) => cluster.up(),
+            Some(cluster) => cluster.start(),
             None => {
                 let mut lock = self.lock.take().unwrap();
                 sqlx::query("ROLLBACK").execute(&mut lock).await.unwrap();
@@ -177,10 +178,10 @@ async fn ready_again(server: &Process) -> Value {
 }
 
 /// A cluster of the test's own, made and then stopped: a database that is
-/// not there yet (see [`OwnCluster::start`] for `None`).
-fn stopped_cluster() -> Option<OwnCluster> {
-    let cluster = OwnCluster::start()?;
-    cluster.down();
+/// not there yet (see [`Cluster::own`] for `None`).
+fn stopped_cluster() -> Option<Cluster> {
+    let cluster = Cluster::own()?;
+    cluster.stop();
     Some(cluster)
 }
 
@@ -387,7 +388,7 @@ on_both! {
 /// pool's stale connections are replaced on first use).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_a_restart_of_postgresql_new_players_are_welcome_on_every_node() {
-    let Some(cluster) = OwnCluster::start() else {
+    let Some(cluster) = Cluster::own() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -405,17 +406,17 @@ async fn after_a_restart_of_postgresql_new_players_are_welcome_on_every_node() {
                 "--journal",
                 &journal,
             ];
-            Process::start_at(addr, &cluster.url(), &args)
+            Process::start_at(addr, cluster.url(), &args)
         })
         .collect();
     for (i, node) in nodes.iter().enumerate() {
         let welcome = newcomer(node, &format!("Before{i}")).await;
         assert_eq!(welcome["type"], "welcome", "{welcome}");
     }
-    cluster.down();
+    cluster.stop();
     // Longer than the node timeout, as in a restart for an upgrade.
     tokio::time::sleep(Duration::from_secs(3)).await;
-    cluster.up();
+    cluster.start();
     for (i, node) in nodes.iter().enumerate() {
         ready_again(node).await;
         let welcome = newcomer(node, &format!("After{i}")).await;
@@ -430,13 +431,13 @@ async fn a_server_started_before_its_database_waits_for_it() {
     };
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("j").display().to_string();
-    let server = Process::start_at(free_addr(), &cluster.url(), &["--journal", &journal]);
+    let server = Process::start_at(free_addr(), cluster.url(), &["--journal", &journal]);
     let deadline = Instant::now() + PATIENCE;
     while !server.printed("waiting for the database at") {
         assert!(Instant::now() < deadline, "the server did not say it waits");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    cluster.up();
+    cluster.start();
     ready_again(&server).await;
     let welcome = newcomer(&server, "Ann").await;
     assert_eq!(welcome["type"], "welcome", "{welcome}");
@@ -447,7 +448,7 @@ async fn a_server_gives_up_on_a_database_that_never_comes() {
     let Some(cluster) = stopped_cluster() else {
         return;
     };
-    let mut server = Process::start_at(free_addr(), &cluster.url(), &["--database-wait-secs", "1"]);
+    let mut server = Process::start_at(free_addr(), cluster.url(), &["--database-wait-secs", "1"]);
     assert!(!server.exited_cleanly().await, "it exits with an error");
     assert!(server.printed("waiting for the database at"));
 }
@@ -553,10 +554,10 @@ async fn the_recorders_counters_follow_an_outage() {
     use krypto_server::scores::recorder::{JournalOptions, RecordError, Recorder};
     use std::sync::atomic::Ordering::Relaxed;
 
-    let Some(cluster) = OwnCluster::start() else {
+    let Some(cluster) = Cluster::own() else {
         return;
     };
-    let db = Db::open(&cluster.url()).await.unwrap();
+    let db = Db::open(cluster.url()).await.unwrap();
     let ann = common::seed_player(&db, "Ann", "hash-Ann", false).await;
     let ben = || NewPlayer {
         name: "Ben".into(),
@@ -580,7 +581,7 @@ async fn the_recorders_counters_follow_an_outage() {
     recorder.commit(start(1)).await.unwrap();
     assert_eq!(state.commits.load(Relaxed), 1);
 
-    cluster.down();
+    cluster.stop();
     recorder.commit(start(2)).await.unwrap();
     assert!(matches!(
         recorder.create_player(ben()).await,
@@ -591,7 +592,7 @@ async fn the_recorders_counters_follow_an_outage() {
     assert!(state.failed_commits.load(Relaxed) >= 1);
     assert!(state.database_outage().is_some());
 
-    cluster.up();
+    cluster.start();
     let deadline = Instant::now() + Duration::from_secs(20);
     while state.journal_batches.load(Relaxed) > 0 {
         assert!(Instant::now() < deadline, "the journal was not replayed");
@@ -606,7 +607,7 @@ async fn the_recorders_counters_follow_an_outage() {
     ));
     recorder.close().await;
     task.await.unwrap();
-    let mut raw = Raw::connect(&cluster.url()).await;
+    let mut raw = Raw::connect(cluster.url()).await;
     let (matches,): (i64,) = raw.one("SELECT count(*) FROM matches").await;
     assert_eq!(matches, 2);
 }

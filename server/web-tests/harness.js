@@ -106,45 +106,26 @@ export async function startServer() {
 }
 
 /**
- * The directory of PostgreSQL's `initdb` and `pg_ctl`, searched as the
- * server's tests search (server/tests/common/postgres.rs): on PATH, then
- * `pg_config --bindir`, then the newest `/usr/lib/postgresql/*\/bin`.
- */
-function postgresBin() {
-  const has = (dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl'));
-  const path = (process.env.PATH ?? '').split(delimiter).find(has);
-  if (path) return path;
-  try {
-    const dir = execFileSync('pg_config', ['--bindir'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-    if (has(dir)) return dir;
-  } catch { /* no pg_config: look further */ }
-  const versions = entries('/usr/lib/postgresql').filter((v) => has(join('/usr/lib/postgresql', v, 'bin')))
-    .sort((a, b) => Number(a) - Number(b));
-  if (versions.length) return join('/usr/lib/postgresql', versions.pop(), 'bin');
-  throw new Error('no PostgreSQL (initdb, pg_ctl) found: install PostgreSQL 13+ (.ci/run does)');
-}
-
-/**
- * A throwaway PostgreSQL cluster (the machine's PostgreSQL, run as the
- * `postgres` user when we are root), listening on a unix socket in a new
- * temporary directory; `url` is its `postgres` database.
+ * A throwaway PostgreSQL cluster, started by the repository's `.ci/postgres`
+ * (as the server's Rust tests and the benchmarks start theirs): the machine's
+ * PostgreSQL 13+, on a unix socket in a new temporary directory; `url` is its
+ * `postgres` database. Stopped by `stop()`, or by the script's watchdog once
+ * this process exits, however it exits.
  */
 export async function startPostgres() {
-  const bin = postgresBin();
-  const dir = mkdtempSync(join(tmpdir(), 'krypto-web-pg-'));
-  const root = process.getuid?.() === 0;
-  const run = (cmd, args) => (root
-    ? execFileSync('su', ['postgres', '-c', [cmd, ...args].map((a) => `'${a}'`).join(' ')])
-    : execFileSync(cmd, args));
-  if (root) execFileSync('chown', ['-R', 'postgres', dir]);
-  run(`${bin}/initdb`, ['-D', `${dir}/data`, '-U', 'postgres', '--auth=trust', '--no-sync', '--no-locale']);
-  run(`${bin}/pg_ctl`, ['-D', `${dir}/data`, '-o', `-k ${dir} -c listen_addresses= -c fsync=off`,
-    '-l', `${dir}/log`, '-w', 'start']);
+  const script = join(here, '..', '..', '.ci', 'postgres');
+  let out;
+  try {
+    out = execFileSync(script, ['start', '--owner', String(process.pid)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (e) {
+    throw new Error(`${script} start failed: ${e.stderr ?? e.message} (install PostgreSQL 13+: .ci/run does)`);
+  }
+  const said = Object.fromEntries(out.toString().split('\n').filter((l) => l.includes('='))
+    .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
   return {
-    url: `postgres://postgres@localhost/postgres?host=${dir}`,
+    url: said.url,
     async stop() {
-      run(`${bin}/pg_ctl`, ['-D', `${dir}/data`, '-m', 'immediate', 'stop']);
-      rmSync(dir, { recursive: true, force: true });
+      execFileSync(script, ['stop', said.dir], { stdio: 'ignore' });
     },
   };
 }

@@ -2,350 +2,204 @@
 //! database in it for each test — or, on a machine without PostgreSQL, one
 //! line saying the PostgreSQL half of the binary's tests was skipped.
 //!
-//! The server comes from the first of:
-//!
-//! 1. `KRYPTO_TEST_POSTGRES_URL`, a URL to a database of a running server
-//!    the tests may create databases on;
-//! 2. `initdb` and `pg_ctl` on `PATH`;
-//! 3. the directory `pg_config --bindir` names;
-//! 4. the usual install places of versioned packages (Debian's
-//!    `/usr/lib/postgresql/*/bin`, RHEL's `/usr/pgsql-*/bin`, Homebrew's
-//!    `postgresql@*` kegs), the newest first;
-//!
-//! taking only PostgreSQL 13 or newer. From 2 to 4 the first test that
-//! needs PostgreSQL runs `initdb` in a temporary directory and starts the
-//! cluster with `pg_ctl`, listening only on a unix socket in that directory
-//! (no port to collide with anything), with durability off (a test cluster
-//! need not survive a power cut). When running as root, the cluster runs as
-//! the `postgres` user. A watchdog stops the cluster and deletes the
-//! directory once the test binary exits.
+//! The server is the one at `KRYPTO_TEST_POSTGRES_URL` (a URL to a
+//! database of a running server the tests may create databases on) when it
+//! is set; otherwise the first test that needs PostgreSQL starts a cluster
+//! with the repository's `.ci/postgres`, as the browser tests and the
+//! benchmarks do: that script finds PostgreSQL 13+'s programs, runs them as
+//! the `postgres` user when we are root, listens only on a unix socket in a
+//! temporary directory (no port to collide with anything), with durability
+//! off, and stops the cluster and deletes the directory once this test
+//! binary exits. Tests of outages start a [`Cluster`] of their own, to stop
+//! and start.
 //!
 //! `KRYPTO_REQUIRE_POSTGRES=1` turns the skip into a failure (CI sets it).
-//! `KRYPTO_TEST_POSTGRES_GLOBS` (patterns separated by `:`) replaces the
-//! install places of step 4, to check the search or hide the machine's
-//! PostgreSQL from it.
+//! `KRYPTO_TEST_POSTGRES_GLOBS` (read by the script) replaces the install
+//! places it searches, to check the search or hide the machine's PostgreSQL
+//! from it.
 
-use std::fmt;
-use std::io::Write;
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{ChildStdin, Command, Stdio};
+use std::io::{ErrorKind, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Once, OnceLock};
 
 use sqlx::{Connection, PgConnection};
 
-/// `initdb`'s flags after `-D DIR` for a throwaway cluster: trust, no fsync, no locale.
-pub const INITDB_ARGS: &[&str] = &[
-    "-U",
-    "postgres",
-    "--auth=trust",
-    "--no-sync",
-    "--encoding=UTF8",
-    "--no-locale",
-];
+/// The script that starts and stops every throwaway cluster of the repository.
+const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../.ci/postgres");
 
-/// The oldest PostgreSQL the server supports.
-const OLDEST_MAJOR: u32 = 13;
+/// The script's exit status for "no PostgreSQL 13+ here".
+const NOT_FOUND: i32 = 3;
 
-/// Where versioned PostgreSQL packages put their programs.
-const INSTALL_GLOBS: &[&str] = &[
-    "/usr/lib/postgresql/*/bin",
-    "/usr/pgsql-*/bin",
-    "/opt/homebrew/opt/postgresql@*/bin",
-    "/usr/local/opt/postgresql@*/bin",
-];
+/// `env`'s exit status when it finds no `bash` to run the script with.
+const NO_INTERPRETER: i32 = 127;
 
-/// No PostgreSQL server programs were found: what was looked at.
-#[derive(Debug)]
-pub struct NotFound {
-    tried: Vec<String>,
+/// Why there is no server to test on.
+enum Unavailable {
+    /// Nothing found (what was looked at): the tests that need it are skipped.
+    Missing(String),
+    /// Found, but it would not start: the tests that need it fail.
+    Broken(String),
 }
 
-impl fmt::Display for NotFound {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "no PostgreSQL {OLDEST_MAJOR}+ found (looked at ")?;
-        write!(f, "KRYPTO_TEST_POSTGRES_URL, {})", self.tried.join(", "))
-    }
-}
-
-/// The directory of the newest suitable `initdb` and `pg_ctl`, searched as
-/// the module's documentation says (steps 2 to 4).
-pub fn bin_dir() -> Result<PathBuf, NotFound> {
-    let mut tried = Vec::new();
-    let on_path = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .unwrap_or_default();
-    tried.push("initdb and pg_ctl on PATH".to_owned());
-    if let Some(dir) = on_path.into_iter().find(|d| suitable(d)) {
-        return Ok(dir);
-    }
-    tried.push("pg_config --bindir".to_owned());
-    if let Some(dir) = pg_config_bindir().filter(|d| suitable(d)) {
-        return Ok(dir);
-    }
-    let globs = std::env::var("KRYPTO_TEST_POSTGRES_GLOBS").map_or_else(
-        |_| INSTALL_GLOBS.iter().map(|g| (*g).to_owned()).collect(),
-        |v| {
-            v.split(':')
-                .filter(|g| !g.is_empty())
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        },
-    );
-    let mut installed: Vec<(u32, PathBuf)> = globs
-        .iter()
-        .filter_map(|pattern| glob::glob(pattern).ok())
-        .flatten()
-        .filter_map(Result::ok)
-        .filter_map(|dir| major_version(&dir).map(|v| (v, dir)))
-        .filter(|(v, _)| *v >= OLDEST_MAJOR)
-        .collect();
-    tried.extend(globs);
-    installed.sort();
-    installed
-        .pop()
-        .map(|(_, dir)| dir)
-        .ok_or(NotFound { tried })
-}
-
-fn pg_config_bindir() -> Option<PathBuf> {
-    let out = Command::new("pg_config").arg("--bindir").output().ok()?;
-    let dir = String::from_utf8(out.stdout).ok()?;
-    out.status.success().then(|| PathBuf::from(dir.trim_end()))
-}
-
-/// Whether `dir` holds `initdb` and a `pg_ctl` of a supported version.
-fn suitable(dir: &Path) -> bool {
-    major_version(dir).is_some_and(|v| v >= OLDEST_MAJOR)
-}
-
-/// The major version of `dir/pg_ctl` (`pg_ctl (PostgreSQL) 16.4 (…)`), when
-/// `dir` also has an `initdb`.
-fn major_version(dir: &Path) -> Option<u32> {
-    if !dir.join("initdb").is_file() {
-        return None;
-    }
-    let out = Command::new(dir.join("pg_ctl"))
-        .arg("--version")
+/// Runs `.ci/postgres` with `args`; its standard output, or why it failed.
+fn script(args: &[&str]) -> Result<String, Unavailable> {
+    let out = match Command::new(SCRIPT)
+        .args(args)
+        .stdin(Stdio::null())
         .output()
-        .ok()?;
-    let text = String::from_utf8(out.stdout).ok()?;
-    let version = text.split_whitespace().nth(2)?;
-    version.split(['.', 'b', 'r']).next()?.parse().ok()
+    {
+        Ok(out) => out,
+        // No interpreter to run it with: as good as no PostgreSQL.
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            return Err(Unavailable::Missing(format!("could not run {SCRIPT}: {e}")))
+        }
+        Err(e) => return Err(Unavailable::Broken(format!("{SCRIPT}: {e}"))),
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr).trim_end().to_owned();
+    match out.status.code() {
+        Some(0) => Ok(String::from_utf8_lossy(&out.stdout).into_owned()),
+        Some(NOT_FOUND) => Err(Unavailable::Missing(stderr)),
+        Some(NO_INTERPRETER) => Err(Unavailable::Missing(format!(
+            "could not run {SCRIPT} (it needs bash): {stderr}"
+        ))),
+        _ => Err(Unavailable::Broken(format!(
+            "{SCRIPT} {} failed: {stderr}",
+            args.join(" ")
+        ))),
+    }
+}
+
+/// A PostgreSQL cluster of its own in a temporary directory, started by
+/// `.ci/postgres`; stopped and deleted when dropped, or once the test
+/// binary exits, whichever comes first. Tests of outages stop and start one.
+pub struct Cluster {
+    /// The URL of its `postgres` database.
+    url: String,
+    /// Its directory, which names it to the script.
+    dir: String,
+}
+
+impl Cluster {
+    /// Starts a new cluster, waiting until it takes connections.
+    fn launch() -> Result<Cluster, Unavailable> {
+        let owner = std::process::id().to_string();
+        let out = script(&["start", "--owner", &owner])?;
+        let field = |key: &str| {
+            out.lines()
+                .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+                .map(str::to_owned)
+                .ok_or_else(|| Unavailable::Broken(format!("{SCRIPT} start said no {key}: {out}")))
+        };
+        Ok(Cluster {
+            url: field("url")?,
+            dir: field("dir")?,
+        })
+    }
+
+    /// A started cluster of this test's own, to stop and start — or `None`
+    /// when there is no PostgreSQL on this machine (the test is skipped,
+    /// and says so, unless `KRYPTO_REQUIRE_POSTGRES=1`).
+    pub fn own() -> Option<Cluster> {
+        match Cluster::launch() {
+            Ok(cluster) => Some(cluster),
+            Err(Unavailable::Broken(why)) => panic!("{why}"),
+            Err(Unavailable::Missing(missing)) => {
+                refuse_to_skip(&missing);
+                eprintln!("skipped: this test starts a PostgreSQL of its own — {missing}");
+                None
+            }
+        }
+    }
+
+    fn run(&self, action: &str) {
+        if let Err(Unavailable::Broken(why) | Unavailable::Missing(why)) =
+            script(&[action, &self.dir])
+        {
+            panic!("{why}");
+        }
+    }
+
+    /// Starts the cluster again after [`Cluster::stop`], and waits until it
+    /// takes connections.
+    pub fn start(&self) {
+        self.run("up");
+    }
+
+    /// Stops the cluster as an operator would for a restart, `-m fast`:
+    /// every connection is closed, the data is kept.
+    pub fn stop(&self) {
+        self.run("down");
+    }
+
+    /// The URL of its `postgres` database.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// A new, empty database in this cluster; returns its URL.
+    pub async fn fresh_database(&self) -> String {
+        create_database(&template(&self.url).unwrap_or_else(|e| panic!("{e}"))).await
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        // Nothing to do about a failure here: the watchdog tries again once
+        // the binary exits.
+        let _ = script(&["stop", &self.dir]);
+    }
 }
 
 /// Where to create test databases: a URL with `{db}` where the database's
 /// name goes.
 struct Admin {
     template: String,
-    /// The cluster started for this binary, if one was.
+    /// The cluster started for this binary, if one was; never dropped (a
+    /// static), so `.ci/postgres`'s watchdog stops it when the binary exits.
     _cluster: Option<Cluster>,
-}
-
-/// Why there is no server to test on.
-enum Unavailable {
-    /// Nothing found: the tests that need it are skipped.
-    Missing(NotFound),
-    /// Found, but it would not start: the tests that need it fail.
-    Broken(String),
 }
 
 static ADMIN: OnceLock<Result<Admin, Unavailable>> = OnceLock::new();
 
-/// Runs `program` with `args`, as the `postgres` user when we are root.
-fn command(program: &Path, args: &[&str], as_postgres: bool) -> Command {
-    if as_postgres {
-        let mut c = Command::new("runuser");
-        c.args(["-u", "postgres", "--"]).arg(program).args(args);
-        c
-    } else {
-        let mut c = Command::new(program);
-        c.args(args);
-        c
-    }
-}
-
-fn run(mut c: Command, what: &str) -> Result<(), String> {
-    let out = c.output().map_err(|e| format!("{what}: {e}"))?;
-    if out.status.success() {
-        return Ok(());
-    }
-    Err(format!(
-        "{what} failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    ))
-}
-
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.starts_with(b"0\n"))
-}
-
-/// A PostgreSQL cluster of its own in a temporary directory, listening
-/// only on a unix socket there; stopped and deleted by a watchdog once the
-/// test binary exits. Tests of outages stop and start one.
-pub struct Cluster {
-    dir: String,
-    data: String,
-    log: String,
-    pg_ctl: PathBuf,
-    root: bool,
-    /// The write end of the watchdog's standard input, never closed while
-    /// the binary runs: its end of file tells the watchdog to clean up.
-    _watchdog: Option<ChildStdin>,
-}
-
-impl Cluster {
-    /// A new cluster of `bin`'s programs (created, not started).
-    fn init(bin: &Path) -> Result<Cluster, String> {
-        let root = is_root();
-        let dir: PathBuf = tempfile::Builder::new()
-            .prefix("krypto-pg-")
-            .tempdir()
-            .map_err(|e| format!("a temporary directory: {e}"))?
-            .keep();
-        let text = |p: &Path| {
-            p.to_str()
-                .map(str::to_owned)
-                .ok_or_else(|| format!("{} is not UTF-8", p.display()))
-        };
-        let (dir_s, data) = (text(&dir)?, text(&dir.join("data"))?);
-        let (log, pg_ctl) = (text(&dir.join("log"))?, bin.join("pg_ctl"));
-        if root {
-            run(
-                command(Path::new("chown"), &["-R", "postgres", &dir_s], false),
-                "chown",
-            )?;
-        }
-        run(
-            command(
-                &bin.join("initdb"),
-                &[&["-D", data.as_str()], INITDB_ARGS].concat(),
-                root,
-            ),
-            "initdb",
-        )?;
-        // The watchdog waits for the end of its standard input, which comes
-        // when this binary exits however it exits; it runs in a process
-        // group of its own so a Ctrl-C to the tests does not stop it first.
-        let stop = format!(
-            "{as_postgres}'{pg_ctl}' -D '{data}' -m immediate stop",
-            as_postgres = if root { "runuser -u postgres -- " } else { "" },
-            pg_ctl = text(&pg_ctl)?,
-        );
-        let mut watchdog = Command::new("sh")
-            .args(["-c", &format!("cat >/dev/null; {stop}; rm -rf '{dir_s}'")])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .map_err(|e| format!("the cluster's watchdog: {e}"))?;
-        Ok(Cluster {
-            dir: dir_s,
-            data,
-            log,
-            pg_ctl,
-            root,
-            _watchdog: watchdog.stdin.take(),
-        })
-    }
-
-    /// A started cluster of this test's own, to stop and start — or `None`
-    /// when there is no PostgreSQL on this machine (the test is skipped,
-    /// see [`available`]).
-    pub fn own() -> Option<Cluster> {
-        if !available() {
-            return None;
-        }
-        let bin = bin_dir().unwrap_or_else(|missing| panic!("{missing}"));
-        let cluster = Cluster::init(&bin).unwrap_or_else(|e| panic!("{e}"));
-        cluster.start();
-        Some(cluster)
-    }
-
-    fn pg_ctl(&self, args: &[&str], what: &str) -> Result<(), String> {
-        let mut all = vec!["-D", self.data.as_str()];
-        all.extend_from_slice(args);
-        run(command(&self.pg_ctl, &all, self.root), what)
-    }
-
-    fn try_start(&self) -> Result<(), String> {
-        let options = format!(
-            "-k {} -c listen_addresses='' -c fsync=off -c synchronous_commit=off \
-             -c full_page_writes=off -c max_connections=400",
-            self.dir
-        );
-        self.pg_ctl(
-            &["-o", &options, "-l", &self.log, "-w", "start"],
-            "pg_ctl start",
-        )
-    }
-
-    /// Starts the cluster and waits until it takes connections.
-    pub fn start(&self) {
-        self.try_start().unwrap_or_else(|e| panic!("{e}"));
-    }
-
-    /// Stops the cluster as an operator would for a restart, `-m fast`:
-    /// every connection is closed, the data is kept.
-    pub fn stop(&self) {
-        self.pg_ctl(&["-m", "fast", "-w", "stop"], "pg_ctl stop")
-            .unwrap_or_else(|e| panic!("{e}"));
-    }
-
-    fn template(&self) -> String {
-        format!("postgres://postgres@localhost/{{db}}?host={}", self.dir)
-    }
-
-    /// A new, empty database in this cluster; returns its URL.
-    pub async fn fresh_database(&self) -> String {
-        create_database(&self.template()).await
-    }
-}
-
-/// Starts a cluster of `bin`'s programs in a new temporary directory.
-fn start_cluster(bin: &Path) -> Result<Admin, String> {
-    let cluster = Cluster::init(bin)?;
-    cluster.try_start()?;
-    Ok(Admin {
-        template: cluster.template(),
-        _cluster: Some(cluster),
-    })
-}
-
-/// The server named by `KRYPTO_TEST_POSTGRES_URL`, with the placeholder
-/// where its database's name was.
-fn given_server(url: &str) -> Result<Admin, String> {
+/// `url` with the placeholder `{db}` where its database's name was.
+fn template(url: &str) -> Result<String, String> {
     let (base, query) = url
         .split_once('?')
         .map_or((url, None), |(b, q)| (b, Some(q)));
     let (server, _) = base
         .rsplit_once('/')
-        .ok_or_else(|| format!("KRYPTO_TEST_POSTGRES_URL={url} has no database name"))?;
-    let template = match query {
+        .ok_or_else(|| format!("{url} has no database name"))?;
+    Ok(match query {
         Some(q) => format!("{server}/{{db}}?{q}"),
         None => format!("{server}/{{db}}"),
-    };
-    Ok(Admin {
-        template,
-        _cluster: None,
     })
 }
 
 fn admin() -> &'static Result<Admin, Unavailable> {
     ADMIN.get_or_init(|| match std::env::var("KRYPTO_TEST_POSTGRES_URL") {
-        Ok(url) => given_server(&url).map_err(Unavailable::Broken),
-        Err(_) => match bin_dir() {
-            Ok(bin) => start_cluster(&bin)
-                .map_err(|e| Unavailable::Broken(format!("PostgreSQL in {}: {e}", bin.display()))),
-            Err(missing) => Err(Unavailable::Missing(missing)),
-        },
+        Ok(url) => template(&url)
+            .map(|template| Admin {
+                template,
+                _cluster: None,
+            })
+            .map_err(|e| Unavailable::Broken(format!("KRYPTO_TEST_POSTGRES_URL: {e}"))),
+        Err(_) => {
+            let cluster = Cluster::launch()?;
+            let template = template(&cluster.url).map_err(Unavailable::Broken)?;
+            Ok(Admin {
+                template,
+                _cluster: Some(cluster),
+            })
+        }
     })
+}
+
+/// Fails when `KRYPTO_REQUIRE_POSTGRES=1`: there, a skip is a failure.
+fn refuse_to_skip(missing: &str) {
+    let required = std::env::var("KRYPTO_REQUIRE_POSTGRES").is_ok_and(|v| v == "1");
+    assert!(!required, "KRYPTO_REQUIRE_POSTGRES=1 but {missing}");
 }
 
 /// The test binary's name without cargo's hash (`rooms-0a1b…` → `rooms`).
@@ -370,8 +224,7 @@ pub fn available() -> bool {
         Ok(_) => true,
         Err(Unavailable::Broken(why)) => panic!("{why}"),
         Err(Unavailable::Missing(missing)) => {
-            let required = std::env::var("KRYPTO_REQUIRE_POSTGRES").is_ok_and(|v| v == "1");
-            assert!(!required, "KRYPTO_REQUIRE_POSTGRES=1 but {missing}");
+            refuse_to_skip(missing);
             static SAID: Once = Once::new();
             SAID.call_once(|| {
                 // Straight to the standard error: the test harness captures
@@ -380,7 +233,7 @@ pub fn available() -> bool {
                 let _ = writeln!(
                     std::io::stderr(),
                     "skipped: the PostgreSQL tests of {} — {missing}; install PostgreSQL \
-                     {OLDEST_MAJOR}+ or set KRYPTO_TEST_POSTGRES_URL to run them",
+                     13+ or set KRYPTO_TEST_POSTGRES_URL to run them",
                     binary_name()
                 );
             });
