@@ -8,7 +8,11 @@
 //! that `welcome` resumed its seat.
 //!
 //! The URL comes from the network, so it is checked before anything
-//! connects to it ([`check_url`]): only `ws://` and `wss://`. And nodes that
+//! connects to it ([`check_url`]): only a krypto node's WebSocket address,
+//! `ws://` or `wss://` with a path ending in `/ws`, and no query, fragment
+//! or credentials. Anything looser would let a hostile server point every
+//! client that trusts it at any host, port, path and query (a LAN device's
+//! `/cgi-bin/…?confirm=1`): the WebSocket handshake is a plain GET. And nodes that
 //! disagree about where a room lives could bounce a client for ever, so
 //! [`Follow`] counts the redirects since the last seat and refuses the
 //! [`MAX_IN_A_ROW`]th + 1.
@@ -34,10 +38,11 @@ const MAX_URL_LEN: usize = 2048;
 /// Why a redirect is not followed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RedirectError {
-    /// Not a WebSocket URL (or not a URL at all). Holds the URL as it may
-    /// be shown: control characters stripped, cut short.
+    /// Not a krypto node's WebSocket URL (or not a URL at all). Holds the
+    /// URL as it may be shown: control characters stripped, cut short.
     #[error(
-        "the server sent us to {0:?}, which is not a ws:// or wss:// address: not following it"
+        "the server sent us to {0:?}, which is not a krypto server's address (ws:// or wss://, \
+         a path ending in /ws, no query, fragment or credentials): not following it"
     )]
     NotWebSocket(String),
     /// Sent from node to node too many times without a seat.
@@ -49,7 +54,8 @@ pub enum RedirectError {
 }
 
 /// The URL of a redirect, if it is one we may connect to: `ws://` or
-/// `wss://` with a host, no credentials, of sane length.
+/// `wss://` with a host, a path ending in `/ws`, no query, fragment or
+/// credentials, of sane length.
 pub fn check_url(raw: &str) -> Result<String, RedirectError> {
     let refuse = || RedirectError::NotWebSocket(shown(raw));
     if raw.len() > MAX_URL_LEN || raw.chars().any(|c| c.is_whitespace() || c.is_control()) {
@@ -59,7 +65,10 @@ pub fn check_url(raw: &str) -> Result<String, RedirectError> {
     let websocket = matches!(url.scheme(), "ws" | "wss");
     let host = url.host_str().is_some_and(|h| !h.is_empty());
     let credentials = !url.username().is_empty() || url.password().is_some();
-    if !websocket || !host || credentials {
+    // Checked on the raw text too: `Url` drops an empty `?` or `#`.
+    let extras = url.query().is_some() || url.fragment().is_some() || raw.contains(['?', '#']);
+    let krypto_path = url.path().ends_with("/ws");
+    if !websocket || !host || credentials || extras || !krypto_path {
         return Err(refuse());
     }
     Ok(url.to_string())
@@ -128,6 +137,14 @@ mod tests {
             "ws://",
             "ws://user:secret@host-b/ws",
             "ws://host b/ws",
+            "ws://host-b:7878/",
+            "ws://host-b:7878",
+            "ws://host-b:7878/cgi-bin/x",
+            "ws://host-b:7878/ws?confirm=1",
+            "ws://host-b:7878/ws?",
+            "ws://host-b:7878/ws#top",
+            "ws://user@host-b/ws",
+            "http://192.168.1.1/cgi-bin/x?confirm=1",
             "not a url",
             "",
         ] {
@@ -143,7 +160,7 @@ mod tests {
         let err = check_url("http://evil\u{1b}[2J\r\nSERVER: you won").unwrap_err();
         let text = err.to_string();
         assert!(!text.contains(['\u{1b}', '\r', '\n']), "{text}");
-        assert!(text.contains("not a ws:// or wss:// address"), "{text}");
+        assert!(text.contains("not a krypto server's address"), "{text}");
         let long = format!("http://{}", "a".repeat(500));
         assert!(shown(&long).chars().count() <= 81);
     }

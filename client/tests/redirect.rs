@@ -215,7 +215,7 @@ fn plain_refuses_a_redirect_that_is_not_to_a_websocket() {
         sends_joins_to("http://evil.example/\u{1b}[2Jgo".into()),
     );
     let mut ann = plain_joins(&scratch, &a.url, CODE);
-    let line = ann.expect_contains("not a ws:// or wss:// address");
+    let line = ann.expect_contains("not a krypto server's address");
     assert!(!line.contains(char::is_control), "{line:?}");
     // Still connected to A, and usable.
     ann.send("/rooms");
@@ -336,7 +336,7 @@ fn bots_stop_at_a_redirect_that_is_not_to_a_websocket() {
     let scratch = Scratch::new();
     let a = Node::start(listener(), sends_joins_to("file:///etc/passwd".into()));
     let mut bots = Proc::bots(&scratch, &a.url, CODE, &[]);
-    bots.expect_contains("not a ws:// or wss:// address");
+    bots.expect_contains("not a krypto server's address");
     let status = bots.finish();
     assert!(!status.success());
 }

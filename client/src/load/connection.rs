@@ -20,7 +20,7 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-use super::room::{RoomPlan, RunContext};
+use super::plan::{RoomPlan, RunContext};
 use super::stats::Stats;
 use crate::redirect::{Follow, RedirectError, HOME_AFTER_FAILURES};
 

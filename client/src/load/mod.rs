@@ -5,9 +5,11 @@
 //! A map of the modules:
 //!
 //! - [`cli`]: the command line's flags, turned into a [`LoadConfig`].
+//! - [`plan`]: what a room task is given (its [`plan::RoomPlan`], the
+//!   run's shared [`plan::RunContext`] and [`plan::Phase`]).
 //! - [`room`]: one task per simulated room driving all of its players'
-//!   sockets: setup (create, join by code following redirects, start) and
-//!   play.
+//!   sockets (each a `SimPlayer`) through play; `connection` connects them
+//!   and sets the room up (create, join by code following redirects, start).
 //!
 //! Given several nodes of one server, rooms are created on them in turn and
 //! each room's other players connect through the next node, so their joins
@@ -23,9 +25,10 @@
 pub mod answers;
 pub mod cli;
 mod connection;
-mod player;
+pub mod plan;
 pub mod report;
 pub mod room;
+mod sim_player;
 pub mod stats;
 pub mod system;
 
@@ -38,8 +41,8 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 use crate::lines::{Lines, LinesGuard};
+use plan::{Phase, RoomPlan, RunContext};
 pub use report::Report;
-use room::{Phase, RoomPlan, RunContext};
 use stats::{Counters, Stats};
 use system::RssSampler;
 

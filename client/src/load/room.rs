@@ -15,7 +15,8 @@
 //! a new socket (to the redirect's node, or back home after a 1012), `hello`
 //! with the token, and the seat is resumed; meanwhile the rest of the room
 //! plays on. Connecting, setting the room up and coming back are
-//! [`super::connection`]'s; this file is the room's state during play.
+//! [`super::connection`]'s, what a room is asked to do and the run's shared
+//! state are [`super::plan`]'s; this file is the room's state during play.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -28,8 +29,6 @@ use krypto_core::protocol::{
     close, parse_server_message, ClientEnvelope, ClientMessage, ErrorCode, RoomPhase,
     ServerEnvelope, ServerMessage,
 };
-use krypto_core::settings::SettingsPatch;
-use krypto_core::Rules;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tokio::sync::{mpsc, watch};
@@ -38,59 +37,10 @@ use tokio_tungstenite::tungstenite::Message;
 
 use super::answers::{self, Answers, Right};
 use super::connection::{come_back, set_up, text, Conn, Incoming, SetupError, Sink, Ws};
-use super::player::{Bot, Pending};
-use super::stats::{record, Counters, Stats, WonRound};
+use super::plan::{Phase, RoomPlan, RunContext};
+use super::sim_player::{Pending, SimPlayer};
+use super::stats::{record, Stats, WonRound};
 use crate::redirect::Follow;
-
-/// Where the run as a whole is; the coordinator moves it forward and every
-/// room task watches it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
-    /// Rooms are still being set up; they already play once ready.
-    Ramp,
-    /// Every room is set up: latencies of submissions sent from `since` on
-    /// are measured.
-    Steady {
-        /// When the steady window began.
-        since: Instant,
-    },
-    /// Stop submitting, collect the last verdicts, close.
-    Stop,
-}
-
-/// What every room task of a run shares.
-#[derive(Debug)]
-pub struct RunContext {
-    /// Live counters for the progress line and message rates.
-    pub counters: Arc<Counters>,
-    /// Longest wait for any one step of connecting and setting up a room.
-    pub setup_timeout: Duration,
-    /// After the stop, longest wait for verdicts still outstanding.
-    pub drain_timeout: Duration,
-    /// Longest wait for the server to answer our close frames.
-    pub close_timeout: Duration,
-}
-
-/// What one room does.
-#[derive(Debug, Clone)]
-pub struct RoomPlan {
-    /// The node the host connects to (and creates the room on).
-    pub host_url: String,
-    /// The node the other players connect to (and join through).
-    pub guest_url: String,
-    /// Player names; the first is the host.
-    pub names: Vec<String>,
-    /// The settings the host creates the room with.
-    pub settings: SettingsPatch,
-    /// The rule set those settings select, for working out answers.
-    pub rules: Rules,
-    /// Each player submits once per this interval while a round is on.
-    pub submit_every: Duration,
-    /// Chance that a submission is the wrong formula.
-    pub wrong_ratio: f64,
-    /// When the room starts connecting (spreads the ramp).
-    pub start_at: Instant,
-}
 
 /// Runs one room until the run stops; returns what it saw. `ready` gets
 /// `true` once the match is started, `false` if setting up failed.
@@ -158,7 +108,7 @@ impl Hand {
 struct Room {
     plan: RoomPlan,
     ctx: Arc<RunContext>,
-    bots: Vec<Bot>,
+    players: Vec<SimPlayer>,
     incoming: SelectAll<stream::BoxStream<'static, (usize, u32, Incoming)>>,
     /// Players on their way back to their seats.
     moves: FuturesUnordered<BoxFuture<'static, (usize, Result<Conn, SetupError>)>>,
@@ -185,7 +135,7 @@ impl Room {
         let mut rng = StdRng::from_os_rng();
         let every = plan.submit_every;
         let now = Instant::now();
-        let mut bots = Vec::with_capacity(conns.len());
+        let mut players = Vec::with_capacity(conns.len());
         let mut incoming = SelectAll::new();
         for (i, conn) in conns.into_iter().enumerate() {
             let (sink, stream): (Sink, SplitStream<Ws>) = conn.ws.split();
@@ -197,12 +147,18 @@ impl Room {
             } else {
                 plan.guest_url.clone()
             };
-            bots.push(Bot::new(sink, conn.name, conn.token, home, now + phase));
+            players.push(SimPlayer::new(
+                sink,
+                conn.name,
+                conn.token,
+                home,
+                now + phase,
+            ));
         }
         Room {
             plan,
             ctx,
-            bots,
+            players,
             incoming,
             moves: FuturesUnordered::new(),
             hand: None,
@@ -223,7 +179,7 @@ impl Room {
                 Phase::Stop => break,
             }
             let due = self
-                .bots
+                .players
                 .iter()
                 .filter(|b| !b.closed)
                 .map(|b| b.next_submit)
@@ -253,27 +209,27 @@ impl Room {
             !b.closed && !b.pending.is_empty()
         })
         .await;
-        for bot in &mut self.bots {
-            self.stats.tally.unanswered += bot.pending.len() as u64;
-            bot.pending.clear();
-            if !bot.closed {
-                let _ = bot.sink.send(Message::Close(None)).await;
+        for player in &mut self.players {
+            self.stats.tally.unanswered += player.pending.len() as u64;
+            player.pending.clear();
+            if !player.closed {
+                let _ = player.sink.send(Message::Close(None)).await;
             }
         }
         self.receive_while(self.ctx.close_timeout, |b| !b.closed)
             .await;
-        for bot in &mut self.bots {
-            if !bot.closed {
-                bot.closed = true;
+        for player in &mut self.players {
+            if !player.closed {
+                player.closed = true;
                 self.ctx.counters.connection_closed();
             }
         }
     }
 
-    /// Receives for at most `timeout`, while some bot is `waiting`.
-    async fn receive_while(&mut self, timeout: Duration, waiting: impl Fn(&Bot) -> bool) {
+    /// Receives for at most `timeout`, while some player is `waiting`.
+    async fn receive_while(&mut self, timeout: Duration, waiting: impl Fn(&SimPlayer) -> bool) {
         let until = Instant::now() + timeout;
-        while self.bots.iter().any(&waiting) {
+        while self.players.iter().any(&waiting) {
             tokio::select! {
                 Some((i, generation, incoming)) = self.incoming.next() => {
                     self.receive(i, generation, incoming).await;
@@ -288,21 +244,21 @@ impl Room {
     async fn submit_due(&mut self) {
         let now = Instant::now();
         let every = self.plan.submit_every;
-        for i in 0..self.bots.len() {
-            let bot = &mut self.bots[i];
-            if bot.closed || bot.next_submit > now {
+        for i in 0..self.players.len() {
+            let player = &mut self.players[i];
+            if player.closed || player.next_submit > now {
                 continue;
             }
-            bot.next_submit += every;
-            if bot.next_submit <= now {
+            player.next_submit += every;
+            if player.next_submit <= now {
                 // Fell behind (a stalled loop): resume the schedule from now
                 // rather than firing a burst that would trip the rate limit.
-                bot.next_submit = now + every;
+                player.next_submit = now + every;
             }
-            let (Some(round), Some(hand)) = (bot.round, &mut self.hand) else {
+            let (Some(round), Some(hand)) = (player.round, &mut self.hand) else {
                 continue;
             };
-            if hand.match_no != bot.match_no || hand.round != round {
+            if hand.match_no != player.match_no || hand.round != round {
                 continue;
             }
             let rules = self.plan.rules;
@@ -323,8 +279,8 @@ impl Room {
                     Right::NoSolution => ClientMessage::ClaimNoSolution { round },
                 }
             };
-            bot.seq += 1;
-            let seq = bot.seq;
+            player.seq += 1;
+            let seq = player.seq;
             let envelope = ClientEnvelope {
                 id: Some(format!("s{seq}")),
                 message,
@@ -335,12 +291,12 @@ impl Room {
             };
             let sent_at = Instant::now();
             let measured = self.measure_from.is_some_and(|since| sent_at >= since);
-            bot.pending.insert(
+            player.pending.insert(
                 seq,
                 Pending {
                     sent_at,
                     measured,
-                    match_no: bot.match_no,
+                    match_no: player.match_no,
                     round,
                 },
             );
@@ -349,7 +305,7 @@ impl Room {
                 self.stats.measured_submissions += 1;
             }
             self.ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
-            if bot.sink.send(request).await.is_err() {
+            if player.sink.send(request).await.is_err() {
                 self.lost(i);
             }
         }
@@ -357,11 +313,11 @@ impl Room {
 
     /// A connection ended: count it unless we were closing.
     fn lost(&mut self, i: usize) {
-        let bot = &mut self.bots[i];
-        if bot.closed {
+        let player = &mut self.players[i];
+        if player.closed {
             return;
         }
-        bot.closed = true;
+        player.closed = true;
         self.ctx.counters.connection_closed();
         if !self.stopping {
             self.stats.tally.unexpected_disconnects += 1;
@@ -372,24 +328,24 @@ impl Room {
     /// elsewhere (`to`: that node): they go back to their seat while the
     /// others play on. Their pending submissions' answers are lost.
     fn start_move(&mut self, i: usize, to: Option<String>) {
-        let bot = &mut self.bots[i];
-        if self.stopping || bot.moving || bot.closed {
+        let player = &mut self.players[i];
+        if self.stopping || player.moving || player.closed {
             return self.lost(i);
         }
-        bot.moving = true;
-        bot.closed = true;
-        bot.generation += 1;
-        bot.round = None;
-        self.stats.tally.interrupted += bot.pending.len() as u64;
-        bot.pending.clear();
+        player.moving = true;
+        player.closed = true;
+        player.generation += 1;
+        player.round = None;
+        self.stats.tally.interrupted += player.pending.len() as u64;
+        player.pending.clear();
         self.ctx.counters.connection_closed();
-        let first = to.unwrap_or_else(|| bot.home.clone());
+        let first = to.unwrap_or_else(|| player.home.clone());
         let back = come_back(
             self.ctx.clone(),
             first,
-            bot.home.clone(),
-            bot.name.clone(),
-            bot.token.clone(),
+            player.home.clone(),
+            player.name.clone(),
+            player.token.clone(),
             self.code.clone(),
         );
         self.moves.push(Box::pin(async move { (i, back.await) }));
@@ -397,15 +353,15 @@ impl Room {
 
     /// A player's move ended: back in their seat, or lost.
     fn moved(&mut self, i: usize, moved: Result<Conn, SetupError>) {
-        let bot = &mut self.bots[i];
-        bot.moving = false;
+        let player = &mut self.players[i];
+        player.moving = false;
         match moved {
             Ok(conn) if !self.stopping => {
                 let (sink, stream) = conn.ws.split();
-                self.incoming.push(tagged(i, bot.generation, stream));
-                bot.sink = sink;
-                bot.token = conn.token;
-                bot.closed = false;
+                self.incoming.push(tagged(i, player.generation, stream));
+                player.sink = sink;
+                player.token = conn.token;
+                player.closed = false;
                 self.ctx.counters.connection_opened();
                 self.stats.tally.resumed += 1;
             }
@@ -422,7 +378,7 @@ impl Room {
     }
 
     async fn receive(&mut self, i: usize, generation: u32, incoming: Incoming) {
-        if generation != self.bots[i].generation {
+        if generation != self.players[i].generation {
             return;
         }
         let text = match incoming {
@@ -444,9 +400,9 @@ impl Room {
         let ServerEnvelope { id, message } = envelope;
         match message {
             ServerMessage::MatchStarted { .. } => {
-                let bot = &mut self.bots[i];
-                bot.match_no += 1;
-                bot.round = None;
+                let player = &mut self.players[i];
+                player.match_no += 1;
+                player.round = None;
                 if i == 0 {
                     self.stats.tally.matches_started += 1;
                 }
@@ -457,10 +413,10 @@ impl Room {
                 cards,
                 ..
             } => {
-                let bot = &mut self.bots[i];
-                bot.round = Some(round);
-                let key = (bot.match_no, round);
-                let live = self.bots.iter().filter(|b| !b.closed).count();
+                let player = &mut self.players[i];
+                player.round = Some(round);
+                let key = (player.match_no, round);
+                let live = self.players.iter().filter(|b| !b.closed).count();
                 match &mut self.hand {
                     Some(hand) if (hand.match_no, hand.round) == key => {
                         hand.seen += 1;
@@ -500,9 +456,9 @@ impl Room {
                 *self.stats.verdict_kinds.entry(kind).or_default() += 1;
             }
             ServerMessage::RoundWon { win, .. } => {
-                let bot = &mut self.bots[i];
-                bot.round = None;
-                let key = (bot.match_no, win.round);
+                let player = &mut self.players[i];
+                player.round = None;
+                let key = (player.match_no, win.round);
                 if self.last_won != Some(key) {
                     self.last_won = Some(key);
                     self.stats.rounds_won.push(WonRound {
@@ -514,15 +470,15 @@ impl Room {
                     });
                 }
             }
-            ServerMessage::RoundTimedOut { .. } => self.bots[i].round = None,
+            ServerMessage::RoundTimedOut { .. } => self.players[i].round = None,
             // Back in the seat (after a restart or a move): the hand being
             // played, as the room has it.
             ServerMessage::RoomState(snapshot) => {
                 let playing = snapshot.state == RoomPhase::Playing;
                 if let Some(r) = snapshot.round.filter(|_| playing) {
-                    let bot = &mut self.bots[i];
-                    bot.round = Some(r.number);
-                    let key = (bot.match_no, r.number);
+                    let player = &mut self.players[i];
+                    player.round = Some(r.number);
+                    let key = (player.match_no, r.number);
                     if self.hand.as_ref().map(|h| (h.match_no, h.round)) != Some(key) {
                         self.hand = Some(Hand::new(key, r.objective, r.cards, now));
                     }
@@ -540,7 +496,7 @@ impl Room {
                 }
             }
             ServerMessage::MatchOver { .. } => {
-                self.bots[i].round = None;
+                self.players[i].round = None;
                 // The host starts a rematch, so the room keeps playing.
                 if i == 0 && !self.stopping {
                     self.send(
@@ -561,7 +517,7 @@ impl Room {
             }
             ServerMessage::Error { code, .. } => {
                 let sent = self.take_pending(i, id.as_deref());
-                if sent.is_some_and(|s| self.bots[i].is_late(&s, code)) {
+                if sent.is_some_and(|s| self.players[i].is_late(&s, code)) {
                     self.stats.tally.late_answers += 1;
                     return;
                 }
@@ -583,7 +539,7 @@ impl Room {
     /// Removes and returns the pending submission a reply's id names.
     fn take_pending(&mut self, i: usize, id: Option<&str>) -> Option<Pending> {
         let seq: u64 = id?.strip_prefix('s')?.parse().ok()?;
-        self.bots[i].pending.remove(&seq)
+        self.players[i].pending.remove(&seq)
     }
 
     async fn send(&mut self, i: usize, envelope: ClientEnvelope) {
@@ -592,7 +548,7 @@ impl Room {
             return;
         };
         self.ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
-        if self.bots[i].sink.send(request).await.is_err() {
+        if self.players[i].sink.send(request).await.is_err() {
             self.lost(i);
         }
     }

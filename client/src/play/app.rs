@@ -12,6 +12,7 @@
 //! Time is an input: every [`Event::Tick`] carries the time since the client
 //! started, and countdowns are kept as deadlines on that clock.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use crossterm::event::KeyEvent;
@@ -29,6 +30,12 @@ use super::settings_editor::SettingsEditor;
 
 /// What a player who joined mid-round is told, before they type anything.
 pub const SITTING_OUT: &str = "you joined during this round; you play from the next one";
+
+/// The most members a room's roster keeps (players and spectators): well
+/// above what a server seats (32 players, 100 spectators by default), and
+/// low enough that a hostile server's flood of arrivals costs nothing to
+/// draw. Arrivals beyond it are not listed.
+pub const MAX_ROSTER: usize = 1024;
 
 /// The most feed lines kept; older ones scroll away.
 const FEED_LIMIT: usize = 200;
@@ -206,6 +213,67 @@ pub struct RoomView {
     pub verdict: Option<VerdictView>,
     /// The rematch's ready check, while one is open.
     pub ready_check: Option<ReadyView>,
+    /// Where each member is in `snapshot.players`: events find players by
+    /// id, not by a scan, however many a server announces.
+    pub(super) seats: HashMap<PlayerId, usize>,
+}
+
+impl RoomView {
+    /// A view of `snapshot`, its roster cut to [`MAX_ROSTER`].
+    pub(super) fn new(mut snapshot: RoomSnapshot) -> RoomView {
+        snapshot.players.truncate(MAX_ROSTER);
+        let mut view = RoomView {
+            snapshot,
+            round: None,
+            next_at: None,
+            podium: None,
+            verdict: None,
+            ready_check: None,
+            seats: HashMap::new(),
+        };
+        view.reindex();
+        view
+    }
+
+    /// A member, by id.
+    pub fn member(&self, id: PlayerId) -> Option<&PlayerInfo> {
+        let at = *self.seats.get(&id)?;
+        self.snapshot.players.get(at)
+    }
+
+    /// A member, by id, to change.
+    pub(super) fn member_mut(&mut self, id: PlayerId) -> Option<&mut PlayerInfo> {
+        let at = *self.seats.get(&id)?;
+        self.snapshot.players.get_mut(at)
+    }
+
+    /// Lists a newcomer; not when the roster is full.
+    pub(super) fn add(&mut self, player: PlayerInfo) {
+        if self.snapshot.players.len() < MAX_ROSTER {
+            self.seats.insert(player.id, self.snapshot.players.len());
+            self.snapshot.players.push(player);
+        }
+    }
+
+    /// Takes a member off the roster.
+    pub(super) fn remove(&mut self, id: PlayerId) {
+        if let Some(at) = self.seats.remove(&id) {
+            if at < self.snapshot.players.len() {
+                self.snapshot.players.remove(at);
+            }
+            self.reindex();
+        }
+    }
+
+    fn reindex(&mut self) {
+        self.seats = self
+            .snapshot
+            .players
+            .iter()
+            .enumerate()
+            .map(|(at, p)| (p.id, at))
+            .collect();
+    }
 }
 
 /// An open ready check before a rematch, on the client's clock.
@@ -396,12 +464,7 @@ impl App {
 
     /// A member of our room.
     pub fn player(&self, id: PlayerId) -> Option<&PlayerInfo> {
-        self.room
-            .as_ref()?
-            .snapshot
-            .players
-            .iter()
-            .find(|p| p.id == id)
+        self.room.as_ref()?.member(id)
     }
 
     /// A player's name, from the roster (or the id when unknown).

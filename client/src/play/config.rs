@@ -4,10 +4,17 @@
 //!
 //! `KRYPTO_CONFIG_DIR` overrides the directory, so tests and several
 //! identities on one machine do not share files.
+//!
+//! What a server sends is hostile until checked, and `welcome` writes
+//! `tokens.toml`: a token is kept only in the form the server issues (32
+//! lowercase hex digits), under a name that passes the server's name rule;
+//! the file holds at most [`MAX_SERVERS`] servers of [`MAX_NAMES_PER_SERVER`]
+//! names each (the oldest written go first), is rewritten only when a token
+//! changes, and is never read past [`MAX_FILE_BYTES`].
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use krypto_core::names::{self, NameError};
@@ -24,6 +31,25 @@ pub fn chosen_server(flag: Option<&str>, configured: Option<String>) -> String {
         .or(configured)
         .unwrap_or_else(|| DEFAULT_SERVER.to_owned())
 }
+
+/// Most servers `tokens.toml` remembers; saving for another drops the one
+/// written to longest ago.
+pub const MAX_SERVERS: usize = 64;
+
+/// Most names remembered per server (`krypto bots` plays up to 16 at a
+/// time); saving another drops that server's name written to longest ago.
+pub const MAX_NAMES_PER_SERVER: usize = 32;
+
+/// Longest server address kept as a key (a normalised `ws://HOST:PORT/ws`
+/// is far shorter).
+pub const MAX_SERVER_LEN: usize = 256;
+
+/// Hex digits of a token as the server issues it (128 bits).
+pub const TOKEN_HEX_DIGITS: usize = 32;
+
+/// Most bytes read from `tokens.toml` or `config.toml`: the caps above keep
+/// a file written by this client under a quarter of this.
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
 /// Environment variable that replaces the platform config directory.
 pub const CONFIG_DIR_ENV: &str = "KRYPTO_CONFIG_DIR";
@@ -53,6 +79,20 @@ pub enum ConfigError {
     /// A server address that is not a WebSocket URL.
     #[error("{0:?} is not a server address: use ws://HOST:PORT (or HOST:PORT)")]
     BadUrl(String),
+    /// A file larger than any this client writes: not read.
+    #[error("{path} is larger than {limit} bytes, which this client never writes: not reading it (remove it to start afresh)")]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The most bytes read.
+        limit: u64,
+    },
+    /// A token not in the form the server issues: not saved.
+    #[error("the server sent a token that is not {TOKEN_HEX_DIGITS} hex digits: not saved")]
+    BadToken,
+    /// A server address too long to keep as a key.
+    #[error("a server address longer than {MAX_SERVER_LEN} bytes: its token is not saved")]
+    LongServer,
     /// A name the server would refuse.
     #[error("{name:?} cannot be a name: {reason}")]
     BadName {
@@ -75,12 +115,87 @@ pub struct Settings {
     pub name: Option<String>,
 }
 
-/// `tokens.toml`: server URL → lowercased name → token. Keyed by name too,
-/// so bots and a second name on the same server never rename the player.
+/// `tokens.toml`: one entry per server URL and lowercased name, oldest
+/// written first. Keyed by name too, so bots and a second name on the same
+/// server never rename the player.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 struct Tokens {
+    /// Oldest written first.
+    token: Vec<Saved>,
+    /// The earlier shape (server → name → token), read and then written
+    /// as entries.
+    #[serde(skip_serializing)]
     servers: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+/// One remembered token.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Saved {
+    server: String,
+    /// The name's key ([`name_key`]).
+    name: String,
+    token: String,
+}
+
+impl Tokens {
+    /// The entries, the earlier shape's included (before the new ones: it
+    /// is older), without any that break today's rules.
+    fn entries(self) -> Vec<Saved> {
+        let old = self.servers.into_iter().flat_map(|(server, names)| {
+            names.into_iter().map(move |(name, token)| Saved {
+                server: server.clone(),
+                name,
+                token,
+            })
+        });
+        old.chain(self.token)
+            .filter(|e| is_token(&e.token) && e.server.len() <= MAX_SERVER_LEN)
+            .collect()
+    }
+}
+
+/// Whether `token` is in the form the server issues: 32 lowercase hex
+/// digits (`server/src/identity.rs`, `new_token`).
+pub fn is_token(token: &str) -> bool {
+    token.len() == TOKEN_HEX_DIGITS
+        && token
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// `entries` with `server`'s `name` set to `token` and moved last (newest),
+/// within the caps: the oldest name of that server, then the server written
+/// to longest ago, go first.
+fn remember(mut entries: Vec<Saved>, server: &str, name: String, token: &str) -> Vec<Saved> {
+    entries.retain(|e| !(e.server == server && e.name == name));
+    entries.push(Saved {
+        server: server.to_owned(),
+        name,
+        token: token.to_owned(),
+    });
+    while entries.iter().filter(|e| e.server == server).count() > MAX_NAMES_PER_SERVER {
+        if let Some(oldest) = entries.iter().position(|e| e.server == server) {
+            entries.remove(oldest);
+        }
+    }
+    loop {
+        // Servers by their newest entry: the first one listed is the
+        // server written to longest ago.
+        let mut newest: Vec<&str> = Vec::new();
+        for e in entries.iter().rev() {
+            if !newest.contains(&e.server.as_str()) {
+                newest.push(&e.server);
+            }
+        }
+        if newest.len() <= MAX_SERVERS {
+            return entries;
+        }
+        let Some(stale) = newest.last().map(|s| (*s).to_owned()) else {
+            return entries;
+        };
+        entries.retain(|e| e.server != stale);
+    }
 }
 
 /// The config directory and the files in it.
@@ -123,11 +238,13 @@ impl ConfigDir {
     /// The token for `name` on `server`, if one was saved.
     pub fn token(&self, server: &str, name: &str) -> Result<Option<String>, ConfigError> {
         let tokens: Tokens = read_toml(&self.tokens_path())?;
+        let key = name_key(name);
         Ok(tokens
-            .servers
-            .get(server)
-            .and_then(|names| names.get(&name_key(name)))
-            .cloned())
+            .entries()
+            .into_iter()
+            .rev()
+            .find(|e| e.server == server && e.name == key)
+            .map(|e| e.token))
     }
 
     /// Claims `name` for this process until the returned [`Claim`] is
@@ -156,19 +273,36 @@ impl ConfigDir {
         }
     }
 
-    /// Saves the token for `name` on `server` (file mode 0600).
+    /// Saves the token for `name` on `server` (file mode 0600), both as
+    /// a server sent them: refused unless the token is one the server could
+    /// have issued and the name one it could have accepted. The file is
+    /// written only when the token changes.
     pub fn save_token(&self, server: &str, name: &str, token: &str) -> Result<(), ConfigError> {
-        let mut tokens: Tokens = read_toml(&self.tokens_path())?;
-        let slot = tokens
-            .servers
-            .entry(server.to_owned())
-            .or_default()
-            .entry(name_key(name))
-            .or_default();
-        if slot == token {
+        if !is_token(token) {
+            return Err(ConfigError::BadToken);
+        }
+        if server.len() > MAX_SERVER_LEN {
+            return Err(ConfigError::LongServer);
+        }
+        let key = names::validate(name)
+            .map_err(|reason| ConfigError::BadName {
+                name: krypto_client::redirect::shown(name),
+                reason,
+            })?
+            .key;
+        let tokens: Tokens = read_toml(&self.tokens_path())?;
+        let rewritten = !tokens.servers.is_empty();
+        let entries = tokens.entries();
+        let same = entries
+            .iter()
+            .any(|e| e.server == server && e.name == key && e.token == token);
+        if same && !rewritten {
             return Ok(());
         }
-        token.clone_into(slot);
+        let tokens = Tokens {
+            token: remember(entries, server, key, token),
+            servers: BTreeMap::new(),
+        };
         write_toml(&self.tokens_path(), &tokens)
     }
 }
@@ -186,17 +320,27 @@ fn name_key(name: &str) -> String {
     names::validate(name).map_or_else(|_| name.trim().to_lowercase(), |n| n.key)
 }
 
+/// Reads `path` as TOML, never more than [`MAX_FILE_BYTES`] of it.
 fn read_toml<T: for<'de> Deserialize<'de> + Default>(path: &Path) -> Result<T, ConfigError> {
-    let text = match fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(T::default()),
-        Err(source) => {
-            return Err(ConfigError::Io {
-                path: path.to_owned(),
-                source,
-            })
-        }
+    let io = |source| ConfigError::Io {
+        path: path.to_owned(),
+        source,
     };
+    let file = match fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(T::default()),
+        Err(source) => return Err(io(source)),
+    };
+    let mut text = String::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(io)?;
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return Err(ConfigError::TooLarge {
+            path: path.to_owned(),
+            limit: MAX_FILE_BYTES,
+        });
+    }
     toml::from_str(&text).map_err(|e| ConfigError::Parse {
         path: path.to_owned(),
         message: e.to_string(),
@@ -404,21 +548,13 @@ mod tests {
             dir: tmp.path().join("krypto"),
         };
         assert_eq!(dir.token("ws://a/ws", "Ann").unwrap(), None);
-        dir.save_token("ws://a/ws", "Ann", "t1").unwrap();
-        dir.save_token("ws://a/ws", "Ada-bot", "t2").unwrap();
-        dir.save_token("ws://b/ws", "Ann", "t3").unwrap();
-        assert_eq!(
-            dir.token("ws://a/ws", "ann").unwrap().as_deref(),
-            Some("t1")
-        );
-        assert_eq!(
-            dir.token("ws://a/ws", "ada-BOT").unwrap().as_deref(),
-            Some("t2")
-        );
-        assert_eq!(
-            dir.token("ws://b/ws", "Ann").unwrap().as_deref(),
-            Some("t3")
-        );
+        let (t1, t2, t3) = ("1".repeat(32), "2".repeat(32), "3".repeat(32));
+        dir.save_token("ws://a/ws", "Ann", &t1).unwrap();
+        dir.save_token("ws://a/ws", "Ada-bot", &t2).unwrap();
+        dir.save_token("ws://b/ws", "Ann", &t3).unwrap();
+        assert_eq!(dir.token("ws://a/ws", "ann").unwrap(), Some(t1));
+        assert_eq!(dir.token("ws://a/ws", "ada-BOT").unwrap(), Some(t2));
+        assert_eq!(dir.token("ws://b/ws", "Ann").unwrap(), Some(t3));
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -434,5 +570,92 @@ mod tests {
         };
         dir.save_settings(&s).unwrap();
         assert_eq!(dir.settings().unwrap(), s);
+    }
+}
+
+#[cfg(test)]
+mod bounds {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn scratch() -> (tempfile::TempDir, ConfigDir) {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = ConfigDir {
+            dir: tmp.path().join("krypto"),
+        };
+        (tmp, dir)
+    }
+
+    fn token(i: usize) -> String {
+        format!("{i:032x}")
+    }
+
+    #[test]
+    fn only_a_token_of_the_servers_form_under_a_valid_name_is_saved() {
+        let (_tmp, dir) = scratch();
+        for bad in [
+            "",
+            "00ff",
+            &"a".repeat(4096),
+            &"A".repeat(32),
+            &"g".repeat(32),
+        ] {
+            assert!(matches!(
+                dir.save_token("ws://a/ws", "Ann", bad),
+                Err(ConfigError::BadToken)
+            ));
+        }
+        assert!(matches!(
+            dir.save_token("ws://a/ws", &"n".repeat(4096), &token(1)),
+            Err(ConfigError::BadName { .. })
+        ));
+        let long = format!("ws://{}/ws", "h".repeat(MAX_SERVER_LEN));
+        assert!(matches!(
+            dir.save_token(&long, "Ann", &token(1)),
+            Err(ConfigError::LongServer)
+        ));
+        assert!(!dir.dir.join("tokens.toml").exists());
+    }
+
+    #[test]
+    fn the_oldest_names_and_servers_go_first() {
+        let (_tmp, dir) = scratch();
+        for i in 0..MAX_NAMES_PER_SERVER + 3 {
+            dir.save_token("ws://a/ws", &format!("Ann{i}"), &token(i))
+                .unwrap();
+        }
+        assert_eq!(dir.token("ws://a/ws", "Ann0").unwrap(), None);
+        assert_eq!(dir.token("ws://a/ws", "Ann2").unwrap(), None);
+        assert_eq!(dir.token("ws://a/ws", "Ann3").unwrap(), Some(token(3)));
+        for i in 0..MAX_SERVERS {
+            dir.save_token(&format!("ws://s{i}/ws"), "Ann", &token(i))
+                .unwrap();
+        }
+        // Server a was written to longest ago.
+        assert_eq!(dir.token("ws://a/ws", "Ann40").unwrap(), None);
+        assert_eq!(dir.token("ws://s0/ws", "Ann").unwrap(), Some(token(0)));
+        let text = fs::read_to_string(dir.dir.join("tokens.toml")).unwrap();
+        assert_eq!(text.matches("[[token]]").count(), MAX_SERVERS);
+    }
+
+    #[test]
+    fn the_earlier_shape_is_read_and_a_file_too_large_is_not() {
+        let (_tmp, dir) = scratch();
+        fs::create_dir_all(&dir.dir).unwrap();
+        let path = dir.dir.join("tokens.toml");
+        let text = format!(
+            "[servers.\"ws://a/ws\"]\nann = \"{}\"\nbad = \"00ff\"\n",
+            token(7)
+        );
+        fs::write(&path, text).unwrap();
+        assert_eq!(dir.token("ws://a/ws", "Ann").unwrap(), Some(token(7)));
+        assert_eq!(dir.token("ws://a/ws", "bad").unwrap(), None);
+        let mut big = fs::File::create(&path).unwrap();
+        big.write_all(&vec![b'#'; MAX_FILE_BYTES as usize + 1])
+            .unwrap();
+        assert!(matches!(
+            dir.token("ws://a/ws", "Ann"),
+            Err(ConfigError::TooLarge { .. })
+        ));
     }
 }

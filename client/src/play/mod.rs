@@ -10,11 +10,14 @@
 //!   anything shows it.
 //! - [`config`]: the config directory, default server and name, tokens.
 //!
-//! This file is the run loop: one tokio mpsc queue merges terminal keys
+//! This file is the run loop: tokio mpsc queues bring terminal keys
 //! (crossterm's `EventStream`) or standard-input lines, clock ticks and
 //! network events; each event goes through [`app::App::handle`], then the
 //! actions are carried out and the screen redrawn (or, in line mode, the new
-//! feed lines printed).
+//! feed lines printed). The terminal UI reads keys and the network from
+//! queues of their own and takes a bounded number of network events per
+//! turn, so keys always win; SIGTERM, SIGHUP, errors and panics all leave
+//! the terminal as it was found.
 
 pub mod app;
 #[cfg(test)]
@@ -88,13 +91,16 @@ pub fn target(server: Option<&str>, name: Option<&str>) -> anyhow::Result<Target
 }
 
 impl Target {
-    /// Saves the token `welcome` brought, and remembers server and name as
-    /// defaults the first time.
+    /// Saves the token `welcome` brought for the `name` the server chose,
+    /// and remembers server and name as defaults the first time: our own
+    /// name, the one we said `hello` as (checked here before connecting),
+    /// never the server's, so no server can leave a default name that a
+    /// later `krypto play` refuses.
     pub fn save(&self, name: &str, token: &str) -> anyhow::Result<()> {
         self.dir.save_token(&self.server, name, token)?;
         let mut settings = self.dir.settings()?;
         if settings.name.is_none() || settings.server.is_none() {
-            settings.name.get_or_insert_with(|| name.to_owned());
+            settings.name.get_or_insert_with(|| self.name.clone());
             settings.server.get_or_insert_with(|| self.server.clone());
             self.dir.save_settings(&settings)?;
         }
@@ -136,17 +142,31 @@ struct TerminalGuard;
 
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
+        // `restore` leaves raw mode and the alternate screen; the cursor
+        // ratatui hid is shown again too, whatever state drawing left.
         ratatui::restore();
+        let _ = crossterm::execute!(std::io::stdout(), crossterm::cursor::Show);
     }
 }
 
+/// The most network events handled between two looks at the keyboard:
+/// a server (hostile, or just busy) that sends faster than the screen can
+/// follow never keeps `q` or Ctrl-C waiting behind its backlog.
+pub const NET_EVENTS_PER_TURN: usize = 256;
+
 async fn run_tui(target: Target) -> anyhow::Result<bool> {
+    // Set up before the terminal is taken, so a failure leaves it alone.
+    let mut hangups = Hangups::new().context("listening for SIGTERM and SIGHUP")?;
     // `try_init` also installs a panic hook that restores the terminal
     // before the panic message is printed.
     let guard = TerminalGuard;
     let mut terminal = ratatui::try_init().context("setting up the terminal")?;
-    let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
-    let net = target.connect(tx.clone());
+    // Keys and ticks in one queue, the network in another: each turn takes
+    // every key waiting and at most `NET_EVENTS_PER_TURN` messages, so keys
+    // never queue behind a flood.
+    let (tx, mut input) = mpsc::unbounded_channel::<Event>();
+    let (net_tx, mut network) = mpsc::unbounded_channel::<NetEvent>();
+    let net = target.connect(net_tx);
     spawn_ticks(tx.clone());
     let keys = tx.clone();
     tokio::spawn(async move {
@@ -163,17 +183,36 @@ async fn run_tui(target: Target) -> anyhow::Result<bool> {
         }
     });
     let mut app = App::new(&target.server, &target.name);
+    // The connection task ends when the server refuses us for good.
+    let mut net_open = true;
     let outcome = 'run: loop {
         terminal
             .draw(|frame| frame.render_widget(&app, frame.area()))
             .context("drawing")?;
-        let Some(first) = rx.recv().await else {
-            break true;
+        let first = tokio::select! {
+            biased;
+            () = hangups.recv() => break 'run false,
+            event = input.recv() => match event {
+                Some(event) => event,
+                None => break 'run true,
+            },
+            event = network.recv(), if net_open => match event {
+                Some(event) => Event::Net(event),
+                None => {
+                    net_open = false;
+                    continue;
+                }
+            },
         };
-        // Take everything already queued before drawing again.
         let mut batch = vec![first];
-        while let Ok(e) = rx.try_recv() {
-            batch.push(e);
+        while let Ok(event) = input.try_recv() {
+            batch.push(event);
+        }
+        while batch.len() <= NET_EVENTS_PER_TURN {
+            match network.try_recv() {
+                Ok(event) => batch.push(Event::Net(event)),
+                Err(_) => break,
+            }
         }
         for event in batch {
             for action in app.handle(event) {
@@ -189,6 +228,50 @@ async fn run_tui(target: Target) -> anyhow::Result<bool> {
         eprintln!("{msg}");
     }
     Ok(outcome)
+}
+
+/// SIGTERM and SIGHUP (the terminal closed, `kill`, a service manager),
+/// which would otherwise end the process with the terminal still raw and on
+/// the alternate screen: the loop ends and the guard restores it.
+#[cfg(unix)]
+struct Hangups {
+    term: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+}
+
+#[cfg(unix)]
+impl Hangups {
+    fn new() -> std::io::Result<Hangups> {
+        use tokio::signal::unix::{signal, SignalKind};
+        Ok(Hangups {
+            term: signal(SignalKind::terminate())?,
+            hup: signal(SignalKind::hangup())?,
+        })
+    }
+
+    /// Resolves when either signal arrives.
+    async fn recv(&mut self) {
+        tokio::select! {
+            _ = self.term.recv() => {}
+            _ = self.hup.recv() => {}
+        }
+    }
+}
+
+/// Elsewhere the console's own close events end the process; Ctrl-C
+/// arrives as a key in raw mode.
+#[cfg(not(unix))]
+struct Hangups;
+
+#[cfg(not(unix))]
+impl Hangups {
+    fn new() -> std::io::Result<Hangups> {
+        Ok(Hangups)
+    }
+
+    async fn recv(&mut self) {
+        std::future::pending::<()>().await;
+    }
 }
 
 /// Carries out one action; false means quit.

@@ -117,7 +117,7 @@ fn a_redirect_to_anything_but_a_websocket_is_refused() {
     ] {
         assert!(app.handle(redirect(None, url, CODE)).is_empty(), "{url}");
         let last = feed(&app).last().unwrap().clone();
-        assert!(last.contains("not a ws:// or wss:// address"), "{last}");
+        assert!(last.contains("not a krypto server's address"), "{last}");
         assert!(last.contains(&format!("cannot join room {CODE}")), "{last}");
         assert_eq!(app.conn, Conn::Online);
         assert_eq!(app.moving, None);

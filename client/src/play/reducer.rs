@@ -16,11 +16,15 @@ use krypto_client::redirect;
 
 use super::app::{
     Action, App, Board, CatchUp, Conn, FeedKind, InputMode, Move, ReadyView, RoomView, RoundView,
-    VerdictView, SITTING_OUT,
+    VerdictView, MAX_ROSTER, SITTING_OUT,
 };
 use super::catch_up;
 use super::net::NetEvent;
 use super::wording::{join_cards, phase_name, refusal, secs};
+
+/// The most names the one-line roster of line mode spells out; the rest
+/// are counted.
+const ROSTER_LINE_NAMES: usize = 40;
 
 impl App {
     pub(super) fn net(&mut self, event: NetEvent) -> Vec<Action> {
@@ -270,7 +274,7 @@ impl App {
             }
             ServerMessage::PlayerReady { player } => {
                 if let Some(c) = self.room.as_mut().and_then(|r| r.ready_check.as_mut()) {
-                    if !c.ready.contains(&player) {
+                    if c.ready.len() < MAX_ROSTER && !c.ready.contains(&player) {
                         c.ready.push(player);
                     }
                 }
@@ -287,14 +291,14 @@ impl App {
                 roster_changed = true;
                 if let Some(r) = &mut self.room {
                     let waiting = r.snapshot.state == RoomPhase::Playing && !spectator;
-                    match r.snapshot.players.iter_mut().find(|p| p.id == player) {
+                    match r.member_mut(player) {
                         Some(p) => {
                             p.name = name;
                             p.connected = true;
                             p.spectator = spectator;
                             p.bot = bot;
                         }
-                        None => r.snapshot.players.push(PlayerInfo {
+                        None => r.add(PlayerInfo {
                             id: player,
                             name,
                             score: 0,
@@ -311,7 +315,7 @@ impl App {
                     self.leave_room_locally();
                     actions.push(self.list_rooms());
                 } else if let Some(r) = &mut self.room {
-                    r.snapshot.players.retain(|p| p.id != player);
+                    r.remove(player);
                     roster_changed = true;
                 }
             }
@@ -458,13 +462,14 @@ impl App {
             ends_at: now + Duration::from_millis(c.ms),
             ready: c.ready.clone(),
         });
+        let next_at = snapshot.next_ms.map(|ms| now + Duration::from_millis(ms));
         self.room = Some(RoomView {
             ready_check,
-            next_at: snapshot.next_ms.map(|ms| now + Duration::from_millis(ms)),
-            snapshot,
+            next_at,
             round,
             podium,
             verdict,
+            ..RoomView::new(snapshot)
         });
         self.rejoin = None;
         self.rejoining = None;
@@ -535,9 +540,10 @@ impl App {
     fn push_roster(&mut self) {
         let Some(r) = &self.room else { return };
         let s = &r.snapshot;
-        let players: Vec<String> = s
+        let mut players: Vec<String> = s
             .players
             .iter()
+            .take(ROSTER_LINE_NAMES)
             .map(|p| {
                 let mut tags = Vec::new();
                 if p.id == s.host {
@@ -559,6 +565,9 @@ impl App {
                 }
             })
             .collect();
+        if s.players.len() > ROSTER_LINE_NAMES {
+            players.push(format!("and {} more", s.players.len() - ROSTER_LINE_NAMES));
+        }
         let text = format!(
             "room {}: {}{}; players: {}",
             s.code,
@@ -571,7 +580,7 @@ impl App {
 
     fn set_score(&mut self, player: krypto_core::protocol::PlayerId, score: i64) {
         if let Some(r) = &mut self.room {
-            if let Some(p) = r.snapshot.players.iter_mut().find(|p| p.id == player) {
+            if let Some(p) = r.member_mut(player) {
                 p.score = score;
             }
         }

@@ -13,12 +13,24 @@ use portable_pty::{native_pty_system, Child, CommandBuilder, PtySize};
 
 use super::PATIENCE;
 
+/// What a program writes to leave the alternate screen.
+const LEAVE_ALTERNATE_SCREEN: &[u8] = b"\x1b[?1049l";
+
 /// The program runs while this lives; dropping it kills the program.
 pub struct Terminal {
     /// The emulator, and a signal raised each time the program draws.
-    screen: Arc<(Mutex<vt100::Parser>, Condvar)>,
+    screen: Arc<(Mutex<Screen>, Condvar)>,
     keyboard: Box<dyn Write + Send>,
     child: Box<dyn Child + Send + Sync>,
+}
+
+/// What the program has written to the terminal.
+struct Screen {
+    emulator: vt100::Parser,
+    /// Every byte, as written (to look for escape sequences).
+    written: Vec<u8>,
+    /// The program has exited and the terminal closed.
+    closed: bool,
 }
 
 /// A key, as the terminal sends it.
@@ -52,7 +64,11 @@ impl Terminal {
         // The program holds the terminal's other end now.
         drop(pty.slave);
         let screen = Arc::new((
-            Mutex::new(vt100::Parser::new(ROWS, COLS, 0)),
+            Mutex::new(Screen {
+                emulator: vt100::Parser::new(ROWS, COLS, 0),
+                written: Vec::new(),
+                closed: false,
+            }),
             Condvar::new(),
         ));
         let mut output = pty
@@ -64,9 +80,13 @@ impl Terminal {
             let mut buf = [0u8; 4096];
             // Ends when the program has exited and the terminal closes.
             while let Ok(n @ 1..) = output.read(&mut buf) {
-                drawn.0.lock().unwrap().process(&buf[..n]);
+                let mut screen = drawn.0.lock().unwrap();
+                screen.emulator.process(&buf[..n]);
+                screen.written.extend_from_slice(&buf[..n]);
                 drawn.1.notify_all();
             }
+            drawn.0.lock().unwrap().closed = true;
+            drawn.1.notify_all();
         });
         let keyboard = pty.master.take_writer().expect("the terminal's input");
         Terminal {
@@ -92,7 +112,7 @@ impl Terminal {
 
     /// The text on the screen now, one line per row.
     pub fn screen(&self) -> String {
-        self.screen.0.lock().unwrap().screen().contents()
+        self.screen.0.lock().unwrap().emulator.screen().contents()
     }
 
     /// Waits until the screen shows what `pred` looks for (looking again
@@ -102,7 +122,7 @@ impl Terminal {
         let (emulator, drawn) = &*self.screen;
         let mut parser = emulator.lock().unwrap();
         loop {
-            let screen = parser.screen().contents();
+            let screen = parser.emulator.screen().contents();
             if pred(&screen) {
                 return screen;
             }
@@ -113,6 +133,41 @@ impl Terminal {
             );
             parser = drawn.wait_timeout(parser, left).unwrap().0;
         }
+    }
+
+    /// The program's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.process_id().expect("a running program")
+    }
+
+    /// Waits (at most `PATIENCE`, a guard against a hang) for the program
+    /// to exit and close the terminal; whether it did.
+    pub fn exited(&mut self) -> bool {
+        let deadline = Instant::now() + PATIENCE;
+        let (screen, drawn) = &*self.screen;
+        let mut state = screen.lock().unwrap();
+        while !state.closed {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            state = drawn.wait_timeout(state, left).unwrap().0;
+        }
+        drop(state);
+        self.child.wait().is_ok()
+    }
+
+    /// Whether the program left the terminal as it found it: off the
+    /// alternate screen (it wrote the sequence that leaves it) and with the
+    /// cursor shown.
+    pub fn restored(&self) -> bool {
+        let state = self.screen.0.lock().unwrap();
+        let left_alternate = state
+            .written
+            .windows(LEAVE_ALTERNATE_SCREEN.len())
+            .any(|w| w == LEAVE_ALTERNATE_SCREEN);
+        let screen = state.emulator.screen();
+        left_alternate && !screen.alternate_screen() && !screen.hide_cursor()
     }
 }
 

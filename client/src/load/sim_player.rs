@@ -1,4 +1,5 @@
-//! One simulated player during play: its connection's sink, where it
+//! One simulated player of the load generator during play (not the
+//! practice bot of `krypto bots`): its connection's sink, where it
 //! comes back to, the round it has read, and its submissions awaiting
 //! their verdicts (and which refusals answer a late one).
 
@@ -10,7 +11,7 @@ use tokio::time::Instant;
 use super::connection::Sink;
 
 /// One simulated player during play.
-pub(super) struct Bot {
+pub(super) struct SimPlayer {
     pub(super) sink: Sink,
     /// Its name and token, to come back with.
     pub(super) name: String,
@@ -36,7 +37,7 @@ pub(super) struct Bot {
     pub(super) closed: bool,
 }
 
-impl Bot {
+impl SimPlayer {
     /// A player on a fresh connection's `sink`, first submitting at
     /// `next_submit`.
     pub(super) fn new(
@@ -45,8 +46,8 @@ impl Bot {
         token: String,
         home: String,
         next_submit: Instant,
-    ) -> Bot {
-        Bot {
+    ) -> SimPlayer {
+        SimPlayer {
             sink,
             name,
             token,
