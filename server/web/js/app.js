@@ -12,8 +12,11 @@ import {
   loadIdentity, saveIdentity, forgetIdentity, setAside, loadPrevious, forgetPrevious, saveDraft,
 } from './store.js';
 import { joinBase } from './screens/invite.js';
-import { appendPiece, removeLast, wantsOperand, MAX_LEN } from './formula.js';
+import {
+  appendPiece, removeLast, wantsOperand, handProblem, MAX_LEN,
+} from './formula.js';
 import { deadlineIn } from './clock.js';
+import { SETTING_LABELS } from './words.js';
 
 const MAX_HOPS = LIMITS.redirects_in_a_row;
 /** How long a TV waits before asking again for a room that is not open yet (code guesses are limited). */
@@ -46,6 +49,12 @@ export function createApp({ kind, route, handed, scanned, io }) {
     welcomedHere: false,
     hops: handed.hops,
     leaving: false,
+    // A room to go to once the server has resumed this browser's seat (`linked`), or once
+    // it has said the page left its room (`next`: {code, spectator}).
+    linked: null,
+    next: null,
+    // The settings each `update_settings` still unanswered changes, by request id.
+    settingsAsked: new Map(),
   };
   state.session = session;
   state.previous = loadPrevious(kind);
@@ -154,7 +163,7 @@ export function createApp({ kind, route, handed, scanned, io }) {
     if (io.send(message)) {
       r.pending = true;
       r.unsent = null;
-    } else {
+    } else if (state.conn !== 'replaced') {
       r.unsent = message;
     }
   }
@@ -180,6 +189,29 @@ export function createApp({ kind, route, handed, scanned, io }) {
     r.dropped = true;
   }
 
+  /** The room the page's address names (`/r/CODE`, `/tv/CODE`), or null. */
+  function addressedRoom() {
+    if (kind === 'tv') return route.code;
+    return state.route.kind === 'room' ? state.route.code : null;
+  }
+
+  /**
+   * The seat this browser resumed is in another room than the address
+   * names (a friend's link opened on a seated phone; a TV pointed at
+   * another room): leave it for the linked one, asking first where a seat
+   * would be lost. Returns whether the page is on its way; when the person
+   * says no, the address shows the room they stay in.
+   */
+  function moveTo(code) {
+    const r = state.room;
+    const me = r.players.find((p) => p.id === state.me?.id);
+    const seated = kind === 'player' && me && !me.spectator;
+    if (seated && !io.confirm(`Leave ${r.code}? You lose your seat there, to join ${code}.`)) return false;
+    session.next = { code, spectator: kind === 'tv' };
+    io.send({ type: 'leave_room' });
+    return true;
+  }
+
   /** The answer to a server message that needs one (the word state.js returned). */
   function react(word) {
     switch (word) {
@@ -191,7 +223,12 @@ export function createApp({ kind, route, handed, scanned, io }) {
         session.pendingName = null;
         session.pendingTicket = null;
         state.linkCode = null;
-        if (state.me.resumed) return; // room_state follows
+        if (state.me.resumed) {
+          // room_state follows, of the room the seat is in: the room the
+          // address names, if another, is gone to once it is here.
+          session.linked = addressedRoom();
+          return;
+        }
         if (state.route.kind === 'link') go('/', true);
         if (state.route.kind === 'room') join(state.route.code, false);
         else if (kind === 'tv') join(route.code, true);
@@ -200,14 +237,26 @@ export function createApp({ kind, route, handed, scanned, io }) {
       case 'redirect':
         followRedirect();
         return;
-      case 'in_room':
+      case 'in_room': {
         session.hops = 0;
         io.cancelLater();
+        const { linked } = session;
+        session.linked = null;
+        if (linked && linked !== state.room.code && moveTo(linked)) return;
         if (kind === 'player') go(`/r/${state.room.code}`, state.route.kind === 'room');
         sendUnsent();
         return;
+      }
       case 'left':
       case 'kicked':
+        if (session.next) {
+          const { code, spectator } = session.next;
+          session.next = null;
+          if (word === 'left') {
+            join(code, spectator);
+            return;
+          }
+        }
         enterLobby();
         return;
       case 'join_failed':
@@ -268,6 +317,24 @@ export function createApp({ kind, route, handed, scanned, io }) {
     state.previous = loadPrevious(kind);
     if (kind === 'player') go('/', true);
     io.restart();
+  }
+
+  /**
+   * The server refused a setting: the host's form goes back to the values in
+   * force, and the toast names the setting as the form labels it.
+   */
+  function refuseSettings(m) {
+    const keys = session.settingsAsked.get(m.id) ?? [];
+    session.settingsAsked.delete(m.id);
+    const r = state.room;
+    r.settings = { ...r.settings };
+    r.refusedSettings = keys;
+    const message = typeof m.message === 'string' ? m.message : '';
+    // The server's reason names the setting by its key: say it in the form's words.
+    const named = keys.find((k) => message.includes(k));
+    const reason = named ? message.slice(message.indexOf(named) + named.length).replace(/^[\s:]+/, '') : message;
+    const label = named ? SETTING_LABELS[named] ?? named : null;
+    state.toast = { text: label ? `${label}: ${reason}` : message, until: deadlineIn(6000) };
   }
 
   function setFormula(text) {
@@ -335,9 +402,14 @@ export function createApp({ kind, route, handed, scanned, io }) {
       io.send({ type: 'create_room', public: isPublic });
     },
     joinRoom(code, spectator = false) {
-      state.lobbyError = null;
       state.notice = null;
-      join(code.trim().toUpperCase(), spectator);
+      const c = code.trim().toUpperCase();
+      if (!c) {
+        state.lobbyError = `Type the room’s code first: the ${LIMITS.room_code_chars} letters and digits the host’s screen shows`;
+        return;
+      }
+      state.lobbyError = null;
+      join(c, spectator);
     },
     leaveRoom() {
       const r = room();
@@ -346,7 +418,13 @@ export function createApp({ kind, route, handed, scanned, io }) {
       if (inMatch && !io.confirm(`Leave room ${r.code}? You lose your seat in this match.`)) return;
       io.send({ type: 'leave_room' });
     },
-    updateSettings: (settings) => io.send({ type: 'update_settings', settings }),
+    updateSettings(settings) {
+      const id = io.send({ type: 'update_settings', settings });
+      if (!id) return;
+      session.settingsAsked.set(id, Object.keys(settings));
+      // Accepted ones get no answer of their own (the room's echo has no id): keep the last few.
+      if (session.settingsAsked.size > 20) session.settingsAsked.delete(session.settingsAsked.keys().next().value);
+    },
     start: () => io.send({ type: 'start' }),
     kick(player, name) {
       // Beside "Make host": a slip of the thumb must not throw a friend out.
@@ -383,11 +461,15 @@ export function createApp({ kind, route, handed, scanned, io }) {
       const r = room();
       if (!r?.round || r.phase !== 'playing' || !canPlay(state)) return;
       if (!r.formula.trim() || r.pending) return;
+      // Never sent: it could not be right, and a miss costs a lockout (the preview says why).
+      if (handProblem(r.formula, r.round.cards)) return;
       sendAnswer(r, { type: 'submit', round: r.round.number, formula: r.formula });
     },
     claimNoSolution() {
       const r = room();
       if (!r?.round || r.phase !== 'playing' || !canPlay(state) || r.pending) return;
+      // One tap beside Submit: a slip must not cost a lockout.
+      if (!io.confirm('Claim that this hand has no solution? If it has one, that counts as a miss.')) return;
       sendAnswer(r, { type: 'claim_no_solution', round: r.round.number });
     },
     reconnect: () => io.connect(),
@@ -413,6 +495,10 @@ export function createApp({ kind, route, handed, scanned, io }) {
     },
     /** A message from the server: apply it, then answer it where it needs an answer. */
     onMessage(m) {
+      if (m.type === 'error' && m.code === 'invalid_settings' && state.room) {
+        refuseSettings(m);
+        return;
+      }
       const word = applyServer(state, m);
       // A refused name is not said again on the next connection.
       if (state.needName) session.pendingName = null;
@@ -423,7 +509,10 @@ export function createApp({ kind, route, handed, scanned, io }) {
       // Taken over: by the device that used the code this page shows (the
       // usual case), or by another tab; either way the code is not this
       // page's to offer any more.
-      if (status === 'replaced') forgetDeviceCode();
+      if (status !== 'replaced') return;
+      forgetDeviceCode();
+      // Nor is an answer kept for a connection that is not coming back here.
+      if (state.room) state.room.unsent = null;
     },
     /**
      * Whether the page has anything to say: not while a name is not chosen

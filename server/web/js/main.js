@@ -171,6 +171,8 @@ function startGame() {
     if (state.toast && state.toast.until > now()) {
       parts.push(h('p', { class: 'banner-line', text: state.toast.text }));
     }
+    // Taken over is no passing moment: its banner stands in the page, above the header, not over it.
+    banner.classList.toggle('in-flow', state.conn === 'replaced');
     fill(banner, parts);
   }
 
