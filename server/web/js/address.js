@@ -6,6 +6,19 @@
 // node B at `http://proxy/node-b/`), so every address the page makes is
 // built from the base its own address shows, never from `/`.
 
+/** What the address (after its base) asks for: `{kind, code?, name?}`. */
+export function parseRoute(path) {
+  let m = path.match(/^\/r\/([^/]+)\/?$/);
+  if (m) return { kind: 'room', code: decodeURIComponent(m[1]).toUpperCase() };
+  m = path.match(/^\/tv\/([^/]+)\/?$/);
+  if (m) return { kind: 'tv', code: decodeURIComponent(m[1]).toUpperCase() };
+  if (/^\/leaderboard\/?$/.test(path)) return { kind: 'leaderboard' };
+  if (/^\/link\/?$/.test(path)) return { kind: 'link' };
+  m = path.match(/^\/p\/([^/]+)\/?$/);
+  if (m) return { kind: 'profile', name: decodeURIComponent(m[1]) };
+  return { kind: 'lobby' };
+}
+
 /** The routes of the app, after its base. */
 const ROUTE_TAIL = /(\/(r|tv|p)\/[^/]+|\/leaderboard|\/link)?\/?$/;
 

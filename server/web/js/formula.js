@@ -121,6 +121,29 @@ export function usedCards(text, cards) {
   return used;
 }
 
+/**
+ * Why the formula cannot be right for the hand whatever else is typed, or
+ * null: a number that is not one of the cards, or a card used more times
+ * than the hand holds it. The server refuses the same (`unknown_card`,
+ * `card_reused`) at the cost of a lockout; the page never sends it.
+ */
+export function handProblem(text, cards) {
+  const left = cards.map((c) => BigInt(c));
+  const { tokens } = tokenize(text);
+  for (const t of tokens) {
+    if (t.kind !== 'num') continue;
+    const i = left.indexOf(t.value);
+    if (i >= 0) {
+      left.splice(i, 1);
+      continue;
+    }
+    const held = cards.filter((c) => BigInt(c) === t.value).length;
+    if (held === 0) return `${t.value} is not in your hand`;
+    return held === 1 ? `${t.value} is used twice: the hand has it once` : `${t.value} is used more than the ${held} times the hand has it`;
+  }
+  return null;
+}
+
 /** Whether the next token should be a number or "(" (else an operator or ")"). */
 export function wantsOperand(text) {
   const { tokens } = tokenize(text);

@@ -63,6 +63,8 @@ export function scoreboard(room) {
 
 /** Whether this page's player plays (rather than watches or waits) this round. */
 export function canPlay(state) {
+  // Taken over by another tab or device: this page's hand is stale, and nothing it sends would arrive.
+  if (state.conn === 'replaced') return false;
   const me = state.room?.players.find((p) => p.id === state.me?.id);
   return Boolean(me && !me.spectator && !me.waiting);
 }

@@ -13,8 +13,11 @@ export const VERDICT_HEADLINES = {
   overflow: 'Numbers too big to check',
   locked_out: 'Still locked out',
   round_over: 'Too late: the round is over',
-  has_solution: 'There is a solution',
+  has_solution: 'Wrong claim: this hand has a solution',
 };
+
+/** Verdicts whose headline says all the server's reason would (shown once, not twice). */
+export const HEADLINE_SAYS_ALL = new Set(['has_solution']);
 
 export const verdictHeadline = (kind) => VERDICT_HEADLINES[kind] ?? 'Not accepted';
 
@@ -69,3 +72,18 @@ export function listOf(names) {
   if (names.length <= 1) return names.join('');
   return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }
+
+/** Each room setting's name as the host's form labels it (and a refusal names it). */
+export const SETTING_LABELS = {
+  variant: 'Game',
+  rules: 'Rules',
+  difficulty: 'Hands',
+  rounds: 'Rounds',
+  target_score: 'Target score (empty: none)',
+  round_seconds: 'Seconds per round',
+  lockout_seconds: 'Lockout after a miss (s)',
+  wrong_penalty: 'Penalty per miss',
+  deal: 'Deal',
+  max_players: 'Seats',
+  public: 'Listed in public rooms',
+};

@@ -16,6 +16,7 @@ export function devicePanel(act) {
     h('p', { text: 'On the other device, scan this, or open this server and choose “I already play on another device”, then type:' }),
     codeText, qr, left,
     h('button', { type: 'button', class: 'secondary', on: { click: act.closeDevice }, text: 'Done' }));
+  const footer = h('span', {}, ' · ', open);
   let shown = null;
 
   function tick(state) {
@@ -27,14 +28,14 @@ export function devicePanel(act) {
   }
 
   return {
-    /** The button that asks for a code (for the footer). */
-    button: open,
+    /** The button that asks for a code, after its separator (for the footer; hidden with it). */
+    footer,
     /** The code and its QR, when shown (for the top of the screen). */
     box,
     update(state) {
       const d = state.device;
       box.hidden = !d;
-      open.hidden = Boolean(d) || !state.me;
+      footer.hidden = Boolean(d) || !state.me;
       if (!d) return;
       if (d.asking) {
         setText(codeText, '…');

@@ -22,7 +22,7 @@ export function mount(root, { act }) {
     on: {
       submit: (e) => {
         e.preventDefault();
-        if (code.value.trim()) act.joinRoom(code.value, e.submitter?.value === 'watch');
+        act.joinRoom(code.value, e.submitter?.value === 'watch');
       },
     },
   },
@@ -50,8 +50,7 @@ export function mount(root, { act }) {
     device.box, notice, error, joinForm, createPanel, publicPanel,
     h('nav', { class: 'footer-links' },
       h('a', { href: at('/leaderboard'), text: 'Leaderboard' }),
-      ' · ',
-      device.button,
+      device.footer,
       ' · ',
       h('button', { type: 'button', class: 'link', on: { click: act.forgetMe }, text: 'Not you? Change player' })));
 

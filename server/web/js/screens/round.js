@@ -5,8 +5,8 @@
 import { h, fill, setText } from '../dom.js';
 import { canPlay } from '../state.js';
 import { leftUntil, clockText, seconds } from '../clock.js';
-import { preview, usedCards } from '../formula.js';
-import { OPERATORS, verdictHeadline } from '../words.js';
+import { preview, usedCards, handProblem } from '../formula.js';
+import { OPERATORS, verdictHeadline, HEADLINE_SAYS_ALL } from '../words.js';
 import { scores } from './players.js';
 import { LIMITS } from '../limits.js';
 
@@ -15,6 +15,9 @@ function previewLine(room) {
   const cards = room.round.cards;
   const used = usedCards(room.formula, cards).filter(Boolean).length;
   const count = `${used} of ${cards.length} cards`;
+  // A number the hand does not hold can never be right: said first, whatever the value.
+  const problem = p.state !== 'empty' && handProblem(room.formula, cards);
+  if (problem) return { text: `⚠ ${problem}`, kind: 'warn' };
   switch (p.state) {
     case 'empty':
       return { text: 'Tap cards and operators, or type a formula.', kind: 'hint' };
@@ -51,6 +54,7 @@ export function mount(root, { act, state }) {
   const result = h('div', { class: 'result', role: 'status' });
   const note = h('p', { class: 'note' });
   const board = h('section', { class: 'card-panel' });
+  const elsewhere = h('p', { class: 'note elsewhere', text: 'This page stopped following the round: it goes on in the tab or on the device that took over.' });
 
   const pad = h('div', { class: 'pad', role: 'group', 'aria-label': 'Operators' },
     OPERATORS.map((o) => h('button', {
@@ -72,7 +76,7 @@ export function mount(root, { act, state }) {
   fill(root,
     h('div', { class: 'round-top' }, roundLabel, myScore, timer),
     h('div', { class: 'timebar', 'aria-hidden': 'true' }, bar),
-    countdown, play, board);
+    countdown, elsewhere, play, board);
 
   let shownHand = null;
   let cardButtons = [];
@@ -90,7 +94,8 @@ export function mount(root, { act, state }) {
     bar.style.width = running && room.round.duration ? `${(100 * left) / room.round.duration}%` : '0%';
     const locked = leftUntil(room.lockout);
     setText(lockout, locked > 0 && room.phase === 'playing' ? `🔒 Locked out for ${Math.ceil(locked / 1000)} s` : '');
-    submit.disabled = room.phase !== 'playing' || !canPlay(s) || room.pending || locked > 0 || !room.formula.trim();
+    submit.disabled = room.phase !== 'playing' || !canPlay(s) || room.pending || locked > 0 || !room.formula.trim()
+      || Boolean(room.round && handProblem(room.formula, room.round.cards));
     noSolution.disabled = room.phase !== 'playing' || !canPlay(s) || room.pending || locked > 0;
   }
 
@@ -99,7 +104,10 @@ export function mount(root, { act, state }) {
     const r = room.round;
     const counting = room.phase === 'countdown';
     countdown.hidden = !counting;
-    play.hidden = counting || !r;
+    // Taken over: the hand shown would be an old one, so none is.
+    const replaced = s.conn === 'replaced';
+    play.hidden = counting || !r || replaced;
+    elsewhere.hidden = !replaced;
     setText(roundLabel, r ? `Round ${r.number} of ${room.roundsTotal}` : `${room.roundsTotal} round${room.roundsTotal === 1 ? '' : 's'}`);
     const me = room.players.find((p) => p.id === s.me?.id);
     setText(myScore, me && !me.spectator ? `You: ${me.score}` : 'Watching');
@@ -138,7 +146,8 @@ export function mount(root, { act, state }) {
       fill(verdict, v.accepted
         ? h('p', { class: 'verdict-head', text: `✓ Correct: ${v.value ?? ''}` })
         : [h('p', { class: 'verdict-head', text: `✗ ${verdictHeadline(v.kind)}` }),
-          h('p', { class: 'verdict-reason', text: v.column ? `${v.message} (at character ${v.column})` : v.message })]);
+          !HEADLINE_SAYS_ALL.has(v.kind)
+            && h('p', { class: 'verdict-reason', text: v.column ? `${v.message} (at character ${v.column})` : v.message })]);
     } else if (room.unsent) {
       verdict.className = 'verdict';
       fill(verdict, h('p', { class: 'verdict-head', text: '⏳ Not sent yet: it goes as soon as the connection is back' }));

@@ -5,7 +5,9 @@ import { h, fill, keyedFill } from '../dom.js';
 import { isHost } from '../state.js';
 import { invite, linkPieces } from './invite.js';
 import { roster } from './players.js';
-import { VARIANTS, RULES, DIFFICULTIES, DEALS } from '../words.js';
+import {
+  VARIANTS, RULES, DIFFICULTIES, DEALS, SETTING_LABELS,
+} from '../words.js';
 import { LIMITS } from '../limits.js';
 
 /**
@@ -13,17 +15,18 @@ import { LIMITS } from '../limits.js';
  * for them) or its numeric range (the server's, from LIMITS).
  */
 const FIELDS = [
-  { key: 'variant', label: 'Game', words: VARIANTS },
-  { key: 'rules', label: 'Rules', words: RULES },
-  { key: 'difficulty', label: 'Hands', words: DIFFICULTIES },
-  { key: 'rounds', label: 'Rounds' },
-  { key: 'target_score', label: 'Target score (empty: none)' },
-  { key: 'round_seconds', label: 'Seconds per round' },
-  { key: 'lockout_seconds', label: 'Lockout after a miss (s)' },
-  { key: 'wrong_penalty', label: 'Penalty per miss' },
-  { key: 'deal', label: 'Deal', words: DEALS },
-  { key: 'max_players', label: 'Seats' },
-].map((f) => {
+  { key: 'variant', words: VARIANTS },
+  { key: 'rules', words: RULES },
+  { key: 'difficulty', words: DIFFICULTIES },
+  { key: 'rounds' },
+  { key: 'target_score' },
+  { key: 'round_seconds' },
+  { key: 'lockout_seconds' },
+  { key: 'wrong_penalty' },
+  { key: 'deal', words: DEALS },
+  { key: 'max_players' },
+].map((field) => {
+  const f = { ...field, label: SETTING_LABELS[field.key] };
   const allowed = LIMITS.settings[f.key];
   if (allowed.kind !== 'choice') return { ...f, ...allowed };
   return { ...f, choices: Object.fromEntries(allowed.choices.map((c) => [c, f.words[c] ?? c])) };
@@ -114,14 +117,16 @@ export function mount(root, { act }) {
           fill(settings, h('h2', { text: 'Settings' }),
             h('form', { class: 'settings-form', on: { submit: (e) => e.preventDefault() } },
               fields.map((f) => f.el),
-              h('div', { class: 'check' }, isPublic, h('label', { for: 'set-public', text: 'Listed in public rooms' }))));
+              h('div', { class: 'check' }, isPublic, h('label', { for: 'set-public', text: SETTING_LABELS.public }))));
         }
       }
       if (shownSettings !== room.settings) {
         shownSettings = room.settings;
         if (host) {
+          // A refused setting goes back to the value in force even in the field being edited.
+          const refused = room.refusedSettings ?? [];
           for (const { key, control } of fieldControls) {
-            if (control === document.activeElement) continue;
+            if (control === document.activeElement && !refused.includes(key)) continue;
             if (control.type === 'checkbox') control.checked = Boolean(room.settings[key]);
             else if (control.value !== shownValue(room.settings[key])) control.value = shownValue(room.settings[key]);
           }
