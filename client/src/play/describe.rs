@@ -262,6 +262,17 @@ impl App {
             | ServerMessage::Pong
             | ServerMessage::Redirect { .. }
             | ServerMessage::DeviceCode { .. } => Vec::new(),
+            // The daily, runs and challenges have commands of their own
+            // (`krypto daily`, `krypto run`, `krypto challenge`); a room's
+            // screen never asks for them.
+            ServerMessage::Daily { .. }
+            | ServerMessage::DailySolved { .. }
+            | ServerMessage::Run { .. }
+            | ServerMessage::RunHand { .. }
+            | ServerMessage::RunOver { .. }
+            | ServerMessage::Challenge { .. }
+            | ServerMessage::ChallengeHand { .. }
+            | ServerMessage::ChallengeResult { .. } => Vec::new(),
         }
     }
 }

@@ -264,6 +264,17 @@ impl App {
             | ServerMessage::Pong
             | ServerMessage::DeviceCode { .. }
             | ServerMessage::Reaction { .. } => {}
+            // The daily, runs and challenges have commands of their own
+            // (`krypto daily`, `krypto run`, `krypto challenge`); a room's
+            // screen never asks for them.
+            ServerMessage::Daily { .. }
+            | ServerMessage::DailySolved { .. }
+            | ServerMessage::Run { .. }
+            | ServerMessage::RunHand { .. }
+            | ServerMessage::RunOver { .. }
+            | ServerMessage::Challenge { .. }
+            | ServerMessage::ChallengeHand { .. }
+            | ServerMessage::ChallengeResult { .. } => {}
             ServerMessage::ReadyCheck { ms, ready } => {
                 if let Some(r) = &mut self.room {
                     r.ready_check = Some(ReadyView {

@@ -69,6 +69,7 @@ static ASSETS: &[Asset] = &[
     asset!("app.css", "text/css; charset=utf-8"),
     asset!("icon.svg", "image/svg+xml"),
     asset!("js/main.js", JS),
+    asset!("js/app.js", JS),
     asset!("js/address.js", JS),
     asset!("js/dom.js", JS),
     asset!("js/net.js", JS),
