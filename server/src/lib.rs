@@ -1,57 +1,43 @@
 //! The krypto game server: one tokio process serving HTTP and the game's
 //! WebSocket on one port, with players and scores in SQLite or PostgreSQL.
 //!
-//! A map of the modules, from the socket inwards:
+//! A map of the sections, from the socket inwards. Each folder is one
+//! section; a section imports only the sections below it (a test,
+//! `server/tests/layout.rs`, keeps it so), and ARCHITECTURE.md at the
+//! repository's root says why.
 //!
-//! - [`listener`]: the TCP listener that takes a connection permit before
-//!   `accept` and a slot of the client address's share.
-//! - [`serve`]: HTTP/1.1 on each connection (hyper), with the header-read
-//!   timeout that closes silent and trickling connections.
-//! - [`http`]: the routes — `/ws` (upgrade), `/healthz`, `/metrics`, the
-//!   scores API — and JSON errors for everything else. [`forwarded`]: the client's
-//!   address behind a trusted reverse proxy.
-//! - [`ws_upgrade`]: the WebSocket handshake, onto a socket whose every
-//!   frame [`frame_meter`] charges before tungstenite sees it. Writes pass
-//!   straight through both wrappers ([`write_through`]).
-//! - [`transport`]: one task per WebSocket: frames, message credits, the
-//!   hello deadline, pings, and the one place deciding which errors close a
-//!   connection and with which code.
-//! - [`session`]: `hello` and the dispatch of requests, with no socket in
-//!   it. [`identity`]: names, tokens and the `hello` decision.
-//! - [`outbox`]: the handle through which anyone sends to a connection,
-//!   through its bounded queue (never blocking; a slow reader is dropped).
-//! - [`lobby`]: the registry of rooms, seats, spectators and sessions.
-//! - [`cluster`]: with `--public-url`, this server is one node of many on
-//!   one PostgreSQL database: room codes, seats and public rooms in a
-//!   shared directory, redirects to other nodes, heartbeats, one session
-//!   per player across nodes. [`directory_queue`]: the lobby's seats and
-//!   closed rooms on their way to that directory, written in batches.
-//! - [`room_task`]: one task per room, owning the pure
-//!   `krypto_core::room::Room` and its clock ([`room_clock`]: real, sped up,
-//!   or moved by a test); it records each result and waits for the commit
-//!   before announcing it.
-//! - [`recorder`]: the one writer of scores, committing rooms' writes in
-//!   groups, and keeping them through a database outage in its
-//!   [`journal`] (replayed when the database returns, with [`backoff`]);
-//!   [`durability`]: what it reports, for `/readyz` and metrics. [`ratings`]: Weng-Lin. [`periods`]: UTC calendar periods.
-//! - [`leaderboard`]: leaderboards and profiles for the WebSocket and HTTP;
-//!   [`board_cache`]: the boards' pages served from a copy in memory.
-//! - [`codes`]: room codes. [`limits`]: message credits, per-address and
-//!   per-player limits.
+//! - [`edge`]: between a socket and a session. The listener takes a
+//!   connection permit and the address's share before `accept`; HTTP/1.1
+//!   with the header-read timeout; the routes (`/ws`, `/healthz`,
+//!   `/metrics`, the API) and their JSON errors; the WebSocket handshake
+//!   onto a socket whose every frame is metered; one task per WebSocket
+//!   (the one place deciding which errors close a connection); the
+//!   per-address and per-player budgets; the embedded browser client.
+//! - `session`: `hello` (who a connection is: names, tokens) and the
+//!   dispatch of a connection's requests, with no socket in it.
+//! - `modes` and `fair_play`: the daily Krypto, challenges and solo runs
+//!   beside the rooms; the signals that keep solvers off the public boards.
+//! - [`cluster`]: with `--public-url`, one node of many on one PostgreSQL:
+//!   the shared directory of rooms and seats, redirects, heartbeats,
+//!   rooms taken over from a dead node.
+//! - [`config`]: every limit and timing, read once at the start.
+//! - [`rooms`]: the lobby (rooms, seats, spectators, sessions), room codes,
+//!   one task per room owning the pure `krypto_core::room::Room` and its
+//!   clock, the outbox through which anyone sends to a connection, rooms
+//!   kept across a stop.
+//! - [`scores`]: the recorder (the one writer of scores, committing in
+//!   groups, journaling through a database outage), the leaderboards and
+//!   their copy in memory.
 //! - [`db`]: one store, SQLite or PostgreSQL (chosen by the URL), through
-//!   sqlx; batches written in each backend's idiom.
-//! - [`metrics`]: the counters `/metrics` shows, as cheap handles.
-//!   [`logging`]: log lines to stdout through a bounded queue, never blocking.
-//! - [`config`]: every limit and timing. [`join_urls`]: the addresses
-//!   friends can use, for the banner and `welcome`.
-//! - [`web`]: the browser client's pages and assets, embedded in the binary.
+//!   sqlx; tokens and tickets stored only as hashes.
+//! - [`ops`]: what the operator sees: metrics, logs, durability.
 
-pub mod cluster;
+mod cluster;
 pub mod config;
 pub mod db;
-pub mod edge;
+mod edge;
 pub mod ops;
-pub mod rooms;
+mod rooms;
 pub mod scores;
 mod session;
 

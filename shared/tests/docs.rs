@@ -1,6 +1,7 @@
 //! The docs say what the code does: the settings table of
 //! `docs/protocol.md` is the one krypto-core writes from its settings
-//! table, and every repository path the docs cite exists.
+//! table, every repository path the docs cite exists, and ARCHITECTURE.md
+//! maps every section of the server.
 
 use std::path::{Path, PathBuf};
 
@@ -96,6 +97,7 @@ fn every_path_the_docs_cite_exists() {
         .cloned()
         .collect();
     docs.push("README.md".to_owned());
+    docs.push("ARCHITECTURE.md".to_owned());
     let mut missing = Vec::new();
     for doc in &docs {
         for cited in cited_paths(&read(doc)) {
@@ -112,4 +114,26 @@ fn every_path_the_docs_cite_exists() {
         "the docs cite paths the repository does not have:\n{}",
         missing.join("\n")
     );
+}
+
+/// The map stays a map: the bird's-eye view, entry points, code map and
+/// invariants in a page one reads in a sitting; details live in the code.
+#[test]
+fn the_architecture_page_is_short_and_names_every_server_section() {
+    let architecture = read("ARCHITECTURE.md");
+    let lines = architecture.lines().count();
+    assert!(lines <= 250, "ARCHITECTURE.md has {lines} lines");
+    let src = repo().join("server/src");
+    let Ok(entries) = std::fs::read_dir(&src) else {
+        panic!("reading {}", src.display());
+    };
+    for entry in entries.flatten() {
+        if entry.path().is_dir() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            assert!(
+                architecture.contains(&format!("`{name}/`")),
+                "ARCHITECTURE.md does not map server/src/{name}/"
+            );
+        }
+    }
 }
