@@ -270,6 +270,23 @@ fn a_bot_is_marked_in_the_roster_and_its_arrival() {
 }
 
 #[test]
+fn a_bot_is_never_made_host_and_never_inherits_the_role_before_a_person() {
+    let mut r = room(RoomSettings::default(), vec![easy()]);
+    r.join(Joiner::new(ADA, "Ada"), false, 0).unwrap();
+    r.join(Joiner::new(BOB, "Bob").bot(true), false, 0).unwrap();
+    r.join(Joiner::new(CY, "Cy"), false, 0).unwrap();
+    assert_eq!(
+        error_code(r.transfer_host(ADA, BOB, 0)),
+        ErrorCode::NotAPlayer,
+        "a bot never starts a match: the room would be stuck"
+    );
+    assert_eq!(r.host(), ADA);
+    // Bob joined before Cy, yet the person takes over when Ada leaves.
+    r.leave(ADA, 1).unwrap();
+    assert_eq!(r.host(), CY);
+}
+
+#[test]
 fn spectators_watch_chat_and_never_score() {
     let mut r = room(RoomSettings::default(), vec![easy()]);
     let fx = r.join(Joiner::new(DEE, "Dee"), true, 0).unwrap();

@@ -299,8 +299,14 @@ impl Room {
         target: PlayerId,
         now: u64,
     ) -> Result<Effects, RoomError> {
-        if self.host_acts_on(host, target, now)?.spectator {
+        let member = self.host_acts_on(host, target, now)?;
+        if member.spectator {
             return Err(RoomError::NotAPlayer("a spectator cannot be the host"));
+        }
+        // A bot never starts a match or hands the role back: a room whose
+        // host it was would be stuck for good.
+        if member.bot {
+            return Err(RoomError::NotAPlayer("a bot cannot be the host"));
         }
         self.host = target;
         let mut fx = std::mem::take(&mut self.pending);
@@ -376,10 +382,14 @@ impl Room {
 
     /// Longest-seated connected player, else any player, else a spectator.
     pub(super) fn successor(&self) -> Option<PlayerId> {
-        let pick = |f: &dyn Fn(&Member) -> bool| self.members.iter().find(|m| f(m)).map(|m| m.id);
+        // People first: a bot is host only of a room with nobody else in it.
+        let pick = |f: &dyn Fn(&Member) -> bool| {
+            let person = self.members.iter().find(|m| !m.bot && f(m));
+            person.or_else(|| self.members.iter().find(|m| f(m))).map(|m| m.id)
+        };
         pick(&|m| !m.spectator && m.connected())
             .or_else(|| pick(&|m| !m.spectator))
             .or_else(|| pick(&|m| m.connected()))
-            .or_else(|| self.members.first().map(|m| m.id))
+            .or_else(|| pick(&|_| true))
     }
 }

@@ -28,7 +28,8 @@ export function roster(state, act) {
     // Each button's name adds the player for screen readers, after the
     // words everyone sees (which voice control users say).
     host && p.id !== state.me.id && h('span', { class: 'controls' },
-      !p.spectator && h('button', {
+      // A bot never starts a match: the server refuses to make it host.
+      !p.spectator && !p.bot && h('button', {
         type: 'button', class: 'secondary small', 'aria-label': `Make host ${p.name}`,
         on: { click: () => act.makeHost(p.id) }, text: 'Make host',
       }),
