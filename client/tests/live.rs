@@ -171,6 +171,9 @@ fn the_client_rides_out_a_server_restart_in_its_seat() {
     let json = |line: &str| serde_json::from_str::<Value>(line).unwrap();
     let is_type = |ty: &'static str| move |l: &str| l.contains(&format!("\"type\":\"{ty}\""));
     let first = json(&ann.expect("a welcome", is_type("welcome")));
+    // `--json` goes to logs and screens: the secret token stays in tokens.toml.
+    assert!(first.get("token").is_none(), "{first}");
+    assert!(first["player_id"].is_u64(), "{first}");
     ann.send("/create");
     let state = json(&ann.expect("a room state", is_type("room_state")));
     let code = state["code"].as_str().unwrap().to_owned();

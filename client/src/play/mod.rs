@@ -317,6 +317,21 @@ fn spawn_ticks(tx: mpsc::UnboundedSender<Event>) {
 /// replies to the last commands are seen.
 const LINGER: Duration = Duration::from_secs(1);
 
+/// A server message as `--json` prints it: the `welcome`'s secret token is
+/// kept out of a stream that is piped into logs and shown on screens (it is
+/// saved in `tokens.toml`, which is where it belongs).
+fn without_secrets(raw: &str) -> std::borrow::Cow<'_, str> {
+    let Ok(serde_json::Value::Object(mut message)) = serde_json::from_str(raw) else {
+        return raw.into();
+    };
+    if message.get("type").and_then(|t| t.as_str()) != Some("welcome")
+        || message.remove("token").is_none()
+    {
+        return raw.into();
+    }
+    serde_json::Value::Object(message).to_string().into()
+}
+
 /// `--plain` and `--json`: commands and formulas from standard input,
 /// readable lines (or the server's JSON) on standard output.
 async fn run_lines(target: Target, json: bool) -> anyhow::Result<bool> {
@@ -343,7 +358,7 @@ async fn run_lines(target: Target, json: bool) -> anyhow::Result<bool> {
     while let Some(event) = rx.recv().await {
         if let Event::Net(NetEvent::Message { raw, .. }) = &event {
             if json {
-                writeln!(out, "{raw}")?;
+                writeln!(out, "{}", without_secrets(raw))?;
             }
         }
         let mut events = vec![event];

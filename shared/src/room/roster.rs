@@ -385,7 +385,9 @@ impl Room {
         // People first: a bot is host only of a room with nobody else in it.
         let pick = |f: &dyn Fn(&Member) -> bool| {
             let person = self.members.iter().find(|m| !m.bot && f(m));
-            person.or_else(|| self.members.iter().find(|m| f(m))).map(|m| m.id)
+            person
+                .or_else(|| self.members.iter().find(|m| f(m)))
+                .map(|m| m.id)
         };
         pick(&|m| !m.spectator && m.connected())
             .or_else(|| pick(&|m| !m.spectator))
