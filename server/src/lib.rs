@@ -36,6 +36,7 @@ mod cluster;
 pub mod config;
 pub mod db;
 mod edge;
+mod modes;
 pub mod ops;
 mod rooms;
 pub mod scores;
@@ -64,6 +65,7 @@ pub use db::tokens::{new_token, token_hash};
 pub use db::{Db, DbError};
 pub use join_urls::{banner_lines, parse_origin};
 pub use rooms::clock::ManualClock;
+pub use rooms::wall_clock::WallClock;
 
 /// What every connection and room task shares.
 #[derive(Debug)]
@@ -105,6 +107,8 @@ pub(crate) struct Shared {
     pub(crate) saved_rooms: handover::SavedRooms,
     /// What `/metrics` shows.
     pub(crate) metrics: metrics::Metrics,
+    /// The daily's secret and first day, read from the database once.
+    pub(crate) daily: modes::daily::DailyKeeper,
 }
 
 impl Shared {
@@ -165,6 +169,7 @@ impl Shared {
             room_tasks: TaskTracker::new(),
             saved_rooms: handover::SavedRooms::default(),
             metrics,
+            daily: modes::daily::DailyKeeper::default(),
         });
         shared.restore_saved_rooms().await?;
         if let Some(cluster) = shared.cluster.clone() {

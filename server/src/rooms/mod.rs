@@ -10,3 +10,4 @@ pub(crate) mod outbox;
 pub(crate) mod room_codes;
 pub(crate) mod saving;
 pub(crate) mod task;
+pub mod wall_clock;
