@@ -129,6 +129,8 @@ pub struct Config {
     /// Tests: rooms run on this clock instead, which moves only when the
     /// test advances it (`room_time_scale` is then ignored).
     pub manual_clock: Option<ManualClock>,
+    /// The fair-play signals' thresholds (docs/design.md, "Fair play").
+    pub fair_play: krypto_core::fair_play::FairPlaySettings,
     /// Deals the hands of new rooms.
     pub dealer: DealerFactory,
     /// How long a connection the server is closing waits for the peer's
@@ -247,6 +249,7 @@ impl Default for Config {
             max_rooms: 10_000,
             room_time_scale: 1,
             manual_clock: None,
+            fair_play: krypto_core::fair_play::FairPlaySettings::default(),
             dealer: DealerFactory::default(),
             close_drain: Duration::from_secs(2),
             shutdown_timeout: Duration::from_secs(5),

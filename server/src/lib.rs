@@ -26,6 +26,8 @@
 //!   shared directory, redirects to other nodes, heartbeats, one session
 //!   per player across nodes. [`directory_queue`]: the lobby's seats and
 //!   closed rooms on their way to that directory, written in batches.
+//! - [`fair_play`]: the signals fed from rated play, flags (off every
+//!   board at once, never a ban) and the operator's review.
 //! - [`room_task`]: one task per room, owning the pure
 //!   `krypto_core::room::Room` and its clock ([`room_clock`]: real, sped up,
 //!   or moved by a test); it records each result and waits for the commit
@@ -50,6 +52,7 @@ pub mod cluster;
 pub mod config;
 pub mod db;
 pub mod edge;
+pub mod fair_play;
 pub mod ops;
 pub mod rooms;
 pub mod scores;
@@ -119,6 +122,11 @@ pub(crate) struct Shared {
     pub(crate) saved_rooms: handover::SavedRooms,
     /// What `/metrics` shows.
     pub(crate) metrics: metrics::Metrics,
+    /// Rated play's answers on their way to the fair-play signals.
+    #[allow(dead_code)] // for the daily, runs and challenges
+    pub(crate) fair_play: fair_play::FairPlay,
+    /// Rooms name their rated matches here for the signals.
+    pub(crate) rated_play: scores::rated_play::RatedPlay,
 }
 
 impl Shared {
@@ -151,6 +159,12 @@ impl Shared {
             durability::Durability::new(metrics.commit_seconds.clone()),
         )
         .await?;
+        let (fair_play, rated_play) = fair_play::FairPlay::start(
+            db.clone(),
+            config.fair_play.clone(),
+            recorder.clone(),
+            metrics.fair_play.clone(),
+        );
         let lobby = lobby::Lobby::new(config.max_rooms, cluster.as_ref().map(|(c, _)| c.queue()));
         let cluster = cluster.map(|(cluster, pending)| {
             cluster.spawn(lobby.clone(), pending);
@@ -179,6 +193,8 @@ impl Shared {
             room_tasks: TaskTracker::new(),
             saved_rooms: handover::SavedRooms::default(),
             metrics,
+            fair_play,
+            rated_play,
         });
         shared.restore_saved_rooms().await?;
         if let Some(cluster) = shared.cluster.clone() {

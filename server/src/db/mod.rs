@@ -17,6 +17,8 @@
 //!   source (`json_each` in SQLite, `UNNEST` in PostgreSQL);
 //! - [`boards`]: leaderboard and profile reads;
 //! - [`copy`]: `migrate-db`, copying a database into PostgreSQL;
+//! - [`fair_play`]: answers kept for the fair-play signals, flags,
+//!   decisions, and a ban's recomputation of the ratings;
 //! - [`saved`]: rooms a graceful stop saved for the next start;
 //! - [`name_keys`]: stored name keys recomputed when krypto-core's key changes;
 //! - [`tickets`]: single-use tickets that sign another device in, and the
@@ -34,6 +36,7 @@ pub(crate) mod backoff;
 pub(crate) mod batch;
 pub mod boards;
 pub mod copy;
+pub mod fair_play;
 pub mod name_keys;
 mod postgres;
 mod rows;
