@@ -132,6 +132,8 @@ pub struct Config {
     /// The wall clock of the daily, challenges and runs (which UTC day it
     /// is); tests set a manual one to cross a midnight.
     pub wall_clock: crate::rooms::wall_clock::WallClock,
+    /// The fair-play signals' thresholds (docs/design.md, "Fair play").
+    pub fair_play: krypto_core::fair_play::FairPlaySettings,
     /// Deals the hands of new rooms.
     pub dealer: DealerFactory,
     /// How long a connection the server is closing waits for the peer's
@@ -251,6 +253,7 @@ impl Default for Config {
             room_time_scale: 1,
             manual_clock: None,
             wall_clock: crate::rooms::wall_clock::WallClock::system(),
+            fair_play: krypto_core::fair_play::FairPlaySettings::default(),
             dealer: DealerFactory::default(),
             close_drain: Duration::from_secs(2),
             shutdown_timeout: Duration::from_secs(5),

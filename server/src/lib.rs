@@ -36,6 +36,7 @@ mod cluster;
 pub mod config;
 pub mod db;
 mod edge;
+pub mod fair_play;
 mod modes;
 pub mod ops;
 mod rooms;
@@ -109,6 +110,11 @@ pub(crate) struct Shared {
     pub(crate) metrics: metrics::Metrics,
     /// The daily's secret and first day, read from the database once.
     pub(crate) daily: modes::daily::DailyKeeper,
+    /// Rated play's answers on their way to the fair-play signals.
+    #[allow(dead_code)] // for the daily, runs and challenges
+    pub(crate) fair_play: fair_play::FairPlay,
+    /// Rooms name their rated matches here for the signals.
+    pub(crate) rated_play: scores::rated_play::RatedPlay,
 }
 
 impl Shared {
@@ -141,6 +147,12 @@ impl Shared {
             durability::Durability::new(metrics.commit_seconds.clone()),
         )
         .await?;
+        let (fair_play, rated_play) = fair_play::FairPlay::start(
+            db.clone(),
+            config.fair_play.clone(),
+            recorder.clone(),
+            metrics.fair_play.clone(),
+        );
         let lobby = lobby::Lobby::new(config.max_rooms, cluster.as_ref().map(|(c, _)| c.queue()));
         let cluster = cluster.map(|(cluster, pending)| {
             cluster.spawn(lobby.clone(), pending);
@@ -170,6 +182,8 @@ impl Shared {
             saved_rooms: handover::SavedRooms::default(),
             metrics,
             daily: modes::daily::DailyKeeper::default(),
+            fair_play,
+            rated_play,
         });
         shared.restore_saved_rooms().await?;
         if let Some(cluster) = shared.cluster.clone() {

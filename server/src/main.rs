@@ -184,6 +184,35 @@ enum Command {
         #[arg(long)]
         to: String,
     },
+    /// Reviews the players the fair-play signals flagged (docs/design.md,
+    /// "Fair play: what a flag does"), on the database of --database.
+    Review {
+        #[command(subcommand)]
+        action: ReviewAction,
+    },
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum ReviewAction {
+    /// Flagged and banned players with their evidence.
+    List {
+        /// As a JSON array of objects (`name`, `status`, `flagged_at`, `evidence`, …).
+        #[arg(long)]
+        json: bool,
+    },
+    /// One player's flag and evidence.
+    Show {
+        name: String,
+        /// As a JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Puts a flagged player back on the boards; the same evidence does not
+    /// flag them again.
+    Clear { name: String },
+    /// Off the boards for good and never rated again; every rating is
+    /// recomputed without the player's matches, in one transaction.
+    Ban { name: String },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -237,6 +266,23 @@ async fn serve(
             println!("{table}: {rows} rows");
         }
         println!("copied into {to}");
+        return Ok(());
+    }
+    if let Some(Command::Review { action }) = &args.command {
+        use krypto_server::fair_play::review::{run, Review};
+        let review = match action {
+            ReviewAction::List { json } => Review::List { json: *json },
+            ReviewAction::Show { name, json } => Review::Show {
+                name: name.clone(),
+                json: *json,
+            },
+            ReviewAction::Clear { name } => Review::Clear { name: name.clone() },
+            ReviewAction::Ban { name } => Review::Ban { name: name.clone() },
+        };
+        let db = krypto_server::Db::open(&args.database).await?;
+        let report = run(&db, &review).await;
+        db.close().await;
+        println!("{}", report?);
         return Ok(());
     }
     // Every connection is a file descriptor; the usual soft limit (1024) would

@@ -96,7 +96,13 @@ struct BoardSql {
 /// and past the metric's filter (the partial index's condition).
 macro_rules! on_board {
     ($filter:literal) => {
-        concat!("s.period = $1 AND s.period_start = $2 AND ", $filter)
+        concat!(
+            "s.period = $1 AND s.period_start = $2 AND ",
+            $filter,
+            // Flagged (pending review) and banned players are on no board.
+            " AND NOT EXISTS (SELECT 1 FROM fair_play_flags f
+                 WHERE f.player_id = s.player_id AND f.status <> 'cleared')"
+        )
     };
 }
 

@@ -17,6 +17,8 @@
 //!   source (`json_each` in SQLite, `UNNEST` in PostgreSQL);
 //! - [`boards`]: leaderboard and profile reads;
 //! - [`copy`]: `migrate-db`, copying a database into PostgreSQL;
+//! - [`fair_play`]: answers kept for the fair-play signals, flags,
+//!   decisions, and a ban's recomputation of the ratings;
 //! - [`saved`]: rooms a graceful stop saved for the next start;
 //! - [`name_keys`]: stored name keys recomputed when krypto-core's key changes;
 //! - [`modes`]: the daily's attempts, challenges and runs' bests;
@@ -35,6 +37,7 @@ pub(crate) mod backoff;
 pub(crate) mod batch;
 pub mod boards;
 pub mod copy;
+pub mod fair_play;
 pub mod modes;
 pub mod name_keys;
 mod postgres;

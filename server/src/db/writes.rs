@@ -166,7 +166,9 @@ pub(crate) async fn player_states<B: WriteBackend>(
     conn: &mut B::Connection,
     ids: &[i64],
 ) -> Result<Vec<PlayerState>, DbError> {
-    const SQL: &str = "SELECT p.id, p.bot, r.mu, r.sigma, r.matches, r.opponents
+    // A banned player is never rated again: counted as a bot.
+    const SQL: &str = "SELECT p.id, (p.bot OR EXISTS (SELECT 1 FROM fair_play_flags f
+             WHERE f.player_id = p.id AND f.status = 'banned')), r.mu, r.sigma, r.matches, r.opponents
          FROM players p LEFT JOIN ratings r ON r.player_id = p.id
          WHERE p.id IN (SELECT t.id FROM {rows})";
     let rows = Rows::of(ids).col("id", |id| *id);

@@ -98,6 +98,7 @@ static ASSETS: &[Asset] = &[
     asset!("js/screens/tv.js", JS),
     asset!("js/screens/leaderboard.js", JS),
     asset!("js/screens/profile.js", JS),
+    asset!("js/screens/conduct.js", JS),
 ];
 
 /// `js/limits.js`, generated once from krypto-core.
@@ -133,6 +134,7 @@ pub fn routes<S: Clone + Send + Sync + 'static>(own: Arc<[String]>) -> Router<S>
         "/r/{code}",
         "/tv/{code}",
         "/leaderboard",
+        "/conduct",
         "/p/{name}",
         "/link",
     ];

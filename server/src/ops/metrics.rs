@@ -104,6 +104,9 @@ struct Recording {
 #[derive(Debug)]
 pub(crate) struct Metrics {
     handle: PrometheusHandle,
+    /// Fair-play flags raised, cleared and banned, across every node (read
+    /// from the decisions' table: the review command runs apart).
+    pub(crate) fair_play: [Counter; 3],
     /// WebSocket connections opened since the start.
     pub(crate) connections_opened: Counter,
     /// WebSocket connections open now.
@@ -246,6 +249,20 @@ impl Metrics {
                 help: "Log lines lost: dropped because stdout did not take them in time \
                        (a full pipe, a stalled log collector) or refused by it (closed).",
             }),
+            fair_play: [
+                counter(Series {
+                    name: "krypto_fair_play_flags_raised_total",
+                    help: "Players flagged by the fair-play signals (pending review).",
+                }),
+                counter(Series {
+                    name: "krypto_fair_play_flags_cleared_total",
+                    help: "Fair-play flags a reviewer cleared.",
+                }),
+                counter(Series {
+                    name: "krypto_fair_play_bans_total",
+                    help: "Players a reviewer banned.",
+                }),
+            ],
             handle: recorder.handle(),
         };
         Ok(metrics)

@@ -195,6 +195,12 @@ impl Recorder {
         self.commits.load(Ordering::Acquire)
     }
 
+    /// Counts a change to the boards made outside the recorder (a fair-play
+    /// flag): every board's copy is read again before it is served.
+    pub(crate) fn boards_changed(&self) {
+        self.commits.fetch_add(1, Ordering::AcqRel);
+    }
+
     /// The recorder's counters and gauges.
     pub fn state(&self) -> &Arc<Durability> {
         &self.state

@@ -231,6 +231,9 @@ impl TestServer {
             // as they can; server/tests/hostile.rs turns these back on.
             http_burst: 0,
             ws_open_burst: 0,
+            // Tests play at machine speed, which the fair-play signals
+            // rightly flag; server/tests/fair_play.rs turns them back on.
+            fair_play: signals_that_never_fire(),
             ..Config::default()
         };
         tweak(&mut config);
@@ -381,6 +384,18 @@ pub fn unrated(over: &Value) -> bool {
         .unwrap()
         .iter()
         .all(|s| s.get("rating_after").is_none())
+}
+
+/// Fair-play thresholds no answer can meet: a floor of 0 ms, no variation
+/// below 0, no hard hand faster than 0 ms.
+pub fn signals_that_never_fire() -> krypto_core::fair_play::FairPlaySettings {
+    let mut settings = krypto_core::fair_play::FairPlaySettings::default();
+    settings.floor.react_ms = 0;
+    settings.floor.read_ms = 0;
+    settings.floor.token_ms = 0;
+    settings.regularity.max_cv_permille = 0;
+    settings.hard_hands.fast_ms = 0;
+    settings
 }
 
 /// A WebSocket to `url` that a trusted proxy says comes from `ip`

@@ -13,6 +13,7 @@ export function parseRoute(path) {
   m = path.match(/^\/tv\/([^/]+)\/?$/);
   if (m) return { kind: 'tv', code: decodeURIComponent(m[1]).toUpperCase() };
   if (/^\/leaderboard\/?$/.test(path)) return { kind: 'leaderboard' };
+  if (/^\/conduct\/?$/.test(path)) return { kind: 'conduct' };
   if (/^\/link\/?$/.test(path)) return { kind: 'link' };
   m = path.match(/^\/p\/([^/]+)\/?$/);
   if (m) return { kind: 'profile', name: decodeURIComponent(m[1]) };

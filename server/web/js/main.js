@@ -23,6 +23,7 @@ import * as lobbyScreen from './screens/lobby.js';
 import * as roomScreen from './screens/room.js';
 import * as tvScreen from './screens/tv.js';
 import * as leaderboardScreen from './screens/leaderboard.js';
+import * as conductScreen from './screens/conduct.js';
 import * as profileScreen from './screens/profile.js';
 
 const root = document.getElementById('app');
@@ -41,6 +42,8 @@ if (location.hash) history.replaceState(null, '', location.pathname + location.s
 
 if (route.kind === 'leaderboard') {
   leaderboardScreen.show(root);
+} else if (route.kind === 'conduct') {
+  conductScreen.show(root);
 } else if (route.kind === 'profile') {
   profileScreen.show(root, route.name);
 } else {

@@ -23,6 +23,8 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use crate::scores::rated_play::RatedMatch;
+
 use self::held::Held;
 use self::recording::MatchLog;
 use crate::db::saved::StoredRoom;
@@ -443,12 +445,24 @@ impl RoomTask {
         }
         // What the room held goes first, in the same request: the database
         // sees the room's writes in the order they happened.
+        let finished = batch.writes.iter().find_map(|w| match w {
+            crate::db::scores::Write::FinishMatch(end) => Some(end.match_id),
+            _ => None,
+        });
         match recorder.commit(self.held.before(batch.writes)).await {
             Ok(applied) => {
                 let changes = applied.iter().find_map(|a| match a {
                     Applied::Ratings(changes) => Some(changes),
                     _ => None,
                 });
+                if let (Some(changes), Some(match_id)) = (changes, finished) {
+                    if !changes.is_empty() {
+                        self.shared.rated_play.finished(RatedMatch {
+                            match_id,
+                            players: changes.iter().map(|c| c.player).collect(),
+                        });
+                    }
+                }
                 if let (Some(changes), Some(standings)) = (changes, fx.match_over_mut()) {
                     for standing in standings.iter_mut() {
                         if let Some(c) = changes.iter().find(|c| c.player == standing.player) {

@@ -33,7 +33,8 @@ export function show(root) {
   fill(root,
     backToGame(),
     h('header', { class: 'page-header' }, h('a', { href: at('/'), class: 'logo small-logo', text: 'Krypto' }), h('h1', { text: 'Leaderboard' })),
-    h('section', { class: 'card-panel' }, metricTabs, periodTabs, table));
+    h('section', { class: 'card-panel' }, metricTabs, periodTabs, table),
+    h('nav', { class: 'footer-links' }, h('a', { href: at('/conduct'), text: 'Fair play: the rules' })));
 
   function tabs(el, choices, current, pick) {
     fill(el, Object.entries(choices).map(([k, label]) => h('button', {

@@ -50,6 +50,8 @@ export function mount(root, { act }) {
     device.box, notice, error, joinForm, createPanel, publicPanel,
     h('nav', { class: 'footer-links' },
       h('a', { href: at('/leaderboard'), text: 'Leaderboard' }),
+      ' · ',
+      h('a', { href: at('/conduct'), text: 'Fair play' }),
       device.footer,
       ' · ',
       h('button', { type: 'button', class: 'link', on: { click: act.forgetMe }, text: 'Not you? Change player' })));

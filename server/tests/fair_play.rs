@@ -1,0 +1,208 @@
+//! Fair play through the public interface: a script answering every hand
+//! from the solver in rated matches is flagged and taken off every board;
+//! a ban gives the honest players back the rating it took; a clearance puts
+//! a player back and the same evidence does not flag again.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+#[macro_use]
+mod common;
+
+use std::time::Duration;
+
+use common::{Client, TestServer, PATIENCE};
+use krypto_core::fair_play::FairPlaySettings;
+use krypto_core::ratings::{free_for_all, Skill};
+use krypto_core::room::{BETWEEN_ROUNDS_MS, COUNTDOWN_MS};
+use krypto_server::fair_play::review::{run, Review};
+use krypto_server::{Db, ManualClock};
+use serde_json::{json, Value};
+
+/// Rounds in each match.
+const ROUNDS: i64 = 10;
+
+/// Plays one match of [`ROUNDS`] rounds: each round the two honest players
+/// (the first two) make a wrong attempt, then the script (the third)
+/// answers from the solver `200 + k·97 mod 800` ms after the deal.
+async fn cheated_match(players: &mut [(Client, Value); 3], clock: &ManualClock, nth: i64) {
+    let started = players[0].0.request(json!({"type": "start"})).await;
+    assert_ne!(started["type"], "error", "{started}");
+    if started["type"] == "ready_check" {
+        // A rematch asks everyone first.
+        for (c, _) in players[1..].iter_mut() {
+            c.send(json!({"type": "ready"})).await;
+        }
+        // The countdown runs from the last `ready`: wait for it.
+        for (c, _) in players.iter_mut() {
+            c.recv_type("match_started").await;
+        }
+    }
+    clock.advance(Duration::from_millis(COUNTDOWN_MS));
+    for round in 1..=ROUNDS {
+        let mut dealt = Value::Null;
+        for (c, _) in players.iter_mut() {
+            dealt = c.recv_type("round_started").await;
+            assert_eq!(dealt["round"], round);
+        }
+        for (c, _) in players[..2].iter_mut() {
+            let v = c.submit(round, &common::wrong(&dealt)).await;
+            assert_eq!(v["accepted"], false, "{v}");
+        }
+        let after = 200 + (nth * ROUNDS + round) * 97 % 800;
+        clock.advance(Duration::from_millis(u64::try_from(after).unwrap()));
+        let v = players[2].0.submit(round, &common::solve(&dealt)).await;
+        assert_eq!(v["accepted"], true, "{v}");
+        for (c, _) in players.iter_mut() {
+            c.recv_type("round_won").await;
+        }
+        if round < ROUNDS {
+            clock.advance(Duration::from_millis(BETWEEN_ROUNDS_MS));
+        }
+    }
+    for (c, _) in players.iter_mut() {
+        c.recv_type("match_over").await;
+    }
+}
+
+/// Waits (boundedly) until `sql`'s count is at least `n`.
+async fn until_count(server: &TestServer, sql: &str, n: i64) {
+    let mut raw = server.raw().await;
+    tokio::time::timeout(PATIENCE, async {
+        loop {
+            let (c,): (i64,) = raw.one(sql).await;
+            if c >= n {
+                return;
+            }
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("in time");
+}
+
+/// A server whose rooms' clocks move only with `clock`; the players send
+/// as fast as the test runs, past the usual message credits.
+async fn scripted_server(clock: ManualClock) -> TestServer {
+    TestServer::with_config(move |cfg| {
+        cfg.manual_clock = Some(clock);
+        cfg.message_burst = 100_000;
+        cfg.fair_play = FairPlaySettings::default();
+    })
+    .await
+}
+
+/// Names on every all-time board.
+async fn on_boards(server: &TestServer) -> Vec<String> {
+    let mut names = Vec::new();
+    for metric in ["rating", "wins", "rounds", "fastest"] {
+        let (status, board) = server
+            .get_json(&format!(
+                "/api/leaderboard?metric={metric}&period=all&limit=50"
+            ))
+            .await;
+        assert_eq!(status, 200, "{board}");
+        for row in board["rows"].as_array().unwrap() {
+            names.push(row["name"].as_str().unwrap().to_owned());
+        }
+    }
+    names
+}
+
+/// Each honest player's (mu, sigma) as stored.
+async fn skills(server: &TestServer) -> Vec<(f64, f64)> {
+    let mut raw = server.raw().await;
+    raw.rows(
+        "SELECT r.mu, r.sigma FROM ratings r JOIN players p ON p.id = r.player_id
+         WHERE p.name IN ('Ann', 'Ben') ORDER BY p.name",
+    )
+    .await
+}
+
+on_both! {
+    #[tokio::test]
+    async fn a_solver_script_is_flagged_hidden_and_its_ban_gives_ratings_back() {
+        let clock = ManualClock::new();
+        let c = clock.clone();
+        let server = scripted_server(c).await;
+        let (mut players, _code) = server
+            .seated(["Ann", "Ben", "Bot"], json!({"rounds": ROUNDS, "round_seconds": 60, "lockout_seconds": 1}))
+            .await;
+        cheated_match(&mut players, &clock, 0).await;
+        // Flagged within its first ten rated rounds.
+        until_count(&server, "SELECT count(*) FROM fair_play_flags WHERE status = 'flagged'", 1).await;
+        cheated_match(&mut players, &clock, 1).await;
+        let names = on_boards(&server).await;
+        assert!(!names.contains(&"Bot".to_owned()), "{names:?}");
+
+        let db = Db::open(&server.database_url).await.unwrap();
+        let listed = run(&db, &Review::List { json: true }).await.unwrap();
+        let listed: Value = serde_json::from_str(&listed).unwrap();
+        let first = &listed.as_array().unwrap()[0];
+        assert_eq!(first["name"], "Bot");
+        assert!(first["flagged_at"].as_i64().unwrap() > 0);
+        assert!(!first["evidence"]["reasons"].as_array().unwrap().is_empty());
+        let shown = run(&db, &Review::Show { name: "bot".into(), json: true }).await.unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&shown).unwrap()["name"], "Bot");
+
+        run(&db, &Review::Ban { name: "Bot".into() }).await.unwrap();
+        // Had Bot never played, Ann and Ben tied (both scored nothing) in
+        // each of the two matches.
+        let mut expected = (Skill::default(), Skill::default());
+        for _ in 0..2 {
+            let after = free_for_all(&[(expected.0, 1), (expected.1, 1)]);
+            expected = (after[0], after[1]);
+        }
+        assert_eq!(
+            skills(&server).await,
+            vec![(expected.0.mu, expected.0.sigma), (expected.1.mu, expected.1.sigma)]
+        );
+        let mut raw = server.raw().await;
+        let (bot_ratings,): (i64,) = raw
+            .one("SELECT count(*) FROM ratings r JOIN players p ON p.id = r.player_id WHERE p.name = 'Bot'")
+            .await;
+        assert_eq!(bot_ratings, 0, "a banned player keeps no rating");
+        let (marked,): (i64,) = raw
+            .one("SELECT count(*) FROM match_players mp JOIN players p ON p.id = mp.player_id
+                  WHERE p.name = 'Bot' AND mp.fair_play_flagged")
+            .await;
+        assert_eq!(marked, 2, "its rated matches are marked");
+        let (decisions,): (i64,) = raw.one("SELECT count(*) FROM fair_play_decisions").await;
+        assert_eq!(decisions, 2, "the flag and the ban, logged");
+        let (_, metrics) = server.get("/metrics").await;
+        assert!(common::sample(&metrics, "krypto_fair_play_flags_raised_total") >= 1.0);
+        db.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_cleared_player_is_back_and_the_same_evidence_does_not_flag_again() {
+        let clock = ManualClock::new();
+        let c = clock.clone();
+        let server = scripted_server(c).await;
+        let (mut players, _code) = server
+            .seated(["Ann", "Ben", "Cy"], json!({"rounds": ROUNDS, "round_seconds": 60, "lockout_seconds": 1}))
+            .await;
+        cheated_match(&mut players, &clock, 0).await;
+        until_count(&server, "SELECT count(*) FROM fair_play_flags WHERE status = 'flagged'", 1).await;
+        let db = Db::open(&server.database_url).await.unwrap();
+        run(&db, &Review::Clear { name: "cy".into() }).await.unwrap();
+        let listed = run(&db, &Review::List { json: true }).await.unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&listed).unwrap(), json!([]));
+        // Back on the boards (the copies are read again within their age).
+        let back = tokio::time::timeout(PATIENCE, async {
+            loop {
+                if on_boards(&server).await.contains(&"Cy".to_owned()) {
+                    return;
+                }
+                tokio::task::yield_now().await;
+            }
+        })
+        .await;
+        assert!(back.is_ok(), "Cy is back on the boards");
+        // Assessed again with nothing new: no new flag.
+        let mut raw = server.raw().await;
+        let (flags,): (i64,) = raw
+            .one("SELECT count(*) FROM fair_play_decisions WHERE decision = 'flagged'")
+            .await;
+        assert_eq!(flags, 1);
+        db.close().await;
+    }
+}
