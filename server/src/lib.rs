@@ -51,6 +51,7 @@ pub mod config;
 pub mod db;
 pub mod edge;
 pub mod ops;
+mod restart;
 pub mod rooms;
 pub mod scores;
 mod session;
@@ -66,17 +67,17 @@ use tokio_util::task::TaskTracker;
 use edge::budgets as limits;
 use edge::{http, join_urls, listener, serve};
 use ops::{durability, logging, metrics};
-use rooms::{lobby, saving as handover};
+use rooms::lobby;
 use scores::{board_cache, recorder};
 use session::identity;
 
 pub use cluster::{validate_public_url, ClusterError};
-pub use config::{Config, DealerFactory};
+pub use config::{parse_origin, Config, DealerFactory, LogFormat};
 /// Tokens as `hello` hands them out and the database keeps them (for
 /// `migrate-db` tests and tools that seed players).
 pub use db::tokens::{new_token, token_hash};
 pub use db::{Db, DbError};
-pub use join_urls::{banner_lines, parse_origin};
+pub use join_urls::banner_lines;
 pub use rooms::clock::ManualClock;
 
 /// What every connection and room task shares.
@@ -115,8 +116,9 @@ pub(crate) struct Shared {
     pub(crate) tracker: TaskTracker,
     /// Room tasks, so shutdown can wait until every room is saved.
     pub(crate) room_tasks: TaskTracker,
-    /// Where room tasks put their state when the server stops.
-    pub(crate) saved_rooms: handover::SavedRooms,
+    /// What room tasks share: handles to the above, and where they put
+    /// their state when the server stops.
+    pub(crate) rooms: Arc<rooms::services::RoomServices>,
     /// What `/metrics` shows.
     pub(crate) metrics: metrics::Metrics,
 }
@@ -156,6 +158,17 @@ impl Shared {
             cluster.spawn(lobby.clone(), pending);
             cluster
         });
+        let room_tasks = TaskTracker::new();
+        let shutdown = CancellationToken::new();
+        let room_services = Arc::new(rooms::services::RoomServices {
+            settings: config.room_task_settings(),
+            lobby: lobby.clone(),
+            recorder: recorder.clone(),
+            saved_rooms: rooms::saving::SavedRooms::default(),
+            verdict_seconds: metrics.verdict_seconds.clone(),
+            shutdown: shutdown.clone(),
+            tasks: room_tasks.clone(),
+        });
         let public_bases =
             join_urls::public_bases(bound, &config.allowed_origins, config.public_url.as_deref());
         let shared = Arc::new(Shared {
@@ -173,11 +186,11 @@ impl Shared {
             join_urls: public_bases,
             config: Arc::new(config),
             db,
-            shutdown: CancellationToken::new(),
+            shutdown,
             disconnect: CancellationToken::new(),
             tracker: TaskTracker::new(),
-            room_tasks: TaskTracker::new(),
-            saved_rooms: handover::SavedRooms::default(),
+            room_tasks,
+            rooms: room_services,
             metrics,
         });
         shared.restore_saved_rooms().await?;

@@ -9,4 +9,5 @@ pub(crate) mod lobby;
 pub(crate) mod outbox;
 pub(crate) mod room_codes;
 pub(crate) mod saving;
+pub(crate) mod services;
 pub(crate) mod task;
