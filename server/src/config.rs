@@ -121,7 +121,7 @@ pub struct Config {
     )]
     pub ping_interval: Duration,
     /// Messages queued per client before a slow reader is disconnected.
-    #[arg(long, env = "KRYPTO_OUTGOING_QUEUE", default_value = "256", value_parser = at_least_one)]
+    #[arg(long, env = "KRYPTO_OUTGOING_QUEUE", default_value = "256", value_parser = at_least_one::<usize>)]
     pub outgoing_queue: usize,
     // `create_room` beyond it gets `server_full`.
     /// Most rooms open at once.
@@ -205,7 +205,7 @@ pub struct Config {
         long,
         env = "KRYPTO_ROOM_TIME_SCALE",
         default_value = "1",
-        value_parser = at_least_one_u32,
+        value_parser = at_least_one::<u32>,
         hide = true
     )]
     pub room_time_scale: u32,
@@ -280,13 +280,16 @@ pub enum LogFormat {
     Json,
 }
 
+/// A whole number (of `unit`, for the error).
+fn whole<T: std::str::FromStr>(text: &str, unit: &str) -> Result<T, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a whole number{unit}"))
+}
+
 /// A count of seconds.
 fn seconds(text: &str) -> Result<Duration, String> {
-    let secs: u64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("{text:?} is not a whole number of seconds"))?;
-    Ok(Duration::from_secs(secs))
+    whole(text, " of seconds").map(Duration::from_secs)
 }
 
 /// A count of seconds, 0 read as 1 (a timer of no time would fire at once).
@@ -296,38 +299,17 @@ fn at_least_a_second(text: &str) -> Result<Duration, String> {
 
 /// A count of hours.
 fn hours(text: &str) -> Result<Duration, String> {
-    let hours: u64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("{text:?} is not a whole number of hours"))?;
-    Ok(Duration::from_secs(hours.saturating_mul(3600)))
+    whole(text, " of hours").map(|hours: u64| Duration::from_secs(hours.saturating_mul(3600)))
 }
 
 /// A size in MiB, as bytes.
 fn mebibytes(text: &str) -> Result<u64, String> {
-    let mib: u64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("{text:?} is not a whole number of MiB"))?;
-    Ok(mib.saturating_mul(1024 * 1024))
+    whole(text, " of MiB").map(|mib: u64| mib.saturating_mul(1024 * 1024))
 }
 
 /// A count, 0 read as 1.
-fn at_least_one(text: &str) -> Result<usize, String> {
-    let n: usize = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("{text:?} is not a whole number"))?;
-    Ok(n.max(1))
-}
-
-/// A count, 0 read as 1.
-fn at_least_one_u32(text: &str) -> Result<u32, String> {
-    let n: u32 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("{text:?} is not a whole number"))?;
-    Ok(n.max(1))
+fn at_least_one<T: std::str::FromStr + Ord + From<u8>>(text: &str) -> Result<T, String> {
+    whole(text, "").map(|n: T| n.max(T::from(1)))
 }
 
 /// A network in CIDR notation, or one address (a network of one).
