@@ -30,6 +30,10 @@
 //!   `krypto_core::room::Room` and its clock ([`room_clock`]: real, sped up,
 //!   or moved by a test); it records each result and waits for the commit
 //!   before announcing it.
+//!   It sees the server only through `rooms::services::RoomServices`
+//!   (lobby, recorder, saved rooms, its settings), built once here. Rooms
+//!   across a stop (brought back at start, handed over or stored at a
+//!   graceful stop): `restart.rs`.
 //! - [`recorder`]: the one writer of scores, committing rooms' writes in
 //!   groups, and keeping them through a database outage in its
 //!   [`journal`] (replayed when the database returns, with [`backoff`]);
@@ -42,8 +46,9 @@
 //!   sqlx; batches written in each backend's idiom.
 //! - [`metrics`]: the counters `/metrics` shows, as cheap handles.
 //!   [`logging`]: log lines to stdout through a bounded queue, never blocking.
-//! - [`config`]: every limit and timing. [`join_urls`]: the addresses
-//!   friends can use, for the banner and `welcome`.
+//! - [`config`]: every limit and timing, each flag declared on its field.
+//!   [`join_urls`]: the addresses friends can use, for the banner and
+//!   `welcome`.
 //! - [`web`]: the browser client's pages and assets, embedded in the binary.
 
 pub mod cluster;
