@@ -1,181 +1,379 @@
 //! Server configuration: every limit and timing the server enforces, in one
 //! place so tests can shrink durations and caps without touching the code.
 
-use std::fmt;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 use ipnet::IpNet;
-use krypto_core::room::{Dealer, RandomDealer};
 
 use crate::rooms::clock::ManualClock;
+pub use crate::rooms::services::DealerFactory;
+use crate::rooms::services::RoomTaskSettings;
 
-/// Makes the dealer of each new room. Production deals from the operating
-/// system's randomness; tests script the hands so they know the answers.
-#[derive(Clone)]
-pub struct DealerFactory(pub Arc<dyn Fn() -> Box<dyn Dealer> + Send + Sync>);
-
-impl DealerFactory {
-    /// A new dealer for a new room.
-    pub fn make(&self) -> Box<dyn Dealer> {
-        (self.0)()
-    }
-}
-
-impl Default for DealerFactory {
-    fn default() -> Self {
-        DealerFactory(Arc::new(|| Box::new(RandomDealer::secure())))
-    }
-}
-
-impl fmt::Debug for DealerFactory {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("DealerFactory")
-    }
-}
-
-/// Everything `krypto_server::run` needs besides the listener and the shutdown signal.
-#[derive(Debug, Clone)]
+/// Everything `krypto_server::run` needs besides the listener and the
+/// shutdown signal. Each setting is written once, here: the fields that are
+/// flags carry their flag (its help, environment variable and default), the
+/// others (`#[arg(skip = …)]`) their value; [`Config::default`] is what the
+/// flags give with nothing set.
+#[derive(Debug, Clone, clap::Args)]
 pub struct Config {
-    /// The database: `sqlite://path` (the file is created if missing and
-    /// opened in WAL mode) or `postgres://user:password@host/database`.
+    // `sqlite://…` is opened in WAL mode.
+    /// Database URL: sqlite://path (the file is created if missing) or
+    /// postgres://user:password@host/database.
+    #[arg(
+        long = "database",
+        value_name = "DATABASE",
+        env = "KRYPTO_DATABASE_URL",
+        default_value = "sqlite://krypto.db"
+    )]
     pub database_url: String,
-    /// Open connections (HTTP and WebSocket) beyond which the server stops
-    /// accepting: a semaphore permit is taken before `accept`.
+    // `/metrics` is on the main port either way.
+    /// Serve GET /metrics (Prometheus) on this address only, e.g.
+    /// 127.0.0.1:9100, instead of on the main port.
+    #[arg(long, env = "KRYPTO_METRICS_LISTEN")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
+    /// Log format.
+    #[arg(long, env = "KRYPTO_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+    /// Log lines held while stdout does not take them (a full pipe, a
+    /// stalled log collector); lines beyond are dropped and counted
+    /// (krypto_log_lines_dropped_total), and the server never waits.
+    #[arg(long, env = "KRYPTO_LOG_QUEUE_LINES", default_value_t = crate::ops::logging::QUEUE_LINES)]
+    pub log_queue_lines: usize,
+    // A semaphore permit is taken before `accept`.
+    /// Most open connections; further ones wait in the backlog.
+    #[arg(long, env = "KRYPTO_MAX_CONNECTIONS", default_value_t = 16_000)]
     pub max_connections: usize,
-    /// Largest WebSocket frame and message, in bytes; bigger closes with 1009.
+    /// Largest WebSocket frame or message in bytes (bigger: close 1009).
+    #[arg(long, env = "KRYPTO_MAX_FRAME_BYTES", default_value_t = 16 * 1024)]
     pub max_frame_bytes: usize,
-    /// Time a new TCP connection has to send its request headers (so a
-    /// client trickling header lines cannot hold a connection), and a new
-    /// WebSocket has to send `hello` (then it is closed with 1008).
+    /// Seconds a new connection has to send its HTTP headers (slow ones are
+    /// closed: slowloris) and a new WebSocket has to say hello (then 1008).
+    #[arg(
+        long = "handshake-timeout-secs",
+        value_name = "HANDSHAKE_TIMEOUT_SECS",
+        env = "KRYPTO_HANDSHAKE_TIMEOUT_SECS",
+        default_value = "10",
+        value_parser = at_least_a_second
+    )]
     pub handshake_timeout: Duration,
-    /// Interval between WebSocket pings; a peer that has not answered the
-    /// previous ping when the next is due is considered dead.
+    /// Most open connections from one client address (0: no cap).
+    #[arg(long, env = "KRYPTO_MAX_CONNECTIONS_PER_IP", default_value_t = 100)]
+    pub max_connections_per_ip: usize,
+    // Clients without an `Origin` (terminal, bots) are never asked for one.
+    /// Origins (comma-separated, e.g. https://krypto.example.com) whose
+    /// pages may open /ws besides this server's own; the first is the
+    /// address invite links and QR codes show.
+    #[arg(long, env = "KRYPTO_ALLOWED_ORIGINS", value_delimiter = ',', value_parser = parse_origin)]
+    pub allowed_origins: Vec<String>,
+    // Pages and assets are not counted.
+    /// Scores API requests and QR codes one client address may make at once
+    /// (0: no limit)…
+    #[arg(long, env = "KRYPTO_HTTP_BURST", default_value_t = 120)]
+    pub http_burst: u32,
+    /// …and per second after that.
+    #[arg(
+        long = "http-per-sec",
+        value_name = "HTTP_PER_SEC",
+        env = "KRYPTO_HTTP_PER_SEC",
+        default_value_t = 20
+    )]
+    pub http_refill_per_sec: u32,
+    /// WebSocket connections one client address may open at once (0: no
+    /// limit; load tests from one address need that)…
+    #[arg(long, env = "KRYPTO_WS_OPEN_BURST", default_value_t = 60)]
+    pub ws_open_burst: u32,
+    /// …and per second after that.
+    #[arg(
+        long = "ws-open-per-sec",
+        value_name = "WS_OPEN_PER_SEC",
+        env = "KRYPTO_WS_OPEN_PER_SEC",
+        default_value_t = 5
+    )]
+    pub ws_open_refill_per_sec: u32,
+    /// Bits of an IPv6 address that are one client for every per-address
+    /// limit (64: one home connection's network).
+    #[arg(long, env = "KRYPTO_IPV6_PREFIX", default_value_t = 64, value_parser = clap::value_parser!(u8).range(0..=128))]
+    pub ipv6_prefix: u8,
+    // The header is trivially forged: from anyone else it is ignored.
+    /// Reverse proxies (CIDR list, comma-separated, e.g. 127.0.0.1/32,::1/128)
+    /// whose X-Forwarded-For names the client; anyone else's is ignored.
+    #[arg(long, env = "KRYPTO_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_network)]
+    pub trusted_proxies: Vec<IpNet>,
+    // Counted per [`Config::limit_window`] across connections, so a new
+    // socket does not reset them.
+    /// Wrong room codes allowed per client address, and per player, per minute (0: no limit).
+    #[arg(long, env = "KRYPTO_MAX_CODE_MISSES", default_value_t = 10)]
+    pub max_code_misses: u32,
+    /// New players one client address may create per minute (0: no limit).
+    #[arg(long, env = "KRYPTO_MAX_NEW_ACCOUNTS", default_value_t = 20)]
+    pub max_new_accounts: u32,
+    /// Spectators one room takes.
+    #[arg(long, env = "KRYPTO_MAX_SPECTATORS", default_value_t = 100)]
+    pub max_spectators: usize,
+    /// Seconds between pings; no pong by the next ping closes the connection.
+    #[arg(
+        long = "ping-interval-secs",
+        value_name = "PING_INTERVAL_SECS",
+        env = "KRYPTO_PING_INTERVAL_SECS",
+        default_value = "20",
+        value_parser = at_least_a_second
+    )]
     pub ping_interval: Duration,
-    /// Messages that may wait for a client's socket; a client that lets the
-    /// queue fill up is too slow to read and is disconnected.
+    /// Messages queued per client before a slow reader is disconnected.
+    #[arg(long, env = "KRYPTO_OUTGOING_QUEUE", default_value = "256", value_parser = at_least_one::<usize>)]
     pub outgoing_queue: usize,
+    // `create_room` beyond it gets `server_full`.
+    /// Most rooms open at once.
+    #[arg(long, env = "KRYPTO_MAX_ROOMS", default_value_t = 10_000)]
+    pub max_rooms: usize,
+    // A new player's rating is too uncertain to rank.
+    /// Rated matches a player needs to appear on the rating leaderboard.
+    #[arg(long, env = "KRYPTO_MIN_RATED_MATCHES", default_value_t = 3)]
+    pub min_rated_matches: u32,
+    // A farmer feeding on a few puppets of their own stays off it.
+    /// Different opponents (met in rated matches) a player needs to appear
+    /// on the rating leaderboard.
+    #[arg(long, env = "KRYPTO_MIN_RATED_OPPONENTS", default_value_t = crate::scores::ratings::MIN_OPPONENTS)]
+    pub min_rated_opponents: u32,
+    // Redirects to this node carry only this address.
+    /// Makes this server one node of many sharing one PostgreSQL database:
+    /// the ws:// or wss:// URL where clients reach this node (e.g.
+    /// ws://host-b:7878/ws), sent to players whose room lives here. Needs
+    /// --database postgres://…; without it the server is a single node.
+    #[arg(long, env = "KRYPTO_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// Seconds without a heartbeat after which a node is dead and its rooms
+    /// leave the directory (heartbeats go every fifth of it).
+    #[arg(
+        long = "node-timeout-secs",
+        value_name = "NODE_TIMEOUT_SECS",
+        visible_alias = "node-timeout",
+        env = "KRYPTO_NODE_TIMEOUT_SECS",
+        default_value = "15",
+        value_parser = node_timeout
+    )]
+    pub node_timeout: Duration,
+    /// Seconds a starting server waits for an unreachable database
+    /// (retrying with backoff, logging "waiting for the database at …")
+    /// before giving up.
+    #[arg(
+        long = "database-wait-secs",
+        value_name = "DATABASE_WAIT_SECS",
+        env = "KRYPTO_DATABASE_WAIT_SECS",
+        default_value = "60",
+        value_parser = seconds
+    )]
+    pub database_wait: Duration,
+    // See [`Config::journal_path`].
+    /// The file where results are journaled while the database is
+    /// unavailable (replayed into it when it returns and at every start).
+    /// Default: beside the SQLite file (krypto.db.recorder-journal), or
+    /// krypto.recorder-journal in the working directory for PostgreSQL;
+    /// each node of a cluster needs its own.
+    #[arg(long, env = "KRYPTO_JOURNAL")]
+    pub journal: Option<PathBuf>,
+    /// Size in MiB at which the journal is full: new matches are refused
+    /// (matches already playing go on) until the database takes it.
+    #[arg(
+        long = "journal-max-mb",
+        value_name = "JOURNAL_MAX_MB",
+        env = "KRYPTO_JOURNAL_MAX_MB",
+        default_value = "256",
+        value_parser = mebibytes
+    )]
+    pub journal_max_bytes: u64,
+    /// Age in hours of the oldest journaled write at which the journal is
+    /// full, likewise.
+    #[arg(
+        long = "journal-max-age-hours",
+        value_name = "JOURNAL_MAX_AGE_HOURS",
+        env = "KRYPTO_JOURNAL_MAX_AGE_HOURS",
+        default_value = "24",
+        value_parser = hours
+    )]
+    pub journal_max_age: Duration,
+    /// Requests that may wait for the recorder's next commit. A result
+    /// waits for room in this queue; writes that announce nothing (dealt
+    /// hands, attempts) wait in their room instead, so verdicts never do.
+    #[arg(long, env = "KRYPTO_RECORDER_QUEUE", default_value_t = crate::scores::recorder::QUEUE)]
+    pub recorder_queue: usize,
+    // Tests set a [`Config::manual_clock`] instead.
+    /// Runs room clocks this many times faster than the wall clock, so
+    /// tests of the real binary can play whole matches in moments.
+    #[arg(
+        long,
+        env = "KRYPTO_ROOM_TIME_SCALE",
+        default_value = "1",
+        value_parser = at_least_one::<u32>,
+        hide = true
+    )]
+    pub room_time_scale: u32,
     /// Bytes of messages that may wait for a client's socket, whatever
     /// their number: past it the client is disconnected as too slow.
+    #[arg(skip = 256 * 1024_usize)]
     pub outgoing_queue_bytes: usize,
     /// Message credits: how many messages a client may send in a burst.
+    #[arg(skip = 20_u32)]
     pub message_burst: u32,
     /// Message credits regained per second.
+    #[arg(skip = 10_u32)]
     pub message_refill_per_sec: u32,
     /// Messages refused for lack of credits, in a row, before the connection
     /// is closed with 1008 (abuse rather than an over-eager client).
+    #[arg(skip = 20_u32)]
     pub max_rate_strikes: u32,
     /// Frame credits: every frame a client sends — pings, pongs and
     /// continuation frames too, which are never messages — costs one; a
     /// client out of them is closed with 1008. Well above what the message
     /// budget lets through (a message is one frame; a pong every ping).
+    #[arg(skip = 64_u32)]
     pub frame_burst: u32,
     /// Frame credits regained per second.
+    #[arg(skip = 32_u32)]
     pub frame_refill_per_sec: u32,
     /// Largest frame accepted before `hello` (a `hello` is a name and a
     /// token): a socket nobody knows yet holds only a few KiB.
+    #[arg(skip = 2 * 1024_usize)]
     pub max_frame_before_hello: usize,
     /// Bytes the WebSocket library may hold for a client that does not read
     /// (the kernel's socket buffer comes first); past it the connection ends.
+    #[arg(skip = 64 * 1024_usize)]
     pub max_write_buffer: usize,
-    /// HTTP API requests (`/api/...`) and QR codes one client address may
-    /// make in a burst (0: no limit); pages and assets are not counted.
-    pub http_burst: u32,
-    /// Of those, regained per second.
-    pub http_refill_per_sec: u32,
-    /// New WebSocket connections one client address may open in a burst
-    /// (0: no limit): a house of phones reconnecting at once fits.
-    pub ws_open_burst: u32,
-    /// Of those, regained per second.
-    pub ws_open_refill_per_sec: u32,
-    /// Failed room-code guesses allowed per client address, and per player,
-    /// per [`Config::limit_window`] (0: no limit). Counted across
-    /// connections, so a new socket does not reset it.
-    pub max_code_misses: u32,
-    /// Accounts one client address may create per [`Config::limit_window`]
-    /// (0: no limit).
-    pub max_new_accounts: u32,
     /// The window over which code misses and new accounts are counted.
+    #[arg(skip = Duration::from_secs(60))]
     pub limit_window: Duration,
     /// Guesses refused as rate-limited, in a row, before the connection is
     /// closed with 1008.
+    #[arg(skip = 5_u32)]
     pub max_guess_strikes: u32,
-    /// Open connections per client address (0: no cap), so one address
-    /// cannot hold every connection the server allows.
-    pub max_connections_per_ip: usize,
-    /// Origins besides this server's own whose pages may open `/ws`
-    /// (`https://krypto.example.com` behind a proxy). They are also the
-    /// server's public addresses: first in `welcome.join_urls`, so invite
-    /// links and QR codes use them. Clients without an `Origin` (terminal,
-    /// bots) are never asked for one.
-    pub allowed_origins: Vec<String>,
-    /// Bits of an IPv6 address that make one client for every per-address
-    /// limit (64: a home connection's network).
-    pub ipv6_prefix: u8,
-    /// Reverse proxies whose `X-Forwarded-For` is believed; from anyone
-    /// else the header is ignored (it is trivially forged).
-    pub trusted_proxies: Vec<IpNet>,
-    /// Spectators one room takes.
-    pub max_spectators: usize,
     /// How long an empty room (nobody connected) lives before it closes.
+    #[arg(skip = Duration::from_secs(60))]
     pub empty_room_grace: Duration,
-    /// Most rooms open at once; `create_room` beyond it gets `server_full`.
-    pub max_rooms: usize,
-    /// How much faster than the wall clock room clocks run (rounds,
-    /// countdowns, lockouts, seat grace). 1 in production; tests raise it so
-    /// a 10-second round passes in milliseconds without sleeping.
-    pub room_time_scale: u32,
     /// Tests: rooms run on this clock instead, which moves only when the
     /// test advances it (`room_time_scale` is then ignored).
+    #[arg(skip)]
     pub manual_clock: Option<ManualClock>,
     /// The wall clock of the daily, challenges and runs (which UTC day it
     /// is); tests set a manual one to cross a midnight.
+    #[arg(skip = crate::rooms::wall_clock::WallClock::system())]
     pub wall_clock: crate::rooms::wall_clock::WallClock,
     /// The fair-play signals' thresholds (docs/design.md, "Fair play").
+    #[arg(skip)]
     pub fair_play: krypto_core::fair_play::FairPlaySettings,
     /// Deals the hands of new rooms.
+    #[arg(skip)]
     pub dealer: DealerFactory,
     /// How long a connection the server is closing waits for the peer's
     /// close frame before dropping the socket.
+    #[arg(skip = Duration::from_secs(2))]
     pub close_drain: Duration,
     /// Longest wait for connections to say goodbye and rooms to finish their
     /// writes during a graceful shutdown.
+    #[arg(skip = Duration::from_secs(5))]
     pub shutdown_timeout: Duration,
-    /// Rated matches a player needs before appearing on the rating
-    /// leaderboard: a new player's rating is too uncertain to rank.
-    pub min_rated_matches: u32,
-    /// Different opponents, met in rated matches, a player needs before
-    /// appearing on the rating leaderboard: a farmer feeding on a few
-    /// puppets of their own stays off it.
-    pub min_rated_opponents: u32,
-    /// Makes this server a node of a cluster sharing one PostgreSQL
-    /// database: where clients reach this node (`ws://host-b:7878/ws`),
-    /// the only address redirects to it carry. `None`: a single server.
-    pub public_url: Option<String>,
-    /// A node whose heartbeat is older than this is dead: its rooms leave
-    /// the directory. Heartbeats are five times as frequent.
-    pub node_timeout: Duration,
-    /// A second address serving only `GET /metrics` (kept off the public
-    /// port); `/metrics` is on the main port either way.
-    pub metrics_listen: Option<std::net::SocketAddr>,
-    /// How long a starting server waits for an unreachable database
-    /// (retrying with backoff) before giving up.
-    pub database_wait: Duration,
-    /// Where the recorder journals writes while the database is
-    /// unavailable; `None`: beside the SQLite file, or `krypto.recorder-journal` in
-    /// the working directory for PostgreSQL (see [`Config::journal_path`]).
-    pub journal: Option<PathBuf>,
-    /// Beyond this many bytes the journal is full: new matches are refused
-    /// (matches already playing go on) until the database takes it.
-    pub journal_max_bytes: u64,
-    /// A journal whose oldest write is older than this is full, likewise.
-    pub journal_max_age: Duration,
-    /// Requests that may wait for the recorder's next commit.
-    pub recorder_queue: usize,
     /// What the log's output took and lost (the binary's stdout writer;
     /// by default nothing is counted).
+    #[arg(skip)]
     pub log: crate::ops::logging::LogStats,
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
+}
+
+/// A whole number (of `unit`, for the error).
+fn whole<T: std::str::FromStr>(text: &str, unit: &str) -> Result<T, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a whole number{unit}"))
+}
+
+/// A count of seconds.
+fn seconds(text: &str) -> Result<Duration, String> {
+    whole(text, " of seconds").map(Duration::from_secs)
+}
+
+/// A count of seconds, 0 read as 1 (a timer of no time would fire at once).
+fn at_least_a_second(text: &str) -> Result<Duration, String> {
+    seconds(text).map(|d| d.max(Duration::from_secs(1)))
+}
+
+/// A count of hours.
+fn hours(text: &str) -> Result<Duration, String> {
+    whole(text, " of hours").map(|hours: u64| Duration::from_secs(hours.saturating_mul(3600)))
+}
+
+/// A size in MiB, as bytes.
+fn mebibytes(text: &str) -> Result<u64, String> {
+    whole(text, " of MiB").map(|mib: u64| mib.saturating_mul(1024 * 1024))
+}
+
+/// A count, 0 read as 1.
+fn at_least_one<T: std::str::FromStr + Ord + From<u8>>(text: &str) -> Result<T, String> {
+    whole(text, "").map(|n: T| n.max(T::from(1)))
+}
+
+/// A network in CIDR notation, or one address (a network of one).
+fn parse_network(text: &str) -> Result<IpNet, String> {
+    let text = text.trim();
+    text.parse::<IpNet>()
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(IpNet::from))
+        .map_err(|_| format!("{text:?} is not an address or a CIDR network (like 10.0.0.0/8)"))
+}
+
+/// `text` as a web origin (`https://krypto.example.com`,
+/// `http://192.168.1.20:7878`): http or https, a host, no path, query or
+/// user; as browsers write it in `Origin` (lower case, default port left out).
+pub fn parse_origin(text: &str) -> Result<String, String> {
+    let bad =
+        |why: &str| format!("{text:?} is not an origin like https://krypto.example.com: {why}");
+    let url = server_url(text, ["http", "https"], "use http:// or https://").map_err(bad)?;
+    if url.path() != "/" || url.query().is_some() || url.fragment().is_some() {
+        return Err(bad("it must have no path, query or fragment"));
+    }
+    Ok(url.origin().ascii_serialization())
+}
+
+/// `text` as a URL of one of `schemes` that names a host and carries no
+/// user or password (a server's address, given on its command line);
+/// otherwise why not (`wrong_scheme` when it is the scheme).
+pub(crate) fn server_url(
+    text: &str,
+    schemes: [&str; 2],
+    wrong_scheme: &'static str,
+) -> Result<url::Url, &'static str> {
+    let url = url::Url::parse(text.trim()).map_err(|_| "not a URL")?;
+    if !schemes.contains(&url.scheme()) {
+        return Err(wrong_scheme);
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err("it names no host");
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("it must not carry a user or password");
+    }
+    Ok(url)
+}
+
+/// The node timeout: at least half a second (heartbeats go every fifth),
+/// at most a day.
+fn node_timeout(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if !(0.5..=86_400.0).contains(&secs) {
+        return Err(format!(
+            "--node-timeout-secs must be between 0.5 and 86400, not {secs}"
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
 }
 
 impl Config {
@@ -209,6 +407,17 @@ impl Config {
         }
     }
 
+    /// What room tasks read of the settings.
+    pub(crate) fn room_task_settings(&self) -> RoomTaskSettings {
+        RoomTaskSettings {
+            manual_clock: self.manual_clock.clone(),
+            time_scale: self.room_time_scale,
+            dealer: self.dealer.clone(),
+            empty_room_grace: self.empty_room_grace,
+            ranking: self.ranking(),
+        }
+    }
+
     /// Who may be ranked on the rating board.
     pub fn ranking(&self) -> crate::scores::leaderboard::Ranking {
         crate::scores::leaderboard::Ranking {
@@ -219,55 +428,19 @@ impl Config {
 }
 
 impl Default for Config {
+    /// The flags' defaults, whatever the environment says.
     fn default() -> Self {
-        Config {
-            database_url: "sqlite://krypto.db".to_owned(),
-            max_connections: 16_000,
-            max_frame_bytes: 16 * 1024,
-            handshake_timeout: Duration::from_secs(10),
-            ping_interval: Duration::from_secs(20),
-            outgoing_queue: 256,
-            outgoing_queue_bytes: 256 * 1024,
-            message_burst: 20,
-            message_refill_per_sec: 10,
-            max_rate_strikes: 20,
-            frame_burst: 64,
-            frame_refill_per_sec: 32,
-            max_frame_before_hello: 2 * 1024,
-            max_write_buffer: 64 * 1024,
-            http_burst: 120,
-            http_refill_per_sec: 20,
-            ws_open_burst: 60,
-            ws_open_refill_per_sec: 5,
-            max_code_misses: 10,
-            max_new_accounts: 20,
-            limit_window: Duration::from_secs(60),
-            max_guess_strikes: 5,
-            max_connections_per_ip: 100,
-            ipv6_prefix: 64,
-            allowed_origins: Vec::new(),
-            trusted_proxies: Vec::new(),
-            max_spectators: 100,
-            empty_room_grace: Duration::from_secs(60),
-            max_rooms: 10_000,
-            room_time_scale: 1,
-            manual_clock: None,
-            wall_clock: crate::rooms::wall_clock::WallClock::system(),
-            fair_play: krypto_core::fair_play::FairPlaySettings::default(),
-            dealer: DealerFactory::default(),
-            close_drain: Duration::from_secs(2),
-            shutdown_timeout: Duration::from_secs(5),
-            min_rated_matches: 3,
-            min_rated_opponents: crate::scores::ratings::MIN_OPPONENTS,
-            public_url: None,
-            node_timeout: Duration::from_secs(15),
-            metrics_listen: None,
-            database_wait: Duration::from_secs(60),
-            journal: None,
-            journal_max_bytes: crate::scores::recorder::JOURNAL_MAX_BYTES,
-            journal_max_age: crate::scores::recorder::JOURNAL_MAX_AGE,
-            recorder_queue: crate::scores::recorder::QUEUE,
-            log: crate::ops::logging::LogStats::default(),
+        use clap::{Args, FromArgMatches};
+        let flags = Config::augment_args(clap::Command::new("defaults"))
+            .mut_args(|arg| arg.env(None::<&'static str>));
+        match flags
+            .try_get_matches_from(["defaults"])
+            .and_then(|matches| Config::from_arg_matches(&matches))
+        {
+            Ok(config) => config,
+            // Only a default that does not parse gets here: a bug in this
+            // file, caught by its tests.
+            Err(e) => panic!("the settings' defaults do not parse: {e}"),
         }
     }
 }
@@ -275,6 +448,64 @@ impl Default for Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    /// The server's flags, as the binary parses them.
+    #[derive(Debug, Parser)]
+    struct Flags {
+        #[command(flatten)]
+        config: Config,
+    }
+
+    #[test]
+    fn the_defaults_are_the_flags_defaults_and_the_recorders() {
+        let config = Config::default();
+        assert_eq!(
+            config.journal_max_bytes,
+            crate::scores::recorder::JOURNAL_MAX_BYTES
+        );
+        assert_eq!(
+            config.journal_max_age,
+            crate::scores::recorder::JOURNAL_MAX_AGE
+        );
+        assert_eq!(config.handshake_timeout, Duration::from_secs(10));
+        assert_eq!(config.node_timeout, Duration::from_secs(15));
+        assert_eq!(config.room_time_scale, 1);
+        assert_eq!(config.outgoing_queue_bytes, 256 * 1024);
+    }
+
+    #[test]
+    fn flags_in_seconds_hours_and_mib_become_durations_and_bytes() {
+        let flags = Flags::try_parse_from([
+            "krypto-server",
+            "--handshake-timeout-secs=0",
+            "--journal-max-mb=2",
+            "--journal-max-age-hours=3",
+            "--node-timeout=0.5",
+            "--outgoing-queue=0",
+        ])
+        .map(|flags| flags.config);
+        let config = flags.unwrap();
+        assert_eq!(
+            config.handshake_timeout,
+            Duration::from_secs(1),
+            "0 is read as 1"
+        );
+        assert_eq!(config.journal_max_bytes, 2 * 1024 * 1024);
+        assert_eq!(config.journal_max_age, Duration::from_secs(3 * 3600));
+        assert_eq!(config.node_timeout, Duration::from_millis(500));
+        assert_eq!(config.outgoing_queue, 1);
+        for bad in [
+            "--node-timeout-secs=0.1",
+            "--ipv6-prefix=129",
+            "--journal-max-mb=x",
+        ] {
+            assert!(
+                Flags::try_parse_from(["krypto-server", bad]).is_err(),
+                "{bad}"
+            );
+        }
+    }
 
     #[test]
     fn the_journal_goes_beside_the_sqlite_file_unless_told() {

@@ -24,7 +24,9 @@
 //! - [`rooms`]: the lobby (rooms, seats, spectators, sessions), room codes,
 //!   one task per room owning the pure `krypto_core::room::Room` and its
 //!   clock, the outbox through which anyone sends to a connection, rooms
-//!   kept across a stop.
+//!   kept across a stop. It sees the server only through
+//!   `rooms::services::RoomServices`, built once here; rooms brought back
+//!   at a start or handed over at a stop: `restart.rs`.
 //! - [`scores`]: the recorder (the one writer of scores, committing in
 //!   groups, journaling through a database outage), the leaderboards and
 //!   their copy in memory.
@@ -39,6 +41,7 @@ mod edge;
 pub mod fair_play;
 mod modes;
 pub mod ops;
+mod restart;
 mod rooms;
 pub mod scores;
 mod session;
@@ -54,17 +57,17 @@ use tokio_util::task::TaskTracker;
 use edge::budgets as limits;
 use edge::{http, join_urls, listener, serve};
 use ops::{durability, logging, metrics};
-use rooms::{lobby, saving as handover};
+use rooms::lobby;
 use scores::{board_cache, recorder};
 use session::identity;
 
 pub use cluster::{validate_public_url, ClusterError};
-pub use config::{Config, DealerFactory};
+pub use config::{parse_origin, Config, DealerFactory, LogFormat};
 /// Tokens as `hello` hands them out and the database keeps them (for
 /// `migrate-db` tests and tools that seed players).
 pub use db::tokens::{new_token, token_hash};
 pub use db::{Db, DbError};
-pub use join_urls::{banner_lines, parse_origin};
+pub use join_urls::banner_lines;
 pub use rooms::clock::ManualClock;
 pub use rooms::wall_clock::WallClock;
 
@@ -104,8 +107,9 @@ pub(crate) struct Shared {
     pub(crate) tracker: TaskTracker,
     /// Room tasks, so shutdown can wait until every room is saved.
     pub(crate) room_tasks: TaskTracker,
-    /// Where room tasks put their state when the server stops.
-    pub(crate) saved_rooms: handover::SavedRooms,
+    /// What room tasks share: handles to the above, and where they put
+    /// their state when the server stops.
+    pub(crate) rooms: Arc<rooms::services::RoomServices>,
     /// What `/metrics` shows.
     pub(crate) metrics: metrics::Metrics,
     /// The daily's secret and first day, read from the database once.
@@ -113,8 +117,6 @@ pub(crate) struct Shared {
     /// Rated play's answers on their way to the fair-play signals.
     #[allow(dead_code)] // for the daily, runs and challenges
     pub(crate) fair_play: fair_play::FairPlay,
-    /// Rooms name their rated matches here for the signals.
-    pub(crate) rated_play: scores::rated_play::RatedPlay,
 }
 
 impl Shared {
@@ -158,6 +160,18 @@ impl Shared {
             cluster.spawn(lobby.clone(), pending);
             cluster
         });
+        let room_tasks = TaskTracker::new();
+        let shutdown = CancellationToken::new();
+        let room_services = Arc::new(rooms::services::RoomServices {
+            settings: config.room_task_settings(),
+            lobby: lobby.clone(),
+            recorder: recorder.clone(),
+            saved_rooms: rooms::saving::SavedRooms::default(),
+            verdict_seconds: metrics.verdict_seconds.clone(),
+            shutdown: shutdown.clone(),
+            tasks: room_tasks.clone(),
+            rated_play,
+        });
         let public_bases =
             join_urls::public_bases(bound, &config.allowed_origins, config.public_url.as_deref());
         let shared = Arc::new(Shared {
@@ -175,15 +189,14 @@ impl Shared {
             join_urls: public_bases,
             config: Arc::new(config),
             db,
-            shutdown: CancellationToken::new(),
+            shutdown,
             disconnect: CancellationToken::new(),
             tracker: TaskTracker::new(),
-            room_tasks: TaskTracker::new(),
-            saved_rooms: handover::SavedRooms::default(),
+            room_tasks,
+            rooms: room_services,
             metrics,
             daily: modes::daily::DailyKeeper::default(),
             fair_play,
-            rated_play,
         });
         shared.restore_saved_rooms().await?;
         if let Some(cluster) = shared.cluster.clone() {

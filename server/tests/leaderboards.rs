@@ -175,7 +175,7 @@ impl Seed {
             min_matches: min_rated,
             min_opponents: 1,
         };
-        let direct = leaderboard::board(&self.db, &query, ranking, now()).await;
+        let direct = leaderboard::read_board(&self.db, &query, ranking, now()).await;
         // The server serves pages from a copy of the board: the same pages.
         let cached = BoardCache::new()
             .board(&self.db, &query, ranking, now(), 0)
@@ -280,7 +280,7 @@ on_both! {
         assert_eq!(wins_all.rows[0].matches, 2);
         let rating_day = seed.rating_board(Period::Day, 1).await;
         assert_eq!(rating_day.rows.len(), 2);
-        let rating_month_ago = leaderboard::board(
+        let rating_month_ago = leaderboard::read_board(
             &seed.db,
             &BoardQuery {
                 metric: Metric::Rating,

@@ -89,7 +89,9 @@ async fn boards_and_profiles(db: &Db, now: i64) -> Vec<String> {
                 period,
                 ..BoardQuery::default()
             };
-            let board = leaderboard::board(db, &query, ANYONE, now).await.unwrap();
+            let board = leaderboard::read_board(db, &query, ANYONE, now)
+                .await
+                .unwrap();
             seen.push(serde_json::to_string(&board).unwrap());
         }
     }

@@ -1,6 +1,6 @@
 //! `krypto-scores-bench`: leaderboard query latency on a seeded database
 //! (see `krypto-seed`), for every metric × period, top rows and `around` a
-//! player: straight from the database (`leaderboard::board`), and as the
+//! player: straight from the database (`leaderboard::read_board`), and as the
 //! server serves them (`BoardCache`, a copy of each board in memory), with
 //! the cost of reading a whole board into that copy.
 //!
@@ -108,12 +108,12 @@ async fn main() -> anyhow::Result<()> {
             for i in 0..args.iterations {
                 let mut query = top_query.clone();
                 let t = Instant::now();
-                leaderboard::board(&db, &query, ranking, now).await?;
+                leaderboard::read_board(&db, &query, ranking, now).await?;
                 top.push(t.elapsed());
                 if !names.is_empty() {
                     query.around = Some(names[i as usize % names.len()].clone());
                     let t = Instant::now();
-                    leaderboard::board(&db, &query, ranking, now).await?;
+                    leaderboard::read_board(&db, &query, ranking, now).await?;
                     around.push(t.elapsed());
                 }
             }

@@ -30,6 +30,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+use crate::config::server_url;
 use crate::db::budgets::Budgets;
 use crate::db::directory::{self, Directory, Reserved, Target};
 use crate::db::{Db, DbError};
@@ -496,27 +497,6 @@ impl Cluster {
             Err(e) => tracing::warn!(error = %e, "could not leave the cluster cleanly"),
         }
     }
-}
-
-/// `text` as a URL of one of `schemes` that names a host and carries no
-/// user or password (a server's address, given on its command line);
-/// otherwise why not (`wrong_scheme` when it is the scheme).
-pub(crate) fn server_url(
-    text: &str,
-    schemes: [&str; 2],
-    wrong_scheme: &'static str,
-) -> Result<url::Url, &'static str> {
-    let url = url::Url::parse(text.trim()).map_err(|_| "not a URL")?;
-    if !schemes.contains(&url.scheme()) {
-        return Err(wrong_scheme);
-    }
-    if url.host_str().is_none_or(str::is_empty) {
-        return Err("it names no host");
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err("it must not carry a user or password");
-    }
-    Ok(url)
 }
 
 #[cfg(test)]

@@ -12,8 +12,8 @@
 
 use sqlx::{Connection, PgConnection, Postgres, Row};
 
-use super::batch::WriteBackend;
 use super::rows::{Rows, Values};
+use super::write_backend::WriteBackend;
 use super::{on_store, Db, DbError};
 
 /// Rows per `INSERT`.

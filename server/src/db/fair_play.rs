@@ -13,10 +13,10 @@ use krypto_core::protocol::PlayerId;
 use sqlx::Connection;
 use uuid::Uuid;
 
-use super::batch::WriteBackend;
 use super::rows::Rows;
 use super::scores::{FinalPlace, MatchEnd};
 use super::summary::{plan_finish, PlaceRow, RatingState, Stats, WonRound};
+use super::write_backend::WriteBackend;
 use super::{on_store, writes, Db, DbError};
 
 /// Where a player stands with fair play.
@@ -379,7 +379,9 @@ async fn ban_in<B>(
     at_ms: i64,
 ) -> Result<(), DbError>
 where
-    B: WriteBackend + super::batch::Decodes<ReplayPlace> + super::batch::Decodes<ReplayRound>,
+    B: WriteBackend
+        + super::write_backend::Decodes<ReplayPlace>
+        + super::write_backend::Decodes<ReplayRound>,
 {
     const FLAG: &str = "INSERT INTO fair_play_flags
             (player_id, status, flagged_at, evidence, cleared_through, decided_at)

@@ -48,6 +48,7 @@ mod sqlite;
 pub(crate) mod summary;
 pub mod tickets;
 pub mod tokens;
+mod write_backend;
 mod writes;
 
 use krypto_core::protocol::PlayerId;

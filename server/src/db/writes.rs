@@ -10,12 +10,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use uuid::Uuid;
 
-use super::batch::{
-    cards_json, round_number, OutcomeColumns, PlayerState, PlayerStateRow, WriteBackend,
-};
 use super::rows::{Json, Rows};
 use super::scores::{int, AttemptRecord, MatchEnd, NewMatch, NewPlayer, RoundResult, RoundStart};
 use super::summary::{PlaceRow, RatingState, Stats, WonRound};
+use super::write_backend::{
+    cards_json, round_number, OutcomeColumns, PlayerState, PlayerStateRow, WriteBackend,
+};
 use super::{DbError, PlayerRow};
 
 /// A match id read back as text.

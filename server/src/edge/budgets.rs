@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use krypto_core::protocol::PlayerId;
 
-use crate::Config;
+use crate::config::Config;
 
 /// The address budgets count `ip` against: IPv4 as it is, IPv6 cut to its
 /// first `ipv6_prefix` bits (IPv4-mapped IPv6 is IPv4).

@@ -3,7 +3,6 @@
 //! can read out an address that works from another machine (not
 //! `127.0.0.1`).
 
-use crate::cluster::server_url;
 use std::net::{IpAddr, SocketAddr};
 
 /// The addresses other machines can reach the server at: one per
@@ -59,19 +58,6 @@ pub(crate) fn join_urls(bound: SocketAddr) -> Vec<String> {
         .into_iter()
         .map(|ip| base_url(ip, bound.port()))
         .collect()
-}
-
-/// `text` as a web origin (`https://krypto.example.com`,
-/// `http://192.168.1.20:7878`): http or https, a host, no path, query or
-/// user; as browsers write it in `Origin` (lower case, default port left out).
-pub fn parse_origin(text: &str) -> Result<String, String> {
-    let bad =
-        |why: &str| format!("{text:?} is not an origin like https://krypto.example.com: {why}");
-    let url = server_url(text, ["http", "https"], "use http:// or https://").map_err(bad)?;
-    if url.path() != "/" || url.query().is_some() || url.fragment().is_some() {
-        return Err(bad("it must have no path, query or fragment"));
-    }
-    Ok(url.origin().ascii_serialization())
 }
 
 /// The http(s) origin of a node's `ws(s)://host:port/ws` public URL.
@@ -136,6 +122,7 @@ pub fn banner_lines(bound: SocketAddr) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::parse_origin;
 
     #[test]
     fn origins_are_read_as_browsers_write_them() {

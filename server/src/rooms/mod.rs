@@ -9,5 +9,6 @@ pub(crate) mod lobby;
 pub(crate) mod outbox;
 pub(crate) mod room_codes;
 pub(crate) mod saving;
+pub(crate) mod services;
 pub(crate) mod task;
 pub mod wall_clock;

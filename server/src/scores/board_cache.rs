@@ -103,7 +103,7 @@ impl BoardCache {
     }
 
     /// One page of a leaderboard as of `now_ms`, the same as
-    /// [`crate::scores::leaderboard::board`] answers from the database, given the
+    /// [`crate::scores::leaderboard::read_board`] answers from the database, given the
     /// recorder's commit count `version`.
     pub async fn board(
         self: &Arc<Self>,

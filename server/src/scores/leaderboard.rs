@@ -175,8 +175,10 @@ pub(crate) async fn player_named(db: &Db, name: &str) -> Result<PlayerRow, Board
     db.player_by_name_key(&key).await?.ok_or_else(not_found)
 }
 
-/// One page of a leaderboard as of `now_ms`.
-pub async fn board(
+/// One page of a leaderboard as of `now_ms`, read from the database every
+/// time: the benchmark's and the tests' reference for what
+/// [`super::board_cache::BoardCache::board`] serves from memory.
+pub async fn read_board(
     db: &Db,
     query: &BoardQuery,
     ranking: Ranking,

@@ -72,7 +72,7 @@ impl Session {
             },
         };
         let created = task::create(
-            &self.shared,
+            &self.shared.rooms,
             reserved.clone(),
             Joiner::new(welcomed.player, welcomed.name).bot(welcomed.bot),
             settings,

@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 use super::*;
+use crate::config::Config;
 use crate::rooms::outbox::Outbound;
-use crate::Config;
 
 /// A safety net so a broken test fails instead of hanging.
 const PATIENCE: Duration = Duration::from_secs(10);

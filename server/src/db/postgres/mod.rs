@@ -14,9 +14,10 @@ use std::str::FromStr;
 use sqlx::postgres::{PgArguments, PgConnectOptions};
 use sqlx::{Arguments, ConnectOptions, PgConnection, PgPool, Postgres};
 
-use super::batch::{self, WriteBackend};
+use super::batch;
 use super::rows::{Rows, Values};
 use super::scores::{Applied, Write};
+use super::write_backend::WriteBackend;
 use super::{pool_options, DbError};
 
 /// A PostgreSQL database: a pool for reads and the options to open the

@@ -8,9 +8,10 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteArguments, SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use sqlx::{Arguments, ConnectOptions, Sqlite, SqliteConnection, SqlitePool};
 
-use super::batch::{self, WriteBackend};
+use super::batch;
 use super::rows::Rows;
 use super::scores::{Applied, Write};
+use super::write_backend::WriteBackend;
 use super::{pool_options, DbError};
 
 /// A SQLite database: a pool for reads (and the few direct writes) and the

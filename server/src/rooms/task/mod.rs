@@ -32,8 +32,8 @@ use crate::db::scores::{Applied, Write};
 use crate::rooms::clock::RoomClock;
 use crate::rooms::lobby::{RegisterError, RoomCommand, RoomHandle};
 use crate::rooms::outbox::Outbox;
+use crate::rooms::services::RoomServices;
 use crate::scores::periods::now_ms;
-use crate::Shared;
 
 mod held;
 mod recording;
@@ -50,7 +50,7 @@ const INBOX: usize = 256;
 /// directory reserved; `None`: a fresh one), registers it and starts its
 /// task; the host gets the first `room_state` (carrying `id`).
 pub fn create(
-    shared: &Arc<Shared>,
+    services: &Arc<RoomServices>,
     reserved: Option<String>,
     joiner: Joiner,
     settings: RoomSettings,
@@ -58,12 +58,9 @@ pub fn create(
     id: Option<String>,
 ) -> Result<Result<(), RoomError>, RegisterError> {
     let host = joiner.id;
-    let clock = RoomClock::new(
-        shared.config.manual_clock.as_ref(),
-        shared.config.room_time_scale,
-    );
-    let dealer = shared.config.dealer.make();
-    let registered = shared.lobby.register(reserved, |code| {
+    let clock = services.settings.clock();
+    let dealer = services.settings.dealer.make();
+    let registered = services.lobby.register(reserved, |code| {
         let (room, fx) = Room::new(
             code.clone(),
             joiner,
@@ -82,9 +79,9 @@ pub fn create(
         Err(e) => return Ok(Err(e)),
     };
     let code = room.code().to_owned();
-    shared.lobby.seat(host, &code);
+    services.lobby.seat(host, &code);
     let mut task = RoomTask {
-        shared: shared.clone(),
+        services: services.clone(),
         room,
         clock,
         clients: HashMap::from([(host, client)]),
@@ -97,7 +94,7 @@ pub fn create(
     // A new room has nothing to record: deliver its first snapshot now.
     task.send_out(fx, id.as_deref());
     tracing::info!(room = %code, host = host.0, "room opened");
-    shared.room_tasks.spawn(task.run(rx));
+    services.tasks.spawn(task.run(rx));
     Ok(Ok(()))
 }
 
@@ -141,26 +138,23 @@ pub(crate) struct Restored {
 /// they come back with their token. A match whose room cannot come back is
 /// recorded as abandoned.
 pub(crate) async fn restore(
-    shared: &Arc<Shared>,
+    services: &Arc<RoomServices>,
     stored: StoredRoom,
 ) -> Result<Restored, RestoreError> {
     let saved: SavedTask = serde_json::from_str(&stored.state)?;
     let SavedTask { room: saved, log } = saved;
     let seats: Vec<(PlayerId, bool)> = saved.members.iter().map(|m| (m.id, m.spectator)).collect();
-    let clock = RoomClock::new(
-        shared.config.manual_clock.as_ref(),
-        shared.config.room_time_scale,
-    );
+    let clock = services.settings.clock();
     let now = clock.now();
     let room = match Room::restore(
         saved,
-        shared.config.dealer.make(),
+        services.settings.dealer.make(),
         RoomLimits::default(),
         now,
     ) {
         Ok(room) => room,
         Err(e) => {
-            abandon(shared, &log).await;
+            abandon(services, &log).await;
             return Err(e.into());
         }
     };
@@ -172,18 +166,18 @@ pub(crate) async fn restore(
         tx,
         summary,
     };
-    if !shared.lobby.register_code(handle) {
-        abandon(shared, &log).await;
+    if !services.lobby.register_code(handle) {
+        abandon(services, &log).await;
         return Err(RestoreError::NoPlace);
     }
     for &(member, spectator) in &seats {
-        shared.lobby.seat(member, &code);
+        services.lobby.seat(member, &code);
         if spectator {
-            shared.lobby.reserve_spectator(&code, member, usize::MAX);
+            services.lobby.reserve_spectator(&code, member, usize::MAX);
         }
     }
     let mut task = RoomTask {
-        shared: shared.clone(),
+        services: services.clone(),
         room,
         clock,
         clients: HashMap::new(),
@@ -202,7 +196,7 @@ pub(crate) async fn restore(
     tracing::info!(room = %code, match_id = ?task.log.match_id(), "room restored");
     let public = task.room.summary().settings.public;
     let locked = task.room.is_locked();
-    shared.room_tasks.spawn(task.run(rx));
+    services.tasks.spawn(task.run(rx));
     Ok(Restored {
         code,
         public,
@@ -212,20 +206,20 @@ pub(crate) async fn restore(
 }
 
 /// Records the match of a room that could not come back as abandoned.
-async fn abandon(shared: &Shared, log: &MatchLog) {
+async fn abandon(services: &RoomServices, log: &MatchLog) {
     if let Some(match_id) = log.match_id() {
         let write = Write::AbandonMatch {
             match_id,
             at_ms: now_ms(),
         };
-        if let Err(e) = shared.recorder.submit(vec![write]).await {
+        if let Err(e) = services.recorder.submit(vec![write]).await {
             tracing::error!(%match_id, error = %e, "abandoned match not recorded");
         }
     }
 }
 
 struct RoomTask {
-    shared: Arc<Shared>,
+    services: Arc<RoomServices>,
     room: Room,
     clock: RoomClock,
     /// The connection of each connected member.
@@ -251,8 +245,8 @@ async fn sleep_until_opt(at: Option<Instant>) {
 
 impl RoomTask {
     async fn run(mut self, mut inbox: mpsc::Receiver<RoomCommand>) {
-        let shutdown = self.shared.shutdown.clone();
-        let grace = self.shared.config.empty_room_grace;
+        let shutdown = self.services.shutdown.clone();
+        let grace = self.services.settings.empty_room_grace;
         loop {
             let deadline = self.room.next_deadline();
             let clock = self.clock.clone();
@@ -281,10 +275,10 @@ impl RoomTask {
             }
         }
         let code = self.room.code().to_owned();
-        if let Err(e) = self.held.send(&self.shared.recorder).await {
+        if let Err(e) = self.held.send(&self.services.recorder).await {
             tracing::error!(room = %code, error = %e, "not recorded");
         }
-        self.shared.lobby.unregister(&code);
+        self.services.lobby.unregister(&code);
         // Whoever was about to join learns the room is gone.
         inbox.close();
         while let Some(command) = inbox.recv().await {
@@ -313,7 +307,7 @@ impl RoomTask {
         match serde_json::to_string(&saved) {
             Ok(state) => {
                 tracing::info!(room = %code, "room saved");
-                self.shared.saved_rooms.push(
+                self.services.saved_rooms.push(
                     StoredRoom {
                         code,
                         state,
@@ -344,7 +338,7 @@ impl RoomTask {
             {
                 Ok(fx) => {
                     self.clients.insert(player, client);
-                    self.shared.lobby.seat(player, self.room.code());
+                    self.services.lobby.seat(player, self.room.code());
                     let _ = reply.send(Ok(()));
                     self.deliver(fx, id.as_deref()).await;
                 }
@@ -357,7 +351,7 @@ impl RoomTask {
                     self.clients.insert(player, client);
                     self.deliver(fx, None).await;
                 }
-                Err(_) => self.shared.lobby.unseat(player, self.room.code()),
+                Err(_) => self.services.lobby.unseat(player, self.room.code()),
             },
             RoomCommand::Request {
                 received,
@@ -377,7 +371,7 @@ impl RoomTask {
                     self.deliver(fx, id.as_deref()).await;
                     if matches!(message, ClientMessage::Submit { .. }) {
                         let seconds = received.elapsed().as_secs_f64();
-                        self.shared.metrics.verdict_seconds.record(seconds);
+                        self.services.verdict_seconds.record(seconds);
                     }
                 }
             }
@@ -394,7 +388,7 @@ impl RoomTask {
     /// Whether the recorder's journal is at its bound (the database has
     /// been away too long): no new match may start.
     fn journal_full(&self) -> bool {
-        self.shared
+        self.services
             .recorder
             .state()
             .journal_full
@@ -431,7 +425,7 @@ impl RoomTask {
         if batch.writes.is_empty() {
             return;
         }
-        let recorder = &self.shared.recorder;
+        let recorder = &self.services.recorder;
         if !batch.must_commit {
             let sent = if batch.writes.iter().all(Held::may_hold) {
                 self.held.hold(recorder, batch.writes).await
@@ -457,7 +451,7 @@ impl RoomTask {
                 });
                 if let (Some(changes), Some(match_id)) = (changes, finished) {
                     if !changes.is_empty() {
-                        self.shared.rated_play.finished(RatedMatch {
+                        self.services.rated_play.finished(RatedMatch {
                             match_id,
                             players: changes.iter().map(|c| c.player).collect(),
                         });
@@ -468,8 +462,11 @@ impl RoomTask {
                         if let Some(c) = changes.iter().find(|c| c.player == standing.player) {
                             standing.rating_before = Some(c.before);
                             standing.rating_after = Some(c.after);
-                            standing.rating_provisional =
-                                !self.shared.config.ranking().admits(c.matches, c.opponents);
+                            standing.rating_provisional = !self
+                                .services
+                                .settings
+                                .ranking
+                                .admits(c.matches, c.opponents);
                         }
                     }
                     self.room.rated(standings);
@@ -521,7 +518,7 @@ impl RoomTask {
         }
         for player in fx.removed {
             self.clients.remove(&player);
-            self.shared.lobby.unseat(player, self.room.code());
+            self.services.lobby.unseat(player, self.room.code());
         }
         if self.clients.is_empty() {
             self.empty_since.get_or_insert_with(Instant::now);
@@ -530,7 +527,7 @@ impl RoomTask {
         }
         if self.room.is_locked() != self.locked {
             self.locked = self.room.is_locked();
-            self.shared.lobby.locked(self.room.code(), self.locked);
+            self.services.lobby.locked(self.room.code(), self.locked);
         }
         let summary = self.room.summary();
         self.summary.send_if_modified(|s| {
