@@ -24,7 +24,9 @@ pub struct Config {
         long = "database",
         value_name = "DATABASE",
         env = "KRYPTO_DATABASE_URL",
-        default_value = "sqlite://krypto.db"
+        default_value = "sqlite://krypto.db",
+        // `krypto-server review list --database …` as well as before it.
+        global = true
     )]
     pub database_url: String,
     // `/metrics` is on the main port either way.
