@@ -129,6 +129,9 @@ pub struct Config {
     /// Tests: rooms run on this clock instead, which moves only when the
     /// test advances it (`room_time_scale` is then ignored).
     pub manual_clock: Option<ManualClock>,
+    /// The wall clock of the daily, challenges and runs (which UTC day it
+    /// is); tests set a manual one to cross a midnight.
+    pub wall_clock: crate::modes::WallClock,
     /// Deals the hands of new rooms.
     pub dealer: DealerFactory,
     /// How long a connection the server is closing waits for the peer's
@@ -247,6 +250,7 @@ impl Default for Config {
             max_rooms: 10_000,
             room_time_scale: 1,
             manual_clock: None,
+            wall_clock: crate::modes::WallClock::system(),
             dealer: DealerFactory::default(),
             close_drain: Duration::from_secs(2),
             shutdown_timeout: Duration::from_secs(5),

@@ -20,6 +20,7 @@
 //!   it. [`identity`]: names, tokens and the `hello` decision.
 //! - [`outbox`]: the handle through which anyone sends to a connection,
 //!   through its bounded queue (never blocking; a slow reader is dropped).
+//! - [`modes`]: the daily Krypto, challenges and solo runs (beside rooms).
 //! - [`lobby`]: the registry of rooms, seats, spectators and sessions.
 //! - [`cluster`]: with `--public-url`, this server is one node of many on
 //!   one PostgreSQL database: room codes, seats and public rooms in a
@@ -50,6 +51,7 @@ pub mod cluster;
 pub mod config;
 pub mod db;
 pub mod edge;
+pub mod modes;
 pub mod ops;
 pub mod rooms;
 pub mod scores;
@@ -77,6 +79,7 @@ pub use config::{Config, DealerFactory};
 pub use db::tokens::{new_token, token_hash};
 pub use db::{Db, DbError};
 pub use join_urls::{banner_lines, parse_origin};
+pub use modes::WallClock;
 pub use rooms::clock::ManualClock;
 
 /// What every connection and room task shares.
@@ -119,6 +122,8 @@ pub(crate) struct Shared {
     pub(crate) saved_rooms: handover::SavedRooms,
     /// What `/metrics` shows.
     pub(crate) metrics: metrics::Metrics,
+    /// The daily's secret and first day, read from the database once.
+    pub(crate) daily: modes::daily::DailyKeeper,
 }
 
 impl Shared {
@@ -179,6 +184,7 @@ impl Shared {
             room_tasks: TaskTracker::new(),
             saved_rooms: handover::SavedRooms::default(),
             metrics,
+            daily: modes::daily::DailyKeeper::default(),
         });
         shared.restore_saved_rooms().await?;
         if let Some(cluster) = shared.cluster.clone() {

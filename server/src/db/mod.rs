@@ -19,6 +19,7 @@
 //! - [`copy`]: `migrate-db`, copying a database into PostgreSQL;
 //! - [`saved`]: rooms a graceful stop saved for the next start;
 //! - [`name_keys`]: stored name keys recomputed when krypto-core's key changes;
+//! - [`modes`]: the daily's attempts, challenges and runs' bests;
 //! - [`tickets`]: single-use tickets that sign another device in, and the
 //!   extra tokens they give;
 //! - `sqlite/`: SQLite through sqlx, its row source, migrations in
@@ -34,6 +35,7 @@ pub(crate) mod backoff;
 pub(crate) mod batch;
 pub mod boards;
 pub mod copy;
+pub mod modes;
 pub mod name_keys;
 mod postgres;
 mod rows;

@@ -43,6 +43,13 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
     router
         .route("/api/leaderboard", get(get_leaderboard))
         .route("/api/players/{name}", get(get_player))
+        .route("/api/daily", get(crate::modes::api::get_daily))
+        .route("/api/daily/board", get(crate::modes::api::get_daily_board))
+        .route("/api/runs/board", get(crate::modes::api::get_runs_board))
+        .route(
+            "/api/challenges/{code}",
+            get(crate::modes::api::get_challenge),
+        )
         .merge(crate::edge::web::routes(shared.own_bases.clone()))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

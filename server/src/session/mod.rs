@@ -76,6 +76,8 @@ pub(crate) struct Session {
     welcomed: Option<Welcomed>,
     /// Room-code attempts refused as rate-limited in a row.
     guess_strikes: u32,
+    /// The daily, challenge or run this connection's answers are for.
+    play: crate::modes::Play,
 }
 
 impl Session {
@@ -87,6 +89,7 @@ impl Session {
             client_ip,
             welcomed: None,
             guess_strikes: 0,
+            play: crate::modes::Play::default(),
         }
     }
 
@@ -181,6 +184,15 @@ impl Session {
             ClientMessage::JoinRoom { code, spectator } => {
                 return self.join_room(welcomed, id, &code, spectator).await
             }
+            message @ (ClientMessage::DailyStart { .. }
+            | ClientMessage::DailySubmit { .. }
+            | ClientMessage::RunStart
+            | ClientMessage::RunSubmit { .. }
+            | ClientMessage::ChallengeCreate
+            | ClientMessage::ChallengeStart { .. }
+            | ClientMessage::ChallengeSubmit { .. }) => {
+                self.play_request(&welcomed, id, message).await
+            }
             message => self.send_to_room(&welcomed, id, message).await,
         }
         Ok(())
@@ -188,6 +200,37 @@ impl Session {
 }
 
 impl Session {
+    /// The daily's, runs' and challenges' requests (`crate::modes`).
+    async fn play_request(
+        &mut self,
+        welcomed: &Welcomed,
+        id: Option<String>,
+        message: ClientMessage,
+    ) {
+        let asker = crate::modes::Asker {
+            shared: &self.shared,
+            outbox: &self.outbox,
+            player: welcomed.player,
+            bot: welcomed.bot,
+            id,
+        };
+        let play = &mut self.play;
+        match message {
+            ClientMessage::DailyStart { date } => play.daily_start(&asker, date).await,
+            ClientMessage::DailySubmit { formula } => play.daily_submit(&asker, &formula).await,
+            ClientMessage::RunStart => play.run_start(&asker).await,
+            ClientMessage::RunSubmit { hand, formula } => {
+                play.run_submit(&asker, hand, &formula).await;
+            }
+            ClientMessage::ChallengeCreate => play.challenge_create(&asker).await,
+            ClientMessage::ChallengeStart { code } => play.challenge_start(&asker, code).await,
+            ClientMessage::ChallengeSubmit { formula } => {
+                play.challenge_submit(&asker, &formula).await;
+            }
+            _ => {}
+        }
+    }
+
     /// The client's address as budgets count it.
     fn address_key(&self) -> IpAddr {
         self.shared.limits.address_key(self.client_ip)

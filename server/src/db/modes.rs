@@ -1,0 +1,485 @@
+//! The daily, challenges and solo runs in the database (migrations
+//! `0012_modes.sql`). The SQL is the same text on both backends; days are
+//! UTC dates as `YYYY-MM-DD` text and times are Unix milliseconds passed in
+//! by the caller, whose clock decides.
+//!
+//! Each board is read through one fragment (`daily_rows!`, `run_rows!`)
+//! naming the rows it may show, so a rule about who is on no board (bots
+//! today) is written once for its page, its ranks and its counts.
+
+use krypto_core::protocol::PlayerId;
+
+use super::{on_store, Db, DbError};
+
+/// The rows of one day's daily board (`$1` is the day): rated, solved, and
+/// no bots.
+macro_rules! daily_rows {
+    () => {
+        " FROM daily_attempts a JOIN players p ON p.id = a.player_id
+          WHERE a.day = $1 AND a.rated = 1 AND a.solved_ms IS NOT NULL AND NOT p.bot "
+    };
+}
+
+/// The run bests of a span of days (`$1` to `$2`, inclusive), no bots.
+macro_rules! run_rows {
+    () => {
+        " FROM run_bests r JOIN players p ON p.id = r.player_id
+          WHERE r.day >= $1 AND r.day <= $2 AND NOT p.bot "
+    };
+}
+
+/// A player's stored attempt at a day's hand (or a challenge's).
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct AttemptRow {
+    /// When the hand was first sent.
+    pub started_ms: i64,
+    /// Wrong answers so far.
+    pub misses: i64,
+    /// When the right answer arrived.
+    pub solved_ms: Option<i64>,
+    /// The final time, penalties included.
+    pub elapsed_ms: Option<i64>,
+}
+
+/// A solved daily as stored.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct DailyResultRow {
+    /// The right answer as printed.
+    pub formula: Option<String>,
+    /// 1 when it counted (solved on its day).
+    pub rated: i64,
+}
+
+/// One row of a board: a name and a result.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct DailyBoardRow {
+    /// The player's name.
+    pub name: String,
+    /// Their time, penalties included.
+    pub elapsed_ms: i64,
+    /// Their wrong answers.
+    pub misses: i64,
+}
+
+/// One row of the runs board: a player's best in the span.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct RunBoardRow {
+    /// The player's name.
+    pub name: String,
+    /// Their best score in the span.
+    pub score: i64,
+}
+
+/// A stored challenge with its challenger's name.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct ChallengeRow {
+    /// The challenger.
+    pub player_id: i64,
+    /// The challenger's name.
+    pub name: String,
+    /// The value to make.
+    pub objective: i64,
+    /// The cards, a JSON array.
+    pub cards: String,
+    /// The rule set's wire name.
+    pub rules: String,
+    /// The challenger's time.
+    pub elapsed_ms: i64,
+    /// The challenger's misses.
+    pub misses: i64,
+}
+
+/// One answer to a challenge, for its challenger's list.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct ChallengeResultRow {
+    /// Who answered.
+    pub name: String,
+    /// Their time.
+    pub elapsed_ms: i64,
+    /// Their misses.
+    pub misses: i64,
+}
+
+/// A finished run, to keep when it is the day's best.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunBest {
+    /// Hands solved.
+    pub score: i64,
+    /// Wrong answers.
+    pub misses: i64,
+    /// The longest combo.
+    pub best_combo: i64,
+    /// How long it lasted.
+    pub duration_ms: i64,
+    /// When it ended.
+    pub finished_ms: i64,
+}
+
+impl Db {
+    /// The daily's secret (hex) and first day: the stored ones, or these
+    /// when none is stored yet (the first node to ask stores its own; every
+    /// other reads that one).
+    pub async fn daily_setup(
+        &self,
+        secret_hex: &str,
+        first_day: &str,
+    ) -> Result<(String, String), DbError> {
+        const INSERT: &str =
+            "INSERT INTO daily_setup (id, secret_hex, first_day) VALUES (1, $1, $2)
+                              ON CONFLICT (id) DO NOTHING";
+        const READ: &str = "SELECT secret_hex, first_day FROM daily_setup WHERE id = 1";
+        Ok(on_store!(self, s => {
+            sqlx::query(INSERT).bind(secret_hex).bind(first_day).execute(&s.pool).await?;
+            sqlx::query_as(READ).fetch_one(&s.pool).await?
+        }))
+    }
+
+    /// The player's attempt at `day`, started at `now_ms` unless one is
+    /// stored already (then that one, with its clock).
+    pub async fn daily_attempt(
+        &self,
+        player: PlayerId,
+        day: &str,
+        now_ms: i64,
+    ) -> Result<AttemptRow, DbError> {
+        const INSERT: &str =
+            "INSERT INTO daily_attempts (player_id, day, started_ms) VALUES ($1, $2, $3)
+                              ON CONFLICT (player_id, day) DO NOTHING";
+        const READ: &str = "SELECT started_ms, misses, solved_ms, elapsed_ms FROM daily_attempts
+                            WHERE player_id = $1 AND day = $2";
+        Ok(on_store!(self, s => {
+            sqlx::query(INSERT).bind(player.0).bind(day).bind(now_ms).execute(&s.pool).await?;
+            sqlx::query_as(READ).bind(player.0).bind(day).fetch_one(&s.pool).await?
+        }))
+    }
+
+    /// The player's stored attempt at `day`, if any (never starts one).
+    pub async fn daily_attempt_stored(
+        &self,
+        player: PlayerId,
+        day: &str,
+    ) -> Result<Option<AttemptRow>, DbError> {
+        const READ: &str = "SELECT started_ms, misses, solved_ms, elapsed_ms FROM daily_attempts
+                            WHERE player_id = $1 AND day = $2";
+        Ok(on_store!(self, s =>
+            sqlx::query_as(READ).bind(player.0).bind(day).fetch_optional(&s.pool).await?))
+    }
+
+    /// Counts a wrong answer to `day`'s hand (none once solved).
+    pub async fn daily_miss(&self, player: PlayerId, day: &str) -> Result<(), DbError> {
+        const SQL: &str = "UPDATE daily_attempts SET misses = misses + 1
+                           WHERE player_id = $1 AND day = $2 AND solved_ms IS NULL";
+        on_store!(self, s => {
+            sqlx::query(SQL).bind(player.0).bind(day).execute(&s.pool).await?;
+        });
+        Ok(())
+    }
+
+    /// Records the right answer; false when the day was solved already
+    /// (its first result stands: one result a day).
+    pub async fn daily_solve(
+        &self,
+        player: PlayerId,
+        day: &str,
+        solved_ms: i64,
+        elapsed_ms: i64,
+        formula: &str,
+        rated: bool,
+    ) -> Result<bool, DbError> {
+        const SQL: &str = "UPDATE daily_attempts
+                           SET solved_ms = $3, elapsed_ms = $4, formula = $5, rated = $6
+                           WHERE player_id = $1 AND day = $2 AND solved_ms IS NULL";
+        let done = on_store!(self, s => sqlx::query(SQL)
+            .bind(player.0)
+            .bind(day)
+            .bind(solved_ms)
+            .bind(elapsed_ms)
+            .bind(formula)
+            .bind(i64::from(rated))
+            .execute(&s.pool)
+            .await?
+            .rows_affected());
+        Ok(done == 1)
+    }
+
+    /// The stored answer and whether it counted, once `day` is solved.
+    pub async fn daily_result(
+        &self,
+        player: PlayerId,
+        day: &str,
+    ) -> Result<Option<DailyResultRow>, DbError> {
+        const SQL: &str = "SELECT formula, rated FROM daily_attempts
+                           WHERE player_id = $1 AND day = $2 AND solved_ms IS NOT NULL";
+        Ok(on_store!(self, s =>
+            sqlx::query_as(SQL).bind(player.0).bind(day).fetch_optional(&s.pool).await?))
+    }
+
+    /// The rated days the player solved, from `since` on (newest first):
+    /// what the streak counts.
+    pub async fn daily_rated_days(
+        &self,
+        player: PlayerId,
+        since: &str,
+    ) -> Result<Vec<String>, DbError> {
+        const SQL: &str = "SELECT day FROM daily_attempts
+                           WHERE player_id = $1 AND day >= $2 AND rated = 1 AND solved_ms IS NOT NULL
+                           ORDER BY day DESC";
+        let rows: Vec<(String,)> = on_store!(self, s =>
+            sqlx::query_as(SQL).bind(player.0).bind(since).fetch_all(&s.pool).await?);
+        Ok(rows.into_iter().map(|(d,)| d).collect())
+    }
+
+    /// The player's place on `day`'s board (1 is first), if they are on it.
+    pub async fn daily_rank(&self, day: &str, player: PlayerId) -> Result<Option<u64>, DbError> {
+        const MINE: &str = concat!(
+            "SELECT a.elapsed_ms, a.solved_ms",
+            daily_rows!(),
+            "AND a.player_id = $2"
+        );
+        const BEFORE: &str = concat!(
+            "SELECT COUNT(*)",
+            daily_rows!(),
+            "AND (a.elapsed_ms < $2 OR (a.elapsed_ms = $2 AND (a.solved_ms < $3
+                  OR (a.solved_ms = $3 AND a.player_id < $4))))"
+        );
+        let mine: Option<(i64, i64)> = on_store!(self, s =>
+            sqlx::query_as(MINE).bind(day).bind(player.0).fetch_optional(&s.pool).await?);
+        let Some((elapsed, solved)) = mine else {
+            return Ok(None);
+        };
+        let (before,): (i64,) = on_store!(self, s => sqlx::query_as(BEFORE)
+            .bind(day)
+            .bind(elapsed)
+            .bind(solved)
+            .bind(player.0)
+            .fetch_one(&s.pool)
+            .await?);
+        Ok(Some(u64::try_from(before).unwrap_or(0) + 1))
+    }
+
+    /// `limit` rows of `day`'s board from place `offset + 1`.
+    pub async fn daily_board(
+        &self,
+        day: &str,
+        offset: u64,
+        limit: u32,
+    ) -> Result<Vec<DailyBoardRow>, DbError> {
+        const SQL: &str = concat!(
+            "SELECT p.name, a.elapsed_ms, a.misses",
+            daily_rows!(),
+            "ORDER BY a.elapsed_ms, a.solved_ms, a.player_id LIMIT $2 OFFSET $3"
+        );
+        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        Ok(on_store!(self, s => sqlx::query_as(SQL)
+            .bind(day)
+            .bind(i64::from(limit))
+            .bind(offset)
+            .fetch_all(&s.pool)
+            .await?))
+    }
+
+    /// How many are on `day`'s board.
+    pub async fn daily_solvers(&self, day: &str) -> Result<u64, DbError> {
+        const SQL: &str = concat!("SELECT COUNT(*)", daily_rows!());
+        let (n,): (i64,) =
+            on_store!(self, s => sqlx::query_as(SQL).bind(day).fetch_one(&s.pool).await?);
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    /// Stores a finished run; it becomes the player's best of `day` when
+    /// it scored more than the stored one.
+    pub async fn run_finished(
+        &self,
+        player: PlayerId,
+        day: &str,
+        run: RunBest,
+    ) -> Result<(), DbError> {
+        const SQL: &str = "INSERT INTO run_bests
+                (player_id, day, score, misses, best_combo, duration_ms, finished_ms, runs)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, 1)
+            ON CONFLICT (player_id, day) DO UPDATE SET
+                runs = run_bests.runs + 1,
+                misses = CASE WHEN excluded.score > run_bests.score
+                         THEN excluded.misses ELSE run_bests.misses END,
+                best_combo = CASE WHEN excluded.score > run_bests.score
+                             THEN excluded.best_combo ELSE run_bests.best_combo END,
+                duration_ms = CASE WHEN excluded.score > run_bests.score
+                              THEN excluded.duration_ms ELSE run_bests.duration_ms END,
+                finished_ms = CASE WHEN excluded.score > run_bests.score
+                              THEN excluded.finished_ms ELSE run_bests.finished_ms END,
+                score = CASE WHEN excluded.score > run_bests.score
+                        THEN excluded.score ELSE run_bests.score END";
+        on_store!(self, s => {
+            sqlx::query(SQL)
+                .bind(player.0)
+                .bind(day)
+                .bind(run.score)
+                .bind(run.misses)
+                .bind(run.best_combo)
+                .bind(run.duration_ms)
+                .bind(run.finished_ms)
+                .execute(&s.pool)
+                .await?;
+        });
+        Ok(())
+    }
+
+    /// `limit` rows of the runs board of days `from` to `to` (each
+    /// player's best there), from place `offset + 1`.
+    pub async fn runs_board(
+        &self,
+        from: &str,
+        to: &str,
+        offset: u64,
+        limit: u32,
+    ) -> Result<Vec<RunBoardRow>, DbError> {
+        const SQL: &str = concat!(
+            "SELECT p.name, MAX(r.score) AS score",
+            run_rows!(),
+            "GROUP BY r.player_id, p.name ORDER BY score DESC, r.player_id LIMIT $3 OFFSET $4"
+        );
+        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        Ok(on_store!(self, s => sqlx::query_as(SQL)
+            .bind(from)
+            .bind(to)
+            .bind(i64::from(limit))
+            .bind(offset)
+            .fetch_all(&s.pool)
+            .await?))
+    }
+
+    /// The player's place on the runs board of days `from` to `to`.
+    pub async fn runs_rank(
+        &self,
+        from: &str,
+        to: &str,
+        player: PlayerId,
+    ) -> Result<Option<u64>, DbError> {
+        const MINE: &str = concat!("SELECT MAX(r.score)", run_rows!(), "AND r.player_id = $3");
+        const BEFORE: &str = concat!(
+            "SELECT COUNT(*) FROM (SELECT r.player_id, MAX(r.score) AS best",
+            run_rows!(),
+            "GROUP BY r.player_id) b WHERE b.best > $3 OR (b.best = $3 AND b.player_id < $4)"
+        );
+        let (mine,): (Option<i64>,) = on_store!(self, s => sqlx::query_as(MINE)
+            .bind(from)
+            .bind(to)
+            .bind(player.0)
+            .fetch_one(&s.pool)
+            .await?);
+        let Some(best) = mine else {
+            return Ok(None);
+        };
+        let (before,): (i64,) = on_store!(self, s => sqlx::query_as(BEFORE)
+            .bind(from)
+            .bind(to)
+            .bind(best)
+            .bind(player.0)
+            .fetch_one(&s.pool)
+            .await?);
+        Ok(Some(u64::try_from(before).unwrap_or(0) + 1))
+    }
+
+    /// Stores a new challenge; false when its code is taken (draw another).
+    pub async fn challenge_insert(
+        &self,
+        code: &str,
+        player: PlayerId,
+        challenge: &ChallengeRow,
+        now_ms: i64,
+    ) -> Result<bool, DbError> {
+        const SQL: &str = "INSERT INTO challenges
+                (code, player_id, objective, cards, rules, elapsed_ms, misses, created_ms)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (code) DO NOTHING";
+        let done = on_store!(self, s => sqlx::query(SQL)
+            .bind(code)
+            .bind(player.0)
+            .bind(challenge.objective)
+            .bind(&challenge.cards)
+            .bind(&challenge.rules)
+            .bind(challenge.elapsed_ms)
+            .bind(challenge.misses)
+            .bind(now_ms)
+            .execute(&s.pool)
+            .await?
+            .rows_affected());
+        Ok(done == 1)
+    }
+
+    /// The challenge with that code.
+    pub async fn challenge(&self, code: &str) -> Result<Option<ChallengeRow>, DbError> {
+        const SQL: &str = "SELECT c.player_id, p.name, c.objective, c.cards, c.rules,
+                                  c.elapsed_ms, c.misses
+                           FROM challenges c JOIN players p ON p.id = c.player_id
+                           WHERE c.code = $1";
+        Ok(on_store!(self, s => sqlx::query_as(SQL).bind(code).fetch_optional(&s.pool).await?))
+    }
+
+    /// The player's attempt at a challenge, started at `now_ms` unless one
+    /// is stored already.
+    pub async fn challenge_attempt(
+        &self,
+        code: &str,
+        player: PlayerId,
+        now_ms: i64,
+    ) -> Result<AttemptRow, DbError> {
+        const INSERT: &str = "INSERT INTO challenge_attempts (code, player_id, started_ms)
+                              VALUES ($1, $2, $3) ON CONFLICT (code, player_id) DO NOTHING";
+        const READ: &str =
+            "SELECT started_ms, misses, solved_ms, elapsed_ms FROM challenge_attempts
+                            WHERE code = $1 AND player_id = $2";
+        Ok(on_store!(self, s => {
+            sqlx::query(INSERT).bind(code).bind(player.0).bind(now_ms).execute(&s.pool).await?;
+            sqlx::query_as(READ).bind(code).bind(player.0).fetch_one(&s.pool).await?
+        }))
+    }
+
+    /// Counts a wrong answer to a challenge (none once solved).
+    pub async fn challenge_miss(&self, code: &str, player: PlayerId) -> Result<(), DbError> {
+        const SQL: &str = "UPDATE challenge_attempts SET misses = misses + 1
+                           WHERE code = $1 AND player_id = $2 AND solved_ms IS NULL";
+        on_store!(self, s => {
+            sqlx::query(SQL).bind(code).bind(player.0).execute(&s.pool).await?;
+        });
+        Ok(())
+    }
+
+    /// Records the right answer to a challenge; false when it was solved
+    /// already.
+    pub async fn challenge_solve(
+        &self,
+        code: &str,
+        player: PlayerId,
+        solved_ms: i64,
+        elapsed_ms: i64,
+    ) -> Result<bool, DbError> {
+        const SQL: &str = "UPDATE challenge_attempts SET solved_ms = $3, elapsed_ms = $4
+                           WHERE code = $1 AND player_id = $2 AND solved_ms IS NULL";
+        let done = on_store!(self, s => sqlx::query(SQL)
+            .bind(code)
+            .bind(player.0)
+            .bind(solved_ms)
+            .bind(elapsed_ms)
+            .execute(&s.pool)
+            .await?
+            .rows_affected());
+        Ok(done == 1)
+    }
+
+    /// The first `limit` results in on a challenge, fastest first.
+    pub async fn challenge_results(
+        &self,
+        code: &str,
+        limit: u32,
+    ) -> Result<Vec<ChallengeResultRow>, DbError> {
+        const SQL: &str = "SELECT p.name, a.elapsed_ms, a.misses
+                           FROM challenge_attempts a JOIN players p ON p.id = a.player_id
+                           WHERE a.code = $1 AND a.elapsed_ms IS NOT NULL
+                           ORDER BY a.elapsed_ms, a.solved_ms, a.player_id LIMIT $2";
+        Ok(on_store!(self, s => sqlx::query_as(SQL)
+            .bind(code)
+            .bind(i64::from(limit))
+            .fetch_all(&s.pool)
+            .await?))
+    }
+}

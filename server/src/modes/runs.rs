@@ -1,0 +1,220 @@
+//! Solo runs on the server: `run_start` and `run_submit`, and the end of
+//! a run decided by the server's clock.
+//!
+//! The run (krypto-core's [`Run`], its seed included) lives with the
+//! connection and never leaves the server. A task per run waits on the
+//! [`WallClock`](super::WallClock) for the clock to reach zero and then
+//! ends it: `run_over` is sent and the result stored as the player's best
+//! of the day when it is. An answer that arrives after the end ends it
+//! the same way, unjudged. A run whose player left still ends and counts.
+
+use std::sync::Arc;
+
+use krypto_core::modes::daily::utc_date;
+use krypto_core::modes::run::{Run, RunError, RunOutcome, RunSeed, RUN_MS};
+use krypto_core::modes::RULES;
+use krypto_core::protocol::{ErrorCode, PlayerId, ServerEnvelope, ServerMessage, Timed};
+use tokio::sync::Mutex;
+use tokio_util::sync::CancellationToken;
+
+use super::daily::day_text;
+use super::{db_ms, Asker, Play, Solved};
+use crate::db::modes::RunBest;
+use crate::rooms::outbox::Outbox;
+use crate::Shared;
+
+/// A run in play and what ends it.
+#[derive(Debug)]
+pub(crate) struct RunHandle {
+    state: Arc<Mutex<RunState>>,
+    /// Cancelled when the player starts another run (this one is
+    /// abandoned, unrecorded).
+    abandon: CancellationToken,
+}
+
+/// A run and its bookkeeping, shared with its end task.
+#[derive(Debug)]
+struct RunState {
+    run: Run,
+    /// When the hand on the table was dealt: a solved hand's own time, for
+    /// a challenge made of it.
+    dealt_ms: u64,
+    /// `run_over` was sent and the result stored.
+    finished: bool,
+}
+
+/// Whose run it is: what ending it needs.
+#[derive(Debug, Clone)]
+struct Owner {
+    shared: Arc<Shared>,
+    outbox: Outbox,
+    player: PlayerId,
+    bot: bool,
+}
+
+impl Play {
+    /// `run_start`: a new run on its first hand (abandoning one in play).
+    pub(crate) async fn run_start(&mut self, asker: &Asker<'_>) {
+        if let Some(old) = self.run.take() {
+            old.abandon.cancel();
+        }
+        let now = asker.now_ms();
+        let run = Run::new(RunSeed::generate(), now);
+        asker.reply(ServerMessage::Run {
+            hand: run.hand(),
+            objective: run.deal().objective,
+            cards: run.deal().hand.clone(),
+            duration_ms: RUN_MS,
+            remaining_ms: run.remaining_ms(now),
+            score: run.score(),
+            combo: run.combo(),
+        });
+        let state = Arc::new(Mutex::new(RunState {
+            run,
+            dealt_ms: now,
+            finished: false,
+        }));
+        let abandon = CancellationToken::new();
+        let owner = Owner {
+            shared: asker.shared.clone(),
+            outbox: asker.outbox.clone(),
+            player: asker.player,
+            bot: asker.bot,
+        };
+        tokio::spawn(end_when_due(owner, state.clone(), abandon.clone()));
+        self.run = Some(RunHandle { state, abandon });
+    }
+
+    /// `run_submit`: judges an answer to the run's hand `hand`.
+    pub(crate) async fn run_submit(&mut self, asker: &Asker<'_>, hand: u32, formula: &str) {
+        let Some(handle) = &self.run else {
+            return asker.error(ErrorCode::WrongState, "start a run first (run_start)");
+        };
+        let owner = Owner {
+            shared: asker.shared.clone(),
+            outbox: asker.outbox.clone(),
+            player: asker.player,
+            bot: asker.bot,
+        };
+        let mut state = handle.state.lock().await;
+        if state.finished {
+            return asker.error(ErrorCode::WrongState, "the run is over; start another");
+        }
+        let now = asker.now_ms();
+        let dealt = state.run.deal().clone();
+        let outcome = match state.run.submit(hand, formula, now) {
+            Ok(outcome) => outcome,
+            Err(RunError::Over) => return finish(&owner, &mut state, asker.id.clone()).await,
+            Err(e @ RunError::WrongHand { .. }) => {
+                return asker.error(ErrorCode::WrongRound, e.to_string())
+            }
+        };
+        let (verdict, bonus_ms) = match &outcome {
+            RunOutcome::Solved {
+                value, bonus_ms, ..
+            } => {
+                self.last_solved = Some(Solved {
+                    deal: dealt,
+                    rules: RULES,
+                    result: Timed {
+                        elapsed_ms: now.saturating_sub(state.dealt_ms),
+                        misses: 0,
+                    },
+                });
+                (
+                    ServerMessage::Verdict {
+                        round: hand,
+                        accepted: true,
+                        value: Some(value.to_string()),
+                        error: None,
+                        locked_out_ms: None,
+                    },
+                    *bonus_ms,
+                )
+            }
+            RunOutcome::Missed(error) | RunOutcome::NotAnAttempt(error) => (
+                ServerMessage::Verdict {
+                    round: hand,
+                    accepted: false,
+                    value: None,
+                    error: Some(error.clone()),
+                    locked_out_ms: None,
+                },
+                0,
+            ),
+        };
+        asker.reply(verdict);
+        if matches!(outcome, RunOutcome::NotAnAttempt(_)) {
+            return;
+        }
+        state.dealt_ms = now;
+        if state.run.is_over(now) {
+            return finish(&owner, &mut state, asker.id.clone()).await;
+        }
+        let run = &state.run;
+        asker.reply(ServerMessage::RunHand {
+            hand: run.hand(),
+            objective: run.deal().objective,
+            cards: run.deal().hand.clone(),
+            remaining_ms: run.remaining_ms(now),
+            score: run.score(),
+            combo: run.combo(),
+            bonus_ms,
+        });
+    }
+}
+
+/// Waits for the run's clock to reach zero (its end moves with bonuses and
+/// penalties), then ends it.
+async fn end_when_due(owner: Owner, state: Arc<Mutex<RunState>>, abandon: CancellationToken) {
+    let clock = owner.shared.config.wall_clock.clone();
+    loop {
+        let ends_at = state.lock().await.run.ends_at_ms();
+        tokio::select! {
+            () = abandon.cancelled() => return,
+            () = owner.shared.disconnect.cancelled() => return,
+            () = clock.sleep_until(ends_at) => {}
+        }
+        let mut state = state.lock().await;
+        if state.finished {
+            return;
+        }
+        if state.run.is_over(clock.now_ms()) {
+            finish(&owner, &mut state, None).await;
+            return;
+        }
+    }
+}
+
+/// Ends the run: stores the result (a bot's is kept off the board) and
+/// sends `run_over`.
+async fn finish(owner: &Owner, state: &mut RunState, id: Option<String>) {
+    if state.finished {
+        return;
+    }
+    state.finished = true;
+    let result = state.run.result();
+    let ended = state.run.ends_at_ms();
+    if !owner.bot {
+        let best = RunBest {
+            score: i64::from(result.score),
+            misses: i64::from(result.misses),
+            best_combo: i64::from(result.best_combo),
+            duration_ms: db_ms(result.duration_ms),
+            finished_ms: db_ms(ended),
+        };
+        let day = day_text(utc_date(ended));
+        if let Err(e) = owner.shared.db.run_finished(owner.player, &day, best).await {
+            tracing::warn!(error = %e, "a finished run could not be stored");
+        }
+    }
+    owner.outbox.send(&ServerEnvelope::reply(
+        id,
+        ServerMessage::RunOver {
+            score: result.score,
+            misses: result.misses,
+            best_combo: result.best_combo,
+            duration_ms: result.duration_ms,
+        },
+    ));
+}

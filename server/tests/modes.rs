@@ -1,0 +1,263 @@
+//! The daily Krypto, challenges and solo runs over real sockets, on both
+//! backends, with the server's wall clock as an input (a manual
+//! `WallClock` the tests move across midnights and past a run's end).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[macro_use]
+mod common;
+
+use std::time::Duration;
+
+use common::{hello_again, solve, wrong, Client, TestServer};
+use krypto_server::WallClock;
+use serde_json::{json, Value};
+
+/// 2026-03-10 12:00:00 UTC.
+const NOON: u64 = 1_773_144_000_000;
+/// 2026-03-10 23:59:00 UTC.
+const LATE: u64 = 1_773_187_140_000;
+
+/// A server on the database at `url` whose wall clock is `clock`.
+async fn serving(url: &str, clock: &WallClock) -> TestServer {
+    let (url, clock) = (url.to_owned(), clock.clone());
+    TestServer::with_config(move |c| {
+        c.database_url = url;
+        c.wall_clock = clock;
+    })
+    .await
+}
+
+/// The objective and cards of a `daily` (or any hand message).
+fn hand_of(v: &Value) -> (Value, Value) {
+    (v["objective"].clone(), v["cards"].clone())
+}
+
+async fn daily(client: &mut Client, date: Option<&str>) -> Value {
+    let mut message = json!({"type": "daily_start"});
+    if let Some(date) = date {
+        message["date"] = json!(date);
+    }
+    client.send(message).await;
+    client.recv_type("daily").await
+}
+
+/// Sends `formula` as the daily's answer; the verdict.
+async fn answer(client: &mut Client, formula: &str) -> Value {
+    client
+        .send(json!({"type": "daily_submit", "formula": formula}))
+        .await;
+    client.recv_type("verdict").await
+}
+
+on_both! {
+    #[tokio::test]
+    async fn the_daily_is_one_hand_for_all_with_a_clock_that_survives_a_restart() {
+        let database = common::fresh_database().await;
+        let clock = WallClock::manual(NOON);
+        let server = serving(&database.url, &clock).await;
+        let (mut ada, ada_welcome) = server.player("Ada").await;
+        let (mut bob, bob_welcome) = server.player("Bob").await;
+        let first = daily(&mut ada, None).await;
+        assert_eq!(first["number"], 1);
+        assert_eq!(first["date"], "2026-03-10");
+        assert_eq!(first["rated"], true);
+        assert_eq!(first["elapsed_ms"], 0);
+        assert_eq!(hand_of(&daily(&mut bob, None).await), hand_of(&first));
+
+        clock.advance(Duration::from_secs(5));
+        assert_eq!(daily(&mut ada, None).await["elapsed_ms"], 5_000, "the same clock runs on");
+        let missed = answer(&mut ada, &wrong(&first)).await;
+        assert_eq!(missed["accepted"], false);
+        assert!(missed["error"].is_object(), "{missed}");
+
+        // A restart in the middle of Ada's daily: the clock goes on.
+        drop(ada);
+        drop(bob);
+        server.shutdown().await;
+        let server = serving(&database.url, &clock).await;
+        let mut ada = server.connect().await.welcomed(hello_again(&ada_welcome)).await.0;
+        let again = daily(&mut ada, None).await;
+        assert_eq!(hand_of(&again), hand_of(&first), "every start deals the same hand");
+        assert_eq!(again["elapsed_ms"], 15_000, "5 s and a 10 s miss");
+
+        clock.advance(Duration::from_secs(2));
+        assert_eq!(answer(&mut ada, &solve(&first)).await["accepted"], true);
+        let solved = ada.recv_type("daily_solved").await;
+        assert_eq!(solved["elapsed_ms"], 17_000);
+        assert_eq!(solved["misses"], 1);
+        assert_eq!(solved["streak"], 1);
+        assert_eq!(solved["rank"], 1);
+        let share = solved["share"].as_str().unwrap();
+        assert!(share.starts_with("Krypto #1 ✓ 0:17 · 1 miss · 🔥1"), "{share}");
+        let solutions = solved["solutions"].as_array().unwrap();
+        assert!(solutions.len() > 1, "every distinct solution: {solved}");
+        assert_eq!(solutions.iter().filter(|s| s["yours"] == true).count(), 1);
+
+        // One result a day.
+        ada.refused(json!({"type": "daily_submit", "formula": solve(&first)}), "wrong_state").await;
+
+        let mut bob = server.connect().await.welcomed(hello_again(&bob_welcome)).await.0;
+        let bob_hand = daily(&mut bob, None).await;
+        assert_eq!(bob_hand["elapsed_ms"], 7_000, "Bob's clock started when he first saw it");
+        answer(&mut bob, &wrong(&first)).await;
+        answer(&mut bob, &solve(&first)).await;
+        let bobs = bob.recv_type("daily_solved").await;
+        // 7 s and a miss: Ada's time, to the millisecond; she solved first.
+        assert_eq!((bobs["elapsed_ms"].as_u64(), bobs["rank"].as_u64()), (Some(17_000), Some(2)));
+
+        // A day to come is never dealt.
+        bob.refused(json!({"type": "daily_start", "date": "2026-03-11"}), "no_such_day").await;
+        bob.refused(json!({"type": "daily_start", "date": "2026-03-09"}), "no_such_day").await;
+
+        // Over HTTP: the number and the solvers, never the hand.
+        let (status, info) = server.get_json("/api/daily").await;
+        assert_eq!(status, 200);
+        assert_eq!(info, json!({"number": 1, "date": "2026-03-10", "solvers": 2}));
+        let (status, board) = server.get_json("/api/daily/board?around=Bob&limit=5").await;
+        assert_eq!(status, 200, "{board}");
+        assert_eq!(board["rows"][0], json!({"rank": 1, "name": "Ada", "elapsed_ms": 17_000, "misses": 1}));
+        assert_eq!(board["rows"][1]["name"], "Bob");
+        assert_eq!(board["rows"][1]["rank"], 2);
+        for bad in ["/api/daily/board?limit=0", "/api/daily/board?limit=1000", "/api/daily/board?date=soon"] {
+            let (status, body) = server.get_json(bad).await;
+            assert_eq!((status, body["error"]["code"].as_str()), (400, Some("bad_request")), "{bad}");
+        }
+        let (status, body) = server.get_json("/api/daily/board?date=2026-03-11").await;
+        assert_eq!((status, body["error"]["code"].as_str()), (404, Some("no_such_day")));
+        let (status, body) = server.get_json("/api/daily/board?around=Nobody").await;
+        assert_eq!((status, body["error"]["code"].as_str()), (404, Some("player_not_found")));
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn crossing_midnight_keeps_yesterday_and_deals_a_new_day() {
+        let database = common::fresh_database().await;
+        let clock = WallClock::manual(LATE);
+        let server = serving(&database.url, &clock).await;
+        let (mut ada, _) = server.player("Ada").await;
+        let day1 = daily(&mut ada, None).await;
+        clock.advance(Duration::from_secs(30));
+        answer(&mut ada, &solve(&day1)).await;
+        assert_eq!(ada.recv_type("daily_solved").await["streak"], 1);
+
+        clock.advance(Duration::from_secs(60));
+        let day2 = daily(&mut ada, None).await;
+        assert_eq!(day2["number"], 2);
+        assert_eq!(day2["date"], "2026-03-11");
+        assert_eq!(day2["elapsed_ms"], 0);
+        assert_ne!(hand_of(&day2), hand_of(&day1), "a new day, a new hand");
+        clock.advance(Duration::from_secs(3));
+        answer(&mut ada, &solve(&day2)).await;
+        let solved = ada.recv_type("daily_solved").await;
+        assert_eq!(solved["streak"], 2, "{solved}");
+
+        // Yesterday's result stays on yesterday's board.
+        let (_, board) = server.get_json("/api/daily/board?date=2026-03-10").await;
+        assert_eq!(board["number"], 1);
+        assert_eq!(board["rows"][0]["name"], "Ada");
+        assert_eq!(board["rows"][0]["elapsed_ms"], 30_000);
+
+        // The archive: unrated, no streak, on no board.
+        let (mut bob, _) = server.player("Bob").await;
+        let past = daily(&mut bob, Some("2026-03-10")).await;
+        assert_eq!(past["rated"], false);
+        assert_eq!(hand_of(&past), hand_of(&day1));
+        answer(&mut bob, &solve(&past)).await;
+        let solved = bob.recv_type("daily_solved").await;
+        assert_eq!(solved["streak"], 0);
+        assert_eq!(solved["rank"], Value::Null);
+        let (_, board) = server.get_json("/api/daily/board?date=2026-03-10").await;
+        assert_eq!(board["rows"].as_array().unwrap().len(), 1, "{board}");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_challenge_is_answered_by_a_friend_with_both_results() {
+        let clock = WallClock::manual(NOON);
+        let server = TestServer::with_config({
+            let clock = clock.clone();
+            move |c| c.wall_clock = clock
+        })
+        .await;
+        let (mut ada, _) = server.player("Ada").await;
+        ada.refused(json!({"type": "challenge_create"}), "wrong_state").await;
+        let hand = daily(&mut ada, None).await;
+        clock.advance(Duration::from_secs(40));
+        answer(&mut ada, &solve(&hand)).await;
+        ada.recv_type("daily_solved").await;
+        ada.send(json!({"type": "challenge_create"})).await;
+        let code = ada.recv_type("challenge").await["code"].as_str().unwrap().to_owned();
+        assert_eq!(code.len(), 8);
+
+        let (mut bob, _) = server.player("Bob").await;
+        bob.send(json!({"type": "challenge_start", "code": code.to_lowercase()})).await;
+        let dealt = bob.recv_type("challenge_hand").await;
+        assert_eq!(dealt["by"], "Ada");
+        assert_eq!(hand_of(&dealt), hand_of(&hand));
+        assert_eq!(dealt["to_beat"], json!({"elapsed_ms": 40_000, "misses": 0}));
+        clock.advance(Duration::from_secs(12));
+        bob.send(json!({"type": "challenge_submit", "formula": wrong(&hand)})).await;
+        assert_eq!(bob.recv_type("verdict").await["accepted"], false);
+        bob.send(json!({"type": "challenge_submit", "formula": solve(&hand)})).await;
+        assert_eq!(bob.recv_type("verdict").await["accepted"], true);
+        let result = bob.recv_type("challenge_result").await;
+        assert_eq!(result["yours"], json!({"elapsed_ms": 22_000, "misses": 1}));
+        assert_eq!(result["theirs"], json!({"elapsed_ms": 40_000, "misses": 0}));
+        assert_eq!(result["outcome"], "won");
+
+        let (status, listed) = server.get_json(&format!("/api/challenges/{code}")).await;
+        assert_eq!(status, 200, "{listed}");
+        assert_eq!(listed["results"], json!([{"name": "Bob", "elapsed_ms": 22_000, "misses": 1}]));
+        assert!(listed.get("cards").is_none() && listed.get("objective").is_none(), "{listed}");
+        let (status, _) = server.get_json("/api/challenges/AAAAAAAA").await;
+        assert_eq!(status, 404);
+        let (status, _) = server.get_json("/api/challenges/nope").await;
+        assert_eq!(status, 400);
+        bob.refused(json!({"type": "challenge_start", "code": "AAAAAAAA"}), "challenge_not_found").await;
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_run_ends_by_the_clock_and_its_score_is_on_the_runs_board() {
+        let clock = WallClock::manual(NOON);
+        let server = TestServer::with_config({
+            let clock = clock.clone();
+            move |c| c.wall_clock = clock
+        })
+        .await;
+        let (mut ada, _) = server.player("Ada").await;
+        ada.refused(json!({"type": "run_submit", "hand": 1, "formula": "1"}), "wrong_state").await;
+        ada.send(json!({"type": "run_start"})).await;
+        let run = ada.recv_type("run").await;
+        assert_eq!(run["remaining_ms"], 180_000);
+        assert!(run.get("seed").is_none());
+        clock.advance(Duration::from_secs(10));
+        ada.send(json!({"type": "run_submit", "hand": 1, "formula": solve(&run)})).await;
+        assert_eq!(ada.recv_type("verdict").await["accepted"], true);
+        let next = ada.recv_type("run_hand").await;
+        assert_eq!((next["hand"].as_i64(), next["score"].as_i64()), (Some(2), Some(1)));
+        assert_eq!(next["remaining_ms"], 170_000);
+        ada.refused(json!({"type": "run_submit", "hand": 1, "formula": solve(&run)}), "wrong_round").await;
+
+        // The clock runs out while Ada thinks: the server ends the run.
+        clock.advance(Duration::from_secs(171));
+        let over = ada.recv_type("run_over").await;
+        assert_eq!(over["score"], 1);
+        assert_eq!(over["duration_ms"], 180_000);
+        ada.refused(json!({"type": "run_submit", "hand": 2, "formula": solve(&next)}), "wrong_state").await;
+
+        // The recorded best shows on the runs board; the challenge of its
+        // solved hand can be made.
+        ada.send(json!({"type": "challenge_create"})).await;
+        ada.recv_type("challenge").await;
+        for period in ["day", "week", "all"] {
+            let (status, board) = server.get_json(&format!("/api/runs/board?period={period}&around=Ada")).await;
+            assert_eq!(status, 200, "{board}");
+            assert_eq!(board["rows"], json!([{"rank": 1, "name": "Ada", "score": 1}]), "{period}");
+        }
+        let (status, body) = server.get_json("/api/runs/board?period=year").await;
+        assert_eq!((status, body["error"]["code"].as_str()), (400, Some("bad_request")));
+        server.shutdown().await;
+    }
+}
