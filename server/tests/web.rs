@@ -55,7 +55,16 @@ fn assert_guarded(a: &Answer) {
 #[tokio::test]
 async fn every_page_address_serves_the_app() {
     let server = TestServer::start().await;
-    for path in ["/", "/r/KXR7P", "/tv/KXR7P", "/leaderboard", "/p/Ada%20B"] {
+    for path in [
+        "/",
+        "/r/KXR7P",
+        "/tv/KXR7P",
+        "/leaderboard",
+        "/p/Ada%20B",
+        "/daily",
+        "/c/K7QXM2PD",
+        "/run",
+    ] {
         let a = get(&server, path, "").await;
         assert_eq!(a.status, 200, "{path}");
         assert_eq!(a.headers["content-type"], "text/html; charset=utf-8");

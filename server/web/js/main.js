@@ -24,6 +24,7 @@ import * as roomScreen from './screens/room.js';
 import * as tvScreen from './screens/tv.js';
 import * as leaderboardScreen from './screens/leaderboard.js';
 import * as profileScreen from './screens/profile.js';
+import * as soloScreen from './screens/solo.js';
 
 const root = document.getElementById('app');
 /** The path prefix the server is reached under (`` at the root). */
@@ -155,6 +156,7 @@ function startGame() {
     if (state.consent) return consentScreen;
     if (kind === 'tv') return tvScreen;
     if (state.needName) return nameScreen;
+    if (state.solo) return soloScreen;
     if (state.room) return roomScreen;
     return lobbyScreen;
   }
