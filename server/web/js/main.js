@@ -214,7 +214,25 @@ function startGame() {
   });
   addEventListener('online', wake);
 
+  if (state.solo?.kind === 'challenge') peekChallenge(state.solo);
+
   if (conn.wanted()) conn.connect();
   else state.conn = 'idle';
   render();
+
+  /**
+   * Who set the challenge and the time to beat, before the clock starts
+   * (`GET /api/challenges/CODE` never gives the hand); an unknown code says
+   * so at once.
+   */
+  function peekChallenge(solo) {
+    fetch(`${BASE}/api/challenges/${encodeURIComponent(solo.code)}`)
+      .then((r) => r.json().then((body) => ({ ok: r.ok, body })))
+      .then(({ ok, body }) => {
+        if (ok && typeof body.by === 'string' && body.to_beat) solo.preview = { by: body.by, toBeat: body.to_beat };
+        else if (!ok && typeof body.error?.message === 'string') solo.error = body.error.message;
+        render();
+      })
+      .catch(() => {});
+  }
 }

@@ -49,6 +49,8 @@ export function createSolo(route) {
     challenge: null,
     askedChallenge: false,
     lost: false,
+    // A challenge's setter and time to beat, read over HTTP before its clock starts.
+    preview: null,
   };
 }
 

@@ -107,7 +107,8 @@ export function mount(root, { act, state }) {
     setText(title, solo.kind === 'daily' && info.number ? `Krypto #${info.number}` : TITLES[solo.kind]);
     let subText = '';
     if (solo.kind === 'daily' && info.date) subText = info.rated ? `Today, ${info.date}` : `${info.date}, from the archive (unrated)`;
-    if (solo.kind === 'challenge' && info.by) subText = `${info.by} solved it in ${stopwatch(info.toBeat.elapsed_ms)} · ${missesText(info.toBeat.misses)}: beat that`;
+    const setter = info.by ? info : solo.preview;
+    if (solo.kind === 'challenge' && setter) subText = `${setter.by} solved it in ${stopwatch(setter.toBeat.elapsed_ms)} · ${missesText(setter.toBeat.misses)}: beat that`;
     if (solo.kind === 'run') subText = 'Hands solved in three minutes';
     setText(sub, subText);
     if (solo.kind === 'run' && solo.info) {
