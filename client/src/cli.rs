@@ -47,6 +47,72 @@ pub enum Command {
     Profile(ProfileArgs),
     /// Fill a room with practice opponents that use the solver.
     Bots(BotsArgs),
+    /// The daily Krypto: today's hand against the clock (or a past day's
+    /// with --date), or the day's board with --board.
+    Daily(DailyArgs),
+    /// A solo run: three minutes, hands getting harder, the score is the
+    /// hands solved.
+    Run(RunArgs),
+    /// Take a friend's challenge: the hand they solved, then both results.
+    Challenge(ChallengeArgs),
+}
+
+/// `krypto daily [--date YYYY-MM-DD] [--board [--around NAME] [--limit N]]
+/// [--server URL] [--name NAME] [--json]`
+#[derive(Debug, Args)]
+pub struct DailyArgs {
+    /// A past UTC day, YYYY-MM-DD (the archive: unrated); default today.
+    #[arg(long, short = 'd')]
+    pub date: Option<String>,
+    /// Show the day's board (over HTTP) instead of playing.
+    #[arg(long)]
+    pub board: bool,
+    /// With --board: centre the board on this player.
+    #[arg(long, requires = "board")]
+    pub around: Option<String>,
+    /// With --board: how many rows.
+    #[arg(long, short = 'l', default_value_t = 20, requires = "board")]
+    pub limit: u32,
+    /// The server (default: the config's, else ws://127.0.0.1:7878).
+    #[arg(long, short = 's')]
+    pub server: Option<String>,
+    /// Your name on the server (default: the config's, else your login).
+    #[arg(long, short = 'n')]
+    pub name: Option<String>,
+    /// Print the server's messages (or the board) as JSON, one object a
+    /// line; the command's own lines go to stderr.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `krypto run [--server URL] [--name NAME] [--json]`
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The server (default: the config's, else ws://127.0.0.1:7878).
+    #[arg(long, short = 's')]
+    pub server: Option<String>,
+    /// Your name on the server (default: the config's, else your login).
+    #[arg(long, short = 'n')]
+    pub name: Option<String>,
+    /// Print the server's messages as JSON, one object a line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `krypto challenge CODE [--server URL] [--name NAME] [--json]`
+#[derive(Debug, Args)]
+pub struct ChallengeArgs {
+    /// The challenge's code, or its link (`http://HOST/c/CODE`).
+    pub code: String,
+    /// The server (default: the config's, else ws://127.0.0.1:7878).
+    #[arg(long, short = 's')]
+    pub server: Option<String>,
+    /// Your name on the server (default: the config's, else your login).
+    #[arg(long, short = 'n')]
+    pub name: Option<String>,
+    /// Print the server's messages as JSON, one object a line.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `krypto play [--server URL] [--name NAME] [--plain] [--json]`

@@ -5,6 +5,7 @@ mod bots;
 mod cli;
 mod commands;
 mod play;
+mod solo;
 
 use std::process::ExitCode;
 
@@ -31,6 +32,19 @@ fn main() -> ExitCode {
         Command::Bots(args) => {
             drop(out);
             return exit(bots::run(args));
+        }
+        Command::Daily(args) if args.board => solo::board::run(args, &mut out),
+        Command::Daily(args) => {
+            drop(out);
+            return exit(solo::daily(args));
+        }
+        Command::Run(args) => {
+            drop(out);
+            return exit(solo::run(args));
+        }
+        Command::Challenge(args) => {
+            drop(out);
+            return exit(solo::challenge(args));
         }
     };
     match result {

@@ -62,6 +62,9 @@ async fn every_page_address_serves_the_app() {
         "/leaderboard",
         "/conduct",
         "/p/Ada%20B",
+        "/daily",
+        "/c/K7QXM2PD",
+        "/run",
     ] {
         let a = get(&server, path, "").await;
         assert_eq!(a.status, 200, "{path}");

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  basePath, routePath, socketUrl, httpBaseOf, redirectPage, handover as readHandover, linkCode, shown,
+  basePath, routePath, parseRoute, socketUrl, httpBaseOf, redirectPage, handover as readHandover, linkCode, shown,
 } from '../web/js/address.js';
 
 test('the base is what the page path holds before the route', () => {
@@ -21,6 +21,9 @@ test('the base is what the page path holds before the route', () => {
     ['/node-b/r/KXR7P', '/node-b', '/r/KXR7P'],
     ['/a/b/tv/KXR7P/', '/a/b', '/tv/KXR7P/'],
     ['/krypto/leaderboard', '/krypto', '/leaderboard'],
+    ['/daily', '', '/daily'],
+    ['/node-b/c/K7QXM2PD', '/node-b', '/c/K7QXM2PD'],
+    ['/krypto/run', '/krypto', '/run'],
   ]) {
     assert.equal(basePath(path), base, path);
     assert.equal(routePath(path), route, path);
@@ -90,4 +93,10 @@ test('a scanned device link names its code', () => {
 test('what is shown of a redirect has no control characters', () => {
   assert.equal(shown('http://evil\u001b[2J\r\nSERVER: you won\u202e'), 'http://evil[2JSERVER: you won');
   assert.equal(shown('x'.repeat(100)).length, 81);
+});
+
+test('the daily, a challenge and a run have pages of their own', () => {
+  assert.deepEqual(parseRoute('/daily'), { kind: 'daily', date: null });
+  assert.deepEqual(parseRoute('/c/k7qxm2pd'), { kind: 'challenge', code: 'K7QXM2PD' });
+  assert.deepEqual(parseRoute('/run/'), { kind: 'run' });
 });

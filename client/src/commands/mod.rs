@@ -4,7 +4,7 @@
 pub mod census;
 pub mod check;
 pub mod deal;
-mod http;
+pub mod http;
 pub mod leaderboard;
 pub mod profile;
 pub mod solve;

@@ -5,6 +5,7 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod fake;
 pub mod terminal;
 
 use std::io::{BufRead, BufReader, Write};

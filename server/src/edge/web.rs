@@ -1,5 +1,6 @@
 //! The browser client, served on the same port as the game: the pages
-//! (`/`, `/r/CODE`, `/tv/CODE`, `/leaderboard`, `/p/NAME`, all the same
+//! (`/`, `/r/CODE`, `/tv/CODE`, `/leaderboard`, `/p/NAME`, `/daily`,
+//! `/c/CODE`, `/run`, all the same
 //! shell whose script picks the screen from the address), the assets under
 //! `/assets/`, and the QR code of a room's link at `/r/CODE/qr.svg`. One
 //! asset is generated rather than embedded: `js/limits.js`, krypto-core's
@@ -99,6 +100,8 @@ static ASSETS: &[Asset] = &[
     asset!("js/screens/leaderboard.js", JS),
     asset!("js/screens/profile.js", JS),
     asset!("js/screens/conduct.js", JS),
+    asset!("js/solo.js", JS),
+    asset!("js/screens/solo.js", JS),
 ];
 
 /// `js/limits.js`, generated once from krypto-core.
@@ -137,6 +140,9 @@ pub fn routes<S: Clone + Send + Sync + 'static>(own: Arc<[String]>) -> Router<S>
         "/conduct",
         "/p/{name}",
         "/link",
+        "/daily",
+        "/c/{code}",
+        "/run",
     ];
     // The shell names its assets relative to the page, so that the app
     // also works under a proxy's path prefix: pages one level down find
@@ -146,6 +152,7 @@ pub fn routes<S: Clone + Send + Sync + 'static>(own: Arc<[String]>) -> Router<S>
         "/r/assets/{*path}",
         "/tv/assets/{*path}",
         "/p/assets/{*path}",
+        "/c/assets/{*path}",
     ];
     let router = pages
         .into_iter()

@@ -15,13 +15,23 @@ export function parseRoute(path) {
   if (/^\/leaderboard\/?$/.test(path)) return { kind: 'leaderboard' };
   if (/^\/conduct\/?$/.test(path)) return { kind: 'conduct' };
   if (/^\/link\/?$/.test(path)) return { kind: 'link' };
+  m = path.match(/^\/c\/([^/]+)\/?$/);
+  if (m) return { kind: 'challenge', code: decodeURIComponent(m[1]).toUpperCase() };
+  if (/^\/daily\/?$/.test(path)) return { kind: 'daily', date: dailyDate() };
+  if (/^\/run\/?$/.test(path)) return { kind: 'run' };
   m = path.match(/^\/p\/([^/]+)\/?$/);
   if (m) return { kind: 'profile', name: decodeURIComponent(m[1]) };
   return { kind: 'lobby' };
 }
 
 /** The routes of the app, after its base. */
-const ROUTE_TAIL = /(\/(r|tv|p)\/[^/]+|\/leaderboard|\/link)?\/?$/;
+const ROUTE_TAIL = /(\/(r|tv|p|c)\/[^/]+|\/leaderboard|\/link|\/daily|\/run)?\/?$/;
+
+/** A past day asked for in the address (`/daily?date=2026-11-20`), or null for today. */
+function dailyDate() {
+  const date = typeof location === 'undefined' ? null : new URLSearchParams(location.search).get('date');
+  return date && /^\d{4}-\d{2}-\d{2}$/.test(date) ? date : null;
+}
 
 /**
  * The path prefix the app is served under, from the page's path:

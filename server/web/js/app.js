@@ -17,6 +17,9 @@ import {
 } from './formula.js';
 import { deadlineIn } from './clock.js';
 import { SETTING_LABELS } from './words.js';
+import {
+  createSolo, startMessage, takesMessage, applySolo,
+} from './solo.js';
 
 const MAX_HOPS = LIMITS.redirects_in_a_row;
 /** How long a TV waits before asking again for a room that is not open yet (code guesses are limited). */
@@ -57,6 +60,8 @@ export function createApp({ kind, route, handed, scanned, io }) {
     settingsAsked: new Map(),
   };
   state.session = session;
+  // The daily, a challenge or a run, on their own pages (solo.js).
+  state.solo = createSolo(route);
   state.previous = loadPrevious(kind);
   if (handed.ticket) {
     const { identity } = session;
@@ -230,6 +235,10 @@ export function createApp({ kind, route, handed, scanned, io }) {
           return;
         }
         if (state.route.kind === 'link') go('/', true);
+        if (state.solo) {
+          resumeSolo();
+          return;
+        }
         if (state.route.kind === 'room') join(state.route.code, false);
         else if (kind === 'tv') join(route.code, true);
         else io.send({ type: 'list_rooms' });
@@ -243,6 +252,8 @@ export function createApp({ kind, route, handed, scanned, io }) {
         const { linked } = session;
         session.linked = null;
         if (linked && linked !== state.room.code && moveTo(linked)) return;
+        // A seat resumed under a daily's or a run's page: the page stays.
+        if (state.solo) return;
         if (kind === 'player') go(`/r/${state.room.code}`, state.route.kind === 'room');
         sendUnsent();
         return;
@@ -335,6 +346,28 @@ export function createApp({ kind, route, handed, scanned, io }) {
     const reason = named ? message.slice(message.indexOf(named) + named.length).replace(/^[\s:]+/, '') : message;
     const label = named ? SETTING_LABELS[named] ?? named : null;
     state.toast = { text: label ? `${label}: ${reason}` : message, until: deadlineIn(6000) };
+  }
+
+  /**
+   * A new connection under a solo page: the daily or challenge is asked
+   * again (the server resumes its clock); a run cannot be resumed (asking
+   * again would start another), so it is over for this page.
+   */
+  function resumeSolo() {
+    const solo = state.solo;
+    if (!solo.started || solo.result) return;
+    if (solo.kind === 'run') {
+      solo.lost = true;
+      solo.started = false;
+      solo.hand = null;
+      return;
+    }
+    solo.pending = false;
+    io.send(startMessage(solo));
+  }
+
+  function setSoloFormula(text) {
+    if (state.solo) state.solo.formula = text.slice(0, MAX_LEN);
   }
 
   function setFormula(text) {
@@ -472,6 +505,49 @@ export function createApp({ kind, route, handed, scanned, io }) {
       if (!io.confirm('Claim that this hand has no solution? If it has one, that counts as a miss.')) return;
       sendAnswer(r, { type: 'claim_no_solution', round: r.round.number });
     },
+    soloStart() {
+      const solo = state.solo;
+      if (!solo || !state.me) return;
+      if (io.send(startMessage(solo))) {
+        solo.started = true;
+        solo.lost = false;
+        solo.verdict = null;
+      }
+    },
+    soloSetFormula: setSoloFormula,
+    soloTapCard(i) {
+      const hand = state.solo?.hand;
+      if (!hand) return;
+      if (!wantsOperand(state.solo.formula)) {
+        state.toast = { text: 'Pick an operator first: + − × ÷', until: deadlineIn(2500) };
+        return;
+      }
+      setSoloFormula(appendPiece(state.solo.formula, String(hand.cards[i])));
+    },
+    soloTapPiece(piece) {
+      if (state.solo) setSoloFormula(appendPiece(state.solo.formula, piece));
+    },
+    soloUndo() {
+      if (state.solo) setSoloFormula(removeLast(state.solo.formula));
+    },
+    soloClear: () => setSoloFormula(''),
+    soloSubmit() {
+      const solo = state.solo;
+      if (!solo?.hand || solo.result || solo.pending || !solo.formula.trim()) return;
+      // Never sent: it could not be right (the preview says why).
+      if (handProblem(solo.formula, solo.hand.cards)) return;
+      const formula = solo.formula;
+      const message = solo.kind === 'daily' ? { type: 'daily_submit', formula }
+        : solo.kind === 'challenge' ? { type: 'challenge_submit', formula }
+          : { type: 'run_submit', hand: solo.hand.number, formula };
+      solo.verdict = null;
+      if (io.send(message)) solo.pending = true;
+    },
+    soloChallenge() {
+      const solo = state.solo;
+      if (!solo?.result || solo.askedChallenge) return;
+      if (io.send({ type: 'challenge_create' })) solo.askedChallenge = true;
+    },
     reconnect: () => io.connect(),
     react: (emoji) => io.send({ type: 'react', emoji }),
     ready: () => io.send({ type: 'ready' }),
@@ -495,6 +571,10 @@ export function createApp({ kind, route, handed, scanned, io }) {
     },
     /** A message from the server: apply it, then answer it where it needs an answer. */
     onMessage(m) {
+      if (takesMessage(state.solo, m)) {
+        applySolo(state.solo, m);
+        return;
+      }
       if (m.type === 'error' && m.code === 'invalid_settings' && state.room) {
         refuseSettings(m);
         return;

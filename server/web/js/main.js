@@ -25,6 +25,7 @@ import * as tvScreen from './screens/tv.js';
 import * as leaderboardScreen from './screens/leaderboard.js';
 import * as conductScreen from './screens/conduct.js';
 import * as profileScreen from './screens/profile.js';
+import * as soloScreen from './screens/solo.js';
 
 const root = document.getElementById('app');
 /** The path prefix the server is reached under (`` at the root). */
@@ -158,6 +159,7 @@ function startGame() {
     if (state.consent) return consentScreen;
     if (kind === 'tv') return tvScreen;
     if (state.needName) return nameScreen;
+    if (state.solo) return soloScreen;
     if (state.room) return roomScreen;
     return lobbyScreen;
   }
@@ -215,7 +217,25 @@ function startGame() {
   });
   addEventListener('online', wake);
 
+  if (state.solo?.kind === 'challenge') peekChallenge(state.solo);
+
   if (conn.wanted()) conn.connect();
   else state.conn = 'idle';
   render();
+
+  /**
+   * Who set the challenge and the time to beat, before the clock starts
+   * (`GET /api/challenges/CODE` never gives the hand); an unknown code says
+   * so at once.
+   */
+  function peekChallenge(solo) {
+    fetch(`${BASE}/api/challenges/${encodeURIComponent(solo.code)}`)
+      .then((r) => r.json().then((body) => ({ ok: r.ok, body })))
+      .then(({ ok, body }) => {
+        if (ok && typeof body.by === 'string' && body.to_beat) solo.preview = { by: body.by, toBeat: body.to_beat };
+        else if (!ok && typeof body.error?.message === 'string') solo.error = body.error.message;
+        render();
+      })
+      .catch(() => {});
+  }
 }

@@ -44,10 +44,16 @@ export function mount(root, { act }) {
       h('button', { type: 'button', class: 'secondary small', on: { click: act.listRooms }, text: 'Refresh' })),
     rooms);
 
+  const soloPanel = h('section', { class: 'card-panel' },
+    h('h2', { text: 'Play alone' }),
+    h('div', { class: 'row' },
+      h('a', { href: at('/daily'), class: 'button primary big', text: 'Today’s Krypto' }),
+      h('a', { href: at('/run'), class: 'button secondary big', text: 'Solo run (3 min)' })));
+
   const device = devicePanel(act);
   fill(root,
     h('header', { class: 'hero' }, h('h1', { class: 'logo', text: 'Krypto' }), hello),
-    device.box, notice, error, joinForm, createPanel, publicPanel,
+    device.box, notice, error, joinForm, createPanel, soloPanel, publicPanel,
     h('nav', { class: 'footer-links' },
       h('a', { href: at('/leaderboard'), text: 'Leaderboard' }),
       ' · ',

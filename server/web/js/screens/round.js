@@ -10,7 +10,8 @@ import { OPERATORS, verdictHeadline, HEADLINE_SAYS_ALL } from '../words.js';
 import { scores } from './players.js';
 import { LIMITS } from '../limits.js';
 
-function previewLine(room) {
+/** The live value of the formula being built for `room.round` (also the solo pages'). */
+export function previewLine(room) {
   const p = preview(room.formula);
   const cards = room.round.cards;
   const used = usedCards(room.formula, cards).filter(Boolean).length;

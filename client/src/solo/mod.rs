@@ -1,0 +1,157 @@
+//! `krypto daily`, `krypto run` and `krypto challenge CODE`: a hand (or a
+//! run of them) played alone against the server's clock, line by line.
+//!
+//! - [`session`]: the state (pure): server messages, typed lines and
+//!   ticks in, lines to print and requests to send out.
+//! - [`board`]: `krypto daily --board`, one HTTP GET.
+//!
+//! This file is the run loop: the connection task of `krypto play` (its
+//! hello, saved token and reconnects), standard-input lines and a clock
+//! tick merged in one queue. `--json` prints every server message as
+//! received instead of the lines, the command's own notes going to stderr.
+
+pub mod board;
+pub mod session;
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use krypto_core::protocol::ChallengeCode;
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::mpsc;
+
+use crate::cli::{ChallengeArgs, DailyArgs, RunArgs, UsageError};
+use crate::play::config;
+use crate::play::net::NetEvent;
+use session::{Input, Mode, Session, Step};
+
+/// How often the clock ticks.
+const TICK: Duration = Duration::from_millis(250);
+
+/// One event of the run loop.
+#[derive(Debug)]
+enum Event {
+    Net(NetEvent),
+    Line(String),
+    InputClosed,
+    Tick(Duration),
+}
+
+impl From<NetEvent> for Event {
+    fn from(event: NetEvent) -> Event {
+        Event::Net(event)
+    }
+}
+
+/// `krypto daily` (without `--board`).
+pub fn daily(args: &DailyArgs) -> anyhow::Result<bool> {
+    let date = args.date.as_deref().map(parse_date).transpose()?;
+    play(
+        Mode::Daily(date),
+        args.server.as_deref(),
+        args.name.as_deref(),
+        args.json,
+    )
+}
+
+/// `krypto run`.
+pub fn run(args: &RunArgs) -> anyhow::Result<bool> {
+    play(
+        Mode::Run,
+        args.server.as_deref(),
+        args.name.as_deref(),
+        args.json,
+    )
+}
+
+/// `krypto challenge CODE` (the code, or a link ending in `/c/CODE`).
+pub fn challenge(args: &ChallengeArgs) -> anyhow::Result<bool> {
+    let raw = args.code.trim().trim_end_matches('/');
+    let tail = raw.rsplit('/').next().unwrap_or(raw);
+    let code: ChallengeCode = tail
+        .parse()
+        .map_err(|e| UsageError(format!("{:?}: {e}", args.code)))?;
+    play(
+        Mode::Challenge(code),
+        args.server.as_deref(),
+        args.name.as_deref(),
+        args.json,
+    )
+}
+
+/// A `YYYY-MM-DD` day from the command line.
+pub fn parse_date(text: &str) -> Result<chrono::NaiveDate, UsageError> {
+    chrono::NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d")
+        .map_err(|_| UsageError(format!("{text:?} is not a day: write it YYYY-MM-DD")))
+}
+
+fn play(mode: Mode, server: Option<&str>, name: Option<&str>, json: bool) -> anyhow::Result<bool> {
+    let target = crate::play::target(server, name)?;
+    let base = config::http_base(&target.server)?;
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    let result = runtime.block_on(async move {
+        let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
+        let net = target.connect(tx.clone());
+        let ticks = tx.clone();
+        tokio::spawn(async move {
+            let start = Instant::now();
+            let mut interval = tokio::time::interval(TICK);
+            interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+            loop {
+                interval.tick().await;
+                if ticks.send(Event::Tick(start.elapsed())).is_err() {
+                    break;
+                }
+            }
+        });
+        tokio::spawn(async move {
+            let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+            while let Ok(Some(line)) = stdin.next_line().await {
+                if tx.send(Event::Line(line)).is_err() {
+                    return;
+                }
+            }
+            let _ = tx.send(Event::InputClosed);
+        });
+        let mut session = Session::new(mode, &base);
+        let mut out = std::io::stdout();
+        while let Some(event) = rx.recv().await {
+            let input = match event {
+                Event::Net(NetEvent::Message { envelope, raw }) => {
+                    if json {
+                        writeln!(out, "{raw}")?;
+                    }
+                    Input::Server(Box::new(envelope.message))
+                }
+                Event::Net(NetEvent::Disconnected { reason, .. }) => Input::Dropped(reason),
+                Event::Net(NetEvent::Home { .. }) => continue,
+                Event::Net(NetEvent::Refused { message, .. }) => Input::Refused(message),
+                Event::Line(line) => Input::Line(line),
+                Event::InputClosed => Input::Closed,
+                Event::Tick(now) => Input::Tick(now),
+            };
+            for step in session.handle(input) {
+                match step {
+                    Step::Print(line) if json => eprintln!("{line}"),
+                    Step::Print(line) => writeln!(out, "{line}")?,
+                    Step::Send(message) => net.send(message),
+                    Step::Save { name, token } => {
+                        if let Err(e) = target.save(&name, &token) {
+                            eprintln!("could not save the token: {e:#}");
+                        }
+                    }
+                    Step::Done(ok) => {
+                        out.flush()?;
+                        return Ok(ok);
+                    }
+                }
+            }
+            out.flush()?;
+        }
+        Ok(false)
+    });
+    // Standard input's reader may be blocked in a read that never ends.
+    runtime.shutdown_background();
+    result
+}

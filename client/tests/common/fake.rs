@@ -1,0 +1,73 @@
+//! Fake servers that say exactly what a test scripts: a WebSocket server
+//! answering each frame the client sends, and a one-request HTTP server.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{SocketAddr, TcpListener};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::Message;
+
+/// Starts a WebSocket server on its own thread that answers each frame of
+/// the first connection with what `answer` returns for it (one frame each),
+/// and reports every frame the client sends on the returned channel.
+pub fn ws_server(
+    answer: impl Fn(&Value) -> Vec<String> + Send + 'static,
+) -> (SocketAddr, std::sync::mpsc::Receiver<Value>) {
+    let (seen_tx, seen_rx) = std::sync::mpsc::channel();
+    let (addr_tx, mut addr_rx) = mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            addr_tx.send(listener.local_addr().unwrap()).unwrap();
+            let (tcp, _) = listener.accept().await.unwrap();
+            let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+            while let Some(Ok(frame)) = ws.next().await {
+                let Message::Text(text) = frame else { continue };
+                let Ok(value) = serde_json::from_str::<Value>(text.as_str()) else {
+                    continue;
+                };
+                for f in answer(&value) {
+                    // The client may leave in the middle of a flood.
+                    if ws.send(Message::text(f)).await.is_err() {
+                        return;
+                    }
+                }
+                let _ = seen_tx.send(value);
+            }
+        });
+    });
+    let addr = addr_rx.blocking_recv().unwrap();
+    (addr, seen_rx)
+}
+
+/// Starts an HTTP server that answers one request with `status` and the
+/// JSON `body`, and reports the request line (`GET /path?query HTTP/1.1`).
+pub fn http_once(status: u16, body: String) -> (SocketAddr, std::sync::mpsc::Receiver<String>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let (mut tcp, _) = listener.accept().unwrap();
+        let mut reader = BufReader::new(tcp.try_clone().unwrap());
+        let mut first = String::new();
+        reader.read_line(&mut first).unwrap();
+        // The rest of the head, up to the empty line.
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap() == 0 || line.trim().is_empty() {
+                break;
+            }
+        }
+        let _ = tx.send(first.trim().to_owned());
+        let head = format!(
+            "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            body.len()
+        );
+        tcp.write_all(head.as_bytes()).unwrap();
+        tcp.write_all(body.as_bytes()).unwrap();
+    });
+    (addr, rx)
+}

@@ -1,0 +1,324 @@
+//! `krypto daily`, `krypto run`, `krypto challenge` and `krypto daily
+//! --board` against fake servers that send the exact messages of
+//! docs/protocol.md ("Playing alone") and record what the client asks:
+//! the hand and the clock shown, a miss told from a typo, the result with
+//! the solutions and the share line, both results of a challenge side by
+//! side, and the challenge link printed after every solved hand.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::sync::mpsc::Receiver;
+
+use common::fake::{http_once, ws_server};
+use common::{Proc, Scratch, PATIENCE};
+use serde_json::{json, Value};
+
+/// A token of the form the server issues.
+const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
+fn welcome(name: &str) -> String {
+    json!({"type": "welcome", "protocol": 1, "player_id": 1, "name": name,
+        "token": TOKEN, "server_version": "test", "resumed": false})
+    .to_string()
+}
+
+fn verdict(round: u32, accepted: bool, error: Option<&str>) -> String {
+    let mut v = json!({"type": "verdict", "round": round, "accepted": accepted});
+    if let Some(message) = error {
+        v["error"] = json!({"kind": "wrong_value", "message": message, "column": null});
+    }
+    v.to_string()
+}
+
+fn challenge(code: &str) -> String {
+    json!({"type": "challenge", "code": code}).to_string()
+}
+
+/// The next frame the client sent.
+fn next(seen: &Receiver<Value>) -> Value {
+    seen.recv_timeout(PATIENCE).expect("the client went quiet")
+}
+
+fn today_daily() -> String {
+    json!({"type": "daily", "number": 312, "date": "2026-11-27", "objective": 17,
+        "cards": [8, 2, 3, 13, 5], "elapsed_ms": 0, "rated": true})
+    .to_string()
+}
+
+fn solved() -> String {
+    json!({"type": "daily_solved", "number": 312, "elapsed_ms": 42250, "misses": 1,
+        "streak": 5, "rank": 3,
+        "share": "Krypto #312 ✓ 0:42 · 1 miss · 🔥5\nhttps://krypto.example/daily",
+        "solutions": [{"formula": "13 + 8 ÷ 2 × (5 - 3)"},
+                      {"formula": "5 × 13 - 8 × 2 × 3", "yours": true}]})
+    .to_string()
+}
+
+#[test]
+fn the_daily_shows_the_hand_counts_a_miss_and_ends_with_the_result_and_a_challenge() {
+    let scratch = Scratch::new();
+    let (addr, seen) = ws_server(|frame| match frame["type"].as_str() {
+        Some("hello") => vec![welcome("Ann")],
+        Some("daily_start") => vec![today_daily()],
+        Some("daily_submit") => match frame["formula"].as_str() {
+            Some("5*13-8*2*3") => vec![verdict(0, true, None), solved()],
+            _ => vec![verdict(0, false, Some("comes to 31, not 17"))],
+        },
+        Some("challenge_create") => vec![challenge("K7QXM2PD")],
+        _ => Vec::new(),
+    });
+    let config = scratch.config("ann");
+    let server = format!("ws://{addr}");
+    let mut ann = Proc::spawn(
+        "ann",
+        &["daily", "--server", &server, "--name", "Ann"],
+        &config,
+    );
+    ann.expect_contains("Krypto #312, 2026-11-27 (today's, rated)");
+    ann.expect_contains("make 17 from 8 2 3 13 5");
+    ann.expect_contains("Clock 0:00");
+    // A typo (a card missing) is no attempt; a wrong total over the whole
+    // hand is a miss and costs 10 s.
+    ann.send("8+2+3");
+    ann.expect_contains("(not counted: try again)");
+    ann.send("8+2+3+13+5");
+    let miss = ann.expect_contains("comes to 31, not 17");
+    assert!(miss.contains("(+10 s) · Clock 0:1"), "{miss}");
+    ann.send("5*13-8*2*3");
+    ann.expect_contains("Solved Krypto #312 in 0:42 · 1 miss");
+    ann.expect_contains("streak 5 · place 3 on the day's board");
+    ann.expect_contains("2 distinct solutions");
+    ann.expect_contains("   13 + 8 ÷ 2 × (5 - 3)");
+    ann.expect_contains(" › 5 × 13 - 8 × 2 × 3");
+    ann.expect_contains("  Krypto #312 ✓ 0:42 · 1 miss · 🔥5");
+    ann.expect_contains("  https://krypto.example/daily");
+    ann.expect_contains(&format!(
+        "Challenge a friend: http://{addr}/c/K7QXM2PD  (or: krypto challenge K7QXM2PD)"
+    ));
+    assert!(ann.finish().success());
+    let hello = next(&seen);
+    assert_eq!(hello["type"], "hello");
+    let start = next(&seen);
+    assert_eq!(start, json!({"type": "daily_start"}));
+    for formula in ["8+2+3", "8+2+3+13+5", "5*13-8*2*3"] {
+        assert_eq!(
+            next(&seen),
+            json!({"type": "daily_submit", "formula": formula})
+        );
+    }
+    assert_eq!(next(&seen), json!({"type": "challenge_create"}));
+    let tokens = std::fs::read_to_string(config.join("tokens.toml")).unwrap();
+    assert!(tokens.contains(TOKEN), "the token was not kept: {tokens}");
+}
+
+#[test]
+fn a_past_day_is_asked_by_date_and_a_day_to_come_is_refused() {
+    let scratch = Scratch::new();
+    let (addr, seen) = ws_server(|frame| match frame["type"].as_str() {
+        Some("hello") => vec![welcome("Ann")],
+        Some("daily_start") => vec![json!({"type": "error", "code": "no_such_day",
+            "message": "2099-01-01 is still to come"})
+        .to_string()],
+        _ => Vec::new(),
+    });
+    let mut ann = Proc::spawn(
+        "ann",
+        &[
+            "daily",
+            "-s",
+            &format!("ws://{addr}"),
+            "-n",
+            "Ann",
+            "--date",
+            "2099-01-01",
+        ],
+        &scratch.config("ann"),
+    );
+    ann.expect_contains("Error: 2099-01-01 is still to come");
+    assert_eq!(ann.finish().code(), Some(1));
+    next(&seen);
+    assert_eq!(
+        next(&seen),
+        json!({"type": "daily_start", "date": "2099-01-01"})
+    );
+    // A date that is no date never reaches a server.
+    let mut bad = Proc::spawn(
+        "bad",
+        &["daily", "--date", "27/11/2026"],
+        &scratch.config("bad"),
+    );
+    bad.expect_contains("is not a day: write it YYYY-MM-DD");
+    assert_eq!(bad.finish().code(), Some(2));
+}
+
+#[test]
+fn a_run_deals_hand_after_hand_with_the_time_left_and_the_score() {
+    let scratch = Scratch::new();
+    let (addr, seen) = ws_server(|frame| match frame["type"].as_str() {
+        Some("hello") => vec![welcome("Ann")],
+        Some("run_start") => vec![json!({"type": "run", "hand": 1, "objective": 9,
+            "cards": [4, 4, 10, 1, 6], "duration_ms": 180000, "remaining_ms": 180000,
+            "score": 0, "combo": 0})
+        .to_string()],
+        Some("run_submit") if frame["hand"] == 1 => vec![
+            verdict(1, true, None),
+            json!({"type": "run_hand", "hand": 2, "objective": 12, "cards": [3, 7, 7, 2, 9],
+                "remaining_ms": 151200, "score": 1, "combo": 1, "bonus_ms": 3000})
+            .to_string(),
+        ],
+        Some("run_submit") => vec![
+            verdict(2, true, None),
+            json!({"type": "run_over", "score": 2, "misses": 0, "best_combo": 2,
+                "duration_ms": 183000})
+            .to_string(),
+        ],
+        Some("challenge_create") => vec![challenge("RUNRUN22")],
+        _ => Vec::new(),
+    });
+    let mut ann = Proc::spawn(
+        "ann",
+        &["run", "--server", &format!("ws://{addr}"), "--name", "Ann"],
+        &scratch.config("ann"),
+    );
+    ann.expect_contains("A run: 3:00 on the clock");
+    ann.expect_contains("Hand 1: make 9 from 4 4 10 1 6");
+    ann.expect_contains("3:00 left");
+    ann.send("10-(4+4-6-1)");
+    ann.expect_contains("Score 1 · combo 1 · 2:31 left (+3 s for the combo)");
+    ann.expect_contains("Hand 2: make 12 from 3 7 7 2 9");
+    ann.send("");
+    ann.expect_contains("2:3");
+    ann.send("3+7+7-2-9+6");
+    ann.expect_contains("Time! Score 2 · no misses · best combo 2 · 3:03 played");
+    ann.expect_contains("/c/RUNRUN22");
+    assert!(ann.finish().success());
+    next(&seen);
+    assert_eq!(next(&seen), json!({"type": "run_start"}));
+    assert_eq!(
+        next(&seen),
+        json!({"type": "run_submit", "hand": 1, "formula": "10-(4+4-6-1)"})
+    );
+    assert_eq!(
+        next(&seen),
+        json!({"type": "run_submit", "hand": 2, "formula": "3+7+7-2-9+6"})
+    );
+    assert_eq!(next(&seen), json!({"type": "challenge_create"}));
+}
+
+#[test]
+fn a_challenge_from_its_link_shows_both_results_side_by_side() {
+    let scratch = Scratch::new();
+    // The challenger's name as a hostile server might relay it.
+    let by = "Ada\u{1b}[2J";
+    let (addr, seen) = ws_server(move |frame| match frame["type"].as_str() {
+        Some("hello") => vec![welcome("Bob")],
+        Some("challenge_start") => vec![json!({"type": "challenge_hand", "code": "K7QXM2PD",
+            "by": by, "objective": 17, "cards": [8, 2, 3, 13, 5], "rules": "free",
+            "elapsed_ms": 5000, "to_beat": {"elapsed_ms": 42250, "misses": 1}})
+        .to_string()],
+        Some("challenge_submit") => vec![
+            verdict(0, true, None),
+            json!({"type": "challenge_result", "code": "K7QXM2PD", "by": by,
+                "yours": {"elapsed_ms": 38000, "misses": 0},
+                "theirs": {"elapsed_ms": 42250, "misses": 1}, "outcome": "won"})
+            .to_string(),
+        ],
+        Some("challenge_create") => vec![challenge("BACKATU2")],
+        _ => Vec::new(),
+    });
+    let mut bob = Proc::spawn(
+        "bob",
+        &[
+            "challenge",
+            "https://krypto.example/c/k7qxm2pd",
+            "--server",
+            &format!("ws://{addr}"),
+            "--name",
+            "Bob",
+        ],
+        &scratch.config("bob"),
+    );
+    bob.expect_contains("Ada[2J challenges you. To beat: 0:42 · 1 miss");
+    bob.expect_contains("make 17 from 8 2 3 13 5");
+    bob.expect_contains("Clock 0:05");
+    bob.send("5*13-8*2*3");
+    let head = bob.expect_contains("You");
+    assert!(head.contains("Ada[2J"), "{head}");
+    let time = bob.expect_prefix("time");
+    assert!(time.contains("0:38") && time.contains("0:42"), "{time}");
+    let misses = bob.expect_prefix("misses");
+    assert!(misses.contains('0') && misses.contains('1'), "{misses}");
+    bob.expect_contains("You beat Ada[2J!");
+    bob.expect_contains("/c/BACKATU2");
+    for line in &bob.seen {
+        assert!(!line.contains(char::is_control), "{line:?}");
+    }
+    assert!(bob.finish().success());
+    next(&seen);
+    assert_eq!(
+        next(&seen),
+        json!({"type": "challenge_start", "code": "K7QXM2PD"})
+    );
+    // A code that is no code never reaches a server.
+    let mut bad = Proc::spawn("bad", &["challenge", "NOPE"], &scratch.config("bad"));
+    bad.expect_contains("a challenge code is 8 letters and digits");
+    assert_eq!(bad.finish().code(), Some(2));
+}
+
+#[test]
+fn the_daily_board_is_read_over_http_with_the_players_row_marked() {
+    let scratch = Scratch::new();
+    let body = json!({"number": 312, "date": "2026-11-20", "rows": [
+        {"rank": 1, "name": "Ada", "elapsed_ms": 38000, "misses": 0},
+        {"rank": 2, "name": "Ann", "elapsed_ms": 42250, "misses": 1}]})
+    .to_string();
+    let (addr, requests) = http_once(200, body.clone());
+    let mut ann = Proc::spawn(
+        "ann",
+        &[
+            "daily",
+            "--board",
+            "--date",
+            "2026-11-20",
+            "--around",
+            "Ann",
+            "--server",
+            &format!("ws://{addr}"),
+            "--name",
+            "Ann",
+        ],
+        &scratch.config("ann"),
+    );
+    ann.expect_contains("Krypto #312, 2026-11-20: the board");
+    let ada = ann.expect_contains("Ada");
+    assert!(ada.starts_with(' ') && ada.contains("0:38"), "{ada}");
+    let own = ann.expect_contains("Ann");
+    assert!(own.starts_with('›') && own.contains("0:42"), "{own}");
+    assert!(ann.finish().success());
+    let request = requests.recv_timeout(PATIENCE).unwrap();
+    assert_eq!(
+        request,
+        "GET /api/daily/board?limit=20&date=2026-11-20&around=Ann HTTP/1.1"
+    );
+    // --json prints the server's answer as is.
+    let (addr, _requests) = http_once(200, body.clone());
+    let mut json_out = Proc::spawn(
+        "json",
+        &[
+            "daily",
+            "--board",
+            "--json",
+            "--server",
+            &format!("ws://{addr}"),
+        ],
+        &scratch.config("ann"),
+    );
+    let line = json_out.expect_contains("rows");
+    assert_eq!(
+        serde_json::from_str::<Value>(&line).unwrap(),
+        serde_json::from_str::<Value>(&body).unwrap()
+    );
+    assert!(json_out.finish().success());
+}

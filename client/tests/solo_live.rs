@@ -1,0 +1,147 @@
+//! End to end against the real server: Ann solves the daily with
+//! `krypto daily` (a miss first), sends Bob her challenge link, Bob takes
+//! it with `krypto challenge` and sees both results; `krypto daily
+//! --board` shows Ann first; `krypto run` deals hand after hand.
+//! The hands are the server's (dealt from its secret): the test reads
+//! them from the output and solves them with krypto-core's solver.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Proc, Scratch};
+use krypto_core::solver::solve_one;
+use krypto_core::Rules;
+
+/// The objective and cards of a "make N from A B C D E" line.
+fn hand(line: &str) -> (i64, Vec<i64>) {
+    let rest = line.split("make ").nth(1).unwrap();
+    let (objective, cards) = rest.split_once(" from ").unwrap();
+    let cards = cards
+        .split_whitespace()
+        .map_while(|c| c.parse().ok())
+        .collect();
+    (objective.parse().unwrap(), cards)
+}
+
+/// A right formula for the hand on `line`.
+fn solution(line: &str) -> String {
+    let (objective, cards) = hand(line);
+    solve_one(&cards, objective, Rules::Free)
+        .unwrap()
+        .unwrap()
+        .to_string()
+}
+
+/// A complete formula over the hand that is wrong: a miss.
+fn wrong(line: &str) -> String {
+    let (objective, cards) = hand(line);
+    let texts: Vec<String> = cards.iter().map(i64::to_string).collect();
+    let sum: i64 = cards.iter().sum();
+    if sum == objective {
+        texts.join("*")
+    } else {
+        texts.join("+")
+    }
+}
+
+#[test]
+fn ann_solves_the_daily_and_bob_takes_her_challenge() {
+    let scratch = Scratch::new();
+    let server = scratch.server();
+    let url = server.url();
+    let mut ann = Proc::spawn(
+        "ann",
+        &["daily", "--server", &url, "--name", "Ann"],
+        &scratch.config("ann"),
+    );
+    ann.expect_contains("Krypto #1, ");
+    let line = ann.expect_contains("make ");
+    ann.send(&wrong(&line));
+    ann.expect_contains("(+10 s)");
+    ann.send(&solution(&line));
+    ann.expect_contains("Solved Krypto #1 in 0:1");
+    ann.expect_contains("streak 1 · place 1 on the day's board");
+    ann.expect_contains(" › ");
+    ann.expect_contains("  Krypto #1 ✓ 0:1");
+    let link = ann.expect_contains("Challenge a friend: http://");
+    assert!(ann.finish().success());
+    let code = link
+        .split("/c/")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned();
+
+    let mut bob = Proc::spawn(
+        "bob",
+        &[
+            "challenge",
+            &code.to_lowercase(),
+            "--server",
+            &url,
+            "--name",
+            "Bob",
+        ],
+        &scratch.config("bob"),
+    );
+    bob.expect_contains("Ann challenges you. To beat: 0:1");
+    let line = bob.expect_contains("make ");
+    bob.send(&solution(&line));
+    let head = bob.expect_contains("You");
+    assert!(head.contains("Ann"), "{head}");
+    bob.expect_prefix("time");
+    let misses = bob.expect_prefix("misses");
+    assert!(
+        misses.split_whitespace().eq(["misses", "0", "1"]),
+        "{misses}"
+    );
+    // Bob made no miss and answered at once: he is faster than Ann's 10 s
+    // penalty.
+    bob.expect_contains("You beat Ann!");
+    bob.expect_contains("Challenge a friend:");
+    assert!(bob.finish().success());
+
+    let mut board = Proc::spawn(
+        "board",
+        &["daily", "--board", "--server", &url, "--name", "Ann"],
+        &scratch.config("ann"),
+    );
+    board.expect_contains("Krypto #1, ");
+    let first = board.expect_contains("Ann");
+    assert!(first.starts_with('›') && first.contains("1."), "{first}");
+    assert!(board.finish().success());
+
+    // Asking again the same day gives the result again, not a new clock.
+    let mut again = Proc::spawn(
+        "again",
+        &["daily", "--server", &url, "--name", "Ann"],
+        &scratch.config("ann"),
+    );
+    again.expect_contains("Solved Krypto #1 in 0:1");
+    assert!(again.finish().success());
+}
+
+#[test]
+fn a_run_deals_the_next_hand_after_each_answer() {
+    let scratch = Scratch::new();
+    let server = scratch.server();
+    let mut cy = Proc::spawn(
+        "cy",
+        &["run", "--server", &server.url(), "--name", "Cy"],
+        &scratch.config("cy"),
+    );
+    cy.expect_contains("A run: 3:00 on the clock");
+    let first = cy.expect_contains("Hand 1: make ");
+    cy.send(&solution(&first));
+    cy.expect_contains("Score 1 · combo 1");
+    let second = cy.expect_contains("Hand 2: make ");
+    cy.send(&wrong(&second));
+    let after = cy.expect_contains("Score 1 · combo 0");
+    assert!(after.contains("2:4") || after.contains("2:5"), "{after}");
+    cy.expect_contains("Hand 3: make ");
+    cy.send("/quit");
+    assert!(cy.finish().success());
+}
