@@ -132,6 +132,20 @@ on_both! {
         cheated_match(&mut players, &clock, 1).await;
         let names = on_boards(&server).await;
         assert!(!names.contains(&"Bot".to_owned()), "{names:?}");
+        // The daily's board leaves it off too, while a person's result shows.
+        for i in [2, 0] {
+            let client = &mut players[i].0;
+            client.send(json!({"type": "daily_start"})).await;
+            let hand = client.recv_type("daily").await;
+            let formula = common::solve(&hand);
+            client.send(json!({"type": "daily_submit", "formula": formula})).await;
+            client.recv_type("daily_solved").await;
+        }
+        let (status, board) = server.get_json("/api/daily/board?limit=50").await;
+        assert_eq!(status, 200, "{board}");
+        let daily: Vec<&str> = board["rows"].as_array().unwrap().iter()
+            .map(|r| r["name"].as_str().unwrap()).collect();
+        assert_eq!(daily, ["Ann"], "a flagged player is on no daily board");
 
         let db = Db::open(&server.database_url).await.unwrap();
         let listed = run(&db, &Review::List { json: true }).await.unwrap();

@@ -22,10 +22,15 @@ const SECTIONS: [(&str, u8); 10] = [
     ("ops", 9),
 ];
 
-/// The one exception, written down: the connection layers are handed the
+/// The one exception, written down: the connection layers (and the modes'
+/// request handlers, which answer a session's requests) are handed the
 /// server's shared state, which `lib.rs` (the top, where every section is
 /// wired together) defines.
-const ALLOWED_FROM_THE_TOP: [(&str, &str); 2] = [("edge", "Shared"), ("session", "Shared")];
+const ALLOWED_FROM_THE_TOP: [(&str, &str); 3] = [
+    ("edge", "Shared"),
+    ("session", "Shared"),
+    ("modes", "Shared"),
+];
 
 fn rank(name: &str) -> Option<u8> {
     SECTIONS.iter().find(|(s, _)| *s == name).map(|&(_, r)| r)

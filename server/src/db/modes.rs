@@ -16,7 +16,9 @@ use super::{on_store, Db, DbError};
 macro_rules! daily_rows {
     () => {
         " FROM daily_attempts a JOIN players p ON p.id = a.player_id
-          WHERE a.day = $1 AND a.rated = 1 AND a.solved_ms IS NOT NULL AND NOT p.bot "
+          WHERE a.day = $1 AND a.rated = 1 AND a.solved_ms IS NOT NULL AND NOT p.bot
+            AND NOT EXISTS (SELECT 1 FROM fair_play_flags f
+                WHERE f.player_id = a.player_id AND f.status <> 'cleared') "
     };
 }
 
@@ -24,7 +26,9 @@ macro_rules! daily_rows {
 macro_rules! run_rows {
     () => {
         " FROM run_bests r JOIN players p ON p.id = r.player_id
-          WHERE r.day >= $1 AND r.day <= $2 AND NOT p.bot "
+          WHERE r.day >= $1 AND r.day <= $2 AND NOT p.bot
+            AND NOT EXISTS (SELECT 1 FROM fair_play_flags f
+                WHERE f.player_id = r.player_id AND f.status <> 'cleared') "
     };
 }
 
