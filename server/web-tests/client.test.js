@@ -92,6 +92,9 @@ test('roster deltas, bot marks, the LAN link, chat as text, restart and takeover
   await roster.locator('li', { hasText: 'Bot Kurt' }).getByText('🤖 bot').waitFor();
   assert.equal(await roster.locator('li', { hasText: 'Cy' }).getByText('🤖 bot').count(), 0);
   await page.getByRole('heading', { name: 'Players (4/8)' }).waitFor();
+  // A person can be made host; a bot cannot (it would never start a match).
+  await page.getByRole('button', { name: 'Make host Cy' }).click();
+  assert.equal(await page.getByRole('button', { name: 'Make host Bot Kurt' }).count(), 0);
   server1.push({ type: 'player_left', player: 3, name: 'Cy', reason: 'left' });
   await page.getByRole('heading', { name: 'Players (3/8)' }).waitFor();
   await page.getByRole('list', { name: 'Room feed' }).getByText('Cy left').waitFor();
@@ -103,7 +106,6 @@ test('roster deltas, bot marks, the LAN link, chat as text, restart and takeover
   await page.getByRole('button', { name: 'Kick Bot Kurt' }).click();
   page.once('dialog', (d) => { assert.match(d.message(), /Remove Bot Kurt from room KXR7P/); d.accept(); });
   await page.getByRole('button', { name: 'Kick Bot Kurt' }).click();
-  await page.getByRole('button', { name: 'Make host Bot Kurt' }).click();
   await page.getByRole('button', { name: /lock it/ }).click();
   const rounds = page.getByLabel('Rounds', { exact: true });
   await rounds.fill('5');
@@ -114,7 +116,7 @@ test('roster deltas, bot marks, the LAN link, chat as text, restart and takeover
   await page.getByText('Get ready…').waitFor();
   assert.equal(sent('start').length, 1);
   assert.deepEqual(sent('kick'), [{ type: 'kick', player: 4 }]);
-  assert.deepEqual(sent('transfer_host'), [{ type: 'transfer_host', player: 4 }]);
+  assert.deepEqual(sent('transfer_host'), [{ type: 'transfer_host', player: 3 }]);
   assert.deepEqual(sent('lock'), [{ type: 'lock', locked: true }]);
   assert.deepEqual(sent('update_settings'), [
     { type: 'update_settings', settings: { rounds: 5 } },
