@@ -112,9 +112,14 @@ pub fn banner_lines(bound: SocketAddr) -> Vec<String> {
         lines.push(format!("  krypto play -s {ws}/ws"));
         lines.push(format!("  phones and browsers: {base}/"));
     }
+    // A loopback-only server (`--listen 127.0.0.1:PORT`) has no LAN line,
+    // so this one names the browser's address as well as the terminal's.
+    let port = bound.port();
     lines.push(format!(
-        "  on this machine: krypto play -s ws://localhost:{}/ws",
-        bound.port()
+        "  on this machine: krypto play -s ws://localhost:{port}/ws"
+    ));
+    lines.push(format!(
+        "  a browser on this machine: http://localhost:{port}/"
     ));
     lines
 }
@@ -175,7 +180,10 @@ mod tests {
         assert!(join_urls(bound).is_empty());
         assert_eq!(
             banner_lines(bound),
-            vec!["  on this machine: krypto play -s ws://localhost:7878/ws".to_owned()]
+            vec![
+                "  on this machine: krypto play -s ws://localhost:7878/ws".to_owned(),
+                "  a browser on this machine: http://localhost:7878/".to_owned(),
+            ]
         );
     }
 
