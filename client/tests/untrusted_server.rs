@@ -12,46 +12,10 @@ mod common;
 
 use std::net::SocketAddr;
 
+use common::fake::ws_server;
 use common::terminal::{Key, Terminal};
 use common::{Proc, Scratch};
-use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
-use tokio::sync::mpsc;
-use tokio_tungstenite::tungstenite::Message;
-
-/// Starts a server on its own thread that answers each frame of the first
-/// connection with what `answer` returns for it (one frame each), and
-/// reports every frame the client sends on the returned channel.
-fn fake_server(
-    answer: impl Fn(&Value) -> Vec<String> + Send + 'static,
-) -> (SocketAddr, std::sync::mpsc::Receiver<Value>) {
-    let (seen_tx, seen_rx) = std::sync::mpsc::channel();
-    let (addr_tx, mut addr_rx) = mpsc::unbounded_channel();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Runtime::new().unwrap();
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            addr_tx.send(listener.local_addr().unwrap()).unwrap();
-            let (tcp, _) = listener.accept().await.unwrap();
-            let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
-            while let Some(Ok(frame)) = ws.next().await {
-                let Message::Text(text) = frame else { continue };
-                let Ok(value) = serde_json::from_str::<Value>(text.as_str()) else {
-                    continue;
-                };
-                for f in answer(&value) {
-                    // The client may leave in the middle of a flood.
-                    if ws.send(Message::text(f)).await.is_err() {
-                        return;
-                    }
-                }
-                let _ = seen_tx.send(value);
-            }
-        });
-    });
-    let addr = addr_rx.blocking_recv().unwrap();
-    (addr, seen_rx)
-}
 
 /// The answers to the first frame only.
 fn once(script: Vec<String>) -> impl Fn(&Value) -> Vec<String> + Send + 'static {
@@ -109,7 +73,7 @@ fn hostile_script() -> Vec<String> {
 #[test]
 fn plain_output_carries_no_control_characters_whatever_the_server_sends() {
     let scratch = Scratch::new();
-    let (addr, _seen) = fake_server(once(hostile_script()));
+    let (addr, _seen) = ws_server(once(hostile_script()));
     let mut ann = Proc::player(
         "Ann",
         &format!("ws://{addr}/ws"),
@@ -136,7 +100,7 @@ fn plain_output_carries_no_control_characters_whatever_the_server_sends() {
 fn bots_say_they_are_bots_and_wait_for_a_room_that_is_not_there() {
     let scratch = Scratch::new();
     // No room has that code (the server restarted): the bot must keep asking.
-    let (addr, seen) = fake_server(|frame| match frame["type"].as_str() {
+    let (addr, seen) = ws_server(|frame| match frame["type"].as_str() {
         Some("hello") => vec![welcome("Ada-medium-bot")],
         Some("join_room") => vec![json!({"type": "error", "code": "room_not_found",
             "message": "no room has that code"})
@@ -187,7 +151,7 @@ fn what_welcome_brings_cannot_fill_the_disk() {
     script.push(welcome_with("Ann", &"a".repeat(4096)));
     script.extend((0..100).map(|i| welcome_with(&format!("Ann{i}"), &format!("{i:032x}"))));
     script.push(chat("the end"));
-    let (addr, _seen) = fake_server(once(script));
+    let (addr, _seen) = ws_server(once(script));
     let config = scratch.config("ann");
     let mut ann = Proc::player("Ann", &format!("ws://{addr}/ws"), &config, "--plain");
     ann.expect_contains("[chat] Eve: the end");
@@ -210,7 +174,7 @@ fn tokens_toml_is_rewritten_only_when_a_token_changes() {
     use std::os::unix::fs::MetadataExt;
 
     let scratch = Scratch::new();
-    let (addr, _seen) = fake_server(|frame| match frame["type"].as_str() {
+    let (addr, _seen) = ws_server(|frame| match frame["type"].as_str() {
         Some("hello") => vec![welcome("Ann"), chat("first")],
         Some("leaderboard") => {
             let mut again: Vec<String> = (0..20).map(|_| welcome("Ann")).collect();
@@ -235,7 +199,7 @@ fn the_servers_name_never_becomes_the_default() {
     let scratch = Scratch::new();
     let hostile = "Eve\u{1b}[2J!!".repeat(10);
     // A name no client may take, then one that is merely not ours.
-    let (addr, _seen) = fake_server(once(vec![
+    let (addr, _seen) = ws_server(once(vec![
         welcome(&hostile),
         welcome("Mallory"),
         chat("the end"),
@@ -279,7 +243,7 @@ fn a_redirect_anywhere_but_a_krypto_server_is_refused_without_a_request() {
         format!("ws://admin:admin@{device}/ws"),
     ];
     let queue = std::sync::Mutex::new(targets.to_vec());
-    let (addr, _seen) = fake_server(move |frame| match frame["type"].as_str() {
+    let (addr, _seen) = ws_server(move |frame| match frame["type"].as_str() {
         Some("hello") => vec![welcome("Ann")],
         Some("join_room") => {
             let url = queue.lock().unwrap().pop().unwrap_or_default();
@@ -344,7 +308,7 @@ fn a_flood_of_arrivals_does_not_keep_the_terminal_ui_from_quitting() {
     let flood = std::sync::Mutex::new(Some(flood));
     // The flood starts once the room is on the screen, when the player asks
     // for the leaderboard.
-    let (addr, _seen) = fake_server(move |frame| match frame["type"].as_str() {
+    let (addr, _seen) = ws_server(move |frame| match frame["type"].as_str() {
         Some("hello") => vec![welcome("Ann"), room_state()],
         Some("leaderboard") => flood.lock().unwrap().take().unwrap_or_default(),
         _ => Vec::new(),
@@ -367,7 +331,7 @@ fn a_flood_of_arrivals_does_not_keep_the_terminal_ui_from_quitting() {
 #[test]
 fn sigterm_restores_the_terminal() {
     let scratch = Scratch::new();
-    let (addr, _seen) = fake_server(once(vec![welcome("Ann")]));
+    let (addr, _seen) = ws_server(once(vec![welcome("Ann")]));
     let mut ann = tui(&format!("ws://{addr}/ws"), &scratch.config("ann"));
     ann.wait_for("the lobby", |s| s.contains("online"));
     let killed = std::process::Command::new("kill")
@@ -382,7 +346,7 @@ fn sigterm_restores_the_terminal() {
 #[test]
 fn bots_keep_no_token_a_server_could_not_have_issued() {
     let scratch = Scratch::new();
-    let (addr, _seen) = fake_server(|frame| match frame["type"].as_str() {
+    let (addr, _seen) = ws_server(|frame| match frame["type"].as_str() {
         Some("hello") => vec![welcome_with("Ada-medium-bot", &"a".repeat(4096))],
         _ => Vec::new(),
     });

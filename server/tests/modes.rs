@@ -58,6 +58,8 @@ on_both! {
         let server = serving(&database.url, &clock).await;
         let (mut ada, ada_welcome) = server.player("Ada").await;
         let (mut bob, bob_welcome) = server.player("Bob").await;
+        // An answer before any hand was asked for is refused, not judged.
+        bob.refused(json!({"type": "daily_submit", "formula": "1+2"}), "wrong_state").await;
         let first = daily(&mut ada, None).await;
         assert_eq!(first["number"], 1);
         assert_eq!(first["date"], "2026-03-10");

@@ -78,14 +78,10 @@ pub fn run(args: &LeaderboardArgs, out: &mut impl Write) -> anyhow::Result<Outco
         "Rank", "Player", "Value", "Matches"
     )?;
     for r in &board.rows {
-        let marked = [me.as_deref(), args.around.as_deref()]
-            .into_iter()
-            .flatten()
-            .any(|n| n.trim().eq_ignore_ascii_case(&r.name));
         writeln!(
             out,
             "{}{:>4}.  {:<20}  {:>10}  {:>7}",
-            if marked { "›" } else { " " },
+            row_mark(&r.name, [me.as_deref(), args.around.as_deref()]),
             r.rank,
             r.name,
             metric_value(board.metric, r.value),
@@ -93,4 +89,19 @@ pub fn run(args: &LeaderboardArgs, out: &mut impl Write) -> anyhow::Result<Outco
         )?;
     }
     Ok(Outcome::Yes)
+}
+
+/// The margin of a board's row: `›` for the player's own row or the one
+/// asked `--around`, so either is found at a glance (any case, spaces
+/// trimmed, as the server compares names).
+pub(crate) fn row_mark(name: &str, wanted: [Option<&str>; 2]) -> &'static str {
+    let marked = wanted
+        .into_iter()
+        .flatten()
+        .any(|n| n.trim().eq_ignore_ascii_case(name));
+    if marked {
+        "›"
+    } else {
+        " "
+    }
 }

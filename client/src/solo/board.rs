@@ -2,6 +2,7 @@
 //! `GET /api/daily/board` on the server's HTTP side, printed as a table.
 //! It only reads: no account, nothing written to the config.
 
+use crate::commands::leaderboard::row_mark;
 use std::io::Write;
 
 use anyhow::Context;
@@ -90,14 +91,10 @@ pub fn run(args: &DailyArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
         "Rank", "Player", "Time", "Misses"
     )?;
     for r in &board.rows {
-        let marked = [me.as_deref(), args.around.as_deref()]
-            .into_iter()
-            .flatten()
-            .any(|n| n.trim().eq_ignore_ascii_case(&r.name));
         writeln!(
             out,
             "{}{:>4}.  {:<20}  {:>8}  {:>6}",
-            if marked { "›" } else { " " },
+            row_mark(&r.name, [me.as_deref(), args.around.as_deref()]),
             r.rank,
             r.name,
             clock_text(r.elapsed_ms),

@@ -88,19 +88,9 @@ impl Play {
 
     /// `challenge_start`: the challenge's hand and this player's clock.
     pub(crate) async fn challenge_start(&mut self, asker: &Asker<'_>, code: ChallengeCode) {
-        let Some(challenge) = find(asker, &code).await else {
+        let Some((challenge, attempt, now)) = opened(asker, &code).await else {
             return;
         };
-        let now = asker.now_ms();
-        let db = &asker.shared.db;
-        let row = match db
-            .challenge_attempt(code.as_str(), asker.player, db_ms(now))
-            .await
-        {
-            Ok(row) => row,
-            Err(e) => return asker.db_failed(&e),
-        };
-        let attempt = attempt_of(&row);
         self.challenge = Some(code.clone());
         asker.reply(ServerMessage::ChallengeHand {
             code: code.clone(),
@@ -124,22 +114,13 @@ impl Play {
                 "open a challenge first (challenge_start)",
             );
         };
-        let Some(challenge) = find(asker, &code).await else {
+        let Some((challenge, mut attempt, now)) = opened(asker, &code).await else {
             return;
         };
-        let now = asker.now_ms();
-        let db = &asker.shared.db;
-        let row = match db
-            .challenge_attempt(code.as_str(), asker.player, db_ms(now))
-            .await
-        {
-            Ok(row) => row,
-            Err(e) => return asker.db_failed(&e),
-        };
-        let mut attempt: Attempt = attempt_of(&row);
         let Ok(judgement) = attempt.answer(&challenge.deal, challenge.rules, formula, now) else {
             return asker.error(ErrorCode::WrongState, "this challenge is solved already");
         };
+        let db = &asker.shared.db;
         let stored = match &judgement {
             Judgement::Wrong(_) => db.challenge_miss(code.as_str(), asker.player).await,
             Judgement::Right { .. } => db
@@ -169,6 +150,26 @@ impl Play {
 }
 
 /// The stored challenge, or `challenge_not_found` sent.
+/// The challenge `code` and this player's attempt at it (its clock started
+/// now if this is the first look), with the time read; `None` once the
+/// player was told why not.
+async fn opened(asker: &Asker<'_>, code: &ChallengeCode) -> Option<(Stored, Attempt, u64)> {
+    let challenge = find(asker, code).await?;
+    let now = asker.now_ms();
+    match asker
+        .shared
+        .db
+        .challenge_attempt(code.as_str(), asker.player, db_ms(now))
+        .await
+    {
+        Ok(row) => Some((challenge, attempt_of(&row), now)),
+        Err(e) => {
+            asker.db_failed(&e);
+            None
+        }
+    }
+}
+
 async fn find(asker: &Asker<'_>, code: &ChallengeCode) -> Option<Stored> {
     match asker.shared.db.challenge(code.as_str()).await {
         Ok(Some(row)) => match stored(row) {
