@@ -96,6 +96,24 @@ fn two_plain_clients_race_a_round_with_lockout_and_chat() {
     let v: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(v["rounds_won"], 1, "{v}");
     assert!(profile.finish().success());
+
+    // Ben's one rated match leaves him provisional: the board says why he
+    // is not on it rather than "no rows".
+    let mut around = Proc::spawn(
+        "leaderboard",
+        &["leaderboard", "--server", &url, "--around", "ben"],
+        &config,
+    );
+    around.expect_prefix("Leaderboard: rating, all");
+    around.expect_prefix("ben is not on this board yet.");
+    let why = around.expect_contains("is provisional");
+    assert!(
+        why.starts_with("Ben's rating ")
+            && why.contains("after 3 rated matches")
+            && why.ends_with("(1 so far)"),
+        "{why}"
+    );
+    assert!(around.finish().success());
     server.stop();
 }
 

@@ -11,12 +11,14 @@ use serde::Deserialize;
 use super::{http, Outcome};
 use crate::cli::{LeaderboardArgs, UsageError};
 use crate::play::config;
-use crate::play::wording::metric_value;
+use crate::play::wording::{metric_value, PROVISIONAL_NOTE};
 
 /// A board as `GET /api/leaderboard` serves it.
 #[derive(Debug, Deserialize)]
 struct Board {
     metric: Metric,
+    #[serde(default)]
+    total: u64,
     period: Period,
     rows: Vec<LeaderboardRow>,
 }
@@ -66,10 +68,26 @@ pub fn run(args: &LeaderboardArgs, out: &mut impl Write) -> anyhow::Result<Outco
         board.metric, board.period,
     )?;
     if board.rows.is_empty() {
-        writeln!(
-            out,
-            "No rows yet: players appear after their first rated matches."
-        )?;
+        match args.around.as_deref().map(str::trim) {
+            Some(around) => {
+                let others = match board.total {
+                    0 => String::new(),
+                    1 => " (1 player is)".to_owned(),
+                    n => format!(" ({n} players are)"),
+                };
+                writeln!(out, "{around} is not on this board yet{others}.")?;
+                let why = match board.metric {
+                    Metric::Rating => super::profile::provisional_reason(&server, around),
+                    _ => None,
+                };
+                writeln!(
+                    out,
+                    "{}",
+                    why.unwrap_or_else(|| empty_reason(board.metric).to_owned())
+                )?;
+            }
+            None => writeln!(out, "No rows yet: {}", empty_reason(board.metric))?,
+        }
         return Ok(Outcome::Yes);
     }
     writeln!(
@@ -88,7 +106,25 @@ pub fn run(args: &LeaderboardArgs, out: &mut impl Write) -> anyhow::Result<Outco
             r.matches
         )?;
     }
+    if board.metric == Metric::Rating {
+        writeln!(out, "{PROVISIONAL_NOTE}")?;
+    }
     Ok(Outcome::Yes)
+}
+
+/// Why a board can be empty, by metric.
+fn empty_reason(metric: Metric) -> &'static str {
+    match metric {
+        Metric::Rating => {
+            "players are ranked after a few rated matches against different people \
+             (a match against bots only is not rated)."
+        }
+        Metric::Wins => {
+            "a rated match won puts a player here (a match against bots only is not rated)."
+        }
+        Metric::Rounds => "a round won puts a player here.",
+        Metric::Fastest => "a round won with a formula puts a player here.",
+    }
 }
 
 /// The margin of a board's row: `›` for the player's own row or the one

@@ -75,6 +75,37 @@ pub fn run(args: &ProfileArgs, out: &mut impl Write) -> anyhow::Result<Outcome> 
     Ok(Outcome::Yes)
 }
 
+/// Why `name` is not on the rating board although the server knows them
+/// (their rating is provisional), as a sentence; `None` when the profile
+/// cannot be read or says nothing of the kind.
+pub(super) fn provisional_reason(server: &str, name: &str) -> Option<String> {
+    let url = config::api_url(server, &["api", "players", name], &[]).ok()?;
+    let answer = http::get(&url).ok()?;
+    if answer.status != 200 {
+        return None;
+    }
+    let p: Profile = serde_json::from_value(answer.json).ok()?;
+    let rating = p.rating?;
+    if p.ranked != Some(false) {
+        return None;
+    }
+    let mut why = format!(
+        "{}'s rating {} is provisional",
+        p.name.as_deref().unwrap_or(name),
+        rating_text(rating, true)
+    );
+    if let (Some(m), Some(o)) = (p.min_rated_matches, p.min_opponents) {
+        why.push_str(&format!(
+            ": players are ranked after {m} rated match{} against {o} different people",
+            if m == 1 { "" } else { "es" }
+        ));
+        if let Some(played) = p.rated_matches {
+            why.push_str(&format!(" ({played} so far)"));
+        }
+    }
+    Some(why)
+}
+
 fn render(p: &Profile, now: DateTime<Utc>, out: &mut impl Write) -> std::io::Result<()> {
     let dash = || "-".to_owned();
     writeln!(out, "{}", p.name.clone().unwrap_or_else(dash))?;

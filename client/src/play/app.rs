@@ -216,6 +216,10 @@ pub struct RoomView {
     /// Where each member is in `snapshot.players`: events find players by
     /// id, not by a scan, however many a server announces.
     pub(super) seats: HashMap<PlayerId, usize>,
+    /// The names of members who left, so a result announced after they went
+    /// (a win committed as its winner closed the tab) still names them;
+    /// at most [`MAX_ROSTER`], forgotten when full.
+    pub(super) departed: HashMap<PlayerId, String>,
 }
 
 impl RoomView {
@@ -230,6 +234,7 @@ impl RoomView {
             verdict: None,
             ready_check: None,
             seats: HashMap::new(),
+            departed: HashMap::new(),
         };
         view.reindex();
         view
@@ -239,6 +244,13 @@ impl RoomView {
     pub fn member(&self, id: PlayerId) -> Option<&PlayerInfo> {
         let at = *self.seats.get(&id)?;
         self.snapshot.players.get(at)
+    }
+
+    /// The name of a member, or of one who left.
+    pub fn name(&self, id: PlayerId) -> Option<&str> {
+        self.member(id)
+            .map(|p| p.name.as_str())
+            .or_else(|| self.departed.get(&id).map(String::as_str))
     }
 
     /// A member, by id, to change.
@@ -259,7 +271,11 @@ impl RoomView {
     pub(super) fn remove(&mut self, id: PlayerId) {
         if let Some(at) = self.seats.remove(&id) {
             if at < self.snapshot.players.len() {
-                self.snapshot.players.remove(at);
+                let gone = self.snapshot.players.remove(at);
+                if self.departed.len() >= MAX_ROSTER {
+                    self.departed.clear();
+                }
+                self.departed.insert(gone.id, gone.name);
             }
             self.reindex();
         }
@@ -467,11 +483,13 @@ impl App {
         self.room.as_ref()?.member(id)
     }
 
-    /// A player's name, from the roster (or the id when unknown).
+    /// A player's name, from the roster or of one who left (or the id
+    /// when unknown).
     pub fn name_of(&self, id: PlayerId) -> String {
-        self.player(id)
-            .map(|p| p.name.clone())
-            .unwrap_or_else(|| format!("player {id}"))
+        self.room
+            .as_ref()
+            .and_then(|r| r.name(id))
+            .map_or_else(|| format!("player {id}"), str::to_owned)
     }
 
     /// Whether the roster marks this player as a bot.

@@ -257,6 +257,24 @@ fn a_won_round_updates_scores_and_ends_the_input() {
 }
 
 #[test]
+fn a_win_announced_after_its_winner_left_still_names_them() {
+    let mut app = game();
+    app.handle(msg(ServerMessage::PlayerLeft {
+        player: BEN,
+        name: "Ben".into(),
+        reason: LeaveReason::Left,
+    }));
+    won_by_ben(&mut app, 3);
+    assert!(
+        app.feed
+            .iter()
+            .any(|l| l.text.starts_with("round 3 won by Ben in 4.2s")),
+        "{:?}",
+        app.feed
+    );
+}
+
+#[test]
 fn tab_switches_to_chat_during_a_round() {
     let mut app = game();
     app.handle(key(KeyCode::Tab));

@@ -11,7 +11,7 @@ use krypto_core::protocol::{LeaveReason, RoundWin, ServerMessage};
 use super::app::{App, FeedKind};
 use super::wording::{
     join_cards, kind_words, metric_value, phase_name, plural, rating_change, refusal, secs,
-    UNRATED_WHY,
+    time_taken, UNRATED_WHY,
 };
 
 impl App {
@@ -118,7 +118,7 @@ impl App {
                     format!(
                         "round {round} won by {} in {}: {how} (+{points})",
                         self.name_of(*winner),
-                        secs((*elapsed_ms).into())
+                        time_taken((*elapsed_ms).into())
                     ),
                 )
             }

@@ -3,6 +3,7 @@
 //! reads "there is no room ABCDE", never `room_not_found`).
 
 use krypto_core::protocol::{ErrorCode, Metric, RoomPhase, Standing, VerdictKind};
+use krypto_core::settings::Field;
 
 /// A room phase in words ("between_rounds" → "between rounds").
 pub fn phase_name(p: RoomPhase) -> String {
@@ -55,6 +56,10 @@ pub fn rating_change(before: f64, after: f64, provisional: bool) -> String {
 pub const UNRATED_WHY: &str =
     "unrated: a match rates people (not bots) who answered, if two or more did";
 
+/// What the rating board leaves out, said under it (as the web page does).
+pub const PROVISIONAL_NOTE: &str =
+    "Provisional ratings (few rated matches or opponents) are not ranked yet.";
+
 /// Whether a standing earns a place on the podium (a medal): the first
 /// three ranks, with at least a point. Ties share the place.
 pub fn on_podium(s: &Standing) -> bool {
@@ -64,6 +69,14 @@ pub fn on_podium(s: &Standing) -> bool {
 /// Milliseconds as seconds, one decimal ("1.5s").
 pub fn secs(ms: u128) -> String {
     format!("{}.{}s", ms / 1000, (ms % 1000) / 100)
+}
+
+/// A time taken (a round's win) to the nearest tenth of a second, rounded
+/// as the browser and the TV round it, so every screen shows the same
+/// "15.0s" for 14,960 ms. (Countdowns use [`secs`], which never shows a
+/// wait as over before it is.)
+pub fn time_taken(ms: u128) -> String {
+    secs((ms + 50) / 100 * 100)
 }
 
 /// "s" unless there is one.
@@ -84,6 +97,24 @@ pub fn join_cards(cards: &[i64]) -> String {
         .join(" ")
 }
 
+/// A room setting as the settings panel and a refusal name it ("Round
+/// length", never `round_seconds`); the wire key stays for `/set`.
+pub fn setting_label(field: Field) -> &'static str {
+    match field {
+        Field::Variant => "Game",
+        Field::Rules => "Rules",
+        Field::Rounds => "Rounds",
+        Field::TargetScore => "Target score",
+        Field::RoundSeconds => "Round length",
+        Field::LockoutSeconds => "Lockout",
+        Field::WrongPenalty => "Miss penalty",
+        Field::Deal => "Deal",
+        Field::Difficulty => "Hands",
+        Field::MaxPlayers => "Seats",
+        Field::Public => "Public",
+    }
+}
+
 /// A refusal from the server as a sentence: the server's own message (already
 /// words) with, where it helps, what to do about it. Never the code.
 pub fn refusal(code: ErrorCode, message: &str) -> String {
@@ -102,6 +133,21 @@ pub fn refusal(code: ErrorCode, message: &str) -> String {
         ErrorCode::ShuttingDown => "the server is restarting; the client reconnects by itself",
         ErrorCode::UnsupportedProtocol => "this client and the server do not match; update krypto",
         _ => "",
+    };
+    // "invalid setting round_seconds: …" says the setting as the panel does.
+    let relabelled;
+    let message = match message.strip_prefix("invalid setting ") {
+        Some(rest) if code == ErrorCode::InvalidSettings => {
+            let (key, reason) = rest.split_once(':').unwrap_or((rest, ""));
+            match key.trim().parse::<Field>() {
+                Ok(field) => {
+                    relabelled = format!("{}:{reason}", setting_label(field));
+                    relabelled.as_str()
+                }
+                Err(_) => message,
+            }
+        }
+        _ => message,
     };
     let mut text = if message.is_empty() {
         "the server refused".to_owned()
@@ -130,6 +176,27 @@ mod tests {
                 !t.contains("room_not_found") && !t.contains("NameTaken"),
                 "{t}"
             );
+        }
+    }
+
+    #[test]
+    fn a_win_time_is_rounded_as_the_browser_rounds_it() {
+        assert_eq!(time_taken(14_960), "15.0s");
+        assert_eq!(time_taken(14_949), "14.9s");
+        assert_eq!(time_taken(4_250), "4.3s");
+        assert_eq!(secs(14_960), "14.9s");
+    }
+
+    #[test]
+    fn settings_are_named_as_people_read_them() {
+        let t = refusal(
+            ErrorCode::InvalidSettings,
+            "invalid setting round_seconds: must be from 10 to 600",
+        );
+        assert_eq!(t, "Round length: must be from 10 to 600");
+        for field in Field::ALL {
+            let label = setting_label(*field);
+            assert!(!label.contains('_') && label.len() <= 14, "{label}");
         }
     }
 

@@ -15,7 +15,12 @@ export function clockText(ms) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
 
-/** "2.4 s". */
+/**
+ * "2.4 s": to the nearest tenth, halves up, in whole numbers (as the terminal
+ * rounds it, so 14,950 ms is "15.0 s" on every screen; a float's toFixed
+ * would say 14.9).
+ */
 export function seconds(ms) {
-  return `${(ms / 1000).toFixed(1)} s`;
+  const tenths = Math.round(ms / 100);
+  return `${Math.floor(tenths / 10)}.${tenths % 10} s`;
 }

@@ -46,10 +46,16 @@ export function createState(route) {
   };
 }
 
-/** The name of player `id` in the room, or a stand-in. */
+/**
+ * The name of player `id` in the room, or of one who left it (a win can be
+ * announced just after its winner closed the tab), or a stand-in.
+ */
 export function nameOf(room, id) {
-  return room?.players.find((p) => p.id === id)?.name ?? 'Someone';
+  return room?.players.find((p) => p.id === id)?.name ?? room?.departed?.get(id) ?? 'Someone';
 }
+
+/** Most names of departed players a room keeps (a hostile server cannot grow it). */
+const MAX_DEPARTED = 1024;
 
 export const isHost = (state) => state.room && state.me && state.room.host === state.me.id;
 
@@ -146,6 +152,7 @@ function applySnapshot(state, s) {
     result: same ? old.result : null,
     standings: same ? old.standings : null,
     feed: same ? old.feed : [],
+    departed: same && old.departed ? old.departed : new Map(),
     formula: same && old.round?.number === s.round?.number ? old.formula : (s.round ? loadDraft(s.code, s.round) : ''),
     // Who missed in this round, {player: {count, lockedUntil}}: the TV
     // shows who has tried and who is locked out. A live round's snapshot
@@ -344,6 +351,8 @@ export function applyServer(state, m) {
         }
         return 'left';
       }
+      if (room.departed.size >= MAX_DEPARTED) room.departed.clear();
+      room.departed.set(m.player, room.players.find((p) => p.id === m.player)?.name ?? m.name);
       room.players = room.players.filter((p) => p.id !== m.player);
       pushFeed(state, feedLine(state, room, m));
       return null;

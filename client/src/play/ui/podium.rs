@@ -1,7 +1,7 @@
 //! The end of a match (the podium and the final standings) and the
 //! leaderboard.
 
-use krypto_core::protocol::Standing;
+use krypto_core::protocol::{Metric, Standing};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Constraint, Flex, Layout, Rect};
 use ratatui::style::{Color, Style};
@@ -10,7 +10,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table, Widget};
 
 use super::{panel, render_input_line, ACCENT, DIM};
 use crate::play::app::App;
-use crate::play::wording::{metric_value, on_podium, rating_change, UNRATED_WHY};
+use crate::play::wording::{metric_value, on_podium, rating_change, PROVISIONAL_NOTE, UNRATED_WHY};
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let Some(room) = &app.room else { return };
@@ -58,7 +58,8 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
             ..col
         };
         let score = step.first().map_or(0, |s| s.score);
-        Paragraph::new(Line::raw(format!("{score} pt")))
+        let points = if score.abs() == 1 { "point" } else { "points" };
+        Paragraph::new(Line::raw(format!("{score} {points}")))
             .alignment(Alignment::Center)
             .render(score_area, buf);
         let color = match i {
@@ -203,12 +204,26 @@ pub(super) fn render_leaderboard(app: &App, area: Rect, buf: &mut Buffer) {
             .header(Row::new(["Rank", "Player", "     Value", "  Matches"]).style(DIM))
             .block(block)
             .render(area, buf);
+            // Say who is not on the rating board, on the panel's last line.
+            if b.metric == Metric::Rating && area.height > rows.len() as u16 + 4 {
+                let note = Rect {
+                    x: area.x + 2,
+                    y: area.y + area.height - 2,
+                    width: area.width.saturating_sub(4),
+                    height: 1,
+                };
+                Paragraph::new(Line::styled(PROVISIONAL_NOTE, DIM)).render(note, buf);
+            }
         }
         _ => {
             Paragraph::new(vec![
                 Line::raw(""),
                 Line::raw("No rows yet."),
-                Line::styled("Players appear after their first rated matches.", DIM),
+                Line::styled(
+                    "Boards count rated matches: two or more people who answered",
+                    DIM,
+                ),
+                Line::styled("(a match against bots only is not rated).", DIM),
             ])
             .alignment(Alignment::Center)
             .block(block)

@@ -12,6 +12,7 @@ use tui_big_text::{BigText, PixelSize};
 use super::{panel, qr, render_feed, render_input_line, ACCENT, DIM};
 use crate::play::app::{App, InputMode, RoomView};
 use crate::play::config;
+use crate::play::wording::setting_label;
 
 /// Width of the join panel: the longest join line fits.
 const JOIN_WIDTH: u16 = 54;
@@ -212,7 +213,7 @@ fn render_settings(app: &App, room: &RoomView, area: Rect, buf: &mut Buffer) {
                 Span::styled(format!("  {value}"), Style::new().bold())
             };
             Line::from(vec![
-                Span::styled(format!("{:<16}", field.as_str()), DIM),
+                Span::styled(format!("{:<14}", setting_label(field)), DIM),
                 value,
             ])
         })

@@ -54,7 +54,7 @@ export function show(root) {
       if (body.rows.length === 0) {
         fill(table, h('p', { class: 'hint', text: metric === 'rating'
           ? 'Nobody is ranked yet: a rating is provisional until a few rated matches against different people.'
-          : 'Nothing here yet. Play a match!' }));
+          : 'Nothing here yet: boards count rated matches, which need two or more people who answered (a match against bots only is not rated).' }));
         return;
       }
       fill(table, h('table', {},
