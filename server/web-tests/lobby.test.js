@@ -8,6 +8,8 @@ import WebSocket from 'ws';
 import { startServer, launch, phone } from './harness.js';
 
 const ROOMS = 55;
+/** The public rooms open so far, by code. */
+const codes = [];
 
 let server;
 let browser;
@@ -41,9 +43,30 @@ function publicRoom(name) {
   });
 }
 
+test('the public rooms count their players as people join, without a Refresh', async () => {
+  const code = await publicRoom('Host 0');
+  codes.push(code);
+  const page = await phone(browser);
+  await page.goto(`${server.base}/`);
+  await page.getByLabel('Name').fill('Mo');
+  await page.getByRole('button', { name: 'Let’s play' }).click();
+  const item = page.locator('.room-item', { hasText: code });
+  await item.getByText('1/8 players').waitFor();
+
+  const guest = new WebSocket(server.ws);
+  hosts.push(guest);
+  guest.on('open', () => guest.send(JSON.stringify({ id: '1', type: 'hello', protocol: 1, name: 'Guest' })));
+  guest.on('message', (data) => {
+    if (JSON.parse(String(data)).type === 'welcome') guest.send(JSON.stringify({ id: '2', type: 'join_room', code }));
+  });
+  // The lobby asks again every 5 s while it is shown.
+  await item.getByText('2/8 players').waitFor({ timeout: 12_000 });
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test('more than a page of public rooms: "More rooms" shows the rest, each once', async () => {
-  const codes = [];
-  for (let i = 1; i <= ROOMS; i += 1) codes.push(await publicRoom(`Host ${i}`));
+  while (codes.length < ROOMS) codes.push(await publicRoom(`Host ${codes.length}`));
 
   const page = await phone(browser);
   await page.goto(`${server.base}/`);

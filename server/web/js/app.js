@@ -424,6 +424,16 @@ export function createApp({ kind, route, handed, scanned, io }) {
     },
     closeDevice: forgetDeviceCode,
     listRooms: () => io.send({ type: 'list_rooms' }),
+    /**
+     * The first page of public rooms again, while the lobby shows it (seats
+     * fill and matches start); not once "More rooms" has added a page, which
+     * a refresh would take away. main.js calls it every ROOMS_REFRESH_MS.
+     */
+    refreshRooms() {
+      if (kind !== 'player' || state.room || state.solo || state.route.kind !== 'lobby') return;
+      if (state.conn !== 'open' || !state.me || state.roomsPaged || state.roomsMoreId) return;
+      io.send({ type: 'list_rooms' });
+    },
     /** The next page of public rooms, added under those shown. */
     moreRooms() {
       if (!state.roomsNext || state.roomsMoreId) return;

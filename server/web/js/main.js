@@ -16,6 +16,9 @@ import { celebrate } from './celebrate.js';
 import { floatReaction } from './screens/reactions.js';
 import { listOf } from './words.js';
 import { champions } from './ratings.js';
+
+/** How often the lobby asks for the public rooms again. */
+const ROOMS_REFRESH_MS = 5000;
 import { h, fill } from './dom.js';
 import * as nameScreen from './screens/name.js';
 import * as consentScreen from './screens/consent.js';
@@ -216,6 +219,12 @@ function startGame() {
     if (document.visibilityState === 'visible') wake();
   });
   addEventListener('online', wake);
+
+  // The lobby's public rooms stay current while the page is looked at.
+  setInterval(() => {
+    // Not through `act`: nothing changes until the answer comes (and redraws).
+    if (document.visibilityState === 'visible') game.act.refreshRooms();
+  }, ROOMS_REFRESH_MS);
 
   if (state.solo?.kind === 'challenge') peekChallenge(state.solo);
 

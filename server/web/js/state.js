@@ -220,6 +220,8 @@ export function applyServer(state, m) {
         state.rooms = page;
       }
       if (more) state.roomsMoreId = null;
+      // A list of more than the first page is not refreshed by itself.
+      state.roomsPaged = more;
       state.roomsNext = typeof m.next === 'string' ? m.next : null;
       return null;
     }
