@@ -52,6 +52,10 @@ pub fn rating_change(before: f64, after: f64, provisional: bool) -> String {
     )
 }
 
+/// Why a provisional rating ("1933?") moved so far, under the standings.
+pub const PROVISIONAL_WHY: &str =
+    "? provisional: a new rating moves in big steps until it is ranked";
+
 /// What "unrated" means, wherever it shows.
 pub const UNRATED_WHY: &str =
     "unrated: a match rates people (not bots) who answered, if two or more did";

@@ -13,6 +13,9 @@ export function ratingChange(before, after, provisional = false) {
   return `${Math.round(before)} → ${ratingText(after, provisional)} (${sign}${Math.abs(d)})`;
 }
 
+/** Why a provisional rating ("1933?") moved so far, wherever one shows. */
+export const PROVISIONAL_WHY = 'A rating marked ? is provisional: it starts uncertain, so its first rated matches move it in big steps; it settles as it is ranked.';
+
 /** What "unrated" means, wherever it shows. */
 export const UNRATED_WHY = 'A match rates the people (not bots) who answered, when two or more did.';
 

@@ -10,7 +10,9 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table, Widget};
 
 use super::{panel, render_input_line, ACCENT, DIM};
 use crate::play::app::App;
-use crate::play::wording::{metric_value, on_podium, rating_change, PROVISIONAL_NOTE, UNRATED_WHY};
+use crate::play::wording::{
+    metric_value, on_podium, rating_change, PROVISIONAL_NOTE, PROVISIONAL_WHY, UNRATED_WHY,
+};
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let Some(room) = &app.room else { return };
@@ -156,16 +158,41 @@ fn render_standings(app: &App, standings: &[Standing], area: Rect, buf: &mut Buf
     )
     .block(panel(" Final standings "))
     .render(area, buf);
-    // Say what "unrated" means where it shows, on the panel's last line.
-    if standings.iter().any(|s| s.rating_after.is_none()) && area.height > 3 {
-        let note = Rect {
-            x: area.x + 2,
-            y: area.y + area.height - 2,
-            width: area.width.saturating_sub(4),
-            height: 1,
-        };
-        Paragraph::new(Line::styled(UNRATED_WHY, DIM)).render(note, buf);
+    // Say what "unrated" and a provisional "?" mean where they show, on
+    // the panel's last lines.
+    let notes = [
+        standings
+            .iter()
+            .any(|s| s.rating_after.is_some() && s.rating_provisional)
+            .then_some(PROVISIONAL_WHY),
+        standings
+            .iter()
+            .any(|s| s.rating_after.is_none())
+            .then_some(UNRATED_WHY),
+    ];
+    let mut below = 0;
+    for why in notes.into_iter().flatten().rev() {
+        if area.height <= 3 + below + usize_to_u16(standings.len()) {
+            break;
+        }
+        last_line_note(area, below, why, buf);
+        below += 1;
     }
+}
+
+fn usize_to_u16(n: usize) -> u16 {
+    u16::try_from(n).unwrap_or(u16::MAX)
+}
+
+/// A dim note on a panel's last line inside its border (`up` lines above it).
+fn last_line_note(area: Rect, up: u16, text: &str, buf: &mut Buffer) {
+    let line = Rect {
+        x: area.x + 2,
+        y: area.y + area.height.saturating_sub(2 + up),
+        width: area.width.saturating_sub(4),
+        height: 1,
+    };
+    Paragraph::new(Line::styled(text, DIM)).render(line, buf);
 }
 
 pub(super) fn render_leaderboard(app: &App, area: Rect, buf: &mut Buffer) {
@@ -205,14 +232,8 @@ pub(super) fn render_leaderboard(app: &App, area: Rect, buf: &mut Buffer) {
             .block(block)
             .render(area, buf);
             // Say who is not on the rating board, on the panel's last line.
-            if b.metric == Metric::Rating && area.height > rows.len() as u16 + 4 {
-                let note = Rect {
-                    x: area.x + 2,
-                    y: area.y + area.height - 2,
-                    width: area.width.saturating_sub(4),
-                    height: 1,
-                };
-                Paragraph::new(Line::styled(PROVISIONAL_NOTE, DIM)).render(note, buf);
+            if b.metric == Metric::Rating && area.height > usize_to_u16(rows.len()) + 4 {
+                last_line_note(area, 0, PROVISIONAL_NOTE, buf);
             }
         }
         _ => {

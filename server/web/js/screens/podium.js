@@ -3,7 +3,7 @@
 import { h, fill, keyedFill } from '../dom.js';
 import { isHost } from '../state.js';
 import { ordinal } from '../words.js';
-import { onPodium, champions, ratingChange, UNRATED_WHY } from '../ratings.js';
+import { onPodium, champions, ratingChange, PROVISIONAL_WHY, UNRATED_WHY } from '../ratings.js';
 import { resultView } from './round.js';
 import { readyPanel } from './ready.js';
 
@@ -32,11 +32,15 @@ export function standingsList(state, { big = false } = {}) {
     }));
 }
 
-/** Says what "unrated" means under standings that show it. */
+/** Says what "unrated" and a provisional "?" mean under standings that show them. */
 export function unratedNote(state) {
   const standings = state.room.standings ?? [];
-  const shown = standings.some((s) => typeof s.rating_after !== 'number');
-  return shown ? h('p', { class: 'hint unrated-why', text: `Unrated: ${UNRATED_WHY.toLowerCase()}` }) : null;
+  const unrated = standings.some((s) => typeof s.rating_after !== 'number');
+  const provisional = standings.some((s) => typeof s.rating_after === 'number' && s.rating_provisional);
+  return [
+    unrated && h('p', { class: 'hint unrated-why', text: `Unrated: ${UNRATED_WHY.toLowerCase()}` }),
+    provisional && h('p', { class: 'hint provisional-why', text: PROVISIONAL_WHY }),
+  ].filter(Boolean);
 }
 
 export function mount(root, { act }) {
@@ -58,7 +62,7 @@ export function mount(root, { act }) {
       else if (mine && onPodium(mine) && mine.rank === 1) head.textContent = firsts > 1 ? '🎉 You share first place!' : '🎉 You won the match!';
       else if (mine) head.textContent = `Match over: you came ${ordinal(mine.rank)}`;
       else head.textContent = 'Match over';
-      fill(list, standingsList(state), unratedNote(state));
+      fill(list, standingsList(state), ...unratedNote(state));
       // The last round ended the match; its result is still worth a look.
       fill(last, state.room.result && h('details', { class: 'card-panel' },
         h('summary', { text: `How round ${state.room.result.round} ended` }), resultView(state)));
