@@ -170,13 +170,11 @@ fn render_standings(app: &App, standings: &[Standing], area: Rect, buf: &mut Buf
             .any(|s| s.rating_after.is_none())
             .then_some(UNRATED_WHY),
     ];
-    let mut below = 0;
-    for why in notes.into_iter().flatten().rev() {
+    for (below, why) in (0u16..).zip(notes.into_iter().flatten().rev()) {
         if area.height <= 3 + below + usize_to_u16(standings.len()) {
             break;
         }
         last_line_note(area, below, why, buf);
-        below += 1;
     }
 }
 
