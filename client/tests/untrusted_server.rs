@@ -44,19 +44,11 @@ fn chat(text: &str) -> String {
 /// a clipboard write, a screen clear, a forged line, a bidi override.
 fn hostile_script() -> Vec<String> {
     let name = "Eve\u{1b}]52;c;cm0gLXJmIH4=\u{7}";
-    let snapshot = json!({
-        "type": "room_state", "code": "AB\u{1b}[2JCDE", "host": 2,
-        "settings": {"variant": "krypto", "rules": "free", "rounds": 3,
-            "target_score": null, "round_seconds": 90, "lockout_seconds": 5,
-            "wrong_penalty": 0, "deal": "solvable", "difficulty": "any",
-            "max_players": 8, "public": false},
-        "state": "lobby", "locked": false, "rounds_total": 3,
-        "players": [
-            {"id": 1, "name": "Ann", "score": 0, "connected": true, "spectator": false},
-            {"id": 2, "name": name, "score": 0, "connected": true, "spectator": false}
-        ],
-        "recent": [{"type": "chat", "from": 2, "name": name, "text": "hi\r\nSERVER: you won!"}]
-    });
+    let snapshot = room_of(
+        "AB\u{1b}[2JCDE",
+        name,
+        json!([{"type": "chat", "from": 2, "name": name, "text": "hi\r\nSERVER: you won!"}]),
+    );
     vec![
         welcome("Ann"),
         snapshot.to_string(),
@@ -278,8 +270,14 @@ fn tui(server: &str, config: &std::path::Path) -> Terminal {
 
 /// A room Ann (player 1) is in, hosted by Eve (player 2).
 fn room_state() -> String {
+    room_of("ABCDE", "Eve", json!([])).to_string()
+}
+
+/// A waiting room `code` of Ann (player 1) and its host, player 2 called
+/// `host`, with `recent` events.
+fn room_of(code: &str, host: &str, recent: Value) -> Value {
     json!({
-        "type": "room_state", "code": "ABCDE", "host": 2,
+        "type": "room_state", "code": code, "host": 2,
         "settings": {"variant": "krypto", "rules": "free", "rounds": 3,
             "target_score": null, "round_seconds": 90, "lockout_seconds": 5,
             "wrong_penalty": 0, "deal": "solvable", "difficulty": "any",
@@ -287,11 +285,10 @@ fn room_state() -> String {
         "state": "lobby", "locked": false, "rounds_total": 3,
         "players": [
             {"id": 1, "name": "Ann", "score": 0, "connected": true, "spectator": false},
-            {"id": 2, "name": "Eve", "score": 0, "connected": true, "spectator": false}
+            {"id": 2, "name": host, "score": 0, "connected": true, "spectator": false}
         ],
-        "recent": []
+        "recent": recent
     })
-    .to_string()
 }
 
 #[test]
