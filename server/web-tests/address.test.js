@@ -40,12 +40,16 @@ test("a node's WebSocket URL becomes its HTTP base", () => {
   assert.equal(httpBaseOf('ws://host-b:7878/ws'), 'http://host-b:7878');
   assert.equal(httpBaseOf('wss://krypto.example/ws'), 'https://krypto.example');
   assert.equal(httpBaseOf('ws://proxy/node-b/ws'), 'http://proxy/node-b');
-  assert.equal(httpBaseOf('wss://proxy/node-b/ws/'), 'https://proxy/node-b');
+
   assert.equal(httpBaseOf('ws://[::1]:9/ws'), 'http://[::1]:9');
   // Untrusted input: anything but ws:// and wss:// is refused.
   for (const bad of [
     'http://host-b/ws', 'https://evil.example/', 'javascript:alert(1)', 'file:///etc/passwd',
     'ws://user:pw@host-b/ws', 'not a url', '', 'data:text/html,<b>x</b>',
+    // Only a krypto server's WebSocket: a path ending in /ws, no query or fragment (as the terminal).
+    'ws://host-b:7878/', 'ws://host-b:7878', 'ws://host-b:7878/cgi-bin/x', 'ws://lan/cgi-bin/x?confirm=1',
+    'ws://host-b:7878/ws?confirm=1', 'ws://host-b:7878/ws?', 'ws://host-b:7878/ws#top', 'ws://user@host-b/ws',
+    'wss://proxy/node-b/ws/',
   ]) {
     assert.equal(httpBaseOf(bad), null, bad);
   }

@@ -55,8 +55,11 @@ export function socketUrl(loc) {
 
 /**
  * The HTTP base of the node at WebSocket `url`, or null when it is not a
- * `ws://` or `wss://` address (it came from the network): ws → http,
- * wss → https, the trailing `/ws` dropped, any path prefix kept.
+ * krypto server's WebSocket address (it came from the network): `ws://` or
+ * `wss://` with a host, a path ending in `/ws`, and no query, fragment or
+ * credentials — the terminal client's rule (client/src/redirect.rs), so a
+ * hostile server cannot send a phone to a LAN device's `/cgi-bin/…?x=1`.
+ * ws → http, wss → https, the `/ws` dropped, any path prefix kept:
  * `ws://proxy/node-b/ws` → `http://proxy/node-b`.
  */
 export function httpBaseOf(url) {
@@ -68,8 +71,8 @@ export function httpBaseOf(url) {
   }
   const scheme = { 'ws:': 'http:', 'wss:': 'https:' }[u.protocol];
   if (!scheme || !u.host || u.username || u.password) return null;
-  const path = u.pathname.replace(/\/ws\/?$/, '').replace(/\/+$/, '');
-  return `${scheme}//${u.host}${path}`;
+  if (/[?#]/.test(url) || !u.pathname.endsWith('/ws')) return null;
+  return `${scheme}//${u.host}${u.pathname.slice(0, -'/ws'.length)}`;
 }
 
 /**
