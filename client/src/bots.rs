@@ -200,7 +200,7 @@ async fn bot(config: BotConfig, out: &Lines, err: &Lines) -> anyhow::Result<()> 
             continue;
         };
         target.bot = true;
-        let (tx, mut rx) = mpsc::unbounded_channel::<NetEvent>();
+        let (tx, mut rx) = mpsc::channel::<NetEvent>(crate::play::net::QUEUE);
         let net = target.connect(tx);
         let mut me: Option<PlayerId> = None;
         let mut settings = RoomSettings::default();

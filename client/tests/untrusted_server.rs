@@ -326,18 +326,23 @@ fn a_flood_of_arrivals_does_not_keep_the_terminal_ui_from_quitting() {
 
 #[cfg(unix)]
 #[test]
-fn sigterm_restores_the_terminal() {
-    let scratch = Scratch::new();
-    let (addr, _seen) = ws_server(once(vec![welcome("Ann")]));
-    let mut ann = tui(&format!("ws://{addr}/ws"), &scratch.config("ann"));
-    ann.wait_for("the lobby", |s| s.contains("online"));
-    let killed = std::process::Command::new("kill")
-        .args(["-TERM", &ann.pid().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    assert!(ann.exited(), "SIGTERM did not end the client");
-    assert!(ann.restored(), "the terminal was left as the client had it");
+fn sigterm_and_sighup_restore_the_terminal() {
+    for signal in ["TERM", "HUP"] {
+        let scratch = Scratch::new();
+        let (addr, _seen) = ws_server(once(vec![welcome("Ann")]));
+        let mut ann = tui(&format!("ws://{addr}/ws"), &scratch.config("ann"));
+        ann.wait_for("the lobby", |s| s.contains("online"));
+        let killed = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &ann.pid().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        assert!(ann.exited(), "SIG{signal} did not end the client");
+        assert!(
+            ann.restored(),
+            "SIG{signal} left the terminal as the client had it"
+        );
+    }
 }
 
 #[test]

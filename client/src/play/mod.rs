@@ -108,7 +108,7 @@ impl Target {
     }
 
     /// Starts the connection task, its events going into `tx`.
-    pub fn connect<E>(&self, tx: mpsc::UnboundedSender<E>) -> NetHandle
+    pub fn connect<E>(&self, tx: mpsc::Sender<E>) -> NetHandle
     where
         E: From<NetEvent> + Send + 'static,
     {
@@ -164,10 +164,10 @@ async fn run_tui(target: Target) -> anyhow::Result<bool> {
     // Keys and ticks in one queue, the network in another: each turn takes
     // every key waiting and at most `NET_EVENTS_PER_TURN` messages, so keys
     // never queue behind a flood.
-    let (tx, mut input) = mpsc::unbounded_channel::<Event>();
-    let (net_tx, mut network) = mpsc::unbounded_channel::<NetEvent>();
+    let (tx, mut input) = mpsc::channel::<Event>(net::QUEUE);
+    let (net_tx, mut network) = mpsc::channel::<NetEvent>(net::QUEUE);
     let net = target.connect(net_tx);
-    spawn_ticks(tx.clone());
+    spawn_ticks(tx.clone(), TICK, Event::Tick);
     let keys = tx.clone();
     tokio::spawn(async move {
         let mut stream = crossterm::event::EventStream::new();
@@ -177,7 +177,7 @@ async fn run_tui(target: Target) -> anyhow::Result<bool> {
                 crossterm::event::Event::Resize(..) => Event::Resize,
                 _ => continue,
             };
-            if keys.send(event).is_err() {
+            if keys.send(event).await.is_err() {
                 break;
             }
         }
@@ -299,14 +299,20 @@ fn perform(target: &Target, net: &NetHandle, app: &mut App, action: Action) -> b
     }
 }
 
-fn spawn_ticks(tx: mpsc::UnboundedSender<Event>) {
+/// Sends `tick(time since now)` every `every` until the receiver is gone;
+/// a tick missed while the queue was full is skipped.
+pub(crate) fn spawn_ticks<E: Send + 'static>(
+    tx: mpsc::Sender<E>,
+    every: Duration,
+    tick: fn(Duration) -> E,
+) {
     let start = Instant::now();
     tokio::spawn(async move {
-        let mut interval = tokio::time::interval(TICK);
+        let mut interval = tokio::time::interval(every);
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         loop {
             interval.tick().await;
-            if tx.send(Event::Tick(start.elapsed())).is_err() {
+            if tx.send(tick(start.elapsed())).await.is_err() {
                 break;
             }
         }
@@ -335,18 +341,18 @@ fn without_secrets(raw: &str) -> std::borrow::Cow<'_, str> {
 /// `--plain` and `--json`: commands and formulas from standard input,
 /// readable lines (or the server's JSON) on standard output.
 async fn run_lines(target: Target, json: bool) -> anyhow::Result<bool> {
-    let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
+    let (tx, mut rx) = mpsc::channel::<Event>(net::QUEUE);
     let net = target.connect(tx.clone());
-    spawn_ticks(tx.clone());
+    spawn_ticks(tx.clone(), TICK, Event::Tick);
     let lines = tx.clone();
     tokio::spawn(async move {
         let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
         while let Ok(Some(line)) = stdin.next_line().await {
-            if lines.send(Event::Line(line)).is_err() {
+            if lines.send(Event::Line(line)).await.is_err() {
                 return;
             }
         }
-        let _ = lines.send(Event::InputClosed);
+        let _ = lines.send(Event::InputClosed).await;
     });
     let mut app = App::new(&target.server, &target.name);
     let mut printed = 0usize;

@@ -35,6 +35,11 @@ pub const BACKOFF_START: Duration = Duration::from_millis(500);
 pub const BACKOFF_MAX: Duration = Duration::from_secs(10);
 /// Longest wait for the TCP connection and WebSocket handshake.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Events at most waiting for the caller. A server that sends faster than
+/// the caller reads waits: its socket is not read meanwhile (TCP holds it
+/// back), so a flood costs the client this many messages of memory, not
+/// whatever the server sends.
+pub const QUEUE: usize = 256;
 /// Request id of our `hello`, so its refusal can be told from other errors.
 const HELLO_ID: &str = "hello";
 
@@ -131,7 +136,7 @@ pub fn jittered(wait: Duration, fraction: f64) -> Duration {
 /// Starts the connection task for `url`; events go to `events`, wrapped by
 /// `E::from`. The task ends when every [`NetHandle`] is dropped, when the
 /// event queue closes, or when the server refuses the name.
-pub fn spawn<E>(url: String, identity: Identity, events: mpsc::UnboundedSender<E>) -> NetHandle
+pub fn spawn<E>(url: String, identity: Identity, events: mpsc::Sender<E>) -> NetHandle
 where
     E: From<NetEvent> + Send + 'static,
 {
@@ -174,7 +179,7 @@ async fn run<E: From<NetEvent>>(
     home: String,
     mut identity: Identity,
     mut commands: mpsc::UnboundedReceiver<Command>,
-    events: mpsc::UnboundedSender<E>,
+    events: mpsc::Sender<E>,
 ) {
     let mut url = home.clone();
     let mut failures = 0u32;
@@ -204,13 +209,17 @@ async fn run<E: From<NetEvent>>(
                 }
             };
             url = home.clone();
-            if events.send(E::from(NetEvent::Home { reason })).is_err() {
+            if events
+                .send(E::from(NetEvent::Home { reason }))
+                .await
+                .is_err()
+            {
                 return;
             }
         }
         let retry_in = jittered(backoff(failures), rand::random::<f64>());
         let lost = NetEvent::Disconnected { reason, retry_in };
-        if events.send(E::from(lost)).is_err() {
+        if events.send(E::from(lost)).await.is_err() {
             return;
         }
         tokio::select! {
@@ -226,7 +235,7 @@ async fn session<E: From<NetEvent>>(
     url: &str,
     identity: &mut Identity,
     commands: &mut mpsc::UnboundedReceiver<Command>,
-    events: &mpsc::UnboundedSender<E>,
+    events: &mpsc::Sender<E>,
     failures: &mut u32,
 ) -> Ended {
     let connected =
@@ -315,13 +324,13 @@ async fn session<E: From<NetEvent>>(
                         if envelope.id.as_deref() == Some(HELLO_ID) && is_final(*code) =>
                     {
                         let refused = NetEvent::Refused { code: *code, message: message.clone() };
-                        let _ = events.send(E::from(refused));
+                        let _ = events.send(E::from(refused)).await;
                         let _ = ws.close(None).await;
                         return Ended::Stop;
                     }
                     _ => {}
                 }
-                if events.send(E::from(NetEvent::Message { envelope: Box::new(envelope), raw: text })).is_err() {
+                if events.send(E::from(NetEvent::Message { envelope: Box::new(envelope), raw: text })).await.is_err() {
                     let _ = ws.close(None).await;
                     return Ended::Stop;
                 }

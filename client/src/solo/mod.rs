@@ -14,7 +14,7 @@ pub mod board;
 pub mod session;
 
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Context;
 use krypto_core::protocol::ChallengeCode;
@@ -91,28 +91,17 @@ fn play(mode: Mode, server: Option<&str>, name: Option<&str>, json: bool) -> any
     let base = config::http_base(&target.server)?;
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     let result = runtime.block_on(async move {
-        let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
+        let (tx, mut rx) = mpsc::channel::<Event>(crate::play::net::QUEUE);
         let net = target.connect(tx.clone());
-        let ticks = tx.clone();
-        tokio::spawn(async move {
-            let start = Instant::now();
-            let mut interval = tokio::time::interval(TICK);
-            interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-            loop {
-                interval.tick().await;
-                if ticks.send(Event::Tick(start.elapsed())).is_err() {
-                    break;
-                }
-            }
-        });
+        crate::play::spawn_ticks(tx.clone(), TICK, Event::Tick);
         tokio::spawn(async move {
             let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
             while let Ok(Some(line)) = stdin.next_line().await {
-                if tx.send(Event::Line(line)).is_err() {
+                if tx.send(Event::Line(line)).await.is_err() {
                     return;
                 }
             }
-            let _ = tx.send(Event::InputClosed);
+            let _ = tx.send(Event::InputClosed).await;
         });
         let mut session = Session::new(mode, &base);
         let mut out = std::io::stdout();
