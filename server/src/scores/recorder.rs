@@ -44,7 +44,7 @@ use tokio::time::Instant;
 
 use crate::db::backoff::Backoff;
 use crate::db::scores::{Applied, NewPlayer, Write};
-use crate::db::{Created, Db, DbError, Writer};
+use crate::db::{within, Created, Db, DbError, Writer};
 use crate::ops::durability::Durability;
 use crate::scores::journal::{Entry, Journal, JournalError};
 use crate::scores::periods::now_ms;
@@ -57,10 +57,6 @@ pub const QUEUE: usize = 8192;
 
 /// Most requests in one transaction, so one commit cannot grow without end.
 const MAX_BATCH: usize = 2048;
-
-/// Longest wait for a new connection to the database (an unreachable host
-/// may never refuse): the recorder journals meanwhile.
-const CONNECT_WAIT: Duration = Duration::from_secs(3);
 
 /// Why something was not recorded.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -103,6 +99,11 @@ pub struct JournalOptions {
     pub max_age: Duration,
     /// Requests that may wait in the recorder's queue ([`QUEUE`]).
     pub queue: usize,
+    /// The longest the recorder waits for the database — a new connection,
+    /// a batch's commit — before it takes it for an outage and journals
+    /// ([`crate::db::DEADLINE`]): the bound on how long a result waits
+    /// before the journal takes it.
+    pub deadline: Duration,
 }
 
 impl JournalOptions {
@@ -113,6 +114,7 @@ impl JournalOptions {
             max_bytes: JOURNAL_MAX_BYTES,
             max_age: JOURNAL_MAX_AGE,
             queue: QUEUE,
+            deadline: crate::db::DEADLINE,
         }
     }
 }
@@ -460,7 +462,12 @@ impl Task {
     /// See [`Task::commit`].
     async fn apply(&mut self, requests: &[&[Write]]) -> Result<Answers, DbError> {
         let started = std::time::Instant::now();
-        let applied = self.connect().await?.apply_batch(requests).await;
+        let deadline = self.options.deadline;
+        let writer = self.connect().await?;
+        // A link that drops packets silently would hold the commit for
+        // minutes: past the deadline the batch is taken for unwritten and
+        // journaled (it may have landed; replaying it changes nothing).
+        let applied = within(deadline, writer.apply_batch(requests)).await;
         match applied {
             Ok(results) => {
                 let mut answers = Vec::with_capacity(results.len());
@@ -490,9 +497,7 @@ impl Task {
     /// The recorder's connection, opened again if it was lost.
     async fn connect(&mut self) -> Result<&mut Writer, DbError> {
         if self.writer.is_none() {
-            let writer = tokio::time::timeout(CONNECT_WAIT, self.db.writer())
-                .await
-                .map_err(|_| DbError::Timeout(CONNECT_WAIT))??;
+            let writer = within(self.options.deadline, self.db.writer()).await?;
             self.state.reconnects.fetch_add(1, Ordering::Relaxed);
             self.writer = Some(writer);
         }
