@@ -179,7 +179,10 @@ async fn a_black_holed_database_is_journaled_past_the_deadline_and_play_goes_on(
     // to the journal. Each verdict comes (a frozen room never would).
     for round in 2..=4 {
         let (won, thought, answered) = timed_win(&mut ann, &mut ben, round).await;
-        eprintln!("round {round}: verdict after {answered:?}");
+        eprintln!(
+            "round {round}: elapsed_ms {} for {thought:?} from deal to answer; verdict after {answered:?}",
+            won.3
+        );
         // The player's time is from the deal to the answer's arrival: the
         // hold of the previous round's verdict (10 s of room time, longer
         // than the 4 s between rounds) is not in it, and no deal was
@@ -250,7 +253,8 @@ async fn a_commit_whose_answer_was_lost_is_replayed_without_counting_twice() {
 }
 
 /// A kill -9 of the server while its database link is black-holed: every
-/// win announced before it was journaled, and the next start replays them.
+/// win announced before it was journaled, and the next start replays them
+/// and closes the match that can never finish as abandoned.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kill_9_during_a_drop_loses_no_announced_win() {
     let Some(setup) = Setup::new().await else {
@@ -271,4 +275,8 @@ async fn a_kill_9_during_a_drop_loses_no_announced_win() {
     ready_again(&again).await;
     assert_eq!(setup.recorded().await, announced);
     assert!(!setup.journal.exists());
+    // Its match can never finish: closed at the start, not left playing.
+    let mut db = Raw::connect(&setup.url).await;
+    let statuses: Vec<(String,)> = db.rows("SELECT status FROM matches").await;
+    assert_eq!(statuses, vec![("abandoned".to_owned(),)]);
 }

@@ -17,12 +17,14 @@
 //! arriving together costs one transaction per batch, not one each.
 //!
 //! When the database cannot take a batch (a lost connection, a restarting
-//! server, a foreign lock on a SQLite file, a full disk), the batch goes to
-//! the [`Journal`] instead — fsync'd, so it is as durable as a commit — and
+//! server, a foreign lock on a SQLite file, a full disk, or no answer
+//! within the deadline — a link that silently drops packets never fails on
+//! its own), the batch goes to the [`Journal`] instead — fsync'd, so it is as durable as a commit — and
 //! is answered from there; so does every batch after it, to keep the
 //! order, until the database is back. The recorder then opens a new
-//! connection (with [`Backoff`]) and replays the journal into it, in
-//! order; every write is idempotent (match ids, round numbers and attempt
+//! connection (with [`Backoff`], in a task of its own, so a result never
+//! waits for an attempt to reach a database that does not answer) and
+//! replays the journal into it, in order; every write is idempotent (match ids, round numbers and attempt
 //! numbers are the keys), so a batch applied twice — a commit whose answer
 //! was lost, a replay cut short — changes nothing. A write is never
 //! dropped because the database was unavailable: if neither the database
@@ -41,6 +43,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
+use uuid::Uuid;
 
 use crate::db::backoff::Backoff;
 use crate::db::scores::{Applied, NewPlayer, Write};
@@ -186,6 +189,7 @@ impl Recorder {
         if !left.is_empty() && !task.replay().await {
             task.down = true;
         }
+        task.close_cut_off(&left).await;
         let handle = tokio::spawn(task.run(rx));
         Ok((Recorder { tx, commits, state }, handle))
     }
@@ -299,13 +303,42 @@ impl Task {
     async fn run(mut self, mut rx: mpsc::Receiver<Request>) {
         let mut closers = Vec::new();
         let mut retry = Instant::now() + self.backoff.next_wait();
+        // A new connection being opened while the recorder journals: off
+        // the recorder's path, so a result never waits for an attempt to
+        // reach a database that does not answer.
+        let mut probe: Option<JoinHandle<Result<Writer, DbError>>> = None;
         loop {
             let first = if self.down {
                 tokio::select! {
                     request = rx.recv() => request,
-                    () = tokio::time::sleep_until(retry) => {
-                        if !self.replay().await {
-                            retry = Instant::now() + self.backoff.next_wait();
+                    () = tokio::time::sleep_until(retry), if probe.is_none() => {
+                        if self.writer.is_some() {
+                            if !self.replay().await {
+                                retry = Instant::now() + self.backoff.next_wait();
+                            }
+                        } else {
+                            let db = self.db.clone();
+                            let deadline = self.options.deadline;
+                            probe = Some(tokio::spawn(async move {
+                                within(deadline, db.writer()).await
+                            }));
+                        }
+                        continue;
+                    }
+                    opened = opening(&mut probe), if probe.is_some() => {
+                        probe = None;
+                        match opened {
+                            Ok(writer) => {
+                                self.state.reconnects.fetch_add(1, Ordering::Relaxed);
+                                self.writer = Some(writer);
+                                if !self.replay().await {
+                                    retry = Instant::now() + self.backoff.next_wait();
+                                }
+                            }
+                            Err(e) => {
+                                self.lost(&e);
+                                retry = Instant::now() + self.backoff.next_wait();
+                            }
                         }
                         continue;
                     }
@@ -343,6 +376,9 @@ impl Task {
                     retry = Instant::now() + self.backoff.next_wait();
                 }
             }
+        }
+        if let Some(probe) = probe.take() {
+            probe.abort();
         }
         if self.down && !self.replay().await {
             tracing::warn!(
@@ -432,6 +468,44 @@ impl Task {
                 }
             }
         }
+    }
+
+    /// Records as abandoned the matches the journal left by the last run
+    /// shows in play and not over: that run ended without saving its rooms
+    /// (a kill -9, a crash, a stop while the database was away — a room is
+    /// saved only through the database, and the journal is replayed before
+    /// that), so they can never finish. After the journal, in order: a
+    /// match it finished stays finished.
+    async fn close_cut_off(&mut self, left: &[Entry]) {
+        let mut open: Vec<Uuid> = Vec::new();
+        for write in left.iter().flat_map(|e| &e.requests).flatten() {
+            let (id, over) = match write {
+                Write::CreatePlayer(_) => continue,
+                Write::StartMatch(m) => (m.id, false),
+                Write::StartRound(r) => (r.match_id, false),
+                Write::Attempt(a) => (a.match_id, false),
+                Write::RoundResult(r) => (r.start.match_id, false),
+                Write::FinishMatch(end) => (end.match_id, true),
+                Write::AbandonMatch { match_id, .. } => (*match_id, true),
+            };
+            open.retain(|m| *m != id);
+            if !over {
+                open.push(id);
+            }
+        }
+        if open.is_empty() {
+            return;
+        }
+        tracing::warn!(
+            matches = open.len(),
+            "matches cut off by the end of the last run recorded as abandoned"
+        );
+        let at_ms = now_ms();
+        let writes = open
+            .into_iter()
+            .map(|match_id| Write::AbandonMatch { match_id, at_ms })
+            .collect();
+        self.record(vec![(writes, None)]).await;
     }
 
     /// Notes that the database could not take a batch.
@@ -605,6 +679,19 @@ impl Task {
                 "the journal is full: no new matches until the database is back"
             );
         }
+    }
+}
+
+/// The connection `probe` is opening, once it is open (or failed); never
+/// without a probe.
+async fn opening(
+    probe: &mut Option<JoinHandle<Result<Writer, DbError>>>,
+) -> Result<Writer, DbError> {
+    match probe {
+        Some(probe) => probe.await.unwrap_or(Err(DbError::Invariant(
+            "the recorder's connection attempt panicked",
+        ))),
+        None => std::future::pending().await,
     }
 }
 
