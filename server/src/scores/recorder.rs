@@ -35,7 +35,6 @@
 //! during an outage they are refused ([`RecordError::Unavailable`]), never
 //! journaled.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,13 +42,13 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
-use uuid::Uuid;
 
 use crate::db::backoff::Backoff;
 use crate::db::scores::{Applied, NewPlayer, Write};
 use crate::db::{within, Created, Db, DbError, Writer};
 use crate::ops::durability::Durability;
-use crate::scores::journal::{Entry, Journal, JournalError};
+use crate::scores::journal::{unfinished_matches, Entry, Journal, JournalError};
+pub use crate::scores::journal::{JournalOptions, JOURNAL_MAX_AGE, JOURNAL_MAX_BYTES};
 use crate::scores::periods::now_ms;
 
 /// Requests waiting for the recorder by default; a room sending to a full
@@ -90,44 +89,6 @@ pub enum StartError {
     #[error(transparent)]
     Journal(#[from] JournalError),
 }
-
-/// Where the journal is and how far it may grow.
-#[derive(Debug, Clone)]
-pub struct JournalOptions {
-    /// The journal file.
-    pub path: PathBuf,
-    /// Beyond this size (bytes) the journal is full.
-    pub max_bytes: u64,
-    /// A journal whose oldest batch is older than this is full.
-    pub max_age: Duration,
-    /// Requests that may wait in the recorder's queue ([`QUEUE`]).
-    pub queue: usize,
-    /// The longest the recorder waits for the database — a new connection,
-    /// a batch's commit — before it takes it for an outage and journals
-    /// ([`crate::db::DEADLINE`]): the bound on how long a result waits
-    /// before the journal takes it.
-    pub deadline: Duration,
-}
-
-impl JournalOptions {
-    /// A journal at `path` with the default bounds.
-    pub fn at(path: PathBuf) -> JournalOptions {
-        JournalOptions {
-            path,
-            max_bytes: JOURNAL_MAX_BYTES,
-            max_age: JOURNAL_MAX_AGE,
-            queue: QUEUE,
-            deadline: crate::db::DEADLINE,
-        }
-    }
-}
-
-/// The journal's default size bound: some hours of a busy server's results.
-pub const JOURNAL_MAX_BYTES: u64 = 256 * 1024 * 1024;
-
-/// The journal's default age bound: a database away for a day needs a
-/// person, not more journal.
-pub const JOURNAL_MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
 
 type Reply = oneshot::Sender<Result<Vec<Applied>, RecordError>>;
 
@@ -477,22 +438,7 @@ impl Task {
     /// that), so they can never finish. After the journal, in order: a
     /// match it finished stays finished.
     async fn close_cut_off(&mut self, left: &[Entry]) {
-        let mut open: Vec<Uuid> = Vec::new();
-        for write in left.iter().flat_map(|e| &e.requests).flatten() {
-            let (id, over) = match write {
-                Write::CreatePlayer(_) => continue,
-                Write::StartMatch(m) => (m.id, false),
-                Write::StartRound(r) => (r.match_id, false),
-                Write::Attempt(a) => (a.match_id, false),
-                Write::RoundResult(r) => (r.start.match_id, false),
-                Write::FinishMatch(end) => (end.match_id, true),
-                Write::AbandonMatch { match_id, .. } => (*match_id, true),
-            };
-            open.retain(|m| *m != id);
-            if !over {
-                open.push(id);
-            }
-        }
+        let open = unfinished_matches(left);
         if open.is_empty() {
             return;
         }
