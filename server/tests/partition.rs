@@ -280,3 +280,109 @@ async fn a_kill_9_during_a_drop_loses_no_announced_win() {
     let statuses: Vec<(String,)> = db.rows("SELECT status FROM matches").await;
     assert_eq!(statuses, vec![("abandoned".to_owned(),)]);
 }
+
+/// Polls `check` until it answers, failing after 20 s.
+async fn eventually<T, F: std::future::Future<Output = Option<T>>>(
+    what: &str,
+    mut check: impl FnMut() -> F,
+) -> T {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(answer) = check().await {
+            return answer;
+        }
+        assert!(Instant::now() < deadline, "never happened: {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The one integer `sql` answers on `db`.
+async fn count(db: &str, sql: &str) -> i64 {
+    let (n,): (i64,) = Raw::connect(db).await.one(sql).await;
+    n
+}
+
+/// A node of a cluster on `db` with a node timeout of 1 s.
+fn node(db: &str, extra: &[&str]) -> Process {
+    let addr = free_addr();
+    let public_url = format!("ws://{addr}/ws");
+    let mut args = vec!["--public-url", &public_url, "--node-timeout-secs", "1"];
+    args.extend_from_slice(extra);
+    Process::start_at(addr, db, &args)
+}
+
+/// Node A cut off for longer than the node timeout: B takes it for dead.
+/// Ann, who hosted a room on A (where Ben plays on), comes to B and opens
+/// a room there. When the
+/// link heals, A registers again and re-publishes its rooms and seats — but
+/// not Ann's: her seat on B is newer. A drops its stale seat of hers, so
+/// she is never seated, nor hosting, on two nodes in the directory.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_back_from_a_partition_does_not_overwrite_a_newer_seat() {
+    let Some(setup) = Setup::new().await else {
+        eprintln!("skipped: no PostgreSQL here");
+        return;
+    };
+    let deadline = DEADLINE_MS.to_string();
+    let journal = setup.journal.display().to_string();
+    let a = node(
+        &setup.proxy.url,
+        &["--database-deadline-ms", &deadline, "--journal", &journal],
+    );
+    let b = node(&setup.url, &[]);
+    let (mut ann, welcome) = a.player(common::hello("Ann")).await;
+    let on_a = ann.request(json!({"type": "create_room"})).await;
+    let on_a = on_a["code"].as_str().unwrap().to_owned();
+    let ann_id = welcome["player_id"].as_i64().unwrap();
+    let seat = format!("SELECT count(*) FROM seats WHERE player_id = {ann_id} AND code = '{on_a}'");
+    eventually("Ann's seat on A is in the directory", || async {
+        (count(&setup.url, &seat).await == 1).then_some(())
+    })
+    .await;
+    // Ben stays in the room on A; Ann's connection drops (her seat is
+    // held there).
+    let (mut ben, _) = a.player(common::hello("Ben")).await;
+    let joined = ben
+        .request(json!({"type": "join_room", "code": on_a}))
+        .await;
+    assert_eq!(joined["type"], "room_state", "{joined}");
+    drop(ann);
+
+    setup.proxy.set(Link::Held);
+    eventually("B takes A for dead", || async {
+        (count(&setup.url, "SELECT count(*) FROM nodes").await == 1).then_some(())
+    })
+    .await;
+    // On B, Ann is told her room is gone, then opens one there.
+    let (mut ann, _) = b.player(common::hello_again(&welcome)).await;
+    let gone = ann.recv().await;
+    assert_eq!(gone["code"], "room_not_found", "{gone}");
+    let on_b = ann.request(json!({"type": "create_room"})).await;
+    assert_eq!(on_b["type"], "room_state", "{on_b}");
+    let on_b = on_b["code"].as_str().unwrap().to_owned();
+    let seat_b =
+        format!("SELECT count(*) FROM seats WHERE player_id = {ann_id} AND code = '{on_b}'");
+    eventually("Ann's seat on B is in the directory", || async {
+        (count(&setup.url, &seat_b).await == 1).then_some(())
+    })
+    .await;
+
+    setup.proxy.set(Link::Open);
+    // A re-publishes its rooms and seats in one transaction: once its room
+    // is back, Ann's seat was decided.
+    let room_a = format!("SELECT count(*) FROM rooms WHERE code = '{on_a}'");
+    eventually("A re-publishes its room", || async {
+        (count(&setup.url, &room_a).await == 1).then_some(())
+    })
+    .await;
+    let seats: Vec<(String,)> = Raw::connect(&setup.url)
+        .await
+        .rows(&format!(
+            "SELECT code FROM seats WHERE player_id = {ann_id}"
+        ))
+        .await;
+    assert_eq!(seats, vec![(on_b.clone(),)]);
+    // And she cannot host a second room anywhere.
+    let again = ann.request(json!({"type": "create_room"})).await;
+    assert_eq!(again["type"], "error", "{again}");
+}

@@ -361,14 +361,18 @@ impl Directory {
         .await
     }
 
-    /// Re-inserts this node's rooms and seats (after other nodes took it
-    /// for dead and deleted them); a code another node took meanwhile is
-    /// skipped and returned.
+    /// Publishes again the rooms and seats of a node the others took for
+    /// dead (its rows were deleted). A room whose code another node took
+    /// meanwhile is not; nor is a seat of a player now seated on another
+    /// node (a newer fact than this node's: the player moved on while this
+    /// node was cut off) — this node's own seats, orphaned or not, and
+    /// seats no row holds any more are written. Returns the rooms not
+    /// published, and the seats (player, code) that were not.
     pub(crate) async fn republish(
         &self,
         rooms: &[String],
         seats: &[(i64, String)],
-    ) -> Result<Vec<String>, DbError> {
+    ) -> Result<(Vec<String>, Vec<(i64, String)>), DbError> {
         within(self.deadline, async {
             let mut tx = self.pool.begin().await?;
             let kept: Vec<String> = sqlx::query_scalar(
@@ -379,14 +383,32 @@ impl Directory {
             .bind(self.node)
             .fetch_all(&mut *tx)
             .await?;
-            let seats = seats.iter().filter(|(_, code)| kept.contains(code));
-            self.upsert_seats(&mut tx, seats).await?;
-            tx.commit().await?;
-            Ok(rooms
+            let (players, codes): (Vec<i64>, Vec<String>) = seats
                 .iter()
-                .filter(|c| !kept.contains(c))
+                .filter(|(_, code)| kept.contains(code))
                 .cloned()
-                .collect())
+                .unzip();
+            let written: Vec<i64> = sqlx::query_scalar(
+                "INSERT INTO seats (player_id, code, node_id)
+                 SELECT player, code, $3 FROM UNNEST($1::bigint[], $2::text[]) AS u(player, code)
+                 ON CONFLICT (player_id) DO UPDATE
+                 SET code = EXCLUDED.code, node_id = EXCLUDED.node_id, orphaned_at = NULL
+                 WHERE seats.node_id = EXCLUDED.node_id
+                 RETURNING player_id",
+            )
+            .bind(&players)
+            .bind(&codes)
+            .bind(self.node)
+            .fetch_all(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            let lost = rooms.iter().filter(|c| !kept.contains(c)).cloned().collect();
+            let moved = seats
+                .iter()
+                .filter(|(player, _)| !written.contains(player))
+                .cloned()
+                .collect();
+            Ok((lost, moved))
         })
         .await
     }
