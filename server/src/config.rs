@@ -167,6 +167,18 @@ pub struct Config {
         value_parser = seconds
     )]
     pub database_wait: Duration,
+    /// Milliseconds a call to the database may take before it is taken
+    /// for an outage (a network that silently drops packets never fails on
+    /// its own): the recorder's commits and connections, whose results go
+    /// to the journal past it, and the cluster's heartbeat and directory.
+    #[arg(
+        long = "database-deadline-ms",
+        value_name = "DATABASE_DEADLINE_MS",
+        env = "KRYPTO_DATABASE_DEADLINE_MS",
+        default_value = "2000",
+        value_parser = deadline_ms
+    )]
+    pub database_deadline: Duration,
     // See [`Config::journal_path`].
     /// The file where results are journaled while the database is
     /// unavailable (replayed into it when it returns and at every start).
@@ -306,6 +318,17 @@ fn at_least_a_second(text: &str) -> Result<Duration, String> {
     seconds(text).map(|d| d.max(Duration::from_secs(1)))
 }
 
+/// A database deadline in milliseconds, from 50 ms to 10 minutes.
+fn deadline_ms(text: &str) -> Result<Duration, String> {
+    let ms: u64 = whole(text, " of milliseconds")?;
+    if !(50..=600_000).contains(&ms) {
+        return Err(format!(
+            "--database-deadline-ms must be between 50 and 600000, not {ms}"
+        ));
+    }
+    Ok(Duration::from_millis(ms))
+}
+
 /// A count of hours.
 fn hours(text: &str) -> Result<Duration, String> {
     whole(text, " of hours").map(|hours: u64| Duration::from_secs(hours.saturating_mul(3600)))
@@ -406,6 +429,7 @@ impl Config {
             max_bytes: self.journal_max_bytes,
             max_age: self.journal_max_age,
             queue: self.recorder_queue,
+            deadline: self.database_deadline,
         }
     }
 

@@ -140,6 +140,7 @@ impl Shared {
             config.public_url.as_deref(),
             config.node_timeout,
             config.limit_window,
+            config.database_deadline,
             &metrics,
         )
         .await?;

@@ -184,12 +184,19 @@ async fn rejoin(cluster: &Cluster, lobby: &Lobby) -> Result<f64, crate::db::DbEr
     let now = cluster.directory.register(&cluster.public_url).await?;
     let (rooms, seats) = lobby.snapshot();
     let seats: Vec<(i64, String)> = seats.into_iter().map(|(p, c)| (p.0, c)).collect();
-    let lost = cluster.directory.republish(&rooms, &seats).await?;
+    let (lost, moved) = cluster.directory.republish(&rooms, &seats).await?;
     if !lost.is_empty() {
         tracing::error!(
             ?lost,
             "rooms whose codes another node took meanwhile: reachable only by their members"
         );
+    }
+    // Players seated on another node since: their seat here is stale (they
+    // are held in its room as disconnected until the seat hold ends) and
+    // must not bring them back here, nor count as a seat of theirs.
+    for (player, code) in moved {
+        tracing::info!(player, room = %code, "seat dropped: the player moved to another node meanwhile");
+        lobby.unseat(krypto_core::protocol::PlayerId(player), &code);
     }
     Ok(now)
 }

@@ -208,6 +208,7 @@ impl Cluster {
         public_url: Option<&str>,
         node_timeout: Duration,
         limit_window: Duration,
+        deadline: Duration,
         metrics: &Metrics,
     ) -> Result<Option<(Arc<Cluster>, Pending)>, ClusterError> {
         let Some(public_url) = public_url else {
@@ -216,8 +217,8 @@ impl Cluster {
         let public_url = validate_public_url(public_url)?;
         let pool = db.postgres_pool().ok_or(ClusterError::NeedsPostgres)?;
         let node = Uuid::now_v7();
-        let directory = Directory::new(pool.clone(), node, node_timeout);
-        let budgets = Budgets::new(pool.clone(), limit_window);
+        let directory = Directory::new(pool.clone(), node, node_timeout, deadline);
+        let budgets = Budgets::new(pool.clone(), limit_window, deadline);
         let listener = takeover::listen(&directory).await?;
         directory.register(&public_url).await?;
         let (queue, rx) = DirectoryQueue::new();

@@ -61,6 +61,28 @@ pub(crate) use self::postgres::{budgets, directory};
 /// after this.
 const POOL_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
+/// The default deadline of one call to the database from a part of the
+/// server that must not wait on it (`--database-deadline-ms`): the
+/// recorder's connect and commit, the cluster's heartbeat and directory.
+/// A link that silently drops packets never fails on its own (TCP gives up
+/// after about 15 minutes); past this the call is taken for an outage, as
+/// a refused connection is (see `docs/design.md`, "Deadlines on the
+/// database").
+pub const DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// `call`, failed with [`DbError::Timeout`] when it takes longer than
+/// `limit`. What it was doing is dropped: a connection it held is not
+/// used again (a statement cut off may still land; every write the server
+/// repeats is idempotent).
+pub(crate) async fn within<T>(
+    limit: std::time::Duration,
+    call: impl std::future::Future<Output = Result<T, DbError>>,
+) -> Result<T, DbError> {
+    tokio::time::timeout(limit, call)
+        .await
+        .unwrap_or(Err(DbError::Timeout(limit)))
+}
+
 /// A backend's pool of at most `max` connections. A query waits
 /// [`POOL_WAIT`] for a connection while the database is away, then fails
 /// (and its caller says so) instead of hanging for the default 30 s.

@@ -18,6 +18,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Read, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use crc::{Crc, CRC_32_ISCSI};
 use serde::{Deserialize, Serialize};
@@ -52,6 +53,67 @@ pub enum JournalError {
     /// The thread doing the file's work panicked.
     #[error("journal: {0}")]
     Join(#[from] tokio::task::JoinError),
+}
+
+/// Where the journal is and how far it may grow.
+#[derive(Debug, Clone)]
+pub struct JournalOptions {
+    /// The journal file.
+    pub path: PathBuf,
+    /// Beyond this size (bytes) the journal is full.
+    pub max_bytes: u64,
+    /// A journal whose oldest batch is older than this is full.
+    pub max_age: Duration,
+    /// Requests that may wait in the recorder's queue
+    /// ([`crate::scores::recorder::QUEUE`]).
+    pub queue: usize,
+    /// The longest the recorder waits for the database — a new connection,
+    /// a batch's commit — before it takes it for an outage and journals
+    /// ([`crate::db::DEADLINE`]): the bound on how long a result waits
+    /// before the journal takes it.
+    pub deadline: Duration,
+}
+
+impl JournalOptions {
+    /// A journal at `path` with the default bounds.
+    pub fn at(path: PathBuf) -> JournalOptions {
+        JournalOptions {
+            path,
+            max_bytes: JOURNAL_MAX_BYTES,
+            max_age: JOURNAL_MAX_AGE,
+            queue: crate::scores::recorder::QUEUE,
+            deadline: crate::db::DEADLINE,
+        }
+    }
+}
+
+/// The journal's default size bound: some hours of a busy server's results.
+pub const JOURNAL_MAX_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The journal's default age bound: a database away for a day needs a
+/// person, not more journal.
+pub const JOURNAL_MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The matches `entries` show in play and not over (neither finished nor
+/// abandoned by a later write), in the order they were last written.
+pub(crate) fn unfinished_matches(entries: &[Entry]) -> Vec<uuid::Uuid> {
+    let mut open = Vec::new();
+    for write in entries.iter().flat_map(|e| &e.requests).flatten() {
+        let (id, over) = match write {
+            Write::CreatePlayer(_) => continue,
+            Write::StartMatch(m) => (m.id, false),
+            Write::StartRound(r) => (r.match_id, false),
+            Write::Attempt(a) => (a.match_id, false),
+            Write::RoundResult(r) => (r.start.match_id, false),
+            Write::FinishMatch(end) => (end.match_id, true),
+            Write::AbandonMatch { match_id, .. } => (*match_id, true),
+        };
+        open.retain(|m| *m != id);
+        if !over {
+            open.push(id);
+        }
+    }
+    open
 }
 
 /// One journaled batch: the writes of each request, in order.
@@ -325,6 +387,29 @@ mod tests {
         j.append(&entry(3)).await.unwrap();
         let (_, found) = Journal::open(path).await.unwrap();
         assert_eq!(found, vec![entry(1), entry(2), entry(3)]);
+    }
+
+    #[test]
+    fn matches_in_play_and_not_over_are_found_in_the_order_last_written() {
+        let id = Uuid::from_u128;
+        let at = |n: u128| Write::AbandonMatch {
+            match_id: id(n),
+            at_ms: 0,
+        };
+        // Attempts at match 7, then match 8 abandoned and 7 played on;
+        // then 7 abandoned too.
+        let mut entries = vec![entry(1)];
+        entries.push(Entry {
+            at_ms: 2,
+            requests: vec![vec![at(8)], entry(3).requests.concat()],
+        });
+        assert_eq!(unfinished_matches(&entries), vec![id(7)]);
+        entries.push(Entry {
+            at_ms: 4,
+            requests: vec![vec![at(7)]],
+        });
+        assert!(unfinished_matches(&entries).is_empty());
+        assert!(unfinished_matches(&[]).is_empty());
     }
 
     #[tokio::test]

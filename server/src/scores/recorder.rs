@@ -17,12 +17,14 @@
 //! arriving together costs one transaction per batch, not one each.
 //!
 //! When the database cannot take a batch (a lost connection, a restarting
-//! server, a foreign lock on a SQLite file, a full disk), the batch goes to
-//! the [`Journal`] instead — fsync'd, so it is as durable as a commit — and
+//! server, a foreign lock on a SQLite file, a full disk, or no answer
+//! within the deadline — a link that silently drops packets never fails on
+//! its own), the batch goes to the [`Journal`] instead — fsync'd, so it is as durable as a commit — and
 //! is answered from there; so does every batch after it, to keep the
 //! order, until the database is back. The recorder then opens a new
-//! connection (with [`Backoff`]) and replays the journal into it, in
-//! order; every write is idempotent (match ids, round numbers and attempt
+//! connection (with [`Backoff`], in a task of its own, so a result never
+//! waits for an attempt to reach a database that does not answer) and
+//! replays the journal into it, in order; every write is idempotent (match ids, round numbers and attempt
 //! numbers are the keys), so a batch applied twice — a commit whose answer
 //! was lost, a replay cut short — changes nothing. A write is never
 //! dropped because the database was unavailable: if neither the database
@@ -33,7 +35,6 @@
 //! during an outage they are refused ([`RecordError::Unavailable`]), never
 //! journaled.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,9 +45,10 @@ use tokio::time::Instant;
 
 use crate::db::backoff::Backoff;
 use crate::db::scores::{Applied, NewPlayer, Write};
-use crate::db::{Created, Db, DbError, Writer};
+use crate::db::{within, Created, Db, DbError, Writer};
 use crate::ops::durability::Durability;
-use crate::scores::journal::{Entry, Journal, JournalError};
+use crate::scores::journal::{unfinished_matches, Entry, Journal, JournalError};
+pub use crate::scores::journal::{JournalOptions, JOURNAL_MAX_AGE, JOURNAL_MAX_BYTES};
 use crate::scores::periods::now_ms;
 
 /// Requests waiting for the recorder by default; a room sending to a full
@@ -57,10 +59,6 @@ pub const QUEUE: usize = 8192;
 
 /// Most requests in one transaction, so one commit cannot grow without end.
 const MAX_BATCH: usize = 2048;
-
-/// Longest wait for a new connection to the database (an unreachable host
-/// may never refuse): the recorder journals meanwhile.
-const CONNECT_WAIT: Duration = Duration::from_secs(3);
 
 /// Why something was not recorded.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -91,38 +89,6 @@ pub enum StartError {
     #[error(transparent)]
     Journal(#[from] JournalError),
 }
-
-/// Where the journal is and how far it may grow.
-#[derive(Debug, Clone)]
-pub struct JournalOptions {
-    /// The journal file.
-    pub path: PathBuf,
-    /// Beyond this size (bytes) the journal is full.
-    pub max_bytes: u64,
-    /// A journal whose oldest batch is older than this is full.
-    pub max_age: Duration,
-    /// Requests that may wait in the recorder's queue ([`QUEUE`]).
-    pub queue: usize,
-}
-
-impl JournalOptions {
-    /// A journal at `path` with the default bounds.
-    pub fn at(path: PathBuf) -> JournalOptions {
-        JournalOptions {
-            path,
-            max_bytes: JOURNAL_MAX_BYTES,
-            max_age: JOURNAL_MAX_AGE,
-            queue: QUEUE,
-        }
-    }
-}
-
-/// The journal's default size bound: some hours of a busy server's results.
-pub const JOURNAL_MAX_BYTES: u64 = 256 * 1024 * 1024;
-
-/// The journal's default age bound: a database away for a day needs a
-/// person, not more journal.
-pub const JOURNAL_MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
 
 type Reply = oneshot::Sender<Result<Vec<Applied>, RecordError>>;
 
@@ -184,6 +150,7 @@ impl Recorder {
         if !left.is_empty() && !task.replay().await {
             task.down = true;
         }
+        task.close_cut_off(&left).await;
         let handle = tokio::spawn(task.run(rx));
         Ok((Recorder { tx, commits, state }, handle))
     }
@@ -297,13 +264,42 @@ impl Task {
     async fn run(mut self, mut rx: mpsc::Receiver<Request>) {
         let mut closers = Vec::new();
         let mut retry = Instant::now() + self.backoff.next_wait();
+        // A new connection being opened while the recorder journals: off
+        // the recorder's path, so a result never waits for an attempt to
+        // reach a database that does not answer.
+        let mut probe: Option<JoinHandle<Result<Writer, DbError>>> = None;
         loop {
             let first = if self.down {
                 tokio::select! {
                     request = rx.recv() => request,
-                    () = tokio::time::sleep_until(retry) => {
-                        if !self.replay().await {
-                            retry = Instant::now() + self.backoff.next_wait();
+                    () = tokio::time::sleep_until(retry), if probe.is_none() => {
+                        if self.writer.is_some() {
+                            if !self.replay().await {
+                                retry = Instant::now() + self.backoff.next_wait();
+                            }
+                        } else {
+                            let db = self.db.clone();
+                            let deadline = self.options.deadline;
+                            probe = Some(tokio::spawn(async move {
+                                within(deadline, db.writer()).await
+                            }));
+                        }
+                        continue;
+                    }
+                    opened = opening(&mut probe), if probe.is_some() => {
+                        probe = None;
+                        match opened {
+                            Ok(writer) => {
+                                self.state.reconnects.fetch_add(1, Ordering::Relaxed);
+                                self.writer = Some(writer);
+                                if !self.replay().await {
+                                    retry = Instant::now() + self.backoff.next_wait();
+                                }
+                            }
+                            Err(e) => {
+                                self.lost(&e);
+                                retry = Instant::now() + self.backoff.next_wait();
+                            }
                         }
                         continue;
                     }
@@ -341,6 +337,9 @@ impl Task {
                     retry = Instant::now() + self.backoff.next_wait();
                 }
             }
+        }
+        if let Some(probe) = probe.take() {
+            probe.abort();
         }
         if self.down && !self.replay().await {
             tracing::warn!(
@@ -432,6 +431,29 @@ impl Task {
         }
     }
 
+    /// Records as abandoned the matches the journal left by the last run
+    /// shows in play and not over: that run ended without saving its rooms
+    /// (a kill -9, a crash, a stop while the database was away — a room is
+    /// saved only through the database, and the journal is replayed before
+    /// that), so they can never finish. After the journal, in order: a
+    /// match it finished stays finished.
+    async fn close_cut_off(&mut self, left: &[Entry]) {
+        let open = unfinished_matches(left);
+        if open.is_empty() {
+            return;
+        }
+        tracing::warn!(
+            matches = open.len(),
+            "matches cut off by the end of the last run recorded as abandoned"
+        );
+        let at_ms = now_ms();
+        let writes = open
+            .into_iter()
+            .map(|match_id| Write::AbandonMatch { match_id, at_ms })
+            .collect();
+        self.record(vec![(writes, None)]).await;
+    }
+
     /// Notes that the database could not take a batch.
     fn lost(&mut self, e: &DbError) {
         if !self.down {
@@ -460,7 +482,12 @@ impl Task {
     /// See [`Task::commit`].
     async fn apply(&mut self, requests: &[&[Write]]) -> Result<Answers, DbError> {
         let started = std::time::Instant::now();
-        let applied = self.connect().await?.apply_batch(requests).await;
+        let deadline = self.options.deadline;
+        let writer = self.connect().await?;
+        // A link that drops packets silently would hold the commit for
+        // minutes: past the deadline the batch is taken for unwritten and
+        // journaled (it may have landed; replaying it changes nothing).
+        let applied = within(deadline, writer.apply_batch(requests)).await;
         match applied {
             Ok(results) => {
                 let mut answers = Vec::with_capacity(results.len());
@@ -490,9 +517,7 @@ impl Task {
     /// The recorder's connection, opened again if it was lost.
     async fn connect(&mut self) -> Result<&mut Writer, DbError> {
         if self.writer.is_none() {
-            let writer = tokio::time::timeout(CONNECT_WAIT, self.db.writer())
-                .await
-                .map_err(|_| DbError::Timeout(CONNECT_WAIT))??;
+            let writer = within(self.options.deadline, self.db.writer()).await?;
             self.state.reconnects.fetch_add(1, Ordering::Relaxed);
             self.writer = Some(writer);
         }
@@ -600,6 +625,19 @@ impl Task {
                 "the journal is full: no new matches until the database is back"
             );
         }
+    }
+}
+
+/// The connection `probe` is opening, once it is open (or failed); never
+/// without a probe.
+async fn opening(
+    probe: &mut Option<JoinHandle<Result<Writer, DbError>>>,
+) -> Result<Writer, DbError> {
+    match probe {
+        Some(probe) => probe.await.unwrap_or(Err(DbError::Invariant(
+            "the recorder's connection attempt panicked",
+        ))),
+        None => std::future::pending().await,
     }
 }
 

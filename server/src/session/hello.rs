@@ -61,6 +61,7 @@ impl Session {
                 db: &self.shared.db,
                 recorder: &self.shared.recorder,
                 known: &self.shared.known_players,
+                deadline: self.shared.config.database_deadline,
             },
             protocol,
             credentials,

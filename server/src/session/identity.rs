@@ -23,7 +23,7 @@ use crate::db::scores::NewPlayer;
 pub(crate) use crate::db::tokens::{
     issue_ticket, new_token, ticket_key, token_hash, unix_ms, DEVICE_CODE_TTL, HANDOVER_TICKET_TTL,
 };
-use crate::db::{Created, Db, DbError, PlayerRow};
+use crate::db::{within, Created, Db, DbError, PlayerRow};
 use crate::scores::recorder::{RecordError, Recorder};
 
 pub(crate) use krypto_core::names::{Name, MAX_NAME_CHARS};
@@ -137,6 +137,9 @@ pub(crate) struct Players<'a> {
     pub(crate) db: &'a Db,
     pub(crate) recorder: &'a Recorder,
     pub(crate) known: &'a KnownPlayers,
+    /// How long a lookup may take before the database is taken for away
+    /// (`--database-deadline-ms`).
+    pub(crate) deadline: std::time::Duration,
 }
 
 /// Decides a `hello`:
@@ -179,6 +182,7 @@ pub(crate) async fn hello(
         db,
         recorder,
         known: known_players,
+        deadline,
     } = players;
     if let (Some(ticket), None) = (ticket, token) {
         return exchange(db, ticket, rules).await;
@@ -186,7 +190,7 @@ pub(crate) async fn hello(
     let name = name.map(validate_name).transpose()?;
     let hash = token.and_then(token_hash);
     let known = match &hash {
-        Some(hash) => match db.player_by_token_hash(hash).await {
+        Some(hash) => match within(deadline, db.player_by_token_hash(hash)).await {
             Ok(found) => found,
             // The database is away: a player this server already knows
             // plays on; anyone else waits for it.
@@ -245,7 +249,7 @@ pub(crate) async fn hello(
             None => refuse(ErrorCode::InvalidName, "a name is required"),
         });
     };
-    let taken = match db.player_by_name_key(&name.key).await {
+    let taken = match within(deadline, db.player_by_name_key(&name.key)).await {
         Ok(taken) => taken,
         Err(e) if e.is_unavailable() => return Err(unavailable(e, NO_NEW_PLAYERS)),
         Err(e) => return Err(e.into()),

@@ -10,6 +10,7 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod blackhole;
 pub mod outage;
 pub mod postgres;
 pub mod process;

@@ -20,6 +20,19 @@ use super::scores::{Applied, Write};
 use super::write_backend::WriteBackend;
 use super::{pool_options, DbError};
 
+/// Server-side bounds set on every connection, so a statement or a
+/// transaction left behind by a node cut off from the database does not
+/// hold its locks for long (the client side has its own, shorter
+/// deadlines: [`super::DEADLINE`]): a statement runs at most 60 s, a
+/// transaction left idle is ended after 60 s, and the server drops a
+/// connection whose sent data goes unacknowledged for 10 s
+/// (`tcp_user_timeout`, PostgreSQL 12+ on Linux; ignored elsewhere).
+const SESSION_BOUNDS: [(&str, &str); 3] = [
+    ("statement_timeout", "60s"),
+    ("idle_in_transaction_session_timeout", "60s"),
+    ("tcp_user_timeout", "10000"),
+];
+
 /// A PostgreSQL database: a pool for reads and the options to open the
 /// recorder's own connection.
 #[derive(Debug, Clone)]
@@ -32,7 +45,7 @@ impl Store {
     /// Connects to the database at `url` (which must exist) and applies the
     /// migrations.
     pub(crate) async fn open(url: &str) -> Result<Store, DbError> {
-        let options = PgConnectOptions::from_str(url)?;
+        let options = PgConnectOptions::from_str(url)?.options(SESSION_BOUNDS);
         let pool = pool_options(8).connect_with(options.clone()).await?;
         sqlx::migrate!("../migrations/postgres").run(&pool).await?;
         Ok(Store { pool, options })

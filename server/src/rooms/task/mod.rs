@@ -90,6 +90,7 @@ pub fn create(
         log: MatchLog::default(),
         held: Held::default(),
         locked: false,
+        last_now: 0,
     };
     // A new room has nothing to record: deliver its first snapshot now.
     task.send_out(fx, id.as_deref());
@@ -186,6 +187,7 @@ pub(crate) async fn restore(
         log,
         held: Held::default(),
         locked: false,
+        last_now: 0,
     };
     // Nobody is connected yet: everyone's seat is held from now.
     for &(member, _) in &seats {
@@ -234,6 +236,8 @@ struct RoomTask {
     held: Held,
     /// Whether the room was locked when last told to the lobby.
     locked: bool,
+    /// The room time of the last command or tick handled.
+    last_now: u64,
 }
 
 async fn sleep_until_opt(at: Option<Instant>) {
@@ -268,7 +272,8 @@ impl RoomTask {
                     None => break,
                 },
                 () = clock.sleep_until(deadline), if deadline.is_some() => {
-                    let fx = self.room.tick(self.clock.now());
+                    self.last_now = self.clock.now();
+                    let fx = self.room.tick(self.last_now);
                     self.deliver(fx, None).await;
                 }
                 () = sleep_until_opt(close_at), if close_at.is_some() => break,
@@ -322,7 +327,13 @@ impl RoomTask {
     }
 
     async fn handle(&mut self, command: RoomCommand) {
-        let now = self.clock.now();
+        // A request is timed when it arrived (never before the room's last
+        // event: time does not run backwards for the room).
+        let now = match &command {
+            RoomCommand::Request { received, .. } => self.clock.at(*received).max(self.last_now),
+            _ => self.clock.now(),
+        };
+        self.last_now = now;
         match command {
             RoomCommand::Join {
                 player,
@@ -404,8 +415,11 @@ impl RoomTask {
     }
 
     /// Records the events, then sends the messages; replies carry `id`.
+    /// The room's clock stands still while it waits for the recorder.
     async fn deliver(&mut self, mut fx: Effects, id: Option<&str>) {
+        let held = Instant::now();
         self.record(&mut fx).await;
+        self.clock.hold(held, Instant::now());
         self.send_out(fx, id);
     }
 

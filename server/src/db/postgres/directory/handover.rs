@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use super::{upsert_seats, Directory};
 use crate::db::saved::{self, StoredRoom};
-use crate::db::DbError;
+use crate::db::{within, DbError};
 
 /// The channel on which a stopping node tells another (its id is the
 /// payload) that rooms were saved for it to restore.
@@ -47,28 +47,34 @@ impl Directory {
     /// The live, not draining node other than this one holding the fewest
     /// rooms: where a draining node would hand its rooms.
     pub(crate) async fn pick_target(&self) -> Result<Option<Target>, DbError> {
-        Ok(sqlx::query_as(
-            "SELECT n.id AS node, n.public_url AS url, count(r.code) AS rooms
-             FROM nodes n LEFT JOIN rooms r ON r.node_id = n.id
-             WHERE n.id <> $1 AND NOT n.draining
-               AND n.heartbeat_at > now() - make_interval(secs => $2)
-             GROUP BY n.id, n.public_url ORDER BY rooms, n.started_at LIMIT 1",
-        )
-        .bind(self.node)
-        .bind(self.timeout_secs())
-        .fetch_optional(&self.pool)
-        .await?)
+        within(self.deadline, async {
+            Ok(sqlx::query_as(
+                "SELECT n.id AS node, n.public_url AS url, count(r.code) AS rooms
+                 FROM nodes n LEFT JOIN rooms r ON r.node_id = n.id
+                 WHERE n.id <> $1 AND NOT n.draining
+                   AND n.heartbeat_at > now() - make_interval(secs => $2)
+                 GROUP BY n.id, n.public_url ORDER BY rooms, n.started_at LIMIT 1",
+            )
+            .bind(self.node)
+            .bind(self.timeout_secs())
+            .fetch_optional(&self.pool)
+            .await?)
+        })
+        .await
     }
 
     /// Takes the saved rooms this node may restore (see [`CLAIMABLE`]);
     /// others claiming at the same moment skip them.
     pub(crate) async fn claim(&self) -> Result<Claim, DbError> {
-        let mut tx = self.pool.begin().await?;
-        let rooms: Vec<StoredRoom> = sqlx::query_as(CLAIMABLE)
-            .bind(self.node.to_string())
-            .fetch_all(&mut *tx)
-            .await?;
-        Ok(Claim { tx, rooms })
+        within(self.deadline, async {
+            let mut tx = self.pool.begin().await?;
+            let rooms: Vec<StoredRoom> = sqlx::query_as(CLAIMABLE)
+                .bind(self.node.to_string())
+                .fetch_all(&mut *tx)
+                .await?;
+            Ok(Claim { tx, rooms })
+        })
+        .await
     }
 
     /// Saves a stopping node's rooms for node `target` and tells it.
@@ -77,35 +83,44 @@ impl Directory {
         rooms: &[StoredRoom],
         target: Uuid,
     ) -> Result<(), DbError> {
-        let mut tx = self.pool.begin().await?;
-        saved::insert_rooms(&mut tx, rooms, Some(&target.to_string())).await?;
-        sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(HANDOVER_CHANNEL)
-            .bind(target.to_string())
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
+        within(self.deadline, async {
+            let mut tx = self.pool.begin().await?;
+            saved::insert_rooms(&mut tx, rooms, Some(&target.to_string())).await?;
+            sqlx::query("SELECT pg_notify($1, $2)")
+                .bind(HANDOVER_CHANNEL)
+                .bind(target.to_string())
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            Ok(())
+        })
+        .await
     }
 
     /// How many of `codes` are still saved, not yet restored anywhere.
     pub(crate) async fn still_saved(&self, codes: &[String]) -> Result<i64, DbError> {
-        Ok(
-            sqlx::query_scalar("SELECT count(*) FROM saved_rooms WHERE code = ANY($1)")
-                .bind(codes)
-                .fetch_one(&self.pool)
-                .await?,
-        )
+        within(self.deadline, async {
+            Ok(
+                sqlx::query_scalar("SELECT count(*) FROM saved_rooms WHERE code = ANY($1)")
+                    .bind(codes)
+                    .fetch_one(&self.pool)
+                    .await?,
+            )
+        })
+        .await
     }
 
     /// Leaves `codes` (saved for a node that did not take them in time) to
     /// whichever node claims first.
     pub(crate) async fn release_saved(&self, codes: &[String]) -> Result<(), DbError> {
-        sqlx::query("UPDATE saved_rooms SET for_node = NULL WHERE code = ANY($1)")
-            .bind(codes)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+        within(self.deadline, async {
+            sqlx::query("UPDATE saved_rooms SET for_node = NULL WHERE code = ANY($1)")
+                .bind(codes)
+                .execute(&self.pool)
+                .await?;
+            Ok(())
+        })
+        .await
     }
 }
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use crate::db::DbError;
+use crate::db::{within, DbError};
 
 mod handover;
 
@@ -105,15 +105,24 @@ pub(crate) struct Directory {
     node: Uuid,
     /// Older heartbeats than this are dead nodes.
     timeout: Duration,
+    /// The longest any of its queries may take (`--database-deadline-ms`):
+    /// past it the database is taken for unreachable, as when it refuses.
+    deadline: Duration,
 }
 
 impl Directory {
     /// The directory as node `node` sees it.
-    pub(crate) fn new(pool: PgPool, node: Uuid, timeout: Duration) -> Directory {
+    pub(crate) fn new(
+        pool: PgPool,
+        node: Uuid,
+        timeout: Duration,
+        deadline: Duration,
+    ) -> Directory {
         Directory {
             pool,
             node,
             timeout,
+            deadline,
         }
     }
 
@@ -129,29 +138,35 @@ impl Directory {
     /// Inserts this node's row (or refreshes it); returns the database's
     /// time of it, in seconds.
     pub(crate) async fn register(&self, public_url: &str) -> Result<f64, DbError> {
-        Ok(sqlx::query_scalar(
-            "INSERT INTO nodes (id, public_url) VALUES ($1, $2)
-             ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()
-             RETURNING CAST(extract(epoch FROM heartbeat_at) AS float8)",
-        )
-        .bind(self.node)
-        .bind(public_url)
-        .fetch_one(&self.pool)
-        .await?)
+        within(self.deadline, async {
+            Ok(sqlx::query_scalar(
+                "INSERT INTO nodes (id, public_url) VALUES ($1, $2)
+                 ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()
+                 RETURNING CAST(extract(epoch FROM heartbeat_at) AS float8)",
+            )
+            .bind(self.node)
+            .bind(public_url)
+            .fetch_one(&self.pool)
+            .await?)
+        })
+        .await
     }
 
     /// Refreshes this node's heartbeat; returns the database's time of it,
     /// in seconds, or `None` when its row is gone (other nodes took it for
     /// dead).
     pub(crate) async fn heartbeat(&self, draining: bool) -> Result<Option<f64>, DbError> {
-        Ok(sqlx::query_scalar(
-            "UPDATE nodes SET heartbeat_at = now(), draining = $2 WHERE id = $1
-             RETURNING CAST(extract(epoch FROM heartbeat_at) AS float8)",
-        )
-        .bind(self.node)
-        .bind(draining)
-        .fetch_optional(&self.pool)
-        .await?)
+        within(self.deadline, async {
+            Ok(sqlx::query_scalar(
+                "UPDATE nodes SET heartbeat_at = now(), draining = $2 WHERE id = $1
+                 RETURNING CAST(extract(epoch FROM heartbeat_at) AS float8)",
+            )
+            .bind(self.node)
+            .bind(draining)
+            .fetch_optional(&self.pool)
+            .await?)
+        })
+        .await
     }
 
     /// Deletes dead nodes (their rooms go by cascade) and marks their
@@ -163,48 +178,54 @@ impl Directory {
         seat_hold: Duration,
         notice_hold: Duration,
     ) -> Result<Vec<Uuid>, DbError> {
-        let mut tx = self.pool.begin().await?;
-        let dead: Vec<Uuid> = sqlx::query_scalar(
-            "DELETE FROM nodes WHERE heartbeat_at < now() - make_interval(secs => $1)
-             RETURNING id",
-        )
-        .bind(self.timeout_secs())
-        .fetch_all(&mut *tx)
-        .await?;
-        if !dead.is_empty() {
-            sqlx::query(
-                "UPDATE seats SET orphaned_at = now()
-                 WHERE node_id = ANY($1) AND orphaned_at IS NULL",
+        within(self.deadline, async {
+            let mut tx = self.pool.begin().await?;
+            let dead: Vec<Uuid> = sqlx::query_scalar(
+                "DELETE FROM nodes WHERE heartbeat_at < now() - make_interval(secs => $1)
+                 RETURNING id",
             )
-            .bind(&dead)
-            .execute(&mut *tx)
+            .bind(self.timeout_secs())
+            .fetch_all(&mut *tx)
             .await?;
-        }
-        sqlx::query("DELETE FROM seats WHERE orphaned_at < now() - make_interval(secs => $1)")
-            .bind(seat_hold.as_secs_f64())
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query("DELETE FROM session_notices WHERE at < now() - make_interval(secs => $1)")
-            .bind(notice_hold.as_secs_f64())
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(dead)
+            if !dead.is_empty() {
+                sqlx::query(
+                    "UPDATE seats SET orphaned_at = now()
+                     WHERE node_id = ANY($1) AND orphaned_at IS NULL",
+                )
+                .bind(&dead)
+                .execute(&mut *tx)
+                .await?;
+            }
+            sqlx::query("DELETE FROM seats WHERE orphaned_at < now() - make_interval(secs => $1)")
+                .bind(seat_hold.as_secs_f64())
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("DELETE FROM session_notices WHERE at < now() - make_interval(secs => $1)")
+                .bind(notice_hold.as_secs_f64())
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            Ok(dead)
+        })
+        .await
     }
 
     /// This node stops: its row and rooms go, its seats are orphaned.
     pub(crate) async fn leave(&self) -> Result<(), DbError> {
-        let mut tx = self.pool.begin().await?;
-        sqlx::query("UPDATE seats SET orphaned_at = now() WHERE node_id = $1")
-            .bind(self.node)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query("DELETE FROM nodes WHERE id = $1")
-            .bind(self.node)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
+        within(self.deadline, async {
+            let mut tx = self.pool.begin().await?;
+            sqlx::query("UPDATE seats SET orphaned_at = now() WHERE node_id = $1")
+                .bind(self.node)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("DELETE FROM nodes WHERE id = $1")
+                .bind(self.node)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            Ok(())
+        })
+        .await
     }
 
     /// Claims `code` for a new room on this node hosted by `host`, and the
@@ -220,45 +241,49 @@ impl Directory {
         host: i64,
         judging: bool,
     ) -> Result<Reserved, DbError> {
-        let mut tx = self.pool.begin().await?;
-        let sql = format!(
-            "INSERT INTO seats (player_id, code, node_id) VALUES ($1, $2, $3)
-             ON CONFLICT (player_id) DO UPDATE
-             SET code = EXCLUDED.code, node_id = EXCLUDED.node_id, orphaned_at = NULL
-             WHERE NOT ({SEAT_HOLDS})
-             RETURNING player_id"
-        );
-        let seated: Option<i64> = sqlx::query_scalar(&sql)
-            .bind(host)
+        within(self.deadline, async {
+            let mut tx = self.pool.begin().await?;
+            let sql = format!(
+                "INSERT INTO seats (player_id, code, node_id) VALUES ($1, $2, $3)
+                 ON CONFLICT (player_id) DO UPDATE
+                 SET code = EXCLUDED.code, node_id = EXCLUDED.node_id, orphaned_at = NULL
+                 WHERE NOT ({SEAT_HOLDS})
+                 RETURNING player_id"
+            );
+            let seated: Option<i64> = sqlx::query_scalar(&sql)
+                .bind(host)
+                .bind(code)
+                .bind(self.node)
+                .bind(judging)
+                .bind(self.timeout_secs())
+                .fetch_optional(&mut *tx)
+                .await?;
+            if seated.is_none() {
+                let held: String =
+                    sqlx::query_scalar("SELECT code FROM seats WHERE player_id = $1")
+                        .bind(host)
+                        .fetch_one(&mut *tx)
+                        .await?;
+                tx.rollback().await?;
+                return Ok(Reserved::HostSeated(held));
+            }
+            let done = sqlx::query(
+                "INSERT INTO rooms (code, node_id, public) VALUES ($1, $2, $3)
+                 ON CONFLICT (code) DO NOTHING",
+            )
             .bind(code)
             .bind(self.node)
-            .bind(judging)
-            .bind(self.timeout_secs())
-            .fetch_optional(&mut *tx)
+            .bind(public)
+            .execute(&mut *tx)
             .await?;
-        if seated.is_none() {
-            let held: String = sqlx::query_scalar("SELECT code FROM seats WHERE player_id = $1")
-                .bind(host)
-                .fetch_one(&mut *tx)
-                .await?;
-            tx.rollback().await?;
-            return Ok(Reserved::HostSeated(held));
-        }
-        let done = sqlx::query(
-            "INSERT INTO rooms (code, node_id, public) VALUES ($1, $2, $3)
-             ON CONFLICT (code) DO NOTHING",
-        )
-        .bind(code)
-        .bind(self.node)
-        .bind(public)
-        .execute(&mut *tx)
-        .await?;
-        if done.rows_affected() != 1 {
-            tx.rollback().await?;
-            return Ok(Reserved::CodeTaken);
-        }
-        tx.commit().await?;
-        Ok(Reserved::Done)
+            if done.rows_affected() != 1 {
+                tx.rollback().await?;
+                return Ok(Reserved::CodeTaken);
+            }
+            tx.commit().await?;
+            Ok(Reserved::Done)
+        })
+        .await
     }
 
     /// The room `player` holds a seat in on another node, if that seat
@@ -268,91 +293,124 @@ impl Directory {
         player: i64,
         judging: bool,
     ) -> Result<Option<String>, DbError> {
-        let sql = format!(
-            "SELECT seats.code FROM seats
-             WHERE seats.player_id = $1 AND $2 = '' AND ({SEAT_HOLDS})"
-        );
-        Ok(sqlx::query_scalar(&sql)
-            .bind(player)
-            .bind("")
-            .bind(self.node)
-            .bind(judging)
-            .bind(self.timeout_secs())
-            .fetch_optional(&self.pool)
-            .await?)
+        within(self.deadline, async {
+            let sql = format!(
+                "SELECT seats.code FROM seats
+                 WHERE seats.player_id = $1 AND $2 = '' AND ({SEAT_HOLDS})"
+            );
+            Ok(sqlx::query_scalar(&sql)
+                .bind(player)
+                .bind("")
+                .bind(self.node)
+                .bind(judging)
+                .bind(self.timeout_secs())
+                .fetch_optional(&self.pool)
+                .await?)
+        })
+        .await
     }
 
     /// Applies a batch of seat and room changes in one transaction.
     pub(crate) async fn apply(&self, changes: &Changes) -> Result<(), DbError> {
-        let mut tx = self.pool.begin().await?;
-        if !changes.closed.is_empty() {
-            sqlx::query("DELETE FROM rooms WHERE code = ANY($1) AND node_id = $2")
-                .bind(&changes.closed)
+        within(self.deadline, async {
+            let mut tx = self.pool.begin().await?;
+            if !changes.closed.is_empty() {
+                sqlx::query("DELETE FROM rooms WHERE code = ANY($1) AND node_id = $2")
+                    .bind(&changes.closed)
+                    .bind(self.node)
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query("DELETE FROM seats WHERE code = ANY($1) AND node_id = $2")
+                    .bind(&changes.closed)
+                    .bind(self.node)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            if !changes.unseat.is_empty() {
+                let (players, codes): (Vec<i64>, Vec<String>) =
+                    changes.unseat.iter().cloned().unzip();
+                sqlx::query(
+                    "DELETE FROM seats s USING UNNEST($1::bigint[], $2::text[]) AS u(player, code)
+                     WHERE s.player_id = u.player AND s.code = u.code",
+                )
+                .bind(&players)
+                .bind(&codes)
+                .execute(&mut *tx)
+                .await?;
+            }
+            if !changes.seat.is_empty() {
+                self.upsert_seats(&mut tx, changes.seat.iter()).await?;
+            }
+            if !changes.locked.is_empty() {
+                let (codes, locked): (Vec<String>, Vec<bool>) =
+                    changes.locked.iter().cloned().unzip();
+                sqlx::query(
+                    "UPDATE rooms r SET locked = u.locked
+                     FROM UNNEST($1::text[], $2::bool[]) AS u(code, locked)
+                     WHERE r.code = u.code AND r.node_id = $3",
+                )
+                .bind(&codes)
+                .bind(&locked)
                 .bind(self.node)
                 .execute(&mut *tx)
                 .await?;
-            sqlx::query("DELETE FROM seats WHERE code = ANY($1) AND node_id = $2")
-                .bind(&changes.closed)
-                .bind(self.node)
-                .execute(&mut *tx)
-                .await?;
-        }
-        if !changes.unseat.is_empty() {
-            let (players, codes): (Vec<i64>, Vec<String>) = changes.unseat.iter().cloned().unzip();
-            sqlx::query(
-                "DELETE FROM seats s USING UNNEST($1::bigint[], $2::text[]) AS u(player, code)
-                 WHERE s.player_id = u.player AND s.code = u.code",
-            )
-            .bind(&players)
-            .bind(&codes)
-            .execute(&mut *tx)
-            .await?;
-        }
-        if !changes.seat.is_empty() {
-            self.upsert_seats(&mut tx, changes.seat.iter()).await?;
-        }
-        if !changes.locked.is_empty() {
-            let (codes, locked): (Vec<String>, Vec<bool>) = changes.locked.iter().cloned().unzip();
-            sqlx::query(
-                "UPDATE rooms r SET locked = u.locked
-                 FROM UNNEST($1::text[], $2::bool[]) AS u(code, locked)
-                 WHERE r.code = u.code AND r.node_id = $3",
-            )
-            .bind(&codes)
-            .bind(&locked)
-            .bind(self.node)
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await?;
-        Ok(())
+            }
+            tx.commit().await?;
+            Ok(())
+        })
+        .await
     }
 
-    /// Re-inserts this node's rooms and seats (after other nodes took it
-    /// for dead and deleted them); a code another node took meanwhile is
-    /// skipped and returned.
+    /// Publishes again the rooms and seats of a node the others took for
+    /// dead (its rows were deleted). A room whose code another node took
+    /// meanwhile is not; nor is a seat of a player now seated on another
+    /// node (a newer fact than this node's: the player moved on while this
+    /// node was cut off) — this node's own seats, orphaned or not, and
+    /// seats no row holds any more are written. Returns the rooms not
+    /// published, and the seats (player, code) that were not.
     pub(crate) async fn republish(
         &self,
         rooms: &[String],
         seats: &[(i64, String)],
-    ) -> Result<Vec<String>, DbError> {
-        let mut tx = self.pool.begin().await?;
-        let kept: Vec<String> = sqlx::query_scalar(
-            "INSERT INTO rooms (code, node_id) SELECT code, $2 FROM UNNEST($1::text[]) AS u(code)
-             ON CONFLICT (code) DO NOTHING RETURNING code",
-        )
-        .bind(rooms)
-        .bind(self.node)
-        .fetch_all(&mut *tx)
-        .await?;
-        let seats = seats.iter().filter(|(_, code)| kept.contains(code));
-        self.upsert_seats(&mut tx, seats).await?;
-        tx.commit().await?;
-        Ok(rooms
-            .iter()
-            .filter(|c| !kept.contains(c))
-            .cloned()
-            .collect())
+    ) -> Result<(Vec<String>, Vec<(i64, String)>), DbError> {
+        within(self.deadline, async {
+            let mut tx = self.pool.begin().await?;
+            let kept: Vec<String> = sqlx::query_scalar(
+                "INSERT INTO rooms (code, node_id) SELECT code, $2 FROM UNNEST($1::text[]) AS u(code)
+                 ON CONFLICT (code) DO NOTHING RETURNING code",
+            )
+            .bind(rooms)
+            .bind(self.node)
+            .fetch_all(&mut *tx)
+            .await?;
+            let (players, codes): (Vec<i64>, Vec<String>) = seats
+                .iter()
+                .filter(|(_, code)| kept.contains(code))
+                .cloned()
+                .unzip();
+            let written: Vec<i64> = sqlx::query_scalar(
+                "INSERT INTO seats (player_id, code, node_id)
+                 SELECT player, code, $3 FROM UNNEST($1::bigint[], $2::text[]) AS u(player, code)
+                 ON CONFLICT (player_id) DO UPDATE
+                 SET code = EXCLUDED.code, node_id = EXCLUDED.node_id, orphaned_at = NULL
+                 WHERE seats.node_id = EXCLUDED.node_id
+                 RETURNING player_id",
+            )
+            .bind(&players)
+            .bind(&codes)
+            .bind(self.node)
+            .fetch_all(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            let lost = rooms.iter().filter(|c| !kept.contains(c)).cloned().collect();
+            let moved = seats
+                .iter()
+                .filter(|(player, _)| !written.contains(player))
+                .cloned()
+                .collect();
+            Ok((lost, moved))
+        })
+        .await
     }
 
     /// Writes `seats` (player, code) as this node's, replacing any older
@@ -367,39 +425,46 @@ impl Directory {
 
     /// Publishes changed listing entries of this node's rooms.
     pub(crate) async fn publish(&self, entries: &[Published]) -> Result<(), DbError> {
-        if entries.is_empty() {
-            return Ok(());
-        }
-        let codes: Vec<&str> = entries.iter().map(|e| e.code.as_str()).collect();
-        let publics: Vec<bool> = entries.iter().map(|e| e.summary.is_some()).collect();
-        let summaries: Vec<Option<&str>> = entries.iter().map(|e| e.summary.as_deref()).collect();
-        sqlx::query(
-            "UPDATE rooms r SET public = u.public, summary = u.summary::jsonb
-             FROM UNNEST($2::text[], $3::bool[], $4::text[]) AS u(code, public, summary)
-             WHERE r.code = u.code AND r.node_id = $1",
-        )
-        .bind(self.node)
-        .bind(&codes)
-        .bind(&publics)
-        .bind(&summaries)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
+        within(self.deadline, async {
+            if entries.is_empty() {
+                return Ok(());
+            }
+            let codes: Vec<&str> = entries.iter().map(|e| e.code.as_str()).collect();
+            let publics: Vec<bool> = entries.iter().map(|e| e.summary.is_some()).collect();
+            let summaries: Vec<Option<&str>> =
+                entries.iter().map(|e| e.summary.as_deref()).collect();
+            sqlx::query(
+                "UPDATE rooms r SET public = u.public, summary = u.summary::jsonb
+                 FROM UNNEST($2::text[], $3::bool[], $4::text[]) AS u(code, public, summary)
+                 WHERE r.code = u.code AND r.node_id = $1",
+            )
+            .bind(self.node)
+            .bind(&codes)
+            .bind(&publics)
+            .bind(&summaries)
+            .execute(&self.pool)
+            .await?;
+            Ok(())
+        })
+        .await
     }
 
     /// The listing entries (JSON) of the public rooms of the other live
     /// nodes, each with the age of its node's last heartbeat in seconds.
     pub(crate) async fn remote_public_rooms(&self) -> Result<Vec<(String, f64)>, DbError> {
-        Ok(sqlx::query_as(
-            "SELECT r.summary::text, CAST(extract(epoch FROM now() - n.heartbeat_at) AS float8)
-             FROM rooms r JOIN nodes n ON n.id = r.node_id
-             WHERE r.public AND r.summary IS NOT NULL AND r.node_id <> $1
-               AND n.heartbeat_at > now() - make_interval(secs => $2)",
-        )
-        .bind(self.node)
-        .bind(self.timeout_secs())
-        .fetch_all(&self.pool)
-        .await?)
+        within(self.deadline, async {
+            Ok(sqlx::query_as(
+                "SELECT r.summary::text, CAST(extract(epoch FROM now() - n.heartbeat_at) AS float8)
+                 FROM rooms r JOIN nodes n ON n.id = r.node_id
+                 WHERE r.public AND r.summary IS NOT NULL AND r.node_id <> $1
+                   AND n.heartbeat_at > now() - make_interval(secs => $2)",
+            )
+            .bind(self.node)
+            .bind(self.timeout_secs())
+            .fetch_all(&self.pool)
+            .await?)
+        })
+        .await
     }
 
     /// Where room `code` lives, if it is in the directory.
@@ -408,77 +473,92 @@ impl Directory {
         code: &str,
         player: i64,
     ) -> Result<Option<RoomLocation>, DbError> {
-        // A locked room is shown only to those seated in it.
-        Ok(sqlx::query_as(
-            "SELECT r.node_id AS node, n.public_url AS url,
-                    n.heartbeat_at > now() - make_interval(secs => $2) AS live
-             FROM rooms r JOIN nodes n ON n.id = r.node_id
-             WHERE r.code = $1
-               AND (NOT r.locked
-                    OR EXISTS (SELECT 1 FROM seats s WHERE s.player_id = $3 AND s.code = r.code))",
-        )
-        .bind(code)
-        .bind(self.timeout_secs())
-        .bind(player)
-        .fetch_optional(&self.pool)
-        .await?)
+        within(self.deadline, async {
+            // A locked room is shown only to those seated in it.
+            Ok(sqlx::query_as(
+                "SELECT r.node_id AS node, n.public_url AS url,
+                        n.heartbeat_at > now() - make_interval(secs => $2) AS live
+                 FROM rooms r JOIN nodes n ON n.id = r.node_id
+                 WHERE r.code = $1
+                   AND (NOT r.locked
+                        OR EXISTS (SELECT 1 FROM seats s WHERE s.player_id = $3 AND s.code = r.code))",
+            )
+            .bind(code)
+            .bind(self.timeout_secs())
+            .bind(player)
+            .fetch_optional(&self.pool)
+            .await?)
+        })
+        .await
     }
 
     /// Where `player` is seated, if anywhere.
     pub(crate) async fn seat_of(&self, player: i64) -> Result<Option<SeatLocation>, DbError> {
-        Ok(sqlx::query_as(
-            "SELECT s.code, s.node_id AS node, n.public_url AS url,
-                    COALESCE(n.heartbeat_at > now() - make_interval(secs => $2), false) AS live,
-                    EXISTS (SELECT 1 FROM rooms r WHERE r.code = s.code AND r.node_id = s.node_id)
-                        AS room_open
-             FROM seats s LEFT JOIN nodes n ON n.id = s.node_id WHERE s.player_id = $1",
-        )
-        .bind(player)
-        .bind(self.timeout_secs())
-        .fetch_optional(&self.pool)
-        .await?)
+        within(self.deadline, async {
+            Ok(sqlx::query_as(
+                "SELECT s.code, s.node_id AS node, n.public_url AS url,
+                        COALESCE(n.heartbeat_at > now() - make_interval(secs => $2), false) AS live,
+                        EXISTS (SELECT 1 FROM rooms r WHERE r.code = s.code AND r.node_id = s.node_id)
+                            AS room_open
+                 FROM seats s LEFT JOIN nodes n ON n.id = s.node_id WHERE s.player_id = $1",
+            )
+            .bind(player)
+            .bind(self.timeout_secs())
+            .fetch_optional(&self.pool)
+            .await?)
+        })
+        .await
     }
 
     /// Clears `player`'s seat if it still names room `code`.
     pub(crate) async fn clear_seat(&self, player: i64, code: &str) -> Result<(), DbError> {
-        sqlx::query("DELETE FROM seats WHERE player_id = $1 AND code = $2")
-            .bind(player)
-            .bind(code)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+        within(self.deadline, async {
+            sqlx::query("DELETE FROM seats WHERE player_id = $1 AND code = $2")
+                .bind(player)
+                .bind(code)
+                .execute(&self.pool)
+                .await?;
+            Ok(())
+        })
+        .await
     }
 
     /// Announces a new session of `player` on this node to every node
     /// (and keeps the notice for those not listening just now); returns
     /// its place in the order of sessions.
     pub(crate) async fn announce_session(&self, player: i64) -> Result<i64, DbError> {
-        Ok(sqlx::query_scalar(
-            "WITH s AS (INSERT INTO session_notices (seq, player_id, node_id)
-                        VALUES (nextval('session_seq'), $2, $3) RETURNING seq)
-             SELECT seq FROM s,
-                 LATERAL pg_notify($1, concat_ws(' ', $2::bigint, seq, CAST($3 AS text)))",
-        )
-        .bind(SESSIONS_CHANNEL)
-        .bind(player)
-        .bind(self.node)
-        .fetch_one(&self.pool)
-        .await?)
+        within(self.deadline, async {
+            Ok(sqlx::query_scalar(
+                "WITH s AS (INSERT INTO session_notices (seq, player_id, node_id)
+                            VALUES (nextval('session_seq'), $2, $3) RETURNING seq)
+                 SELECT seq FROM s,
+                     LATERAL pg_notify($1, concat_ws(' ', $2::bigint, seq, CAST($3 AS text)))",
+            )
+            .bind(SESSIONS_CHANNEL)
+            .bind(player)
+            .bind(self.node)
+            .fetch_one(&self.pool)
+            .await?)
+        })
+        .await
     }
 
     /// The session notices kept, after `seq`, oldest first: what a node
     /// whose `LISTEN` broke may have missed.
     pub(crate) async fn notices_after(&self, seq: i64) -> Result<Vec<Announcement>, DbError> {
-        let rows: Vec<(i64, i64, Uuid)> = sqlx::query_as(
-            "SELECT player_id, seq, node_id FROM session_notices WHERE seq > $1 ORDER BY seq",
-        )
-        .bind(seq)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(player, seq, node)| Announcement { player, seq, node })
-            .collect())
+        within(self.deadline, async {
+            let rows: Vec<(i64, i64, Uuid)> = sqlx::query_as(
+                "SELECT player_id, seq, node_id FROM session_notices WHERE seq > $1 ORDER BY seq",
+            )
+            .bind(seq)
+            .fetch_all(&self.pool)
+            .await?;
+            Ok(rows
+                .into_iter()
+                .map(|(player, seq, node)| Announcement { player, seq, node })
+                .collect())
+        })
+        .await
     }
 }
 
