@@ -593,7 +593,7 @@ async fn until_db_time(db: &str, at: f64) {
 
 /// A series of `node`'s `/metrics`.
 async fn metric(node: &Process, series: &str) -> f64 {
-    let (status, body) = http_get(node.addr, "/metrics").await;
+    let (status, body) = http_get(node.metrics_addr, "/metrics").await;
     assert!(status.contains(" 200 "), "{status}");
     common::sample(&body, series)
 }
