@@ -434,8 +434,12 @@ fn is_port(text: &str) -> bool {
     !text.is_empty() && text.len() <= 5 && text.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// `--allowed-hosts`' parser: a host name, with or without a port.
+/// `--allowed-hosts`' parser: a host name, with or without a port; an
+/// empty one names nothing (`KRYPTO_ALLOWED_HOSTS=` in a compose file).
 pub fn parse_host(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Ok(String::new());
+    }
     host_name(text)
         .filter(|host| !host.contains(':'))
         .ok_or_else(|| format!("{text:?} is not a host name like krypto.example.com"))

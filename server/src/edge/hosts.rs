@@ -113,7 +113,14 @@ mod tests {
     #[test]
     fn allowed_hosts_are_names() {
         assert_eq!(parse_host("Party.Local:7878").unwrap(), "party.local");
-        for bad in ["", "http://x", "a/b", "::1"] {
+        assert_eq!(
+            parse_host(" ").unwrap(),
+            "",
+            "an empty setting names nothing"
+        );
+        let hosts = AllowedHosts::new(&[], None, &[String::new()]);
+        assert!(!hosts.allows(&with_host("")));
+        for bad in ["http://x", "a/b", "::1"] {
             assert!(parse_host(bad).is_err(), "{bad}");
         }
     }

@@ -55,6 +55,10 @@ impl Process {
                 .arg("--metrics-listen")
                 .arg(metrics_addr.to_string());
         }
+        // Tests open rooms from one address as fast as they can.
+        if !args.contains(&"--max-rooms-per-address") {
+            command.args(["--max-rooms-per-address", "0"]);
+        }
         command
             .arg("--listen")
             .arg(addr.to_string())
