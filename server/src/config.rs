@@ -29,11 +29,18 @@ pub struct Config {
         global = true
     )]
     pub database_url: String,
-    // `/metrics` is on the main port either way.
-    /// Serve GET /metrics (Prometheus) on this address only, e.g.
-    /// 127.0.0.1:9100, instead of on the main port.
+    // Never on the main port: players online, rooms and message counts are
+    // the operator's business. Unset, a taken default is a warning, not a
+    // failure (two servers on one machine); a given address must bind.
+    /// Serve GET /metrics (Prometheus) on this address, never on the main
+    /// port [default: 127.0.0.1:7879, this machine only; if that port is
+    /// taken the server runs without metrics and says so]. A scraper in
+    /// another container: 0.0.0.0:7879, with the port left unpublished.
     #[arg(long, env = "KRYPTO_METRICS_LISTEN")]
     pub metrics_listen: Option<std::net::SocketAddr>,
+    /// Where `/metrics` ended up (tests bind port 0 and read it here).
+    #[arg(skip)]
+    pub metrics_address: crate::ops::metrics::MetricsAddress,
     /// Log format.
     #[arg(long, env = "KRYPTO_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -59,6 +66,22 @@ pub struct Config {
         value_parser = at_least_a_second
     )]
     pub handshake_timeout: Duration,
+    /// Permits kept back from WebSockets for /healthz, /readyz, pages and
+    /// new players (at most a tenth of --max-connections): a WebSocket
+    /// that would take one closes the longest-idle lobby socket first, or
+    /// gets 503 when there is none.
+    #[arg(long, env = "KRYPTO_RESERVED_CONNECTIONS", default_value_t = 500)]
+    pub reserved_connections: usize,
+    /// Seconds a signed-in WebSocket in no room (not seated, not watching,
+    /// no solo run) may send nothing before it is closed (4000).
+    #[arg(
+        long = "idle-lobby-secs",
+        value_name = "IDLE_LOBBY_SECS",
+        env = "KRYPTO_IDLE_LOBBY_SECS",
+        default_value = "600",
+        value_parser = at_least_a_second
+    )]
+    pub idle_lobby: Duration,
     /// Most open connections from one client address (0: no cap).
     #[arg(long, env = "KRYPTO_MAX_CONNECTIONS_PER_IP", default_value_t = 100)]
     pub max_connections_per_ip: usize,
@@ -68,6 +91,14 @@ pub struct Config {
     /// address invite links and QR codes show.
     #[arg(long, env = "KRYPTO_ALLOWED_ORIGINS", value_delimiter = ',', value_parser = parse_origin)]
     pub allowed_origins: Vec<String>,
+    // DNS rebinding: a page of any site can give its own name this
+    // server's address (docs/design.md, "Hostile clients").
+    /// Host names (comma-separated, e.g. krypto.example.com,party.local)
+    /// this server answers /ws and /api for, besides any IP address,
+    /// localhost and the hosts of --allowed-origins and --public-url; any
+    /// other Host gets 421.
+    #[arg(long, env = "KRYPTO_ALLOWED_HOSTS", value_delimiter = ',', value_parser = parse_host)]
+    pub allowed_hosts: Vec<String>,
     // Pages and assets are not counted.
     /// Scores API requests and QR codes one client address may make at once
     /// (0: no limit)…
@@ -129,6 +160,14 @@ pub struct Config {
     /// Most rooms open at once.
     #[arg(long, env = "KRYPTO_MAX_ROOMS", default_value_t = 10_000)]
     pub max_rooms: usize,
+    // Counted across the nodes of a cluster (the directory); a player is in
+    // at most one room, so one account holds at most one.
+    /// Most open rooms the players of one client address (IPv6: one
+    /// --ipv6-prefix network) may hold at once, never more than a tenth of
+    /// --max-rooms (0: no cap); beyond it `create_room` gets
+    /// `too_many_rooms`.
+    #[arg(long, env = "KRYPTO_MAX_ROOMS_PER_ADDRESS", default_value_t = 20)]
+    pub max_rooms_per_address: usize,
     // A new player's rating is too uncertain to rank.
     /// Rated matches a player needs to appear on the rating leaderboard.
     #[arg(long, env = "KRYPTO_MIN_RATED_MATCHES", default_value_t = 3)]
@@ -384,6 +423,49 @@ pub(crate) fn server_url(
         return Err("it must not carry a user or password");
     }
     Ok(url)
+}
+
+/// The host of a `Host` header's value (or of a name given on the command
+/// line): no port, no brackets around an IPv6 address, lower case, no
+/// final dot; `None` when it is not a host at all.
+pub(crate) fn host_name(value: &str) -> Option<String> {
+    let value = value.trim();
+    let host = if let Some(rest) = value.strip_prefix('[') {
+        let (inside, after) = rest.split_once(']')?;
+        if !(after.is_empty() || is_port(after.strip_prefix(':')?)) {
+            return None;
+        }
+        inside
+    } else {
+        match value.rsplit_once(':') {
+            Some((host, port)) if is_port(port) => host,
+            Some(_) => return None,
+            None => value,
+        }
+    };
+    let host = host.strip_suffix('.').unwrap_or(host).to_ascii_lowercase();
+    let valid = !host.is_empty()
+        && host.len() <= 253
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '_'));
+    valid.then_some(host)
+}
+
+/// Whether `text` is a port number.
+fn is_port(text: &str) -> bool {
+    !text.is_empty() && text.len() <= 5 && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `--allowed-hosts`' parser: a host name, with or without a port; an
+/// empty one names nothing (`KRYPTO_ALLOWED_HOSTS=` in a compose file).
+pub fn parse_host(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Ok(String::new());
+    }
+    host_name(text)
+        .filter(|host| !host.contains(':'))
+        .ok_or_else(|| format!("{text:?} is not a host name like krypto.example.com"))
 }
 
 /// The node timeout: at least half a second (heartbeats go every fifth),

@@ -8,8 +8,9 @@
 //!
 //! - [`edge`]: between a socket and a session. The listener takes a
 //!   connection permit and the address's share before `accept`; HTTP/1.1
-//!   with the header-read timeout; the routes (`/ws`, `/healthz`,
-//!   `/metrics`, the API) and their JSON errors; the WebSocket handshake
+//!   with the header-read timeout; the `Host` check; the routes (`/ws`,
+//!   `/healthz`, the API; `/metrics` on a port of its own) and their JSON
+//!   errors; the WebSocket handshake
 //!   onto a socket whose every frame is metered; one task per WebSocket
 //!   (the one place deciding which errors close a connection); the
 //!   per-address and per-player budgets; the embedded browser client.
@@ -68,6 +69,7 @@ pub use config::{parse_origin, Config, DealerFactory, LogFormat};
 pub use db::tokens::{new_token, token_hash};
 pub use db::{Db, DbError};
 pub use join_urls::banner_lines;
+pub use ops::metrics::{MetricsAddress, DEFAULT_LISTEN as DEFAULT_METRICS_LISTEN};
 pub use rooms::clock::ManualClock;
 pub use rooms::wall_clock::WallClock;
 
@@ -92,6 +94,10 @@ pub(crate) struct Shared {
     pub(crate) cluster: Option<Arc<cluster::Cluster>>,
     /// Limits shared by every connection: per address and per player.
     pub(crate) limits: limits::SharedLimits,
+    /// Welcomed sockets and how idle they are; the connection permits.
+    pub(crate) sockets: Arc<edge::idle::LobbySockets>,
+    /// The names `/ws` and `/api` answer for (the `Host` check).
+    pub(crate) hosts: edge::hosts::AllowedHosts,
     /// The base addresses friends can use, sent in every `welcome`: the
     /// declared public origins, then the LAN addresses.
     pub(crate) join_urls: Vec<String>,
@@ -156,7 +162,11 @@ impl Shared {
             recorder.clone(),
             metrics.fair_play.clone(),
         );
-        let lobby = lobby::Lobby::new(config.max_rooms, cluster.as_ref().map(|(c, _)| c.queue()));
+        let lobby = lobby::Lobby::new(
+            config.max_rooms,
+            config.max_rooms_per_address,
+            cluster.as_ref().map(|(c, _)| c.queue()),
+        );
         let cluster = cluster.map(|(cluster, pending)| {
             cluster.spawn(lobby.clone(), pending);
             cluster
@@ -182,6 +192,15 @@ impl Shared {
             lobby,
             cluster,
             limits: limits::SharedLimits::new(&config),
+            sockets: Arc::new(edge::idle::LobbySockets::new(
+                config.max_connections,
+                config.reserved_connections,
+            )),
+            hosts: edge::hosts::AllowedHosts::new(
+                &config.allowed_origins,
+                config.public_url.as_deref(),
+                &config.allowed_hosts,
+            ),
             own_bases: public_bases
                 .iter()
                 .cloned()
@@ -292,12 +311,24 @@ pub async fn run(
         shared.config.log.clone(),
         shared.disconnect.clone(),
     ));
-    if let Some(addr) = shared.config.metrics_listen {
-        let metrics_listener = TcpListener::bind(addr)
-            .await
-            .map_err(|source| ServerError::MetricsListen { addr, source })?;
-        tracing::info!(address = %metrics_listener.local_addr()?, "serving /metrics");
-        tokio::spawn(http::serve_metrics(metrics_listener, shared.clone()));
+    let asked = shared.config.metrics_listen;
+    let addr = asked.unwrap_or(metrics::DEFAULT_LISTEN);
+    match TcpListener::bind(addr).await {
+        Ok(metrics_listener) => {
+            let bound = metrics_listener.local_addr()?;
+            shared.config.metrics_address.set(bound);
+            tracing::info!(address = %bound, "serving /metrics");
+            tokio::spawn(http::serve_metrics(metrics_listener, shared.clone()));
+        }
+        Err(source) if asked.is_some() => {
+            return Err(ServerError::MetricsListen { addr, source });
+        }
+        Err(e) => tracing::warn!(
+            address = %addr,
+            error = %e,
+            "cannot serve /metrics on its default address: running without metrics \
+             (choose one with --metrics-listen)"
+        ),
     }
     serve::serve(
         listener,

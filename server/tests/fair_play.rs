@@ -181,7 +181,7 @@ on_both! {
         assert_eq!(marked, 2, "its rated matches are marked");
         let (decisions,): (i64,) = raw.one("SELECT count(*) FROM fair_play_decisions").await;
         assert_eq!(decisions, 2, "the flag and the ban, logged");
-        let (_, metrics) = server.get("/metrics").await;
+        let metrics = server.metrics().await;
         assert!(common::sample(&metrics, "krypto_fair_play_flags_raised_total") >= 1.0);
         db.close().await;
     }

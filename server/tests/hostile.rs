@@ -342,7 +342,7 @@ on_both! {
         })
         .await;
         let ask = |path: &str, from: &str| {
-            format!("GET {path} HTTP/1.1\r\nHost: k\r\nX-Forwarded-For: {from}\r\nConnection: close\r\n\r\n")
+            format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nX-Forwarded-For: {from}\r\nConnection: close\r\n\r\n")
         };
         let mut statuses = Vec::new();
         for path in ["/api/leaderboard", "/api/players/Nobody", "/r/KXR7P/qr.svg"].iter().cycle().take(8) {
@@ -436,6 +436,172 @@ on_both! {
     }
 
     #[tokio::test]
+    async fn one_address_holds_its_share_of_rooms_and_never_fills_the_server() {
+        // 20 rooms, so an address's share is a tenth: 2.
+        let server = behind_a_proxy(|c| {
+            c.max_rooms = 20;
+            c.max_rooms_per_address = 5;
+            c.max_new_accounts = 0;
+        })
+        .await;
+        let mut n = 0;
+        let mut open_from = |ip: &'static str| {
+            n += 1;
+            let name = format!("P{n}");
+            let server = &server;
+            async move {
+                let client = connect_as(server, ip).await.unwrap();
+                let (mut client, _) = client.welcomed(hello(&name)).await;
+                let answer = client.request(json!({"type": "create_room"})).await;
+                (client, answer)
+            }
+        };
+        // The hoarder opens its share, and drops (its rooms wait for it).
+        let mut held = Vec::new();
+        for _ in 0..2 {
+            let (client, answer) = open_from("10.0.0.1").await;
+            assert_eq!(answer["type"], "room_state", "{answer}");
+            held.push(client);
+        }
+        drop(held);
+        let (_, refused) = open_from("10.0.0.1").await;
+        assert_eq!(refused["code"], "too_many_rooms", "{refused}");
+        // An IPv6 /64 is one address.
+        let (_, answer) = open_from("2001:db8::1").await;
+        assert_eq!(answer["type"], "room_state", "{answer}");
+        let (_, answer) = open_from("2001:db8::2").await;
+        assert_eq!(answer["type"], "room_state", "{answer}");
+        let (_, refused) = open_from("2001:db8::3").await;
+        assert_eq!(refused["code"], "too_many_rooms", "{refused}");
+        // Everyone else fills the server; the hoarder is still told it is
+        // its own share, the others that the server is full.
+        let mut others = Vec::new();
+        for ip in ["10.0.1.1", "10.0.2.1", "10.0.3.1", "10.0.4.1", "10.0.5.1", "10.0.6.1", "10.0.7.1", "10.0.8.1"] {
+            for _ in 0..2 {
+                let (client, answer) = open_from(ip).await;
+                assert_eq!(answer["type"], "room_state", "{ip}: {answer}");
+                others.push(client);
+            }
+        }
+        let (_, full) = open_from("10.0.9.1").await;
+        assert_eq!(full["code"], "server_full", "{full}");
+        let (_, refused) = open_from("10.0.0.1").await;
+        assert_eq!(refused["code"], "too_many_rooms", "{refused}");
+        // A room closed gives its address a place back.
+        let mut leaver = others.pop().unwrap();
+        leaver.send(json!({"type": "leave_room"})).await;
+        // The room closes just after the leaver is told: ask until it has.
+        let (mut again, mut answer) = open_from("10.0.8.1").await;
+        for _ in 0..100 {
+            if answer["type"] == "room_state" {
+                break;
+            }
+            assert_eq!(answer["type"], "error", "{answer}");
+            answer = again.request(json!({"type": "create_room"})).await;
+        }
+        assert_eq!(answer["type"], "room_state", "{answer}");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_socket_idle_in_the_lobby_is_closed_one_in_a_room_is_not() {
+        let server = TestServer::with_config(|c| c.idle_lobby = Duration::from_secs(1)).await;
+        let (mut host, _) = server.player("Host").await;
+        create(&mut host).await;
+        let (mut idle, _) = server.player("Idle").await;
+        assert_eq!(idle.expect_close().await, krypto_core::protocol::close::IDLE);
+        // The host, as long as the idle one was, is still served.
+        assert_eq!(host.request(json!({"type": "ping"})).await["type"], "pong");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_full_server_closes_the_longest_idle_lobby_socket_and_keeps_its_reserve() {
+        // Ten permits, one kept back from WebSockets.
+        let server = TestServer::with_config(|c| {
+            c.max_connections = 10;
+            c.reserved_connections = 1;
+        })
+        .await;
+        let (mut oldest, _) = server.player("P0").await;
+        let mut lobby = Vec::new();
+        for n in 1..9 {
+            lobby.push(server.player(&format!("P{n}")).await.0);
+        }
+        // The tenth would take the reserve: the longest idle makes room.
+        let (mut newest, _) = server.player("P9").await;
+        assert_eq!(oldest.expect_close().await, krypto_core::protocol::close::IDLE);
+        assert_eq!(newest.request(json!({"type": "ping"})).await["type"], "pong");
+        let (status, _) = server.get("/healthz").await;
+        assert!(status.contains(" 200 "), "{status}");
+        // Nobody idle in the lobby (all in rooms): the reserve is refused
+        // to WebSockets and still answers the health checks.
+        create(&mut newest).await;
+        for client in &mut lobby {
+            create(client).await;
+        }
+        match tokio_tungstenite::connect_async(server.url()).await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                assert_eq!(response.status(), 503);
+            }
+            other => panic!("the reserve was taken: {:?}", other.map(|_| ())),
+        }
+        let (status, _) = server.get("/healthz").await;
+        assert!(status.contains(" 200 "), "{status}");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_rebound_name_gets_421_on_the_websocket_and_the_api() {
+        let server = TestServer::with_config(|c| {
+            c.allowed_origins = vec!["https://krypto.example".to_owned()];
+            c.allowed_hosts = vec!["party.local".to_owned()];
+        })
+        .await;
+        let port = server.addr.port();
+        // The attacker's page: its own name, its own origin, this address.
+        let rebound = format!("rebind.attacker.example:{port}");
+        let mut request = server.url().into_client_request().unwrap();
+        request.headers_mut().insert("host", rebound.parse().unwrap());
+        let origin = format!("http://{rebound}");
+        request.headers_mut().insert("origin", origin.parse().unwrap());
+        match tokio_tungstenite::connect_async(request).await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                assert_eq!(response.status(), 421);
+            }
+            other => panic!("a rebound name was let in: {:?}", other.map(|_| ())),
+        }
+        for path in ["/api/leaderboard", "/api/players/Ann", "/api/daily"] {
+            let (status, _, body) = common::http_get_from(server.addr, &rebound, path, "").await;
+            assert_eq!(status, 421, "{path}");
+            let body: Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(body["error"]["code"], "unknown_host", "{path}");
+        }
+        // The page itself is the same for every name: nothing to steal.
+        let (status, _, _) = common::http_get_from(server.addr, &rebound, "/", "").await;
+        assert_eq!(status, 200);
+        // The server's own names: addresses, localhost, the declared ones.
+        for host in [
+            format!("127.0.0.1:{port}"),
+            format!("localhost:{port}"),
+            format!("[::1]:{port}"),
+            "krypto.example".to_owned(),
+            format!("Party.Local:{port}"),
+        ] {
+            let (status, _, _) =
+                common::http_get_from(server.addr, &host, "/api/leaderboard", "").await;
+            assert_eq!(status, 200, "{host}");
+        }
+        let mut request = server.url().into_client_request().unwrap();
+        request.headers_mut().insert("host", format!("localhost:{port}").parse().unwrap());
+        let origin = format!("http://localhost:{port}");
+        request.headers_mut().insert("origin", origin.parse().unwrap());
+        let (ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+        Client { ws }.welcomed(hello("Ann")).await;
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
     async fn qr_codes_never_follow_the_host_header() {
         let server = TestServer::start().await;
         let ask = |host: &str| {
@@ -471,7 +637,7 @@ on_both! {
             TestServer::with_config(|c| c.handshake_timeout = Duration::from_millis(300)).await;
         let mut silent = TcpStream::connect(server.addr).await.unwrap();
         let mut slow = TcpStream::connect(server.addr).await.unwrap();
-        slow.write_all(b"GET /ws HTTP/1.1\r\nHost: krypto\r\n")
+        slow.write_all(b"GET /ws HTTP/1.1\r\nHost: localhost\r\n")
             .await
             .unwrap();
         // One header line every 50 ms, forever: each arrives well within any
@@ -610,26 +776,26 @@ on_both! {
         let server = TestServer::start().await;
         let (status, body) = http(
             &server,
-            "GET /nowhere HTTP/1.1\r\nHost: k\r\nConnection: close\r\n\r\n",
+            "GET /nowhere HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
         )
         .await;
         assert_json_error(status, &body, 404, "not_found");
         let (status, body) = http(
             &server,
-            "POST /api/leaderboard HTTP/1.1\r\nHost: k\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            "POST /api/leaderboard HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
         )
         .await;
         assert_json_error(status, &body, 405, "method_not_allowed");
         let (status, body) = http(
             &server,
-            "GET /ws HTTP/1.1\r\nHost: k\r\nConnection: close\r\n\r\n",
+            "GET /ws HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
         )
         .await;
         assert_json_error(status, &body, 426, "upgrade_required");
         let long = "Z".repeat(300);
         let (status, body) = http(
             &server,
-            &format!("GET /api/players/{long} HTTP/1.1\r\nHost: k\r\nConnection: close\r\n\r\n"),
+            &format!("GET /api/players/{long} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
         )
         .await;
         assert_json_error(status, &body, 400, "bad_request");

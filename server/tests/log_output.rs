@@ -74,7 +74,7 @@ async fn still_serves(server: &Process) {
 
 /// Log lines lost so far, as `/metrics` says.
 async fn lines_lost(server: &Process) -> f64 {
-    let (status, body) = http_get(server.addr, "/metrics").await;
+    let (status, body) = http_get(server.metrics_addr, "/metrics").await;
     assert!(status.contains("200"), "{status}");
     sample(&body, "krypto_log_lines_dropped_total")
 }

@@ -1,6 +1,6 @@
 //! `GET /metrics`: a round played over real sockets moves the series it
-//! should, on both backends; `--metrics-listen` moves them to a port of
-//! their own.
+//! should, on both backends; they are served on a port of their own
+//! (`--metrics-listen`, loopback by default), never on the main one.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -13,9 +13,7 @@ use serde_json::json;
 
 /// The body of `GET /metrics`.
 async fn scrape(server: &TestServer) -> String {
-    let (status, body) = server.get("/metrics").await;
-    assert!(status.contains(" 200 "), "{status}");
-    body
+    server.metrics().await
 }
 
 on_both! {
@@ -94,4 +92,15 @@ async fn metrics_listen_serves_metrics_on_their_own_port_only() {
     assert!(status.contains(" 404 "), "{status}");
     let (status, _) = http_get(metrics_addr, "/healthz").await;
     assert!(status.contains(" 404 "), "{status}");
+}
+
+#[tokio::test]
+async fn by_default_metrics_are_on_loopback_and_never_on_the_main_port() {
+    assert!(krypto_server::DEFAULT_METRICS_LISTEN.ip().is_loopback());
+    assert_ne!(krypto_server::DEFAULT_METRICS_LISTEN.port(), 7878);
+    let server = TestServer::start().await;
+    let (status, _) = server.get("/metrics").await;
+    assert!(status.contains(" 404 "), "{status}");
+    assert!(scrape(&server).await.contains("krypto_connections"));
+    server.shutdown().await;
 }

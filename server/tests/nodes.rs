@@ -593,7 +593,7 @@ async fn until_db_time(db: &str, at: f64) {
 
 /// A series of `node`'s `/metrics`.
 async fn metric(node: &Process, series: &str) -> f64 {
-    let (status, body) = http_get(node.addr, "/metrics").await;
+    let (status, body) = http_get(node.metrics_addr, "/metrics").await;
     assert!(status.contains(" 200 "), "{status}");
     common::sample(&body, series)
 }
@@ -849,4 +849,33 @@ async fn the_code_miss_and_new_account_budgets_are_one_for_all_nodes() {
     let unaligned = "SELECT count(*) FROM budgets WHERE since_ms % 5000 <> 0";
     assert_eq!(count(&db, unaligned).await, 0);
     assert!(count(&db, "SELECT count(*) FROM budgets").await >= 4);
+}
+
+#[tokio::test]
+async fn the_rooms_one_address_holds_are_counted_across_the_nodes() {
+    // 20 rooms a node and 2 an address (a tenth), whichever node opens them.
+    let args = ["--max-rooms", "20", "--max-rooms-per-address", "2"];
+    let Some((_db, [a, b])) = cluster(&args).await else {
+        return;
+    };
+    let (mut ann, _) = a.player(hello("Ann")).await;
+    let (mut ben, _) = b.player(hello("Ben")).await;
+    let (mut cy, _) = b.player(hello("Cy")).await;
+    for host in [&mut ann, &mut ben] {
+        let state = host.request(json!({"type": "create_room"})).await;
+        assert_eq!(state["type"], "room_state", "{state}");
+    }
+    // Node b alone holds one room of this address; the directory says two.
+    let refused = cy.request(json!({"type": "create_room"})).await;
+    assert_eq!(refused["code"], "too_many_rooms", "{refused}");
+    // A room closed anywhere gives the place back.
+    ann.send(json!({"type": "leave_room"})).await;
+    let mut answer = cy.request(json!({"type": "create_room"})).await;
+    let deadline = Instant::now() + PATIENCE;
+    while answer["type"] != "room_state" && Instant::now() < deadline {
+        assert_eq!(answer["type"], "error", "{answer}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        answer = cy.request(json!({"type": "create_room"})).await;
+    }
+    assert_eq!(answer["type"], "room_state", "{answer}");
 }

@@ -204,3 +204,33 @@ fn a_ready_check_survives_a_restart_with_its_time_left() {
     let fx = back.ready(CY, 200).unwrap();
     assert!(match_started(&fx, &back, BOB));
 }
+
+#[test]
+fn reactions_are_rate_limited_per_room_whoever_sends_them() {
+    let mut r = lobby(&[BOB], &[]);
+    let crowd: Vec<PlayerId> = (0..10).map(|i| PlayerId(1_000 + i)).collect();
+    for (i, &id) in crowd.iter().enumerate() {
+        r.join(Joiner::new(id, format!("Fan{i}")), true, 50)
+            .unwrap();
+    }
+    // Ten fans, each within their own budget: the room relays its burst.
+    let mut relayed = 0;
+    for round in 0..REACTION_BURST as u64 {
+        for &fan in &crowd {
+            match r.react(fan, REACTIONS[0], 100 + round) {
+                Ok(_) => relayed += 1,
+                Err(e) => assert_eq!(e.code(), ErrorCode::RateLimited),
+            }
+        }
+    }
+    assert_eq!(relayed, ROOM_REACTION_BURST);
+    // Once the room's window has passed, a fan with credit left is heard.
+    let fresh = PlayerId(2_000);
+    r.join(Joiner::new(fresh, "Late"), true, 60).unwrap();
+    assert_eq!(
+        r.react(fresh, REACTIONS[1], 101).unwrap_err().code(),
+        ErrorCode::RateLimited
+    );
+    r.react(fresh, REACTIONS[1], 100 + ROOM_REACTION_WINDOW_MS)
+        .unwrap();
+}

@@ -32,7 +32,7 @@ use uuid::Uuid;
 
 use crate::config::server_url;
 use crate::db::budgets::Budgets;
-use crate::db::directory::{self, Directory, Reserved, Target};
+use crate::db::directory::{self, Directory, Holding, Reserved, Target};
 use crate::db::{Db, DbError};
 use crate::ops::metrics::{Metrics, Reconnect};
 use crate::rooms::directory_queue::{self, DirectoryQueue};
@@ -111,6 +111,8 @@ pub(crate) enum Reservation {
     Full,
     /// The host holds a seat in this room on another node.
     HostSeated(String),
+    /// The host's address holds its share of the rooms across the nodes.
+    AddressFull,
 }
 
 /// What the directory says about a player not seated on this node.
@@ -306,18 +308,25 @@ impl Cluster {
         lobby: &Lobby,
         public: bool,
         host: PlayerId,
+        holder: std::net::IpAddr,
     ) -> Result<Reservation, DbError> {
+        let share = i64::try_from(lobby.share()).unwrap_or(i64::MAX);
         for _ in 0..CODE_TRIES {
             let Some(code) = lobby.candidate_code() else {
                 return Ok(Reservation::Full);
             };
+            let holding = Holding {
+                holder: holder.to_string(),
+                share,
+            };
             match self
                 .directory
-                .reserve(&code, public, host.0, self.judging())
+                .reserve(&code, public, host.0, &holding, self.judging())
                 .await?
             {
                 Reserved::Done => return Ok(Reservation::Code(code)),
                 Reserved::HostSeated(held) => return Ok(Reservation::HostSeated(held)),
+                Reserved::AddressFull => return Ok(Reservation::AddressFull),
                 Reserved::CodeTaken => {
                     tracing::debug!(%code, "room code taken on another node; drawing again");
                 }

@@ -1,7 +1,6 @@
 //! The HTTP side of the single port: the WebSocket upgrade at `/ws`, the
 //! health checks at `/healthz` (liveness) and `/readyz` (readiness: the
-//! database and the recorder's journal), the metrics at `/metrics` (unless
-//! `--metrics-listen` moves them to a port of their own), and the scores
+//! database and the recorder's journal), and the scores
 //! API (`/api/leaderboard`, `/api/players/{name}`). Every refusal — unknown paths and methods
 //! included — is JSON: `{"error": {"code", "message"}}`.
 
@@ -35,11 +34,6 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/ws", get(upgrade))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz));
-    let router = if shared.config.metrics_listen.is_none() {
-        router.route("/metrics", get(get_metrics))
-    } else {
-        router
-    };
     router
         .route("/api/leaderboard", get(get_leaderboard))
         .route("/api/players/{name}", get(get_player))
@@ -57,7 +51,29 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
             shared.clone(),
             rate_limit,
         ))
+        .layer(axum::middleware::from_fn_with_state(
+            shared.clone(),
+            check_host,
+        ))
         .with_state(shared)
+}
+
+/// `/ws` and `/api` answer only for this server's own names (see
+/// [`crate::edge::hosts`]): a page that rebound a name of its own onto
+/// this server's address gets 421 `unknown_host`. Pages and assets are
+/// the same for every name and are served to any.
+async fn check_host(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
+    let path = request.uri().path();
+    let checked = path == "/ws" || path.starts_with("/api/");
+    if !checked || shared.hosts.allows(request.headers()) {
+        return next.run(request).await;
+    }
+    ApiError::new(
+        StatusCode::MISDIRECTED_REQUEST,
+        "unknown_host",
+        "this server does not answer for that host name (see --allowed-hosts)",
+    )
+    .into_response()
 }
 
 /// Per-address budgets for what costs the server work: the scores API and
@@ -296,8 +312,8 @@ async fn get_metrics(State(shared): State<Arc<Shared>>) -> Response {
         .into_response()
 }
 
-/// Serves only `GET /metrics` on `listener` (`--metrics-listen`) until the
-/// server stops.
+/// Serves only `GET /metrics` on `listener` (`--metrics-listen`, loopback
+/// by default: never the main port) until the server stops.
 pub(crate) async fn serve_metrics(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
     let stop = shared.disconnect.clone();
     let router = Router::new()
@@ -439,6 +455,14 @@ async fn upgrade(State(shared): State<Arc<Shared>>, mut request: Request) -> Res
     } else {
         None
     };
+    let Some(place) = shared.sockets.admit() else {
+        return ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "server_full",
+            "the server is full: try again in a while",
+        )
+        .into_response();
+    };
     let limits = SocketLimits {
         max_frame_bytes: config.max_frame_bytes,
         max_write_buffer: config.max_write_buffer,
@@ -455,6 +479,7 @@ async fn upgrade(State(shared): State<Arc<Shared>>, mut request: Request) -> Res
         move |socket| async move {
             transport::serve(socket, shared, client_ip, welcomed).await;
             drop(slot);
+            drop(place);
         },
     )
 }

@@ -8,7 +8,9 @@
 pub(crate) mod budgets;
 pub(crate) mod forwarded;
 pub(crate) mod frame_meter;
+pub(crate) mod hosts;
 pub(crate) mod http;
+pub(crate) mod idle;
 pub(crate) mod join_urls;
 pub(crate) mod listener;
 pub(crate) mod serve;

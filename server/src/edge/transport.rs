@@ -29,6 +29,7 @@ use tungstenite::Message;
 
 use crate::edge::budgets::{Allowance, MessageCredits};
 use crate::edge::frame_meter::MeterError;
+use crate::edge::idle::Activity;
 use crate::edge::ws_upgrade::Socket;
 use crate::rooms::outbox::{close, Outbound, Outbox};
 use crate::session::{Abuse, Session};
@@ -60,6 +61,8 @@ enum Ending {
     NoPong,
     /// The session reported abuse.
     Abuse(Abuse),
+    /// Signed in, in no room, silent for the idle time.
+    Idle,
 }
 
 impl Ending {
@@ -78,6 +81,7 @@ impl Ending {
             Ending::TooBigBeforeHello => (close::TOO_BIG, "say hello first"),
             Ending::NoPong => (close::POLICY, "no pong"),
             Ending::Abuse(Abuse::CodeGuessing) => (close::POLICY, "room code guessing"),
+            Ending::Idle => crate::edge::idle::IDLE_CLOSE,
         }
     }
 }
@@ -96,6 +100,8 @@ struct Transport {
     /// Set once the session is welcomed: lifts the frame meter's limit on
     /// frames before `hello`.
     welcomed: Arc<AtomicBool>,
+    /// Once welcomed: how idle this socket is, as the registry sees it.
+    activity: Option<Arc<Activity>>,
 }
 
 /// Serves one upgraded WebSocket from `client_ip` until it closes.
@@ -127,9 +133,11 @@ pub(crate) async fn serve(
         closing_since: None,
         goodbye_queued: false,
         welcomed,
+        activity: None,
     };
     tracing::debug!(ip = %client_ip, conn = outbox.conn.0, "websocket open");
     transport.read_loop(stream).await;
+    shared.sockets.ended(outbox.conn);
     transport.session.end().await;
     // Let the writer deliver a queued goodbye, then stop it.
     let mut writer = writer;
@@ -211,6 +219,12 @@ impl Transport {
         let mut awaiting_pong = false;
         loop {
             let drain_deadline = self.closing_since.map(|t| t + config.close_drain);
+            let idle_at = match (&self.activity, self.closing_since) {
+                (Some(activity), None) => {
+                    Some(self.shared.sockets.idle_at(activity, config.idle_lobby))
+                }
+                _ => None,
+            };
             tokio::select! {
                 biased;
                 () = self.outbox.killed() => return,
@@ -234,6 +248,19 @@ impl Transport {
                     awaiting_pong = true;
                     self.outbox.ping();
                 }
+                () = sleep_until_opt(idle_at), if idle_at.is_some() => {
+                    // Seated or not now (a kick or a closed room changes
+                    // it without a message of this client's).
+                    let in_lobby = self.session.in_lobby();
+                    if let Some(activity) = &self.activity {
+                        activity.set_in_lobby(in_lobby);
+                        if in_lobby {
+                            self.end(Ending::Idle);
+                        } else {
+                            activity.touched(&self.shared.sockets);
+                        }
+                    }
+                }
                 frame = stream.next() => match frame {
                     None => return,
                     Some(Ok(Message::Pong(_))) => awaiting_pong = false,
@@ -247,12 +274,21 @@ impl Transport {
                     Some(Ok(_)) if self.closing_since.is_some() => {}
                     Some(Ok(Message::Text(text))) => {
                         self.shared.metrics.messages_in.increment(1);
+                        if let Some(activity) = &self.activity {
+                            activity.touched(&self.shared.sockets);
+                        }
                         if self.spend_credit() {
                             if let Err(abuse) = self.session.handle_text(text.as_str()).await {
                                 self.end(Ending::Abuse(abuse));
                             }
-                            if self.session.is_welcomed() {
+                            if self.session.is_welcomed() && self.activity.is_none() {
                                 self.welcomed.store(true, Ordering::Relaxed);
+                                self.activity = Some(self.shared.sockets.welcomed(&self.outbox));
+                            }
+                            // Seated or not, as of this message: a player who
+                            // just joined a room is never taken for idle.
+                            if let Some(activity) = &self.activity {
+                                activity.set_in_lobby(self.session.in_lobby());
                             }
                         }
                     }

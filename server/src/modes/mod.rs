@@ -35,6 +35,13 @@ pub(crate) struct Play {
     last_solved: Option<Solved>,
 }
 
+impl Play {
+    /// Whether a solo run is in play (its connection is not idle).
+    pub(crate) fn run_in_play(&self) -> bool {
+        self.run.is_some()
+    }
+}
+
 /// A hand the player solved, with their result: what a challenge is made of.
 #[derive(Debug, Clone)]
 pub(crate) struct Solved {

@@ -18,6 +18,28 @@ use metrics_exporter_prometheus::{BuildError, Matcher, PrometheusBuilder, Promet
 
 /// How often histogram samples are folded when nobody scrapes, so they
 /// cannot pile up in memory.
+/// Where `/metrics` is served when `--metrics-listen` says nothing: this
+/// machine only, on a port of its own.
+pub const DEFAULT_LISTEN: std::net::SocketAddr =
+    std::net::SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 7879);
+
+/// The address `/metrics` was bound to, once it is (tests ask for port 0
+/// and read the port here).
+#[derive(Debug, Clone, Default)]
+pub struct MetricsAddress(std::sync::Arc<std::sync::OnceLock<std::net::SocketAddr>>);
+
+impl MetricsAddress {
+    /// The bound address; `None` before the server bound it, or when the
+    /// default address was taken and the server runs without metrics.
+    pub fn get(&self) -> Option<std::net::SocketAddr> {
+        self.0.get().copied()
+    }
+
+    pub(crate) fn set(&self, addr: std::net::SocketAddr) {
+        let _ = self.0.set(addr);
+    }
+}
+
 pub(crate) const UPKEEP_EVERY: Duration = Duration::from_secs(5);
 
 /// Bucket bounds (seconds) of the latency histograms: from half a

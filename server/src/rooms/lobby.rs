@@ -8,6 +8,7 @@
 //! writes in batches: the lobby never waits on the database.
 
 use std::collections::{HashMap, HashSet};
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use krypto_core::protocol::{ClientMessage, ErrorCode, PlayerId, RoomSettings, RoomSummary};
@@ -89,6 +90,10 @@ struct Inner {
     /// Each room's spectators (joined, or about to be), so a room takes at
     /// most its share of watchers.
     spectators: HashMap<String, HashSet<PlayerId>>,
+    /// The address (IPv6: network) whose connection opened each room here.
+    holders: HashMap<String, IpAddr>,
+    /// How many open rooms each address holds.
+    held: HashMap<IpAddr, usize>,
 }
 
 /// Why a room could not be registered.
@@ -97,6 +102,9 @@ pub(crate) enum RegisterError {
     /// The server has as many rooms as it allows.
     #[error("the server has no room for more rooms")]
     Full,
+    /// The address already holds its share of the rooms.
+    #[error("your address already holds as many open rooms as one address may: close one first")]
+    AddressFull,
     /// The code reserved for the room is already open here (cannot happen
     /// while the directory keeps codes unique; refused rather than trusted).
     #[error("that room code is already taken")]
@@ -109,6 +117,8 @@ pub(crate) struct Lobby {
     inner: Mutex<Inner>,
     /// Most rooms open at once.
     max_rooms: usize,
+    /// Most rooms one address may hold ([`room_share`]).
+    share: usize,
     /// On a node of a cluster: where seats and closed rooms are queued
     /// for the shared directory.
     directory: Option<DirectoryQueue>,
@@ -117,12 +127,22 @@ pub(crate) struct Lobby {
 impl Lobby {
     /// An empty lobby allowing `max_rooms` rooms, telling `directory` (on
     /// a node of a cluster) about seats and closed rooms.
-    pub(crate) fn new(max_rooms: usize, directory: Option<DirectoryQueue>) -> Arc<Lobby> {
+    pub(crate) fn new(
+        max_rooms: usize,
+        max_per_address: usize,
+        directory: Option<DirectoryQueue>,
+    ) -> Arc<Lobby> {
         Arc::new(Lobby {
             inner: Mutex::new(Inner::default()),
             max_rooms,
+            share: room_share(max_rooms, max_per_address),
             directory,
         })
+    }
+
+    /// Most rooms one address may hold.
+    pub(crate) fn share(&self) -> usize {
+        self.share
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -134,12 +154,19 @@ impl Lobby {
     /// Registers the room that `make` builds under `reserved` (a code the
     /// cluster's directory reserved) or, on a single node, a fresh code
     /// drawn here; `make` runs under the lobby's lock, so it must not block.
+    /// The room is held by `holder` (the address, as budgets key it, of
+    /// the connection opening it): an address over its share is told so
+    /// before the server is ever called full.
     pub(crate) fn register<T, E>(
         &self,
         reserved: Option<String>,
+        holder: IpAddr,
         make: impl FnOnce(String) -> Result<(RoomHandle, T), E>,
     ) -> Result<Result<T, E>, RegisterError> {
         let mut inner = self.lock();
+        if inner.held.get(&holder).copied().unwrap_or(0) >= self.share {
+            return Err(RegisterError::AddressFull);
+        }
         if inner.rooms.len() >= self.max_rooms {
             return Err(RegisterError::Full);
         }
@@ -149,9 +176,16 @@ impl Lobby {
             None => fresh_code(&inner),
         };
         Ok(make(code.clone()).map(|(handle, value)| {
-            inner.rooms.insert(code, handle);
+            inner.rooms.insert(code.clone(), handle);
+            inner.holders.insert(code, holder);
+            *inner.held.entry(holder).or_default() += 1;
             value
         }))
+    }
+
+    /// Whether `holder` may open another room here.
+    pub(crate) fn may_hold(&self, holder: IpAddr) -> bool {
+        self.lock().held.get(&holder).copied().unwrap_or(0) < self.share
     }
 
     /// Registers a room under the code it already has (a room restored at
@@ -176,6 +210,14 @@ impl Lobby {
     pub(crate) fn unregister(&self, code: &str) {
         let mut inner = self.lock();
         inner.rooms.remove(code);
+        if let Some(holder) = inner.holders.remove(code) {
+            if let Some(n) = inner.held.get_mut(&holder) {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    inner.held.remove(&holder);
+                }
+            }
+        }
         inner.seats.retain(|_, c| c != code);
         inner.spectators.remove(code);
         if let Some(directory) = &self.directory {
@@ -306,6 +348,16 @@ impl Lobby {
             inner.sessions.remove(&player);
         }
     }
+}
+
+/// Most rooms one address may hold: `max_per_address` (0: no cap), and
+/// never more than a tenth of the server's rooms, so it takes at least ten
+/// addresses (IPv6: networks) to fill a server.
+pub(crate) fn room_share(max_rooms: usize, max_per_address: usize) -> usize {
+    if max_per_address == 0 {
+        return usize::MAX;
+    }
+    max_per_address.min(max_rooms / 10).max(1)
 }
 
 /// A random code no open room here has.

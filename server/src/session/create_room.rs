@@ -11,9 +11,10 @@ use crate::rooms::task;
 impl Session {
     /// Opens a room hosted by this player. A player is in at most one room
     /// (so hosts at most one; on a cluster, a seat on another node counts:
-    /// the directory reserves the code and the host's seat together), and
-    /// a room its last member left closes at once, so one player cannot
-    /// fill the server with rooms.
+    /// the directory reserves the code and the host's seat together), a
+    /// room its last member left closes at once, and one address holds at
+    /// most its share of the rooms (counted across the nodes), so neither
+    /// one player nor one address can fill the server with rooms.
     pub(super) async fn create_room(
         &mut self,
         welcomed: Welcomed,
@@ -44,15 +45,24 @@ impl Session {
         // On a node of a cluster the directory reserves the code first, so
         // no two nodes open the same one; a single server draws it under
         // the lobby's lock, without waiting on anything.
+        let holder = self.address_key();
+        if !self.shared.lobby.may_hold(holder) {
+            let refused = RegisterError::AddressFull;
+            return self.error(id, ErrorCode::TooManyRooms, refused.to_string());
+        }
         let reserved = match &self.shared.cluster {
             None => None,
             Some(cluster) => match cluster
-                .reserve_code(&self.shared.lobby, settings.public, welcomed.player)
+                .reserve_code(&self.shared.lobby, settings.public, welcomed.player, holder)
                 .await
             {
                 Ok(Reservation::Code(code)) => Some(code),
                 Ok(Reservation::Full) => {
                     return self.error(id, ErrorCode::ServerFull, RegisterError::Full.to_string())
+                }
+                Ok(Reservation::AddressFull) => {
+                    let refused = RegisterError::AddressFull;
+                    return self.error(id, ErrorCode::TooManyRooms, refused.to_string());
                 }
                 Ok(Reservation::HostSeated(code)) => {
                     return self.error(
@@ -74,6 +84,7 @@ impl Session {
         let created = task::create(
             &self.shared.rooms,
             reserved.clone(),
+            holder,
             Joiner::new(welcomed.player, welcomed.name).bot(welcomed.bot),
             settings,
             self.outbox.clone(),
@@ -87,6 +98,9 @@ impl Session {
         match created {
             Ok(Ok(())) => {}
             Ok(Err(e)) => self.error(id, e.code(), e.to_string()),
+            Err(e @ RegisterError::AddressFull) => {
+                self.error(id, ErrorCode::TooManyRooms, e.to_string())
+            }
             Err(e) => self.error(id, ErrorCode::ServerFull, e.to_string()),
         }
     }

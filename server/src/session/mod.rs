@@ -98,6 +98,15 @@ impl Session {
         self.welcomed.is_some()
     }
 
+    /// Whether the connection is signed in but in no room (seated or
+    /// watching, here or on another node as far as this one knows) and
+    /// no solo run: what may be closed for idling.
+    pub(crate) fn in_lobby(&self) -> bool {
+        self.welcomed.as_ref().is_some_and(|w| {
+            self.shared.lobby.seat_of(w.player).is_none() && !self.play.run_in_play()
+        })
+    }
+
     /// Handles one text message from the client.
     pub(crate) async fn handle_text(&mut self, text: &str) -> Result<(), Abuse> {
         let ClientEnvelope { id, message } = match parse_client_message(text) {

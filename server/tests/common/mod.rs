@@ -205,6 +205,8 @@ pub struct TestServer {
     pub addr: SocketAddr,
     /// The database it serves from.
     pub database_url: String,
+    /// Where its `/metrics` is served, once bound.
+    metrics: krypto_server::MetricsAddress,
     shutdown: Option<oneshot::Sender<()>>,
     handle: Option<JoinHandle<Result<(), krypto_server::ServerError>>>,
     _database: TestDatabase,
@@ -228,17 +230,21 @@ impl TestServer {
         let mut config = Config {
             database_url: database.url.clone(),
             close_drain: Duration::from_millis(50),
-            // Tests open sockets and call the API from one address as fast
-            // as they can; server/tests/hostile.rs turns these back on.
+            // Tests open sockets and rooms and call the API from one address
+            // as fast as they can; server/tests/hostile.rs turns these back on.
             http_burst: 0,
             ws_open_burst: 0,
+            max_rooms_per_address: 0,
             // Tests play at machine speed, which the fair-play signals
             // rightly flag; server/tests/fair_play.rs turns them back on.
             fair_play: signals_that_never_fire(),
+            // Never the default port: tests run side by side.
+            metrics_listen: Some(SocketAddr::from(([127, 0, 0, 1], 0))),
             ..Config::default()
         };
         tweak(&mut config);
         let config_url = config.database_url.clone();
+        let metrics = config.metrics_address.clone();
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (tx, rx) = oneshot::channel::<()>();
@@ -247,6 +253,7 @@ impl TestServer {
         }));
         TestServer {
             addr,
+            metrics,
             database_url: config_url,
             shutdown: Some(tx),
             handle: Some(handle),
@@ -345,6 +352,16 @@ impl TestServer {
     /// One HTTP/1.1 GET; returns the status line and the body.
     pub async fn get(&self, path: &str) -> (String, String) {
         http_get(self.addr, path).await
+    }
+
+    /// The body of `GET /metrics`, from the metrics port.
+    pub async fn metrics(&self) -> String {
+        // Answered on the main port only once the metrics port is bound.
+        self.get("/healthz").await;
+        let addr = self.metrics.get().expect("metrics are served");
+        let (status, body) = http_get(addr, "/metrics").await;
+        assert!(status.contains(" 200 "), "{status}");
+        body
     }
 }
 
@@ -453,7 +470,7 @@ pub async fn http_raw(addr: SocketAddr, request: &str) -> Vec<u8> {
 
 /// One HTTP/1.1 GET to `addr`; returns the status line and the body.
 pub async fn http_get(addr: SocketAddr, path: &str) -> (String, String) {
-    let req = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+    let req = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
     let out = String::from_utf8(http_raw(addr, &req).await).unwrap();
     let status = out.lines().next().unwrap_or_default().to_owned();
     let body = out.split("\r\n\r\n").nth(1).unwrap_or_default().to_owned();

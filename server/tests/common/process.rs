@@ -15,6 +15,8 @@ use super::{http_get, Client, PATIENCE};
 pub struct Process {
     child: Child,
     pub addr: SocketAddr,
+    /// Where its `/metrics` is served (a free port unless the test chose).
+    pub metrics_addr: SocketAddr,
     /// Every line it printed so far (its log at `RUST_LOG`, warn unless
     /// `KRYPTO_TEST_SERVER_LOG` says otherwise).
     printed: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
@@ -37,9 +39,26 @@ impl Process {
         Self::start_at(free_addr(), url, &[])
     }
 
-    /// The binary's command line on `addr` with extra arguments.
-    fn command(addr: SocketAddr, url: &str, args: &[&str]) -> Command {
+    /// The binary's command line on `addr` with extra arguments, and the
+    /// address of its `/metrics` (never the default port: tests run side
+    /// by side).
+    fn command(addr: SocketAddr, url: &str, args: &[&str]) -> (Command, SocketAddr) {
         let mut command = Command::new(env!("CARGO_BIN_EXE_krypto-server"));
+        let chosen = args
+            .iter()
+            .position(|a| *a == "--metrics-listen")
+            .and_then(|i| args.get(i + 1))
+            .map(|a| a.parse().unwrap());
+        let metrics_addr = chosen.unwrap_or_else(free_addr);
+        if chosen.is_none() {
+            command
+                .arg("--metrics-listen")
+                .arg(metrics_addr.to_string());
+        }
+        // Tests open rooms from one address as fast as they can.
+        if !args.contains(&"--max-rooms-per-address") {
+            command.args(["--max-rooms-per-address", "0"]);
+        }
         command
             .arg("--listen")
             .arg(addr.to_string())
@@ -51,7 +70,7 @@ impl Process {
                 "RUST_LOG",
                 std::env::var("KRYPTO_TEST_SERVER_LOG").unwrap_or("warn".into()),
             );
-        command
+        (command, metrics_addr)
     }
 
     /// Starts the binary with extra arguments, logging at `log` to pipes
@@ -63,7 +82,8 @@ impl Process {
         log: &str,
     ) -> (Process, ChildStdout, ChildStderr) {
         let addr = free_addr();
-        let mut child = Self::command(addr, url, args)
+        let (mut command, metrics_addr) = Self::command(addr, url, args);
+        let mut child = command
             .env("RUST_LOG", log)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -74,6 +94,7 @@ impl Process {
         let process = Process {
             child,
             addr,
+            metrics_addr,
             printed: Default::default(),
         };
         // A busy machine may take a while to start a debug build (it
@@ -101,7 +122,8 @@ impl Process {
 
     /// Starts the binary on `addr` with extra arguments.
     pub fn start_at(addr: SocketAddr, url: &str, args: &[&str]) -> Process {
-        let mut child = Self::command(addr, url, args)
+        let (mut command, metrics_addr) = Self::command(addr, url, args);
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -129,6 +151,7 @@ impl Process {
         let process = Process {
             child,
             addr,
+            metrics_addr,
             printed,
         };
         ready

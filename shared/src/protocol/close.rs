@@ -18,3 +18,8 @@ pub const INTERNAL_ERROR: u16 = 1011;
 /// handed to another node): clients say "the server is restarting" and
 /// reconnect rather than give up.
 pub const SERVICE_RESTART: u16 = 1012;
+/// A signed-in connection in no room (not seated, not watching, no solo run)
+/// that sent nothing for the server's idle time, or the longest-idle such
+/// one when the server is full: reconnect when the player wants to play,
+/// not at once.
+pub const IDLE: u16 = 4000;

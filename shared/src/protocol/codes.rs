@@ -87,6 +87,9 @@ wire_enum! {
         NoSuchDay,
         /// No challenge has that id.
         ChallengeNotFound,
+        /// `create_room` from an address (or IPv6 network) that already
+        /// holds as many open rooms as one address may.
+        TooManyRooms,
         /// The server is at its limit of connections or rooms.
         ServerFull,
         /// The server is shutting down.

@@ -91,6 +91,11 @@ pub const READY_CHECK_MS: u64 = 15_000;
 pub const REACTION_BURST: usize = 4;
 /// …within this window, per member.
 pub const REACTION_WINDOW_MS: u64 = 4_000;
+/// And at most this many in the whole room…
+pub const ROOM_REACTION_BURST: usize = 16;
+/// …within this window: 8 a second at most reach a TV, however many
+/// members send them (100 a second took a TV page to 81 % of a core).
+pub const ROOM_REACTION_WINDOW_MS: u64 = 2_000;
 /// Points for winning a round.
 pub const ROUND_POINTS: i64 = 1;
 /// How many recent events a snapshot carries for a resuming client's feed.
@@ -141,6 +146,9 @@ pub struct Room {
     /// When the last connected member left or dropped, while nobody is
     /// connected: the server closes a room vacant for long enough.
     vacated_at: Option<u64>,
+    /// When each reaction relayed lately stops counting against the
+    /// room's limit, oldest first (not saved: a restart forgives them).
+    reaction_expiries: VecDeque<u64>,
     /// Effects produced by time passing during a command that was then
     /// refused; delivered by the next call.
     pending: Effects,
@@ -173,6 +181,7 @@ impl Room {
             recent: VecDeque::new(),
             limits,
             vacated_at: None,
+            reaction_expiries: VecDeque::new(),
             pending: Effects::default(),
         };
         room.members.push(Member::new(host, false, 0));

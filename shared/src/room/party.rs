@@ -6,12 +6,14 @@ use super::roster::take_credit;
 use super::rounds::Phase;
 use super::{
     Effects, Recipient, Room, RoomError, REACTION_BURST, REACTION_WINDOW_MS, READY_CHECK_MS,
+    ROOM_REACTION_BURST, ROOM_REACTION_WINDOW_MS,
 };
 use crate::protocol::{PlayerId, ReadyCheckInfo, ServerMessage, REACTIONS};
 
 impl Room {
     /// A member's reaction, relayed to the room. Only the fixed few (never
-    /// text) and a few per member every few seconds; not kept in `recent`,
+    /// text), a few per member every few seconds and a few more per room
+    /// (whoever sends them: a crowd of 100 stays watchable); not kept in `recent`,
     /// since a reaction is only worth seeing as it happens.
     pub fn react(&mut self, player: PlayerId, emoji: &str, now: u64) -> Result<Effects, RoomError> {
         self.advance(now);
@@ -20,15 +22,24 @@ impl Room {
             .find(|&&r| r == emoji)
             .ok_or(RoomError::UnknownReaction)?;
         let m = self.member_mut(player).ok_or(RoomError::NotInRoom)?;
+        // The member's own limit first, so one flooder cannot spend the
+        // room's.
         take_credit(
             &mut m.reaction_expiries,
             now,
             REACTION_BURST,
             REACTION_WINDOW_MS,
         )?;
+        let name = m.name.clone();
+        take_credit(
+            &mut self.reaction_expiries,
+            now,
+            ROOM_REACTION_BURST,
+            ROOM_REACTION_WINDOW_MS,
+        )?;
         let msg = ServerMessage::Reaction {
             player,
-            name: m.name.clone(),
+            name,
             emoji: (*emoji).to_owned(),
         };
         let mut fx = std::mem::take(&mut self.pending);

@@ -273,6 +273,7 @@ impl Room {
             recent: saved.recent.into_iter().collect::<VecDeque<_>>(),
             limits,
             vacated_at: saved.vacant_for_ms.map(|ms| now.saturating_sub(ms)),
+            reaction_expiries: std::collections::VecDeque::new(),
             pending: Effects::default(),
         };
         // A round being played needs its hand: a saved room that says

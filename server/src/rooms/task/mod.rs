@@ -25,6 +25,7 @@ use uuid::Uuid;
 
 use crate::scores::rated_play::RatedMatch;
 
+use self::absence::Absence;
 use self::held::Held;
 use self::recording::MatchLog;
 use crate::db::saved::StoredRoom;
@@ -35,6 +36,7 @@ use crate::rooms::outbox::Outbox;
 use crate::rooms::services::RoomServices;
 use crate::scores::periods::now_ms;
 
+mod absence;
 mod held;
 mod recording;
 
@@ -47,11 +49,13 @@ const JOURNAL_FULL: &str =
 const INBOX: usize = 256;
 
 /// Creates a room hosted by `joiner` under `reserved` (a code the cluster's
-/// directory reserved; `None`: a fresh one), registers it and starts its
+/// directory reserved; `None`: a fresh one), held by the address `holder`
+/// (see [`crate::rooms::lobby::Lobby::register`]), registers it and starts its
 /// task; the host gets the first `room_state` (carrying `id`).
 pub fn create(
     services: &Arc<RoomServices>,
     reserved: Option<String>,
+    holder: std::net::IpAddr,
     joiner: Joiner,
     settings: RoomSettings,
     client: Outbox,
@@ -60,7 +64,7 @@ pub fn create(
     let host = joiner.id;
     let clock = services.settings.clock();
     let dealer = services.settings.dealer.make();
-    let registered = services.lobby.register(reserved, |code| {
+    let registered = services.lobby.register(reserved, holder, |code| {
         let (room, fx) = Room::new(
             code.clone(),
             joiner,
@@ -86,7 +90,7 @@ pub fn create(
         clock,
         clients: HashMap::from([(host, client)]),
         summary: summary_tx,
-        empty_since: None,
+        absence: Absence::default(),
         log: MatchLog::default(),
         held: Held::default(),
         locked: false,
@@ -183,7 +187,7 @@ pub(crate) async fn restore(
         clock,
         clients: HashMap::new(),
         summary: summary_tx,
-        empty_since: None,
+        absence: Absence::default(),
         log,
         held: Held::default(),
         locked: false,
@@ -229,7 +233,7 @@ struct RoomTask {
     /// The lobby listing entry.
     summary: watch::Sender<krypto_core::protocol::RoomSummary>,
     /// Since when nobody is connected; the room closes after the grace.
-    empty_since: Option<Instant>,
+    absence: Absence,
     /// The match being recorded.
     log: MatchLog,
     /// Its dealt hands and attempts, on their way to the recorder.
@@ -255,11 +259,12 @@ impl RoomTask {
             let deadline = self.room.next_deadline();
             let clock = self.clock.clone();
             // A room its last member left closes at once (a player must not
-            // leave rooms behind); one whose members only dropped waits.
+            // leave rooms behind); one whose members only dropped waits,
+            // once (`absence.rs`).
             let close_at = if self.room.members().is_empty() {
                 Some(Instant::now())
             } else {
-                self.empty_since.map(|t| t + grace)
+                self.absence.close_at(grace)
             };
             tokio::select! {
                 biased;
@@ -534,11 +539,9 @@ impl RoomTask {
             self.clients.remove(&player);
             self.services.lobby.unseat(player, self.room.code());
         }
-        if self.clients.is_empty() {
-            self.empty_since.get_or_insert_with(Instant::now);
-        } else {
-            self.empty_since = None;
-        }
+        let grace = self.services.settings.empty_room_grace;
+        self.absence
+            .update(!self.clients.is_empty(), Instant::now(), grace);
         if self.room.is_locked() != self.locked {
             self.locked = self.room.is_locked();
             self.services.lobby.locked(self.room.code(), self.locked);

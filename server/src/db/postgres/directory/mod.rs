@@ -37,6 +37,18 @@ pub(crate) enum Reserved {
     CodeTaken,
     /// The host holds a seat in this room on another node.
     HostSeated(String),
+    /// The host's address holds its share of the rooms of every node.
+    AddressFull,
+}
+
+/// Who opens a room, for the cap on the rooms one address holds across
+/// the nodes.
+#[derive(Debug, Clone)]
+pub(crate) struct Holding {
+    /// The address (IPv6: network) as budgets key it, written out.
+    pub(crate) holder: String,
+    /// Most rooms it may hold.
+    pub(crate) share: i64,
 }
 
 /// Where a room lives.
@@ -239,10 +251,25 @@ impl Directory {
         code: &str,
         public: bool,
         host: i64,
+        holding: &Holding,
         judging: bool,
     ) -> Result<Reserved, DbError> {
         within(self.deadline, async {
             let mut tx = self.pool.begin().await?;
+            // One node at a time counts an address's rooms and adds one, so two
+            // nodes cannot both take its last place.
+            sqlx::query("SELECT pg_advisory_xact_lock(hashtext('krypto-room-holder:' || $1))")
+                .bind(&holding.holder)
+                .execute(&mut *tx)
+                .await?;
+            let held: i64 = sqlx::query_scalar("SELECT count(*) FROM rooms WHERE holder = $1")
+                .bind(&holding.holder)
+                .fetch_one(&mut *tx)
+                .await?;
+            if held >= holding.share {
+                tx.rollback().await?;
+                return Ok(Reserved::AddressFull);
+            }
             let sql = format!(
                 "INSERT INTO seats (player_id, code, node_id) VALUES ($1, $2, $3)
                  ON CONFLICT (player_id) DO UPDATE
@@ -268,12 +295,13 @@ impl Directory {
                 return Ok(Reserved::HostSeated(held));
             }
             let done = sqlx::query(
-                "INSERT INTO rooms (code, node_id, public) VALUES ($1, $2, $3)
+                "INSERT INTO rooms (code, node_id, public, holder) VALUES ($1, $2, $3, $4)
                  ON CONFLICT (code) DO NOTHING",
             )
             .bind(code)
             .bind(self.node)
             .bind(public)
+            .bind(&holding.holder)
             .execute(&mut *tx)
             .await?;
             if done.rows_affected() != 1 {
