@@ -36,8 +36,9 @@ pub(crate) struct RunHandle {
 #[derive(Debug)]
 struct RunState {
     run: Run,
-    /// When the hand on the table was dealt: a solved hand's own time, for
-    /// a challenge made of it.
+    /// When the hand on the table was dealt (misses on it do not move it):
+    /// a solved hand's own time, for a challenge made of it and the
+    /// fair-play signals.
     dealt_ms: u64,
     /// `run_over` was sent and the result stored.
     finished: bool,
@@ -113,6 +114,9 @@ impl Play {
             RunOutcome::Solved {
                 value, bonus_ms, ..
             } => {
+                // Timed from the hand's deal, not from a miss on it: a
+                // person fixing a typo is quick, and that is no signal.
+                asker.note_answer(&dealt, RULES, formula, state.dealt_ms, now);
                 self.last_solved = Some(Solved {
                     deal: dealt,
                     rules: RULES,
@@ -147,7 +151,9 @@ impl Play {
         if matches!(outcome, RunOutcome::NotAnAttempt(_)) {
             return;
         }
-        state.dealt_ms = now;
+        if matches!(outcome, RunOutcome::Solved { .. }) {
+            state.dealt_ms = now;
+        }
         if state.run.is_over(now) {
             return finish(&owner, &mut state, asker.id.clone()).await;
         }

@@ -233,7 +233,7 @@ impl TestServer {
             ws_open_burst: 0,
             // Tests play at machine speed, which the fair-play signals
             // rightly flag; server/tests/fair_play.rs turns them back on.
-            fair_play: signals_that_never_fire(),
+            fair_play: signals_that_never_fire().into(),
             ..Config::default()
         };
         tweak(&mut config);
