@@ -322,3 +322,73 @@ fn the_daily_board_is_read_over_http_with_the_players_row_marked() {
     );
     assert!(json_out.finish().success());
 }
+
+#[test]
+fn the_runs_board_is_read_over_http_with_the_players_row_marked() {
+    let scratch = Scratch::new();
+    let body = json!({"period": "week", "rows": [
+        {"rank": 1, "name": "Ada", "score": 23},
+        {"rank": 2, "name": "Ann", "score": 17}]})
+    .to_string();
+    let (addr, requests) = http_once(200, body.clone());
+    let mut ann = Proc::spawn(
+        "ann",
+        &[
+            "run",
+            "--board",
+            "--period",
+            "week",
+            "--around",
+            "Ann",
+            "--server",
+            &format!("ws://{addr}"),
+            "--name",
+            "Ann",
+        ],
+        &scratch.config("ann"),
+    );
+    ann.expect_contains("Best runs, this week");
+    let ada = ann.expect_contains("Ada");
+    assert!(
+        ada.starts_with(' ') && ada.trim_end().ends_with("23"),
+        "{ada}"
+    );
+    let own = ann.expect_contains("Ann");
+    assert!(
+        own.starts_with('›') && own.trim_end().ends_with("17"),
+        "{own}"
+    );
+    assert!(ann.finish().success());
+    let request = requests.recv_timeout(PATIENCE).unwrap();
+    assert_eq!(
+        request,
+        "GET /api/runs/board?period=week&limit=20&around=Ann HTTP/1.1"
+    );
+    // --json prints the server's answer as is.
+    let (addr, _requests) = http_once(200, body.clone());
+    let mut json_out = Proc::spawn(
+        "json",
+        &[
+            "run",
+            "--board",
+            "--json",
+            "--server",
+            &format!("ws://{addr}"),
+        ],
+        &scratch.config("ann"),
+    );
+    let line = json_out.expect_contains("rows");
+    assert_eq!(
+        serde_json::from_str::<Value>(&line).unwrap(),
+        serde_json::from_str::<Value>(&body).unwrap()
+    );
+    assert!(json_out.finish().success());
+    // A period the board does not keep is refused before any request.
+    let mut bad = Proc::spawn(
+        "bad",
+        &["run", "--board", "--period", "year"],
+        &scratch.config("bad"),
+    );
+    bad.expect_contains("year");
+    assert_eq!(bad.finish().code(), Some(2));
+}
