@@ -10,7 +10,7 @@ import { stopwatch } from '../solo.js';
 
 const METRICS = {
   rating: 'Rating', wins: 'Matches won', rounds: 'Rounds won', fastest: 'Fastest solve',
-  daily: "Today's Krypto", runs: 'Best run',
+  daily: 'Today’s Krypto', runs: 'Best run',
 };
 const PERIODS = { all: 'All time', month: 'This month', week: 'This week', day: 'Today' };
 
@@ -94,7 +94,7 @@ export function show(root) {
 function soloBoard(metric, body) {
   const daily = metric === 'daily';
   const play = daily
-    ? h('p', { class: 'hint' }, h('a', { href: at('/daily'), text: "Play today's Krypto" }))
+    ? h('p', { class: 'hint' }, h('a', { href: at('/daily'), text: 'Play today’s Krypto' }))
     : h('p', { class: 'hint' }, h('a', { href: at('/run'), text: 'Start a run' }));
   const title = daily && body.number ? h('p', { class: 'hint', text: `Krypto #${body.number}, ${body.date}` }) : null;
   if (body.rows.length === 0) {
