@@ -114,6 +114,8 @@ pub(crate) struct Shared {
     pub(crate) metrics: metrics::Metrics,
     /// The daily's secret and first day, read from the database once.
     pub(crate) daily: modes::daily::DailyKeeper,
+    /// The runs of this node's players, for `run_resume`.
+    pub(crate) runs: modes::runs::RunsInPlay,
     /// Rated play's answers on their way to the fair-play signals.
     pub(crate) fair_play: fair_play::FairPlay,
 }
@@ -196,6 +198,7 @@ impl Shared {
             rooms: room_services,
             metrics,
             daily: modes::daily::DailyKeeper::default(),
+            runs: modes::runs::RunsInPlay::default(),
             fair_play,
         });
         shared.restore_saved_rooms().await?;
