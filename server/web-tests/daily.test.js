@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  solve, shoot, readHand, wrongFormula, ENGINE, phone,
+  solve, shoot, readHand, wrongFormula, ENGINE, phone, engineLacks,
 } from './harness.js';
 import { gameNight, inLobby, named, typed } from './kit.js';
 
@@ -98,5 +98,31 @@ test('the leaderboard page has today’s Krypto and the runs beside the rated bo
   await page.getByText('No run finished yet.').waitFor();
   assert.match(page.url(), /metric=runs&period=week$/);
   await page.getByRole('link', { name: 'Start a run' }).waitFor();
+  assert.deepEqual(page.problems, []);
+});
+
+test('a run whose connection drops is taken up again on the same hand', { skip: engineLacks('routeWebSocket') }, async () => {
+  const page = await phone(night.browser);
+  // Every socket of the page goes to the real server through a route this
+  // test can cut, as a lost network would.
+  const sockets = [];
+  await page.routeWebSocket(/\/ws$/, (ws) => { ws.connectToServer(); sockets.push(ws); });
+  await page.goto(`${night.server.base}/run`);
+  await page.getByLabel('Name').fill('Dee');
+  await page.getByRole('button', { name: 'Let’s play' }).click();
+  await page.getByRole('button', { name: 'Start the run' }).click();
+  await page.getByText('Hand 1: make').waitFor();
+  const first = await readHand(page);
+  await answer(page, typed(solve(first.cards, first.target)));
+  await page.getByText('Hand 2: make').waitFor();
+  const second = await readHand(page);
+  sockets.at(-1).close({ code: 1012, reason: 'restarting' });
+  await page.waitForFunction(() => !document.querySelector('.banner')?.textContent.includes('reconnecting'));
+  await page.getByText('Score 1 · combo 1').waitFor();
+  assert.ok(sockets.length >= 2, 'the page reconnected');
+  assert.deepEqual(await readHand(page), second, 'the same hand');
+  assert.equal(await page.getByText('could not be taken up').count(), 0);
+  await answer(page, typed(solve(second.cards, second.target)));
+  await page.getByText('Hand 3: make').waitFor();
   assert.deepEqual(page.problems, []);
 });
