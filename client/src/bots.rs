@@ -20,11 +20,11 @@ use krypto_client::lines::Lines;
 use krypto_client::load::answers::wrong_formula;
 use krypto_client::redirect::{self, Follow};
 use krypto_client::wait::sleep_until;
+use krypto_core::bot_pace;
 use krypto_core::protocol::{
     ClientMessage, ErrorCode, PlayerId, RoomPhase, RoundWin, ServerMessage,
 };
-use krypto_core::room::difficulty_of;
-use krypto_core::settings::{DealMode, Difficulty, RoomSettings, Variant};
+use krypto_core::settings::{DealMode, RoomSettings, Variant};
 use krypto_core::solver;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -66,45 +66,23 @@ fn skill_word(skill: Skill) -> &'static str {
 /// more: the host may be restarting the server).
 const ROOM_RETRY: Duration = Duration::from_secs(5);
 
-/// The median thinking time, in seconds, of a bot of each skill (rows:
-/// easy, medium, hard) on a hand of each difficulty band (columns: easy,
-/// medium, hard hands; see `krypto_core::room::difficulty_of`). A medium bot
-/// takes about as long as a casual player on a typical hand (35 s), an easy
-/// bot is beaten by most people, a hard bot by quick ones. The table is in
-/// docs/design.md.
-pub const THINK_SECONDS: [[u64; 3]; 3] = [[40, 60, 80], [22, 35, 50], [9, 14, 20]];
-
-/// Being sure a hand has no solution takes longer than the hardest hand.
-const NO_SOLUTION_FACTOR_TENTHS: u64 = 15;
-
-/// How long a bot thinks (the median, before jitter and pace) before
-/// answering a hand with `solutions` distinct solutions: the fewer ways
-/// there are, the longer it takes, as for people.
-pub fn think_time(skill: Skill, variant: Variant, solutions: usize) -> Duration {
-    let row = THINK_SECONDS[match skill {
-        Skill::Easy => 0,
-        Skill::Medium => 1,
-        Skill::Hard => 2,
-    }];
-    let hardest = Duration::from_secs(row[2]);
-    if solutions == 0 {
-        return hardest * NO_SOLUTION_FACTOR_TENTHS as u32 / 10;
+/// The skill flag's pace in krypto-core's table.
+impl From<Skill> for krypto_core::bot_pace::BotSkill {
+    fn from(skill: Skill) -> Self {
+        match skill {
+            Skill::Easy => Self::Easy,
+            Skill::Medium => Self::Medium,
+            Skill::Hard => Self::Hard,
+        }
     }
-    let column = match difficulty_of(variant, solutions as u64) {
-        Difficulty::Easy | Difficulty::Any => 0,
-        Difficulty::Medium => 1,
-        Difficulty::Hard => 2,
-    };
-    Duration::from_secs(row[column])
 }
 
-/// The chance (in percent) that a bot of `skill` first answers wrong.
-fn blunder_percent(skill: Skill) -> u32 {
-    match skill {
-        Skill::Easy => 30,
-        Skill::Medium => 5,
-        Skill::Hard => 0,
-    }
+/// How long a bot thinks (the median, before jitter and pace) before
+/// answering a hand with `solutions` distinct solutions: krypto-core's
+/// `bot_pace`, the table the fair-play tests read too.
+pub fn think_time(skill: Skill, variant: Variant, solutions: usize) -> Duration {
+    let solutions = u64::try_from(solutions).unwrap_or(u64::MAX);
+    Duration::from_millis(bot_pace::think_ms(skill.into(), variant, solutions))
 }
 
 /// Runs the bots until Ctrl-C.
@@ -461,7 +439,7 @@ async fn think(
             .ok()?;
     let pause = think_time(config.skill, settings.variant, solutions.len());
     // People are not clocks: ±30 % around the median.
-    let jitter = rng.random_range(70..=130u32);
+    let jitter = rng.random_range(bot_pace::JITTER_PERCENT);
     let at = seen + scaled(pause * jitter / 100, config.pace);
     if solutions.is_empty() {
         // Only claim when the room allows unsolvable hands.
@@ -473,7 +451,7 @@ async fn think(
         });
     }
     let pick = solutions[rng.random_range(0..solutions.len())].to_string();
-    let blunder = (rng.random_range(0..100u32) < blunder_percent(config.skill))
+    let blunder = (rng.random_range(0..100u32) < bot_pace::blunder_percent(config.skill.into()))
         .then(|| wrong_formula(cards, objective, rules))
         .flatten();
     Some(match blunder {

@@ -85,9 +85,23 @@ pub struct DailyArgs {
     pub json: bool,
 }
 
-/// `krypto run [--server URL] [--name NAME] [--json]`
+/// `krypto run [--board [--period P] [--around NAME] [--limit N]]
+/// [--server URL] [--name NAME] [--json]`
 #[derive(Debug, Args)]
 pub struct RunArgs {
+    /// Show the runs board (over HTTP) instead of playing.
+    #[arg(long)]
+    pub board: bool,
+    /// With --board: each player's best run of the day, the week (ISO,
+    /// UTC), the month or all time.
+    #[arg(long, short = 'p', value_enum, default_value_t = RunPeriod::Day, requires = "board")]
+    pub period: RunPeriod,
+    /// With --board: centre the board on this player.
+    #[arg(long, requires = "board")]
+    pub around: Option<String>,
+    /// With --board: how many rows.
+    #[arg(long, short = 'l', default_value_t = 20, requires = "board")]
+    pub limit: u32,
     /// The server (default: the config's, else ws://127.0.0.1:7878).
     #[arg(long, short = 's')]
     pub server: Option<String>,
@@ -97,6 +111,31 @@ pub struct RunArgs {
     /// Print the server's messages as JSON, one object a line.
     #[arg(long)]
     pub json: bool,
+}
+
+/// The period of the runs board, as `GET /api/runs/board?period=` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RunPeriod {
+    /// Today (UTC).
+    Day,
+    /// This ISO week (UTC).
+    Week,
+    /// This month (UTC).
+    Month,
+    /// All time.
+    All,
+}
+
+impl RunPeriod {
+    /// The name the API takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunPeriod::Day => "day",
+            RunPeriod::Week => "week",
+            RunPeriod::Month => "month",
+            RunPeriod::All => "all",
+        }
+    }
 }
 
 /// `krypto challenge CODE [--server URL] [--name NAME] [--json]`

@@ -38,6 +38,7 @@ fn main() -> ExitCode {
             drop(out);
             return exit(solo::daily(args));
         }
+        Command::Run(args) if args.board => solo::board::runs(args, &mut out),
         Command::Run(args) => {
             drop(out);
             return exit(solo::run(args));

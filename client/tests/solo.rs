@@ -11,7 +11,7 @@ mod common;
 
 use std::sync::mpsc::Receiver;
 
-use common::fake::{http_once, ws_server};
+use common::fake::{http_once, ws_server, ws_server_closing, CLOSE};
 use common::{Proc, Scratch, PATIENCE};
 use serde_json::{json, Value};
 
@@ -321,4 +321,140 @@ fn the_daily_board_is_read_over_http_with_the_players_row_marked() {
         serde_json::from_str::<Value>(&body).unwrap()
     );
     assert!(json_out.finish().success());
+}
+
+#[test]
+fn the_runs_board_is_read_over_http_with_the_players_row_marked() {
+    let scratch = Scratch::new();
+    let body = json!({"period": "week", "rows": [
+        {"rank": 1, "name": "Ada", "score": 23},
+        {"rank": 2, "name": "Ann", "score": 17}]})
+    .to_string();
+    let (addr, requests) = http_once(200, body.clone());
+    let mut ann = Proc::spawn(
+        "ann",
+        &[
+            "run",
+            "--board",
+            "--period",
+            "week",
+            "--around",
+            "Ann",
+            "--server",
+            &format!("ws://{addr}"),
+            "--name",
+            "Ann",
+        ],
+        &scratch.config("ann"),
+    );
+    ann.expect_contains("Best runs, this week");
+    let ada = ann.expect_contains("Ada");
+    assert!(
+        ada.starts_with(' ') && ada.trim_end().ends_with("23"),
+        "{ada}"
+    );
+    let own = ann.expect_contains("Ann");
+    assert!(
+        own.starts_with('›') && own.trim_end().ends_with("17"),
+        "{own}"
+    );
+    assert!(ann.finish().success());
+    let request = requests.recv_timeout(PATIENCE).unwrap();
+    assert_eq!(
+        request,
+        "GET /api/runs/board?period=week&limit=20&around=Ann HTTP/1.1"
+    );
+    // --json prints the server's answer as is.
+    let (addr, _requests) = http_once(200, body.clone());
+    let mut json_out = Proc::spawn(
+        "json",
+        &[
+            "run",
+            "--board",
+            "--json",
+            "--server",
+            &format!("ws://{addr}"),
+        ],
+        &scratch.config("ann"),
+    );
+    let line = json_out.expect_contains("rows");
+    assert_eq!(
+        serde_json::from_str::<Value>(&line).unwrap(),
+        serde_json::from_str::<Value>(&body).unwrap()
+    );
+    assert!(json_out.finish().success());
+    // A period the board does not keep is refused before any request.
+    let mut bad = Proc::spawn(
+        "bad",
+        &["run", "--board", "--period", "year"],
+        &scratch.config("bad"),
+    );
+    bad.expect_contains("year");
+    assert_eq!(bad.finish().code(), Some(2));
+}
+
+#[test]
+fn a_run_whose_connection_drops_is_taken_up_again_on_the_same_hand() {
+    let scratch = Scratch::new();
+    let (addr, seen) = ws_server_closing(|frame| match frame["type"].as_str() {
+        Some("hello") => vec![welcome("Ann")],
+        Some("run_start") => vec![json!({"type": "run", "hand": 1, "objective": 9,
+            "cards": [4, 4, 10, 1, 6], "duration_ms": 180000, "remaining_ms": 180000,
+            "score": 0, "combo": 0})
+        .to_string()],
+        // The answer is judged, then the network drops.
+        Some("run_submit") if frame["hand"] == 1 => vec![
+            verdict(1, true, None),
+            json!({"type": "run_hand", "hand": 2, "objective": 12, "cards": [3, 7, 7, 2, 9],
+                "remaining_ms": 171200, "score": 1, "combo": 1, "bonus_ms": 0})
+            .to_string(),
+            CLOSE.to_owned(),
+        ],
+        Some("run_resume") => vec![json!({"type": "run", "hand": 2, "objective": 12,
+            "cards": [3, 7, 7, 2, 9], "duration_ms": 180000, "remaining_ms": 150000,
+            "score": 1, "combo": 1})
+        .to_string()],
+        Some("run_submit") => vec![
+            verdict(2, true, None),
+            json!({"type": "run_over", "score": 2, "misses": 0, "best_combo": 2,
+                "duration_ms": 180000})
+            .to_string(),
+        ],
+        _ => Vec::new(),
+    });
+    let mut ann = Proc::spawn(
+        "ann",
+        &["run", "--server", &format!("ws://{addr}"), "--name", "Ann"],
+        &scratch.config("ann"),
+    );
+    ann.expect_contains("Hand 1: make 9 from 4 4 10 1 6");
+    ann.send("10-(4+4-6-1)");
+    ann.expect_contains("Hand 2: make 12 from 3 7 7 2 9");
+    ann.expect_contains("the run's clock keeps running");
+    ann.expect_contains("Back in the run: score 1, the clock kept running.");
+    ann.expect_contains("Hand 2: make 12 from 3 7 7 2 9");
+    // The clock as the server said it stands: 2:30 left, not 2:51.
+    ann.send("");
+    let clock = ann.expect_contains(" left");
+    assert!(clock.contains("2:30") || clock.contains("2:29"), "{clock}");
+    ann.send("3+7+7-2-9+6");
+    ann.expect_contains("Time! Score 2");
+    ann.send("/quit");
+    let _ = ann.finish();
+    let sent: Vec<Value> = std::iter::from_fn(|| seen.recv_timeout(PATIENCE).ok())
+        .take(6)
+        .collect();
+    let types: Vec<&str> = sent.iter().filter_map(|v| v["type"].as_str()).collect();
+    assert_eq!(
+        types,
+        [
+            "hello",
+            "run_start",
+            "run_submit",
+            "hello",
+            "run_resume",
+            "run_submit"
+        ]
+    );
+    assert_eq!(sent[5]["hand"], 2);
 }

@@ -6,6 +6,10 @@ use std::time::Duration;
 
 use ipnet::IpNet;
 
+mod fair_play_flags;
+
+pub use fair_play_flags::FairPlayFlags;
+
 use crate::rooms::clock::ManualClock;
 pub use crate::rooms::services::DealerFactory;
 use crate::rooms::services::RoomTaskSettings;
@@ -312,8 +316,8 @@ pub struct Config {
     #[arg(skip = crate::rooms::wall_clock::WallClock::system())]
     pub wall_clock: crate::rooms::wall_clock::WallClock,
     /// The fair-play signals' thresholds (docs/design.md, "Fair play").
-    #[arg(skip)]
-    pub fair_play: krypto_core::fair_play::FairPlaySettings,
+    #[command(flatten)]
+    pub fair_play: FairPlayFlags,
     /// Deals the hands of new rooms.
     #[arg(skip)]
     pub dealer: DealerFactory,
@@ -613,6 +617,32 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn the_fair_play_thresholds_are_flags_with_krypto_cores_defaults() {
+        use krypto_core::fair_play::FairPlaySettings;
+        let defaults = Config::default().fair_play.settings();
+        assert_eq!(defaults, Ok(FairPlaySettings::default()));
+        let config = Flags::try_parse_from([
+            "krypto-server",
+            "--fair-play-token-ms=55",
+            "--fair-play-floor-count=4",
+            "--fair-play-max-cv-permille=120",
+            "--fair-play-hard-fast-ms=2500",
+        ])
+        .map(|flags| flags.config)
+        .unwrap();
+        let settings = config.fair_play.settings().unwrap();
+        assert_eq!(settings.floor.token_ms, 55);
+        assert_eq!(settings.floor.count, 4);
+        assert_eq!(settings.regularity.max_cv_permille, 120);
+        assert_eq!(settings.hard_hands.fast_ms, 2500);
+        // A count beyond its window would never fire: refused at the start.
+        let odd = Flags::try_parse_from(["krypto-server", "--fair-play-floor-count=11"])
+            .map(|flags| flags.config)
+            .unwrap();
+        assert!(odd.fair_play.settings().is_err());
     }
 
     #[test]

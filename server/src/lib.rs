@@ -63,7 +63,7 @@ use scores::{board_cache, recorder};
 use session::identity;
 
 pub use cluster::{validate_public_url, ClusterError};
-pub use config::{parse_origin, Config, DealerFactory, LogFormat};
+pub use config::{parse_origin, Config, DealerFactory, FairPlayFlags, LogFormat};
 /// Tokens as `hello` hands them out and the database keeps them (for
 /// `migrate-db` tests and tools that seed players).
 pub use db::tokens::{new_token, token_hash};
@@ -120,8 +120,9 @@ pub(crate) struct Shared {
     pub(crate) metrics: metrics::Metrics,
     /// The daily's secret and first day, read from the database once.
     pub(crate) daily: modes::daily::DailyKeeper,
+    /// The runs of this node's players, for `run_resume`.
+    pub(crate) runs: modes::runs::RunsInPlay,
     /// Rated play's answers on their way to the fair-play signals.
-    #[allow(dead_code)] // for the daily, runs and challenges
     pub(crate) fair_play: fair_play::FairPlay,
 }
 
@@ -139,6 +140,7 @@ impl Shared {
                 return Err(ClusterError::NeedsPostgres.into());
             }
         }
+        let fair_play_settings = config.fair_play.settings()?;
         let metrics = metrics::Metrics::new()?;
         let db = Db::open_waiting(&config.database_url, config.database_wait).await?;
         let cluster = cluster::Cluster::open(
@@ -158,7 +160,7 @@ impl Shared {
         .await?;
         let (fair_play, rated_play) = fair_play::FairPlay::start(
             db.clone(),
-            config.fair_play.clone(),
+            fair_play_settings,
             recorder.clone(),
             metrics.fair_play.clone(),
         );
@@ -216,6 +218,7 @@ impl Shared {
             rooms: room_services,
             metrics,
             daily: modes::daily::DailyKeeper::default(),
+            runs: modes::runs::RunsInPlay::default(),
             fair_play,
         });
         shared.restore_saved_rooms().await?;
@@ -237,6 +240,9 @@ pub enum ServerError {
     /// Opening or migrating the database failed.
     #[error(transparent)]
     Db(#[from] DbError),
+    /// The fair-play thresholds make no sense (`--fair-play-*`).
+    #[error("fair-play thresholds: {0}")]
+    FairPlay(#[from] krypto_core::fair_play::ThresholdError),
     /// The listener failed.
     #[error("serving: {0}")]
     Io(#[from] std::io::Error),

@@ -1,7 +1,8 @@
 //! Fair play through the public interface: a script answering every hand
 //! from the solver in rated matches is flagged and taken off every board;
 //! a ban gives the honest players back the rating it took; a clearance puts
-//! a player back and the same evidence does not flag again.
+//! a player back and the same evidence does not flag again; runs, the
+//! daily and challenges feed the same signals.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 #[macro_use]
@@ -14,7 +15,7 @@ use krypto_core::fair_play::FairPlaySettings;
 use krypto_core::ratings::{free_for_all, Skill};
 use krypto_core::room::{BETWEEN_ROUNDS_MS, COUNTDOWN_MS};
 use krypto_server::fair_play::review::{run, Review};
-use krypto_server::{Db, ManualClock};
+use krypto_server::{Db, ManualClock, WallClock};
 use serde_json::{json, Value};
 
 /// Rounds in each match.
@@ -85,7 +86,7 @@ async fn scripted_server(clock: ManualClock) -> TestServer {
     TestServer::with_config(move |cfg| {
         cfg.manual_clock = Some(clock);
         cfg.message_burst = 100_000;
-        cfg.fair_play = FairPlaySettings::default();
+        cfg.fair_play = FairPlaySettings::default().into();
     })
     .await
 }
@@ -117,7 +118,140 @@ async fn skills(server: &TestServer) -> Vec<(f64, f64)> {
     .await
 }
 
+/// 2026-03-10 12:00:00 UTC.
+const NOON: u64 = 1_773_144_000_000;
+
+/// Plays `hands` hands of the run `client` started, each answered right
+/// `after` the hand came (on the wall `clock`); the last hand dealt.
+async fn run_hands(
+    client: &mut Client,
+    clock: &WallClock,
+    mut hand: Value,
+    hands: u32,
+    after: Duration,
+) -> Value {
+    for _ in 0..hands {
+        clock.advance(after);
+        let n = hand["hand"].clone();
+        client
+            .send(json!({"type": "run_submit", "hand": n, "formula": common::solve(&hand)}))
+            .await;
+        assert_eq!(client.recv_type("verdict").await["accepted"], true);
+        hand = client.recv_type("run_hand").await;
+    }
+    hand
+}
+
 on_both! {
+    #[tokio::test]
+    async fn a_solver_script_in_runs_is_flagged_and_off_the_runs_board() {
+        let clock = WallClock::manual(NOON);
+        let server = TestServer::with_config({
+            let clock = clock.clone();
+            move |cfg| {
+                cfg.wall_clock = clock;
+                cfg.message_burst = 100_000;
+                cfg.fair_play = FairPlaySettings::default().into();
+            }
+        })
+        .await;
+        let (mut ann, _) = server.player("Ann").await;
+        let (mut bot, _) = server.player("Bot").await;
+        for c in [&mut ann, &mut bot] {
+            c.send(json!({"type": "run_start"})).await;
+        }
+        let ann_hand = ann.recv_type("run").await;
+        let bot_hand = bot.recv_type("run").await;
+        // The script answers each hand 250 ms after it comes: under the
+        // human floor of any Krypto answer (660 ms at least).
+        run_hands(&mut bot, &clock, bot_hand, 6, Duration::from_millis(250)).await;
+        // A person takes seconds a hand.
+        run_hands(&mut ann, &clock, ann_hand, 4, Duration::from_secs(8)).await;
+        until_count(&server, "SELECT count(*) FROM fair_play_flags WHERE status = 'flagged'", 1).await;
+        // Both runs end by the clock and are stored; only the person's
+        // shows.
+        clock.advance(Duration::from_secs(40 * 60));
+        for c in [&mut ann, &mut bot] {
+            c.recv_type("run_over").await;
+        }
+        let mut raw = server.raw().await;
+        let (flagged,): (String,) = raw
+            .one("SELECT p.name FROM fair_play_flags f JOIN players p ON p.id = f.player_id")
+            .await;
+        assert_eq!(flagged, "Bot");
+        // A run's right answers are assessed, the person's too.
+        until_count(&server, "SELECT count(*) FROM fair_play_answers a JOIN players p ON p.id = a.player_id WHERE p.name = 'Ann'", 4).await;
+        for period in ["day", "week", "all"] {
+            let (status, board) = server.get_json(&format!("/api/runs/board?period={period}")).await;
+            assert_eq!(status, 200, "{board}");
+            assert_eq!(board["rows"], json!([{"rank": 1, "name": "Ann", "score": 4}]), "{period}");
+        }
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_days_daily_and_a_challenges_answers_reach_the_signals() {
+        let clock = WallClock::manual(NOON);
+        let server = TestServer::with_config({
+            let clock = clock.clone();
+            move |cfg| {
+                cfg.wall_clock = clock;
+                cfg.fair_play = FairPlaySettings::default().into();
+            }
+        })
+        .await;
+        let (mut ann, _) = server.player("Ann").await;
+        let (mut ben, _) = server.player("Ben").await;
+        // Ben opens the first day's hand and solves it the day after: an
+        // archived day is on no board, and is not assessed. The signals
+        // take answers in order, so had it been, it would be seen first.
+        ben.send(json!({"type": "daily_start"})).await;
+        let first = ben.recv_type("daily").await;
+        clock.advance(Duration::from_secs(24 * 3600));
+        ben.send(json!({"type": "daily_start", "date": first["date"]})).await;
+        let past = ben.recv_type("daily").await;
+        assert_eq!(past["rated"], false);
+        ben.send(json!({"type": "daily_submit", "formula": common::solve(&past)})).await;
+        ben.recv_type("daily_solved").await;
+        // Today's daily and a challenge made of it are.
+        ann.send(json!({"type": "daily_start"})).await;
+        let hand = ann.recv_type("daily").await;
+        clock.advance(Duration::from_secs(30));
+        ann.send(json!({"type": "daily_submit", "formula": common::solve(&hand)})).await;
+        ann.recv_type("daily_solved").await;
+        ann.send(json!({"type": "challenge_create"})).await;
+        let code = ann.recv_type("challenge").await["code"].clone();
+        ben.send(json!({"type": "challenge_start", "code": code})).await;
+        let theirs = ben.recv_type("challenge_hand").await;
+        clock.advance(Duration::from_secs(20));
+        ben.send(json!({"type": "challenge_submit", "formula": common::solve(&theirs)})).await;
+        ben.recv_type("challenge_result").await;
+        let mut raw = server.raw().await;
+        let found = tokio::time::timeout(PATIENCE, async {
+            loop {
+                let rows: Vec<(String, String)> = raw
+                    .rows("SELECT p.name, a.answer FROM fair_play_answers a
+                           JOIN players p ON p.id = a.player_id ORDER BY a.answered_at")
+                    .await;
+                if rows.len() >= 2 {
+                    return rows;
+                }
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+        .expect("in time");
+        let found: Vec<(String, Value)> = found
+            .into_iter()
+            .map(|(name, answer)| {
+                let answer: Value = serde_json::from_str(&answer).unwrap();
+                (name, answer["elapsed_ms"].clone())
+            })
+            .collect();
+        assert_eq!(found, [("Ann".to_owned(), json!(30_000)), ("Ben".to_owned(), json!(20_000))]);
+        server.shutdown().await;
+    }
+
     #[tokio::test]
     async fn a_solver_script_is_flagged_hidden_and_its_ban_gives_ratings_back() {
         let clock = ManualClock::new();

@@ -262,4 +262,60 @@ on_both! {
         assert_eq!((status, body["error"]["code"].as_str()), (400, Some("bad_request")));
         server.shutdown().await;
     }
+
+    #[tokio::test]
+    async fn a_dropped_run_is_taken_up_again_with_its_clock_still_running() {
+        let clock = WallClock::manual(NOON);
+        let server = TestServer::with_config({
+            let clock = clock.clone();
+            move |c| c.wall_clock = clock
+        })
+        .await;
+        let (mut ada, welcome) = server.player("Ada").await;
+        ada.refused(json!({"type": "run_resume"}), "wrong_state").await;
+        ada.send(json!({"type": "run_start"})).await;
+        let run = ada.recv_type("run").await;
+        clock.advance(Duration::from_secs(10));
+        ada.send(json!({"type": "run_submit", "hand": 1, "formula": solve(&run)})).await;
+        let second = ada.recv_type("run_hand").await;
+        // The connection drops; 20 s pass before Ada is back.
+        drop(ada);
+        clock.advance(Duration::from_secs(20));
+        let (mut ada, _) = server.connect().await.welcomed(hello_again(&welcome)).await;
+        ada.send(json!({"type": "run_resume"})).await;
+        let back = ada.recv_type("run").await;
+        assert_eq!(hand_of(&back), hand_of(&second), "the same hand");
+        assert_eq!((back["hand"].as_i64(), back["score"].as_i64()), (Some(2), Some(1)));
+        assert_eq!(back["remaining_ms"], 150_000, "the clock never stopped");
+        ada.send(json!({"type": "run_submit", "hand": 2, "formula": solve(&back)})).await;
+        assert_eq!(ada.recv_type("verdict").await["accepted"], true);
+        ada.recv_type("run_hand").await;
+
+        // Away again while the clock runs out: the run ends and counts, and
+        // the player back hears its end.
+        drop(ada);
+        clock.advance(Duration::from_secs(200));
+        let (mut ada, _) = server.connect().await.welcomed(hello_again(&welcome)).await;
+        ada.send(json!({"type": "run_resume"})).await;
+        let over = ada.recv_type("run_over").await;
+        assert_eq!((over["score"].as_i64(), over["duration_ms"].as_i64()), (Some(2), Some(180_000)));
+        let (_, board) = server.get_json("/api/runs/board").await;
+        assert_eq!(board["rows"], json!([{"rank": 1, "name": "Ada", "score": 2}]));
+        // Five minutes after its end it is forgotten.
+        clock.advance(Duration::from_secs(6 * 60));
+        let forgotten = tokio::time::timeout(common::PATIENCE, async {
+            loop {
+                ada.send(json!({"type": "run_resume"})).await;
+                let v = ada.recv().await;
+                if v["type"] == "error" {
+                    return v;
+                }
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+        .unwrap();
+        assert_eq!(forgotten["code"], "wrong_state");
+        server.shutdown().await;
+    }
 }

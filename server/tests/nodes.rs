@@ -879,3 +879,72 @@ async fn the_rooms_one_address_holds_are_counted_across_the_nodes() {
     }
     assert_eq!(answer["type"], "room_state", "{answer}");
 }
+
+/// Answers `hands` hands of a run as fast as the socket goes: a script.
+async fn scripted_run(client: &mut common::Client, hands: u32) {
+    client.send(json!({"type": "run_start"})).await;
+    let mut hand = client.recv_type("run").await;
+    for _ in 0..hands {
+        let n = hand["hand"].clone();
+        client
+            .send(json!({"type": "run_submit", "hand": n, "formula": solve(&hand)}))
+            .await;
+        assert_eq!(client.recv_type("verdict").await["accepted"], true);
+        hand = client.recv_type("run_hand").await;
+    }
+}
+
+/// Solves today's daily on `client`'s node; the hand's objective and cards.
+async fn solve_daily(client: &mut common::Client) -> Value {
+    client.send(json!({"type": "daily_start"})).await;
+    let hand = client.recv_type("daily").await;
+    client
+        .send(json!({"type": "daily_submit", "formula": solve(&hand)}))
+        .await;
+    client.recv_type("daily_solved").await;
+    json!([hand["number"], hand["objective"], hand["cards"]])
+}
+
+/// The names on today's daily board, as `node` serves it.
+async fn daily_board(node: &Process) -> Vec<String> {
+    let (status, body) = http_get(node.addr, "/api/daily/board?limit=50").await;
+    assert!(status.contains(" 200 "), "{status} {body}");
+    let board: Value = serde_json::from_str(&body).unwrap();
+    common::column(&board["rows"], "name")
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[tokio::test]
+async fn both_nodes_deal_one_daily_and_share_one_set_of_flags() {
+    let Some((db, [a, b])) = cluster(&[]).await else {
+        return;
+    };
+    // Bot plays on A as a solver script would: its run's answers come
+    // faster than anyone reads a hand, and A flags it.
+    let (mut bot, _) = a.player(hello("Bot")).await;
+    scripted_run(&mut bot, 4).await;
+    eventually("A flags the script", || async {
+        (count(
+            &db,
+            "SELECT count(*) FROM fair_play_flags WHERE status = 'flagged'",
+        )
+        .await
+            == 1)
+            .then_some(())
+    })
+    .await;
+    // The same hand on both nodes, whichever asked first.
+    let (mut ann, _) = b.player(hello("Ann")).await;
+    let on_b = solve_daily(&mut ann).await;
+    let on_a = solve_daily(&mut bot).await;
+    assert_eq!(on_a, on_b, "one daily for the cluster");
+    // B's board leaves out the player A flagged; A's is the same.
+    let names = eventually("the boards agree", || async {
+        let (on_a, on_b) = (daily_board(&a).await, daily_board(&b).await);
+        (on_a == on_b).then_some(on_b)
+    })
+    .await;
+    assert_eq!(names, ["Ann"]);
+}

@@ -2,12 +2,13 @@
 // home page (a miss costs 10 s, the result lists the solutions with the
 // player's own marked, the share line copies with one tap), its challenge
 // link answered from another phone (both results side by side), and a solo
-// run (hands come as they are solved, the time left and the score show).
+// run (hands come as they are solved, the time left and the score show);
+// the leaderboard page's boards of the day's Krypto and of the runs.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  solve, shoot, readHand, wrongFormula, ENGINE,
+  solve, shoot, readHand, wrongFormula, ENGINE, phone, engineLacks,
 } from './harness.js';
 import { gameNight, inLobby, named, typed } from './kit.js';
 
@@ -77,4 +78,51 @@ test('a solo run from the home page: hands come as they are solved, with the tim
   assert.match(left, /^[23]:\d\d$/);
   await shoot(cy, 'phone-run');
   assert.deepEqual(cy.problems, []);
+});
+
+test('the leaderboard page has today’s Krypto and the runs beside the rated boards', async () => {
+  const page = await phone(night.browser);
+  await page.goto(`${night.server.base}/leaderboard`);
+  await page.getByRole('button', { name: 'Today’s Krypto' }).click();
+  // Ada solved it in the first test; a day's board has no period.
+  await page.getByText(/^Krypto #1, \d{4}-\d\d-\d\d$/).waitFor();
+  const rows = await page.locator('.board tbody tr').allTextContents();
+  assert.equal(rows.length, 1);
+  assert.match(rows[0], /^1Ada0:1\d1$/);
+  await page.locator('[aria-label="Period"]').waitFor({ state: 'hidden' });
+  assert.match(page.url(), /\/leaderboard\?metric=daily$/);
+  await page.getByRole('button', { name: 'Best run' }).click();
+  await page.getByRole('group', { name: 'Period' }).waitFor();
+  await page.getByRole('button', { name: 'This week' }).click();
+  // Cy's run is still on its clock: no run has finished yet.
+  await page.getByText('No run finished yet.').waitFor();
+  assert.match(page.url(), /metric=runs&period=week$/);
+  await page.getByRole('link', { name: 'Start a run' }).waitFor();
+  assert.deepEqual(page.problems, []);
+});
+
+test('a run whose connection drops is taken up again on the same hand', { skip: engineLacks('routeWebSocket') }, async () => {
+  const page = await phone(night.browser);
+  // Every socket of the page goes to the real server through a route this
+  // test can cut, as a lost network would.
+  const sockets = [];
+  await page.routeWebSocket(/\/ws$/, (ws) => { ws.connectToServer(); sockets.push(ws); });
+  await page.goto(`${night.server.base}/run`);
+  await page.getByLabel('Name').fill('Dee');
+  await page.getByRole('button', { name: 'Let’s play' }).click();
+  await page.getByRole('button', { name: 'Start the run' }).click();
+  await page.getByText('Hand 1: make').waitFor();
+  const first = await readHand(page);
+  await answer(page, typed(solve(first.cards, first.target)));
+  await page.getByText('Hand 2: make').waitFor();
+  const second = await readHand(page);
+  sockets.at(-1).close({ code: 1012, reason: 'restarting' });
+  await page.waitForFunction(() => !document.querySelector('.banner')?.textContent.includes('reconnecting'));
+  await page.getByText('Score 1 · combo 1').waitFor();
+  assert.ok(sockets.length >= 2, 'the page reconnected');
+  assert.deepEqual(await readHand(page), second, 'the same hand');
+  assert.equal(await page.getByText('could not be taken up').count(), 0);
+  await answer(page, typed(solve(second.cards, second.target)));
+  await page.getByText('Hand 3: make').waitFor();
+  assert.deepEqual(page.problems, []);
 });

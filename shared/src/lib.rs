@@ -10,6 +10,8 @@
 //!   APL-style chains and whole-variant censuses.
 //! - [`fair_play`]: signals that right answers come from a program (answers
 //!   under a human floor, times too regular, hard hands solved too fast).
+//! - [`bot_pace`]: how the project's bots pace their answers (the table the
+//!   bots and the fair-play tests share).
 //! - [`settings`]: room settings, their defaults, ranges and editor presets.
 //! - [`names`]: player names: allowed characters and the key that makes them unique.
 //! - [`ratings`]: Weng-Lin ratings of a match's entrants, and who is rated.
@@ -63,6 +65,7 @@ macro_rules! wire_enum {
     };
 }
 
+pub mod bot_pace;
 pub mod cards;
 pub mod fair_play;
 pub mod formula;

@@ -4,10 +4,11 @@
 //! the cleared-evidence rule. The distributions are in docs/design.md
 //! ("Fair play: the signals").
 
+use krypto_core::bot_pace::{band_column, JITTER_PERCENT, THINK_SECONDS};
 use krypto_core::cards::{seeded_rng, Deal};
 use krypto_core::fair_play::{
-    assess, count_tokens, cv_permille, hard_hands, too_regular, under_floor, Answer, Clearance,
-    FairPlaySettings, Flag, Reason, ThresholdError,
+    assess, count_tokens, cv_permille, fast_human, hard_hands, too_regular, under_floor, Answer,
+    Clearance, FairPlaySettings, Flag, Reason, ThresholdError,
 };
 use krypto_core::settings::{Difficulty, Variant};
 use krypto_core::solver::{count_solutions, solve_all};
@@ -184,24 +185,6 @@ fn a_script_waiting_a_steady_time_is_caught_by_its_regularity() {
     assert!(matches!(flag.reasons[0], Reason::TooRegular(_)), "{flag:?}");
 }
 
-/// The bots' median thinking time in seconds, rows easy, medium, hard bot,
-/// columns easy, medium, hard hand. A copy of `THINK_SECONDS` in
-/// `client/src/bots.rs` (krypto-core's tests cannot use the client crate):
-/// change both together.
-const BOT_THINK_SECONDS: [[u64; 3]; 3] = [[40, 60, 80], [22, 35, 50], [9, 14, 20]];
-
-/// The bots' jitter, percent of the median, uniform: `client/src/bots.rs`
-/// ("People are not clocks: ±30 % around the median").
-const BOT_JITTER_PERCENT: std::ops::RangeInclusive<u64> = 70..=130;
-
-fn column(band: Difficulty) -> usize {
-    match band {
-        Difficulty::Easy | Difficulty::Any => 0,
-        Difficulty::Medium => 1,
-        Difficulty::Hard => 2,
-    }
-}
-
 /// The real hands of `pool` of band `band`, or all of them.
 fn of_band(pool: &[Hand], band: Option<Difficulty>) -> Vec<Hand> {
     pool.iter()
@@ -225,7 +208,7 @@ fn the_project_bots_at_every_skill_are_never_flagged_over_a_thousand_rounds() {
         Some(Difficulty::Medium),
         Some(Difficulty::Hard),
     ];
-    for (skill, row) in BOT_THINK_SECONDS.iter().enumerate() {
+    for (skill, row) in THINK_SECONDS.iter().enumerate() {
         for room in rooms {
             let hands = of_band(&pool, room);
             assert!(hands.len() >= 5, "too few {room:?} hands in the pool");
@@ -234,8 +217,8 @@ fn the_project_bots_at_every_skill_are_never_flagged_over_a_thousand_rounds() {
                 // At pace 100, as `krypto bots` plays by default; the
                 // network only adds to the server's time, so none is added.
                 let found = play(&hands, 1000, &mut rng, |hand, _, rng| {
-                    let median_ms = row[column(band_of(hand))] * 1000;
-                    median_ms * rng.random_range(BOT_JITTER_PERCENT) / 100
+                    let median_ms = row[band_column(band_of(hand))] * 1000;
+                    median_ms * u64::from(rng.random_range(JITTER_PERCENT)) / 100
                 });
                 assert!(
                     found.is_none(),
@@ -246,24 +229,6 @@ fn the_project_bots_at_every_skill_are_never_flagged_over_a_thousand_rounds() {
     }
 }
 
-/// Fast human-like thinking time: log-normal around half the hard bot's
-/// median for the band (4.5, 7 and 10 s), σ = 0.6 in the logarithm.
-fn human_think_ms(band: Difficulty, rng: &mut dyn rand::RngCore) -> f64 {
-    let median = [4500.0, 7000.0, 10_000.0][column(band)];
-    // Box–Muller: one standard normal from two uniforms.
-    let u1: f64 = 1.0 - rng.random::<f64>();
-    let u2: f64 = rng.random::<f64>();
-    let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
-    median * (0.6 * z).exp()
-}
-
-/// The fastest humans' reading and entry: a 150 ms reaction, two 150 ms
-/// fixations to read the hand, and 57 ms a token (212 words a minute, the
-/// fastest typing peak recorded).
-fn human_entry_ms(tokens: u32) -> f64 {
-    150.0 + 300.0 + 57.0 * f64::from(tokens)
-}
-
 #[test]
 fn fast_human_like_play_over_a_thousand_rounds_raises_no_flag() {
     let pool = hands(1999, 90);
@@ -272,7 +237,7 @@ fn fast_human_like_play_over_a_thousand_rounds_raises_no_flag() {
         for seed in 0..5 {
             let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
             let found = play(&hands, 1000, &mut rng, |hand, tokens, rng| {
-                (human_entry_ms(tokens) + human_think_ms(band_of(hand), rng)) as u64
+                fast_human::answer_ms(band_of(hand), tokens, rng)
             });
             assert!(found.is_none(), "room {room:?}, seed {seed}: {found:?}");
         }

@@ -282,6 +282,11 @@ fn client_messages_have_the_documented_shapes() {
     client_round_trip(None, ClientMessage::RunStart, json!({"type": "run_start"}));
     client_round_trip(
         None,
+        ClientMessage::RunResume,
+        json!({"type": "run_resume"}),
+    );
+    client_round_trip(
+        None,
         ClientMessage::RunSubmit {
             hand: 4,
             formula: "8+2+3+13-5".into(),

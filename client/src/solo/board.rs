@@ -1,6 +1,8 @@
-//! `krypto daily --board [--date D] [--around NAME] [--json]`:
-//! `GET /api/daily/board` on the server's HTTP side, printed as a table.
-//! It only reads: no account, nothing written to the config.
+//! The boards of playing alone, one HTTP GET each, printed as a table:
+//! `krypto daily --board [--date D] [--around NAME] [--json]`
+//! (`GET /api/daily/board`) and `krypto run --board [--period P] [--around
+//! NAME] [--json]` (`GET /api/runs/board`). They only read: no account,
+//! nothing written to the config.
 
 use crate::commands::leaderboard::row_mark;
 use std::io::Write;
@@ -9,7 +11,8 @@ use anyhow::Context;
 use krypto_core::modes::share::clock_text;
 use serde::Deserialize;
 
-use crate::cli::{DailyArgs, UsageError};
+use crate::cli::{DailyArgs, RunArgs, UsageError};
+use crate::commands::http::Answer;
 use crate::commands::{http, Outcome};
 use crate::play::config;
 
@@ -50,27 +53,8 @@ pub fn run(args: &DailyArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
     }
     let url = config::api_url(&server, &["api", "daily", "board"], &query)?;
     let answer = http::get(&url)?;
-    match answer.status {
-        200 => {}
-        404 => {
-            writeln!(
-                out,
-                "{}",
-                answer.error_message().unwrap_or("no such day or player")
-            )?;
-            return Ok(Outcome::No);
-        }
-        400 => {
-            let why = answer
-                .error_message()
-                .unwrap_or("the server refused the request");
-            return Err(UsageError(why.to_owned()).into());
-        }
-        _ => return Err(answer.unexpected()),
-    }
-    if args.json {
-        writeln!(out, "{}", answer.raw.trim())?;
-        return Ok(Outcome::Yes);
+    if let Some(outcome) = refused_or_raw(&answer, args.json, "no such day or player", out)? {
+        return Ok(outcome);
     }
     let board: Board = serde_json::from_value(answer.json)
         .context("the server's answer is not the daily's board")?;
@@ -99,6 +83,92 @@ pub fn run(args: &DailyArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
             r.name,
             clock_text(r.elapsed_ms),
             r.misses
+        )?;
+    }
+    Ok(Outcome::Yes)
+}
+
+/// A refusal told (404: `missing`, printed; 400: a usage error), or with
+/// `json` the answer printed as is; `None`: a board to print.
+fn refused_or_raw(
+    answer: &Answer,
+    json: bool,
+    missing: &str,
+    out: &mut impl Write,
+) -> anyhow::Result<Option<Outcome>> {
+    match answer.status {
+        200 => {}
+        404 => {
+            writeln!(out, "{}", answer.error_message().unwrap_or(missing))?;
+            return Ok(Some(Outcome::No));
+        }
+        400 => {
+            let why = answer
+                .error_message()
+                .unwrap_or("the server refused the request");
+            return Err(UsageError(why.to_owned()).into());
+        }
+        _ => return Err(answer.unexpected()),
+    }
+    if json {
+        writeln!(out, "{}", answer.raw.trim())?;
+        return Ok(Some(Outcome::Yes));
+    }
+    Ok(None)
+}
+
+/// One row of the runs board.
+#[derive(Debug, Deserialize)]
+struct RunRow {
+    rank: u32,
+    name: String,
+    score: u64,
+}
+
+/// The runs board as the server serves it.
+#[derive(Debug, Deserialize)]
+struct RunsBoard {
+    rows: Vec<RunRow>,
+}
+
+/// `krypto run --board`: fetches and prints the runs board.
+pub fn runs(args: &RunArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
+    let settings = config::ConfigDir::locate()?.settings()?;
+    let server = config::chosen_server(args.server.as_deref(), settings.server);
+    // Only to mark our own row: the name is never sent.
+    let me = args.name.clone().or(settings.name);
+    let limit = args.limit.to_string();
+    let mut query = vec![("period", args.period.as_str()), ("limit", limit.as_str())];
+    if let Some(around) = &args.around {
+        query.push(("around", around.trim()));
+    }
+    let url = config::api_url(&server, &["api", "runs", "board"], &query)?;
+    let answer = http::get(&url)?;
+    if let Some(outcome) = refused_or_raw(&answer, args.json, "no such player", out)? {
+        return Ok(outcome);
+    }
+    let board: RunsBoard =
+        serde_json::from_value(answer.json).context("the server's answer is not the runs board")?;
+    let title = match args.period {
+        crate::cli::RunPeriod::Day => "today",
+        crate::cli::RunPeriod::Week => "this week",
+        crate::cli::RunPeriod::Month => "this month",
+        crate::cli::RunPeriod::All => "all time",
+    };
+    writeln!(out, "Best runs, {title}")?;
+    if board.rows.is_empty() {
+        writeln!(out, "No run finished yet.")?;
+        return Ok(Outcome::Yes);
+    }
+    writeln!(out, "{:>5}  {:<20}  {:>6}", "Rank", "Player", "Solved")?;
+    for r in &board.rows {
+        writeln!(
+            out,
+            "{}{:>4}.  {:<20}  {:>6}",
+            row_mark(&r.name, [me.as_deref(), args.around.as_deref()]),
+            r.rank,
+            r.name,
+            r.score
         )?;
     }
     Ok(Outcome::Yes)

@@ -102,6 +102,9 @@ pub struct Session {
     now: Duration,
     /// The start request went out (on the first `welcome`).
     started: bool,
+    /// A run's `run_resume` is out after a reconnect: its `run` is the
+    /// same run taken up again.
+    resuming: bool,
     hand: Option<Hand>,
     /// Lines typed before the hand arrived.
     early: Vec<String>,
@@ -127,6 +130,7 @@ impl Session {
             base: base.trim_end_matches('/').to_owned(),
             now: Duration::ZERO,
             started: false,
+            resuming: false,
             hand: None,
             early: Vec::new(),
             unjudged: VecDeque::new(),
@@ -150,11 +154,15 @@ impl Session {
             Input::Tick(now) => self.tick(now, &mut out),
             Input::Dropped(reason) => {
                 if self.mode == Mode::Run && self.hand.is_some() {
+                    // What was sent and not judged may never have arrived:
+                    // the run taken up again says which hand is on the table.
+                    self.unjudged.clear();
                     say(
                         &mut out,
-                        format!("Connection lost ({reason}): the run is over."),
+                        format!(
+                            "Connection lost ({reason}); reconnecting… (the run's clock keeps running)"
+                        ),
                     );
-                    self.finish(false, &mut out);
                 } else {
                     say(
                         &mut out,
@@ -204,10 +212,14 @@ impl Session {
             ServerMessage::Welcome { name, token, .. } => {
                 out.push(Step::Save { name, token });
                 // A daily or a challenge asked again resumes its clock; a
-                // run cannot be resumed (a new `run_start` would abandon it).
+                // run is taken up with `run_resume` (a new `run_start`
+                // would abandon it).
                 if !self.started || (self.mode != Mode::Run && self.result.is_none()) {
                     self.started = true;
                     out.push(Step::Send(self.start_request()));
+                } else if self.mode == Mode::Run && self.result.is_none() {
+                    self.resuming = true;
+                    out.push(Step::Send(ClientMessage::RunResume));
                 }
             }
             ServerMessage::Daily {
@@ -254,15 +266,18 @@ impl Session {
                 cards,
                 duration_ms,
                 remaining_ms,
+                score,
                 ..
             } => {
-                say(
-                    out,
+                let line = if std::mem::take(&mut self.resuming) {
+                    format!("Back in the run: score {score}, the clock kept running.")
+                } else {
                     format!(
                         "A run: {} on the clock; the score is the hands you solve.",
                         clock_text(duration_ms)
-                    ),
-                );
+                    )
+                };
+                say(out, line);
                 let clock = Shown::Down {
                     ms: remaining_ms,
                     at: self.now,
@@ -522,7 +537,14 @@ impl Session {
             ErrorCode::NoSuchDay | ErrorCode::ChallengeNotFound | ErrorCode::BadMessage
         ) && self.hand.is_none()
             && self.result.is_none();
-        if self.creating {
+        if std::mem::take(&mut self.resuming) && code == ErrorCode::WrongState {
+            say(
+                out,
+                "The run could not be taken up again (a server keeps a run only where it started)."
+                    .to_owned(),
+            );
+            self.finish(false, out);
+        } else if self.creating {
             // No challenge link, but the result stands.
             self.creating = false;
             self.finish(true, out);

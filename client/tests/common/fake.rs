@@ -43,6 +43,53 @@ pub fn ws_server(
     (addr, seen_rx)
 }
 
+/// What [`ws_server_closing`] answers with this frame to close the
+/// connection (the client reconnects).
+#[allow(dead_code)]
+pub const CLOSE: &str = "<close>";
+
+/// [`ws_server`] that serves connection after connection: a [`CLOSE`]
+/// among the answers drops the connection there (without a close frame,
+/// as a lost network does).
+#[allow(dead_code)]
+pub fn ws_server_closing(
+    answer: impl Fn(&Value) -> Vec<String> + Send + 'static,
+) -> (SocketAddr, std::sync::mpsc::Receiver<Value>) {
+    let (seen_tx, seen_rx) = std::sync::mpsc::channel();
+    let (addr_tx, mut addr_rx) = mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            addr_tx.send(listener.local_addr().unwrap()).unwrap();
+            'connections: while let Ok((tcp, _)) = listener.accept().await {
+                let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else {
+                    continue;
+                };
+                while let Some(Ok(frame)) = ws.next().await {
+                    let Message::Text(text) = frame else { continue };
+                    let Ok(value) = serde_json::from_str::<Value>(text.as_str()) else {
+                        continue;
+                    };
+                    let answers = answer(&value);
+                    let _ = seen_tx.send(value);
+                    for f in answers {
+                        if f == CLOSE {
+                            drop(ws);
+                            continue 'connections;
+                        }
+                        if ws.send(Message::text(f)).await.is_err() {
+                            continue 'connections;
+                        }
+                    }
+                }
+            }
+        });
+    });
+    let addr = addr_rx.blocking_recv().unwrap();
+    (addr, seen_rx)
+}
+
 /// Starts an HTTP server that answers one request with `status` and the
 /// JSON `body`, and reports the request line (`GET /path?query HTTP/1.1`).
 pub fn http_once(status: u16, body: String) -> (SocketAddr, std::sync::mpsc::Receiver<String>) {

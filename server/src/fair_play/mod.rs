@@ -17,8 +17,11 @@
 pub mod review;
 pub mod signals;
 
-use krypto_core::fair_play::{Answer, FairPlaySettings};
+use krypto_core::cards::Deal;
+use krypto_core::fair_play::FairPlaySettings;
 use krypto_core::protocol::PlayerId;
+use krypto_core::rules::Rules;
+use krypto_core::settings::Variant;
 use tokio::sync::mpsc;
 
 use crate::db::Db;
@@ -31,7 +34,27 @@ const QUEUE: usize = 1024;
 /// The handle rated play feeds the signals through; cheap to clone.
 #[derive(Debug, Clone)]
 pub struct FairPlay {
-    answers: mpsc::Sender<(PlayerId, Answer)>,
+    answers: mpsc::Sender<(PlayerId, Played)>,
+}
+
+/// A right answer outside a room's match, as the modes know it: the
+/// signals' task counts the hand's solutions (off the player's path) and
+/// makes the [`krypto_core::fair_play::Answer`] of it.
+#[derive(Debug, Clone)]
+pub struct Played {
+    /// When the server accepted it, in UTC milliseconds.
+    pub answered_at_ms: u64,
+    /// From the moment the hand was first sent to that moment (penalties
+    /// not added: the player's own time).
+    pub elapsed_ms: u64,
+    /// The hand.
+    pub deal: Deal,
+    /// Its variant (the band of its solution count).
+    pub variant: Variant,
+    /// The rule set its solutions are counted under.
+    pub rules: Rules,
+    /// The right answer.
+    pub formula: String,
 }
 
 impl FairPlay {
@@ -58,7 +81,7 @@ impl FairPlay {
     /// A right answer `player` gave in rated play other than a room's match
     /// (the daily, a run, a challenge): assessed with the rest of theirs.
     /// Never waits; dropped (logged) if the signals are far behind.
-    pub fn note_answer(&self, player: PlayerId, answer: Answer) {
+    pub fn note_answer(&self, player: PlayerId, answer: Played) {
         if let Err(e) = self.answers.try_send((player, answer)) {
             tracing::warn!(error = %e, "an answer did not reach the fair-play signals");
         }

@@ -10,7 +10,7 @@ use krypto_core::protocol::{PlayerId, RoomSettings};
 use krypto_core::solver;
 use tokio::sync::mpsc;
 
-use super::Rated;
+use super::{Played, Rated};
 use crate::db::fair_play::{RatedWin, Standing};
 use crate::db::{Db, DbError};
 use crate::scores::periods::now_ms;
@@ -44,7 +44,7 @@ impl Signals {
     pub(crate) async fn run(
         self,
         mut rated: mpsc::Receiver<Rated>,
-        mut answers: mpsc::Receiver<(PlayerId, Answer)>,
+        mut answers: mpsc::Receiver<(PlayerId, Played)>,
     ) {
         let mut count = tokio::time::interval(COUNT_EVERY);
         loop {
@@ -57,8 +57,8 @@ impl Signals {
                     }
                     None => return,
                 },
-                a = answers.recv() => if let Some((player, answer)) = a {
-                    if let Err(e) = self.keep(player, vec![answer]).await {
+                a = answers.recv() => if let Some((player, played)) = a {
+                    if let Err(e) = self.played(player, played).await {
                         tracing::error!(error = %e, "fair-play signals not kept");
                     }
                 },
@@ -96,6 +96,21 @@ impl Signals {
         Ok(())
     }
 
+    /// An answer from the daily, a run or a challenge: its hand counted off
+    /// the player's path, then kept and assessed.
+    async fn played(&self, player: PlayerId, played: Played) -> Result<(), DbError> {
+        let answer = tokio::task::spawn_blocking(move || answer_played(played))
+            .await
+            .map_err(|_| DbError::Invariant("counting solutions panicked"))?;
+        match answer {
+            Ok(answer) => self.keep(player, vec![answer]).await,
+            Err(why) => {
+                tracing::warn!(why, "an answer left out of the fair-play signals");
+                Ok(())
+            }
+        }
+    }
+
     /// Keeps `answers` of `player` and assesses their window.
     async fn keep(&self, player: PlayerId, answers: Vec<Answer>) -> Result<(), DbError> {
         self.db
@@ -128,6 +143,20 @@ fn answers_of(wins: &[RatedWin]) -> Vec<(i64, Answer)> {
             }
         })
         .collect()
+}
+
+fn answer_played(p: Played) -> Result<Answer, &'static str> {
+    let solutions = solver::count_solutions(&p.deal.hand, p.deal.objective, p.rules)
+        .map_err(|_| "a hand the solver cannot count")?;
+    Answer::new(
+        p.answered_at_ms,
+        p.elapsed_ms,
+        p.deal,
+        p.variant,
+        u64::try_from(solutions).unwrap_or(u64::MAX),
+        &p.formula,
+    )
+    .map_err(|_| "a right answer that does not lex")
 }
 
 fn answer_of(w: &RatedWin) -> Result<Answer, &'static str> {

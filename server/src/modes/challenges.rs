@@ -123,15 +123,21 @@ impl Play {
         let db = &asker.shared.db;
         let stored = match &judgement {
             Judgement::Wrong(_) => db.challenge_miss(code.as_str(), asker.player).await,
-            Judgement::Right { .. } => db
-                .challenge_solve(
-                    code.as_str(),
-                    asker.player,
-                    db_ms(attempt.solved_ms.unwrap_or(now)),
-                    db_ms(attempt.elapsed_ms(now)),
-                )
-                .await
-                .map(|_| ()),
+            Judgement::Right { .. } => {
+                let solved = db
+                    .challenge_solve(
+                        code.as_str(),
+                        asker.player,
+                        db_ms(attempt.solved_ms.unwrap_or(now)),
+                        db_ms(attempt.elapsed_ms(now)),
+                    )
+                    .await;
+                if matches!(solved, Ok(true)) {
+                    let (deal, rules) = (&challenge.deal, challenge.rules);
+                    asker.note_answer(deal, rules, formula, attempt.started_ms, now);
+                }
+                solved.map(|_| ())
+            }
             Judgement::NotAnAttempt(_) => Ok(()),
         };
         if let Err(e) = stored {

@@ -140,16 +140,22 @@ impl Play {
                 let rated = hand.rated && !asker.bot;
                 let elapsed = attempt.elapsed_ms(now);
                 let solved_ms = attempt.solved_ms.unwrap_or(now);
-                db.daily_solve(
-                    asker.player,
-                    &day,
-                    db_ms(solved_ms),
-                    db_ms(elapsed),
-                    printed,
-                    rated,
-                )
-                .await
-                .map(|_| ())
+                let solved = db
+                    .daily_solve(
+                        asker.player,
+                        &day,
+                        db_ms(solved_ms),
+                        db_ms(elapsed),
+                        printed,
+                        rated,
+                    )
+                    .await;
+                // The day's board is what a solver would top: its answers
+                // are assessed with the player's rated play.
+                if rated && matches!(solved, Ok(true)) {
+                    asker.note_answer(&hand.deal, RULES, formula, attempt.started_ms, now);
+                }
+                solved.map(|_| ())
             }
             Judgement::NotAnAttempt(_) => Ok(()),
         };

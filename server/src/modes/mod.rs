@@ -19,8 +19,13 @@ use krypto_core::protocol::{ErrorCode, PlayerId, ServerEnvelope, ServerMessage, 
 use krypto_core::rules::Rules;
 
 use crate::db::DbError;
+use crate::fair_play::Played;
 use crate::rooms::outbox::Outbox;
 use crate::Shared;
+
+/// The variant every hand of these modes is dealt in (the daily's, a
+/// run's, and so a challenge's made of them).
+const MODES_VARIANT: krypto_core::settings::Variant = krypto_core::settings::Variant::Krypto;
 
 /// What a connection remembers between its requests of these modes.
 #[derive(Debug, Default)]
@@ -83,6 +88,25 @@ impl Asker<'_> {
         self.error(
             ErrorCode::Internal,
             "the server could not reach its database; try again",
+        );
+    }
+
+    /// A right answer that counts (a board, a challenge's result) handed
+    /// to the fair-play signals; a bot's never is (it is on no board).
+    fn note_answer(&self, deal: &Deal, rules: Rules, formula: &str, dealt_ms: u64, now_ms: u64) {
+        if self.bot {
+            return;
+        }
+        self.shared.fair_play.note_answer(
+            self.player,
+            Played {
+                answered_at_ms: now_ms,
+                elapsed_ms: now_ms.saturating_sub(dealt_ms),
+                deal: deal.clone(),
+                variant: MODES_VARIANT,
+                rules,
+                formula: formula.to_owned(),
+            },
         );
     }
 

@@ -7,7 +7,14 @@
 //! ends it: `run_over` is sent and the result stored as the player's best
 //! of the day when it is. An answer that arrives after the end ends it
 //! the same way, unjudged. A run whose player left still ends and counts.
+//!
+//! Runs in play are also kept by player on this node ([`RunsInPlay`]), so a
+//! player whose connection dropped takes theirs up again with `run_resume`:
+//! the same hand, and the clock as it is now (it never stopped, as in
+//! lichess's Storm). A run's end is kept [`KEPT_AFTER_END_MS`] so a player
+//! back after it hears `run_over`; then it is forgotten.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use krypto_core::modes::daily::utc_date;
@@ -23,8 +30,51 @@ use crate::db::modes::RunBest;
 use crate::rooms::outbox::Outbox;
 use crate::Shared;
 
+/// How long a finished run stays to be resumed (its `run_over` told).
+pub(crate) const KEPT_AFTER_END_MS: u64 = 5 * 60_000;
+
+/// The runs of this node's players, by player: each player's latest, in
+/// play or ended less than [`KEPT_AFTER_END_MS`] ago (so at most one per
+/// player, and none for long after its end).
+#[derive(Debug, Default)]
+pub(crate) struct RunsInPlay {
+    runs: std::sync::Mutex<HashMap<PlayerId, RunHandle>>,
+}
+
+impl RunsInPlay {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PlayerId, RunHandle>> {
+        // A panic while holding it leaves a map that is still whole.
+        self.runs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Keeps `run` as `player`'s, abandoning the one it replaces.
+    fn start(&self, player: PlayerId, run: RunHandle) {
+        if let Some(old) = self.lock().insert(player, run) {
+            old.abandon.cancel();
+        }
+    }
+
+    /// `player`'s run, if kept.
+    fn get(&self, player: PlayerId) -> Option<RunHandle> {
+        self.lock().get(&player).cloned()
+    }
+
+    /// Forgets `player`'s run if it is still `state`'s.
+    fn forget(&self, player: PlayerId, state: &Arc<Mutex<RunState>>) {
+        let mut runs = self.lock();
+        if runs
+            .get(&player)
+            .is_some_and(|r| Arc::ptr_eq(&r.state, state))
+        {
+            runs.remove(&player);
+        }
+    }
+}
+
 /// A run in play and what ends it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct RunHandle {
     state: Arc<Mutex<RunState>>,
     /// Cancelled when the player starts another run (this one is
@@ -36,18 +86,21 @@ pub(crate) struct RunHandle {
 #[derive(Debug)]
 struct RunState {
     run: Run,
-    /// When the hand on the table was dealt: a solved hand's own time, for
-    /// a challenge made of it.
+    /// When the hand on the table was dealt (misses on it do not move it):
+    /// a solved hand's own time, for a challenge made of it and the
+    /// fair-play signals.
     dealt_ms: u64,
     /// `run_over` was sent and the result stored.
     finished: bool,
+    /// Where the run's messages go: the connection that started it or
+    /// the latest that resumed it.
+    outbox: Outbox,
 }
 
 /// Whose run it is: what ending it needs.
 #[derive(Debug, Clone)]
 struct Owner {
     shared: Arc<Shared>,
-    outbox: Outbox,
     player: PlayerId,
     bot: bool,
 }
@@ -60,29 +113,43 @@ impl Play {
         }
         let now = asker.now_ms();
         let run = Run::new(RunSeed::generate(), now);
-        asker.reply(ServerMessage::Run {
-            hand: run.hand(),
-            objective: run.deal().objective,
-            cards: run.deal().hand.clone(),
-            duration_ms: RUN_MS,
-            remaining_ms: run.remaining_ms(now),
-            score: run.score(),
-            combo: run.combo(),
-        });
+        asker.reply(run_message(&run, now));
         let state = Arc::new(Mutex::new(RunState {
             run,
             dealt_ms: now,
             finished: false,
+            outbox: asker.outbox.clone(),
         }));
         let abandon = CancellationToken::new();
         let owner = Owner {
             shared: asker.shared.clone(),
-            outbox: asker.outbox.clone(),
             player: asker.player,
             bot: asker.bot,
         };
         tokio::spawn(end_when_due(owner, state.clone(), abandon.clone()));
-        self.run = Some(RunHandle { state, abandon });
+        let handle = RunHandle { state, abandon };
+        asker.shared.runs.start(asker.player, handle.clone());
+        self.run = Some(handle);
+    }
+
+    /// `run_resume`: the player's run kept on this node, its messages sent
+    /// here from now on; `run_over` if it ended while they were away.
+    pub(crate) async fn run_resume(&mut self, asker: &Asker<'_>) {
+        let Some(handle) = asker.shared.runs.get(asker.player) else {
+            return asker.error(
+                ErrorCode::WrongState,
+                "no run in play here; start one (run_start)",
+            );
+        };
+        let mut state = handle.state.lock().await;
+        state.outbox = asker.outbox.clone();
+        if state.finished {
+            asker.reply(run_over(&state.run));
+        } else {
+            asker.reply(run_message(&state.run, asker.now_ms()));
+        }
+        drop(state);
+        self.run = Some(handle);
     }
 
     /// `run_submit`: judges an answer to the run's hand `hand`.
@@ -92,7 +159,6 @@ impl Play {
         };
         let owner = Owner {
             shared: asker.shared.clone(),
-            outbox: asker.outbox.clone(),
             player: asker.player,
             bot: asker.bot,
         };
@@ -113,6 +179,9 @@ impl Play {
             RunOutcome::Solved {
                 value, bonus_ms, ..
             } => {
+                // Timed from the hand's deal, not from a miss on it: a
+                // person fixing a typo is quick, and that is no signal.
+                asker.note_answer(&dealt, RULES, formula, state.dealt_ms, now);
                 self.last_solved = Some(Solved {
                     deal: dealt,
                     rules: RULES,
@@ -147,7 +216,9 @@ impl Play {
         if matches!(outcome, RunOutcome::NotAnAttempt(_)) {
             return;
         }
-        state.dealt_ms = now;
+        if matches!(outcome, RunOutcome::Solved { .. }) {
+            state.dealt_ms = now;
+        }
         if state.run.is_over(now) {
             return finish(&owner, &mut state, asker.id.clone()).await;
         }
@@ -175,14 +246,44 @@ async fn end_when_due(owner: Owner, state: Arc<Mutex<RunState>>, abandon: Cancel
             () = owner.shared.disconnect.cancelled() => return,
             () = clock.sleep_until(ends_at) => {}
         }
-        let mut state = state.lock().await;
-        if state.finished {
-            return;
+        let mut locked = state.lock().await;
+        if !locked.finished && !locked.run.is_over(clock.now_ms()) {
+            continue;
         }
-        if state.run.is_over(clock.now_ms()) {
-            finish(&owner, &mut state, None).await;
-            return;
+        finish(&owner, &mut locked, None).await;
+        drop(locked);
+        // Kept a while for a player coming back to hear its end.
+        tokio::select! {
+            () = abandon.cancelled() => {}
+            () = owner.shared.disconnect.cancelled() => {}
+            () = clock.sleep_until(ends_at.saturating_add(KEPT_AFTER_END_MS)) => {}
         }
+        owner.shared.runs.forget(owner.player, &state);
+        return;
+    }
+}
+
+/// The `run` message of `run` as it stands at `now`.
+fn run_message(run: &Run, now: u64) -> ServerMessage {
+    ServerMessage::Run {
+        hand: run.hand(),
+        objective: run.deal().objective,
+        cards: run.deal().hand.clone(),
+        duration_ms: RUN_MS,
+        remaining_ms: run.remaining_ms(now),
+        score: run.score(),
+        combo: run.combo(),
+    }
+}
+
+/// The `run_over` of an ended run.
+fn run_over(run: &Run) -> ServerMessage {
+    let result = run.result();
+    ServerMessage::RunOver {
+        score: result.score,
+        misses: result.misses,
+        best_combo: result.best_combo,
+        duration_ms: result.duration_ms,
     }
 }
 
@@ -208,13 +309,7 @@ async fn finish(owner: &Owner, state: &mut RunState, id: Option<String>) {
             tracing::warn!(error = %e, "a finished run could not be stored");
         }
     }
-    owner.outbox.send(&ServerEnvelope::reply(
-        id,
-        ServerMessage::RunOver {
-            score: result.score,
-            misses: result.misses,
-            best_combo: result.best_combo,
-            duration_ms: result.duration_ms,
-        },
-    ));
+    state
+        .outbox
+        .send(&ServerEnvelope::reply(id, run_over(&state.run)));
 }

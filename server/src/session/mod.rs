@@ -196,6 +196,7 @@ impl Session {
             message @ (ClientMessage::DailyStart { .. }
             | ClientMessage::DailySubmit { .. }
             | ClientMessage::RunStart
+            | ClientMessage::RunResume
             | ClientMessage::RunSubmit { .. }
             | ClientMessage::ChallengeCreate
             | ClientMessage::ChallengeStart { .. }
@@ -228,6 +229,7 @@ impl Session {
             ClientMessage::DailyStart { date } => play.daily_start(&asker, date).await,
             ClientMessage::DailySubmit { formula } => play.daily_submit(&asker, &formula).await,
             ClientMessage::RunStart => play.run_start(&asker).await,
+            ClientMessage::RunResume => play.run_resume(&asker).await,
             ClientMessage::RunSubmit { hand, formula } => {
                 play.run_submit(&asker, hand, &formula).await;
             }

@@ -237,7 +237,7 @@ impl TestServer {
             max_rooms_per_address: 0,
             // Tests play at machine speed, which the fair-play signals
             // rightly flag; server/tests/fair_play.rs turns them back on.
-            fair_play: signals_that_never_fire(),
+            fair_play: signals_that_never_fire().into(),
             // Never the default port: tests run side by side.
             metrics_listen: Some(SocketAddr::from(([127, 0, 0, 1], 0))),
             ..Config::default()

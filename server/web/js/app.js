@@ -350,19 +350,19 @@ export function createApp({ kind, route, handed, scanned, io }) {
 
   /**
    * A new connection under a solo page: the daily or challenge is asked
-   * again (the server resumes its clock); a run cannot be resumed (asking
-   * again would start another), so it is over for this page.
+   * again (the server resumes its clock); a run is taken up again with
+   * `run_resume` (asking `run_start` again would start another): the same
+   * hand, the clock as it stands on the server.
    */
   function resumeSolo() {
     const solo = state.solo;
     if (!solo.started || solo.result) return;
+    solo.pending = false;
     if (solo.kind === 'run') {
-      solo.lost = true;
-      solo.started = false;
-      solo.hand = null;
+      solo.resuming = true;
+      io.send({ type: 'run_resume' });
       return;
     }
-    solo.pending = false;
     io.send(startMessage(solo));
   }
 

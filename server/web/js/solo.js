@@ -31,7 +31,7 @@ export function createSolo(route) {
     date: route.date ?? null,
     code: route.code ?? null,
     // The start request went out on this page (a daily or challenge resumes
-    // its clock when asked again; a run cannot be resumed).
+    // its clock when asked again; a run is taken up with run_resume).
     started: false,
     // {objective, cards, number (a run's hand, else 0), rules}
     hand: null,
@@ -49,6 +49,8 @@ export function createSolo(route) {
     challenge: null,
     askedChallenge: false,
     lost: false,
+    // A `run_resume` is out after a reconnect.
+    resuming: false,
     // A challenge's setter and time to beat, read over HTTP before its clock starts.
     preview: null,
   };
@@ -101,6 +103,7 @@ export function applySolo(solo, m) {
       deal(solo, m, 0, true, m.elapsed_ms);
       return;
     case 'run':
+      solo.resuming = false;
       solo.result = null;
       solo.info = { score: m.score, combo: m.combo, bonus: 0, duration: m.duration_ms };
       deal(solo, m, m.hand, false, m.remaining_ms);
@@ -138,6 +141,14 @@ export function applySolo(solo, m) {
     case 'error':
       solo.pending = false;
       solo.askedChallenge = false;
+      if (solo.resuming && m.code === 'wrong_state') {
+        // The run is gone (kept only by the server it started on).
+        solo.resuming = false;
+        solo.lost = true;
+        solo.started = false;
+        solo.hand = null;
+        return;
+      }
       solo.error = m.message;
       return;
     default:

@@ -7,6 +7,8 @@
 //!   count of a formula.
 //! - [`settings`]: the thresholds ([`FairPlaySettings`]), their defaults and
 //!   their validation.
+//! - [`fast_human`]: a fast honest person's answer times, the reference
+//!   play no signal may flag.
 //! - [`signals`]: the three signals and their evidence: answers under the
 //!   human floor, times too regular, hard hands solved fast too often.
 //! - here: [`assess`], which runs them all on the answers a reviewer has not
@@ -16,6 +18,7 @@
 //! docs/design.md ("Fair play: the signals").
 
 pub mod answer;
+pub mod fast_human;
 pub mod settings;
 pub mod signals;
 

@@ -185,6 +185,12 @@ pub enum ClientMessage {
     /// Starts a solo run (three minutes, hands getting harder); answered by
     /// `run`. Starting again abandons the run in play.
     RunStart,
+    /// Takes up the sender's run in play again after a dropped connection:
+    /// answered by `run` with the hand on the table and the time left (the
+    /// run's clock never stopped), or by `run_over` when it ended while the
+    /// player was away; `wrong_state` when there is none (a run is kept by
+    /// the node it started on, for 5 minutes after its end).
+    RunResume,
     /// An answer to the run's current hand; answered by a `verdict`
     /// (`round` is the hand), then `run_hand` or `run_over`.
     RunSubmit {

@@ -251,9 +251,10 @@ pub enum ServerMessage {
         /// Every distinct solution of the hand, the player's own marked.
         solutions: Vec<SolutionEntry>,
     },
-    /// Reply to `run_start`: a run begins on its first hand.
+    /// Reply to `run_start` (a run begins on its first hand) and to
+    /// `run_resume` (the run in play, on the hand on the table).
     Run {
-        /// The hand's number in the run (1).
+        /// The hand's number in the run (1 at the start).
         hand: u32,
         /// The value to make.
         objective: i64,

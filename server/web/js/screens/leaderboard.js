@@ -1,11 +1,17 @@
-// The leaderboards (`/leaderboard`), read from the HTTP API.
+// The leaderboards (`/leaderboard`), read from the HTTP API: those of
+// rated matches (`/api/leaderboard`), the day's Krypto (`/api/daily/board`,
+// today's only: it has no period) and solo runs (`/api/runs/board`).
 
 import { h, fill } from '../dom.js';
 import { at } from '../address.js';
 import { seconds } from '../clock.js';
 import { ratingText } from '../ratings.js';
+import { stopwatch } from '../solo.js';
 
-const METRICS = { rating: 'Rating', wins: 'Matches won', rounds: 'Rounds won', fastest: 'Fastest solve' };
+const METRICS = {
+  rating: 'Rating', wins: 'Matches won', rounds: 'Rounds won', fastest: 'Fastest solve',
+  daily: 'Today’s Krypto', runs: 'Best run',
+};
 const PERIODS = { all: 'All time', month: 'This month', week: 'This week', day: 'Today' };
 
 function valueText(metric, value) {
@@ -44,13 +50,23 @@ export function show(root) {
 
   async function load() {
     tabs(metricTabs, METRICS, metric, (k) => { metric = k; load(); });
+    // The day's Krypto is one day's board: no period to choose.
+    periodTabs.hidden = metric === 'daily';
     tabs(periodTabs, PERIODS, period, (k) => { period = k; load(); });
-    history.replaceState(null, '', at(`/leaderboard?metric=${metric}&period=${period}`));
+    history.replaceState(null, '', at(metric === 'daily' ? '/leaderboard?metric=daily' : `/leaderboard?metric=${metric}&period=${period}`));
     fill(table, h('p', { class: 'hint', text: 'Loading…' }));
     try {
-      const res = await fetch(at(`/api/leaderboard?metric=${metric}&period=${period}&limit=50`));
+      const path = {
+        daily: '/api/daily/board?limit=50',
+        runs: `/api/runs/board?period=${period}&limit=50`,
+      }[metric] ?? `/api/leaderboard?metric=${metric}&period=${period}&limit=50`;
+      const res = await fetch(at(path));
       const body = await res.json();
       if (!res.ok) throw new Error(body?.error?.message ?? `error ${res.status}`);
+      if (metric === 'daily' || metric === 'runs') {
+        fill(table, ...soloBoard(metric, body));
+        return;
+      }
       if (body.rows.length === 0) {
         fill(table, h('p', { class: 'hint', text: metric === 'rating'
           ? 'Nobody is ranked yet: a rating is provisional until a few rated matches against different people.'
@@ -72,4 +88,30 @@ export function show(root) {
     }
   }
   load();
+}
+
+/** The rows of the day's Krypto or of the runs, with where to play. */
+function soloBoard(metric, body) {
+  const daily = metric === 'daily';
+  const play = daily
+    ? h('p', { class: 'hint' }, h('a', { href: at('/daily'), text: 'Play today’s Krypto' }))
+    : h('p', { class: 'hint' }, h('a', { href: at('/run'), text: 'Start a run' }));
+  const title = daily && body.number ? h('p', { class: 'hint', text: `Krypto #${body.number}, ${body.date}` }) : null;
+  if (body.rows.length === 0) {
+    return [title, h('p', { class: 'hint', text: daily ? 'Nobody has solved it yet.' : 'No run finished yet.' }), play];
+  }
+  const head = daily
+    ? [h('th', { scope: 'col', class: 'num', text: 'Time' }), h('th', { scope: 'col', class: 'num', text: 'Misses' })]
+    : [h('th', { scope: 'col', class: 'num', text: 'Hands solved' })];
+  const cells = (r) => (daily
+    ? [h('td', { class: 'num', text: stopwatch(r.elapsed_ms) }), h('td', { class: 'num', text: String(r.misses) })]
+    : [h('td', { class: 'num', text: String(r.score) })]);
+  return [title,
+    h('table', {},
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'Rank' }), h('th', { scope: 'col', text: 'Player' }), ...head)),
+      h('tbody', {}, body.rows.map((r) => h('tr', {},
+        h('td', { text: String(r.rank) }),
+        h('td', {}, h('a', { href: at(`/p/${encodeURIComponent(r.name)}`), text: r.name })),
+        ...cells(r))))),
+    play];
 }

@@ -115,7 +115,7 @@ export function mount(root, { act, state }) {
       const bonus = info.bonus ? ` · +${info.bonus / 1000} s!` : '';
       setText(status, `Score ${info.score} · combo ${info.combo}${bonus}`);
     } else setText(status, s.me ? s.me.name : '');
-    setText(error, solo.error ?? (solo.lost ? 'The connection dropped: the run is over. Start another one.' : ''));
+    setText(error, solo.error ?? (solo.lost ? 'The run could not be taken up again after the connection dropped. Start another one.' : ''));
 
     const ready = Boolean(s.me);
     intro.hidden = solo.started && !solo.lost;
