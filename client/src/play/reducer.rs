@@ -248,7 +248,7 @@ impl App {
                 let text = lines.first().map(|(_, t)| t.clone()).unwrap_or_default();
                 self.end_round(round, &text);
             }
-            ServerMessage::MatchOver { standings } => {
+            ServerMessage::MatchOver { standings, .. } => {
                 if let Some(r) = &mut self.room {
                     r.snapshot.state = RoomPhase::Finished;
                     r.next_at = None;

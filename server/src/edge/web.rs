@@ -143,6 +143,7 @@ pub fn routes<S: Clone + Send + Sync + 'static>(own: Arc<[String]>) -> Router<S>
         "/daily",
         "/c/{code}",
         "/run",
+        "/m/{id}",
     ];
     // The shell names its assets relative to the page, so that the app
     // also works under a proxy's path prefix: pages one level down find
@@ -153,6 +154,7 @@ pub fn routes<S: Clone + Send + Sync + 'static>(own: Arc<[String]>) -> Router<S>
         "/tv/assets/{*path}",
         "/p/assets/{*path}",
         "/c/assets/{*path}",
+        "/m/assets/{*path}",
     ];
     let router = pages
         .into_iter()

@@ -119,6 +119,10 @@ pub enum ServerMessage {
     MatchOver {
         /// Final standings, best first.
         standings: Vec<Standing>,
+        /// The match's id, for its recap (`GET /api/matches/{id}`, the
+        /// page `/m/{id}`); absent when the match was not recorded.
+        #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
+        match_id: Option<String>,
     },
     /// A chat message.
     Chat {

@@ -271,11 +271,23 @@ impl Room {
     /// them too.
     pub fn rated(&mut self, standings: &[Standing]) {
         let kept = self.recent.iter_mut().rev().find_map(|m| match m {
-            ServerMessage::MatchOver { standings } => Some(standings),
+            ServerMessage::MatchOver { standings, .. } => Some(standings),
             _ => None,
         });
         if let Some(kept) = kept {
             *kept = standings.to_vec();
+        }
+    }
+
+    /// The id the caller recorded the match just over under: the kept
+    /// `match_over` carries it too, for a client that resumes afterwards.
+    pub fn recorded_as(&mut self, id: &str) {
+        let kept = self.recent.iter_mut().rev().find_map(|m| match m {
+            ServerMessage::MatchOver { match_id, .. } => Some(match_id),
+            _ => None,
+        });
+        if let Some(kept) = kept {
+            *kept = Some(id.to_owned());
         }
     }
 

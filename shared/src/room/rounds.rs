@@ -261,7 +261,10 @@ impl Room {
             standings: standings.clone(),
             entrants,
         }));
-        let msg = ServerMessage::MatchOver { standings };
+        let msg = ServerMessage::MatchOver {
+            standings,
+            match_id: None,
+        };
         self.remember(msg.clone());
         fx.send(Recipient::All, msg);
         self.phase = Phase::Finished;

@@ -96,6 +96,7 @@ fn podium_with_rating_changes() {
     let mut app = game();
     app.handle(msg(ServerMessage::MatchOver {
         standings: standings(),
+        match_id: None,
     }));
     insta::assert_snapshot!(screen(&app));
 }
@@ -163,6 +164,7 @@ fn every_screen_draws_at_tiny_and_huge_sizes_without_panicking() {
     let mut podium = game();
     podium.handle(msg(ServerMessage::MatchOver {
         standings: standings(),
+        match_id: None,
     }));
     apps.push(podium);
     let mut help = game();
@@ -232,6 +234,7 @@ fn tied_players_share_a_step_and_every_name_is_shown() {
             s(PlayerId(4), "Dan", 2, 3),
             s(PlayerId(5), "Eve", 1, 5),
         ],
+        match_id: None,
     }));
     let text = screen(&app);
     insta::assert_snapshot!(text);
