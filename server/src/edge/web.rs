@@ -99,6 +99,7 @@ static ASSETS: &[Asset] = &[
     asset!("js/screens/tv.js", JS),
     asset!("js/screens/leaderboard.js", JS),
     asset!("js/screens/profile.js", JS),
+    asset!("js/screens/recap.js", JS),
     asset!("js/screens/conduct.js", JS),
     asset!("js/solo.js", JS),
     asset!("js/screens/solo.js", JS),

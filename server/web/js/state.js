@@ -96,6 +96,11 @@ function feedLine(state, room, m) {
   }
 }
 
+/** A `match_over`'s match id, when it is one (a UUID), else null. */
+function matchIdOf(m) {
+  return typeof m.match === 'string' && /^[0-9a-f-]{36}$/i.test(m.match) ? m.match.toLowerCase() : null;
+}
+
 function pushFeed(state, line) {
   if (!line || !state.room) return;
   state.room.feed.push({ ...line, key: state.feedKey++ });
@@ -145,6 +150,8 @@ function applySnapshot(state, s) {
     verdict: same ? old.verdict : null,
     result: same ? old.result : null,
     standings: same ? old.standings : null,
+    // The id of the match just over (`match_over`'s `match`), for its recap.
+    matchId: same ? old.matchId : null,
     feed: same ? old.feed : [],
     formula: same && old.round?.number === s.round?.number ? old.formula : (s.round ? loadDraft(s.code, s.round) : ''),
     // Who missed in this round, {player: {count, lockedUntil}}: the TV
@@ -167,7 +174,10 @@ function applySnapshot(state, s) {
   // A resumed page learns the last result and the standings from `recent`.
   if (room.phase === 'finished' && !room.standings) {
     const over = [...recent].reverse().find((m) => m.type === 'match_over');
-    if (over) room.standings = over.standings;
+    if (over) {
+      room.standings = over.standings;
+      room.matchId = matchIdOf(over);
+    }
   }
   if (room.phase === 'between_rounds' && room.round && !room.result) {
     const last = [...recent].reverse().find((m) => (m.type === 'round_won' || m.type === 'round_timed_out') && m.round === room.round.number);
@@ -303,6 +313,7 @@ export function applyServer(state, m) {
       if (!room) return null;
       room.phase = 'finished';
       room.standings = m.standings;
+      room.matchId = matchIdOf(m);
       room.next = null;
       pushFeed(state, feedLine(state, room, m));
       return 'match_over';
