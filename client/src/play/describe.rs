@@ -136,7 +136,10 @@ impl App {
                     None => format!("round {round}: time is up; the hand had no solution"),
                 },
             ),
-            ServerMessage::MatchOver { standings } => {
+            ServerMessage::MatchOver {
+                standings,
+                match_id,
+            } => {
                 let mut lines = vec![(FeedKind::Event, "match over:".to_owned())];
                 for s in standings {
                     let rating = match (s.rating_before, s.rating_after) {
@@ -158,6 +161,9 @@ impl App {
                 }
                 if standings.iter().any(|s| s.rating_after.is_none()) {
                     lines.push((FeedKind::Event, format!("  ({UNRATED_WHY})")));
+                }
+                if let Some(id) = match_id {
+                    lines.push((FeedKind::Event, format!("  recap: krypto match {id}")));
                 }
                 lines
             }

@@ -248,11 +248,18 @@ impl App {
                 let text = lines.first().map(|(_, t)| t.clone()).unwrap_or_default();
                 self.end_round(round, &text);
             }
-            ServerMessage::MatchOver { standings, .. } => {
+            ServerMessage::MatchOver {
+                standings,
+                match_id,
+            } => {
                 if let Some(r) = &mut self.room {
                     r.snapshot.state = RoomPhase::Finished;
                     r.next_at = None;
                     r.podium = Some(standings);
+                    // A server's text reaches the screen only as an id.
+                    r.recap = match_id.filter(|id| {
+                        id.len() == 36 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
+                    });
                 }
                 self.confirm = None;
                 if self.mode == InputMode::Formula {

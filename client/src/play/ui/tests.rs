@@ -102,6 +102,26 @@ fn podium_with_rating_changes() {
 }
 
 #[test]
+fn the_podium_names_the_match_for_its_recap_and_only_as_an_id() {
+    let mut app = game();
+    app.handle(msg(ServerMessage::MatchOver {
+        standings: standings(),
+        match_id: Some("0193a1c4-7d2e-7b3a-9f1e-2c4d5e6f7a8b".into()),
+    }));
+    assert!(
+        screen(&app).contains("recap: krypto match 0193a1c4-7d2e-7b3a-9f1e-2c4d5e6f7a8b"),
+        "{}",
+        screen(&app)
+    );
+    let mut hostile = game();
+    hostile.handle(msg(ServerMessage::MatchOver {
+        standings: standings(),
+        match_id: Some("\u{1b}[2J0193a1c4-7d2e-7b3a-9f1e-2c4d5e6f7".into()),
+    }));
+    assert!(!screen(&hostile).contains("recap:"), "{}", screen(&hostile));
+}
+
+#[test]
 fn leaderboard() {
     let mut app = lobby();
     app.handle(ch('l'));
