@@ -89,3 +89,32 @@ test('an address that is no match id says so without asking the server', async (
   // The API's 404 is the page's to explain, not a console error of its own.
   assert.ok(page.problems.every((p) => /404/.test(p)), page.problems.join('\n'));
 });
+
+test('scoring "everyone": both solve one round, 3 and 2 points, and the round ends when both have', async () => {
+  const { page: ada, code } = await hosting(night, 'Cy');
+  const bob = await joining(night, 'Dee', code);
+  await settings(ada, [['Rounds', 1]]);
+  await ada.getByLabel('Scoring', { exact: true }).selectOption('everyone');
+  await bob.getByText('everyone who solves scores: 3, 2, 1, then 1 each').waitFor();
+  await ada.getByRole('button', { name: 'Start the match' }).click();
+  await ada.locator('.objective-number').waitFor();
+  await bob.locator('.objective-number').waitFor();
+  const hand = await readHand(ada);
+  const answer = typed(solve(hand.cards, hand.target));
+  const adaField = ada.getByRole('textbox', { name: 'Formula' });
+  await adaField.fill(answer);
+  await adaField.press('Enter');
+  // Cy scored; the round goes on for Dee, who is told.
+  await bob.getByText('Cy solved it (+3)').waitFor();
+  const bobField = bob.getByRole('textbox', { name: 'Formula' });
+  await bobField.fill(answer);
+  await bobField.press('Enter');
+  for (const p of [ada, bob]) {
+    const standings = p.getByRole('list', { name: 'Final standings' });
+    await standings.waitFor();
+    assert.deepEqual((await standings.locator('.score').allTextContents()).map((t) => t.trim()), ['3 pts', '2 pts']);
+  }
+  await bob.evaluate(() => window.scrollTo(0, 0));
+  await shoot(bob, 'phone-everyone-scores');
+  for (const p of [ada, bob]) assert.deepEqual(p.problems, []);
+});

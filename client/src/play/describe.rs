@@ -11,7 +11,7 @@ use krypto_core::protocol::{LeaveReason, RoundWin, ServerMessage};
 use super::app::{App, FeedKind};
 use super::wording::{
     join_cards, kind_words, metric_value, phase_name, plural, rating_change, refusal, secs,
-    UNRATED_WHY,
+    solve_time, UNRATED_WHY,
 };
 
 impl App {
@@ -97,6 +97,24 @@ impl App {
                 format!("{} tried and missed", self.name_of(*player)),
             ),
             ServerMessage::AttemptFailed { .. } => Vec::new(),
+            ServerMessage::Solved {
+                round,
+                player,
+                elapsed_ms,
+                points,
+                ..
+            } => one(
+                FeedKind::Event,
+                format!(
+                    "round {round}: {} solved it in {} (+{points})",
+                    if Some(*player) == self.me {
+                        "you".to_owned()
+                    } else {
+                        self.name_of(*player)
+                    },
+                    solve_time(i64::try_from(*elapsed_ms).unwrap_or(i64::MAX))
+                ),
+            ),
             ServerMessage::RoundWon {
                 win:
                     RoundWin {

@@ -236,7 +236,8 @@ impl App {
                     self.input.clear();
                 }
             }
-            ServerMessage::AttemptFailed { player, score, .. } => self.set_score(player, score),
+            ServerMessage::AttemptFailed { player, score, .. }
+            | ServerMessage::Solved { player, score, .. } => self.set_score(player, score),
             ServerMessage::RoundWon { win, scores } => {
                 for s in &scores {
                     self.set_score(s.player, s.score);

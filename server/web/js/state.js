@@ -87,6 +87,8 @@ function feedLine(state, room, m) {
       return { kind: 'event', text: `Round ${m.round}: time ran out${m.solution ? ` (one solution: ${m.solution})` : ', and there was no solution'}` };
     case 'attempt_failed':
       return { kind: 'miss', text: `${nameOf(room, m.player)} tried and missed` };
+    case 'solved':
+      return { kind: 'win', text: `${nameOf(room, m.player)} solved it (+${m.points})` };
     case 'match_over': {
       const first = champions(m.standings).map((s) => s.name);
       return first.length ? { kind: 'win', text: `Match over: ${listOf(first)} won` } : { kind: 'event', text: 'Match over: nobody scored' };
@@ -283,6 +285,14 @@ export function applyServer(state, m) {
       };
       if (m.locked_out_ms) room.lockout = deadlineIn(m.locked_out_ms);
       return null;
+    case 'solved': {
+      // `everyone` scoring: a right answer scored; the round goes on.
+      if (!room) return null;
+      const p = room.players.find((x) => x.id === m.player);
+      if (p && Number.isInteger(m.score)) p.score = m.score;
+      pushFeed(state, feedLine(state, room, m));
+      return null;
+    }
     case 'attempt_failed': {
       if (!room) return null;
       const p = room.players.find((x) => x.id === m.player);

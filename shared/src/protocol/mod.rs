@@ -56,7 +56,7 @@ pub use snapshot::{
 };
 // Room settings live in their own module; the wire carries them unchanged.
 pub use crate::settings::{
-    DealMode, Difficulty, RoomSettings, SettingsError, SettingsPatch, Variant,
+    DealMode, Difficulty, RoomSettings, Scoring, SettingsError, SettingsPatch, Variant,
 };
 
 /// The protocol version this crate speaks; `hello` must carry it.

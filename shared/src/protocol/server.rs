@@ -106,6 +106,20 @@ pub enum ServerMessage {
         /// Every player's score after the round.
         scores: Vec<ScoreEntry>,
     },
+    /// With `scoring: everyone`, a right answer that scored while the round
+    /// goes on (its formula is not shown: others are still solving).
+    Solved {
+        /// The round.
+        round: u32,
+        /// Who solved it.
+        player: PlayerId,
+        /// From the deal to the answer.
+        elapsed_ms: u64,
+        /// Points it scored (3, 2, 1, then 1 by its order).
+        points: i64,
+        /// Their score now.
+        score: i64,
+    },
     /// Time ran out without a winner.
     RoundTimedOut {
         /// The round.

@@ -62,7 +62,7 @@ pub use dealer::{
 };
 pub use effects::{Effects, Entrant, MatchResult, Outgoing, Recipient, RoomEvent};
 pub use error::{RoomError, ROOM_NOT_FOUND};
-pub use play::counts_as_attempt;
+pub use play::{counts_as_attempt, everyone_points};
 pub use roster::Joiner;
 pub use saved::{SavedDeparted, SavedMember, SavedPhase, SavedRoom, SavedRound};
 
