@@ -45,6 +45,9 @@ pub enum Command {
     Leaderboard(LeaderboardArgs),
     /// Show a player's profile on a server.
     Profile(ProfileArgs),
+    /// Show a match's recap: round by round the hand, who won in how long,
+    /// who missed, and the hand's solutions.
+    Match(MatchArgs),
     /// Fill a room with practice opponents that use the solver.
     Bots(BotsArgs),
     /// The daily Krypto: today's hand against the clock (or a past day's
@@ -206,6 +209,19 @@ pub struct LeaderboardArgs {
 pub struct ProfileArgs {
     /// Whose profile.
     pub player: String,
+    /// The server (default: the config's, else ws://127.0.0.1:7878).
+    #[arg(long, short = 's')]
+    pub server: Option<String>,
+    /// Print the server's JSON as is.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `krypto match ID [--server URL] [--json]`
+#[derive(Debug, Args)]
+pub struct MatchArgs {
+    /// The match's id, as `match over` prints it, or its recap's link.
+    pub id: String,
     /// The server (default: the config's, else ws://127.0.0.1:7878).
     #[arg(long, short = 's')]
     pub server: Option<String>,

@@ -29,6 +29,7 @@ fn main() -> ExitCode {
         }
         Command::Leaderboard(args) => commands::leaderboard::run(args, &mut out),
         Command::Profile(args) => commands::profile::run(args, &mut out),
+        Command::Match(args) => commands::match_recap::run(args, &mut out),
         Command::Bots(args) => {
             drop(out);
             return exit(bots::run(args));

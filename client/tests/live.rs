@@ -59,13 +59,45 @@ fn two_plain_clients_race_a_round_with_lockout_and_chat() {
 
     ann.send("(1+2+3+4)+5");
     ann.expect_contains("round 1: correct!");
+    let mut recap = String::new();
     for p in [&mut ann, &mut ben] {
         p.expect_contains("round 1 won by Ann");
         p.expect_prefix("match over:");
         p.expect_prefix("  1. Ann  1 point");
+        recap = p.expect_prefix("  recap: krypto match ");
     }
     ben.quit();
     assert!(ann.finish().success());
+
+    // The match over names the match; `krypto match ID` tells it again.
+    let id = recap.trim().rsplit(' ').next().unwrap().to_owned();
+    let mut told = Proc::spawn(
+        "match",
+        &["match", &id, "--server", &url],
+        &scratch.config("ann"),
+    );
+    told.expect_prefix(&format!("Match {id} in room {code}: 1 round, finished"));
+    told.expect_prefix("Round 1: make 15 from 1 2 3 4 5");
+    told.expect_prefix("  won by Ann in ");
+    told.expect("Ben's miss", |l| l.contains("Ben  missed (wrong value)"));
+    told.expect("Ann's answer", |l| {
+        l.contains("Ann  right: 1 + 2 + 3 + 4 + 5")
+    });
+    told.expect_contains("distinct solutions:");
+    told.expect_contains("the winner's");
+    assert!(told.finish().success());
+    let mut unknown = Proc::spawn(
+        "match",
+        &[
+            "match",
+            "0192f0c4-0000-7000-8000-000000000001",
+            "--server",
+            &url,
+        ],
+        &scratch.config("ann"),
+    );
+    unknown.expect_prefix("No match 0192f0c4-0000-7000-8000-000000000001");
+    assert_eq!(unknown.finish().code(), Some(1));
 
     // The round is on the boards as soon as it was announced.
     let config = scratch.config("ann");

@@ -103,4 +103,7 @@ test('the daily, a challenge and a run have pages of their own', () => {
   assert.deepEqual(parseRoute('/daily'), { kind: 'daily', date: null });
   assert.deepEqual(parseRoute('/c/k7qxm2pd'), { kind: 'challenge', code: 'K7QXM2PD' });
   assert.deepEqual(parseRoute('/run/'), { kind: 'run' });
+  assert.deepEqual(parseRoute('/m/0193A1C4-7d2e-7b3a-9f1e-2c4d5e6f7a8b'), { kind: 'recap', id: '0193a1c4-7d2e-7b3a-9f1e-2c4d5e6f7a8b' });
+  // A malformed escape is no crash: the recap page says the address is no match's.
+  assert.deepEqual(parseRoute('/m/%E0%A4%A'), { kind: 'recap', id: '%e0%a4%a' });
 });

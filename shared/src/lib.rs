@@ -75,6 +75,7 @@ pub mod periods;
 pub mod protocol;
 pub mod ratings;
 pub mod rational;
+pub mod recap;
 pub mod room;
 pub mod rules;
 pub mod settings;

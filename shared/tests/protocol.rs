@@ -563,10 +563,20 @@ fn server_messages_have_the_documented_shapes() {
                     rating_provisional: false,
                 },
             ],
+            match_id: None,
         },
         json!({"type": "match_over", "standings": [
             {"player": 1, "name": "Ada", "score": 5, "rank": 1, "rating_before": 0.0, "rating_after": 1.5},
             {"player": 2, "name": "Bob", "score": 3, "rank": 2}]}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::MatchOver {
+            standings: Vec::new(),
+            match_id: Some("0192f0c4-0000-7000-8000-000000000001".into()),
+        },
+        json!({"type": "match_over", "standings": [],
+               "match": "0192f0c4-0000-7000-8000-000000000001"}),
     );
     server_round_trip(
         None,

@@ -181,7 +181,7 @@ fn the_match_ends_after_its_rounds_with_standings_and_shared_ranks() {
     let standings = sent_to(&fx, &r, CY)
         .into_iter()
         .find_map(|m| match m {
-            ServerMessage::MatchOver { standings } => Some(standings.clone()),
+            ServerMessage::MatchOver { standings, .. } => Some(standings.clone()),
             _ => None,
         })
         .unwrap();
@@ -220,7 +220,7 @@ fn the_ratings_recorded_for_a_match_reach_those_who_open_the_room_later() {
             .iter()
             .rev()
             .find_map(|m| match m {
-                ServerMessage::MatchOver { standings } => Some(standings.clone()),
+                ServerMessage::MatchOver { standings, .. } => Some(standings.clone()),
                 _ => None,
             })
             .unwrap()

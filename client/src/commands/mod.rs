@@ -6,6 +6,7 @@ pub mod check;
 pub mod deal;
 pub mod http;
 pub mod leaderboard;
+pub mod match_recap;
 pub mod profile;
 pub mod solve;
 

@@ -209,6 +209,9 @@ pub struct RoomView {
     pub next_at: Option<Duration>,
     /// The final standings, shown until dismissed or a new match starts.
     pub podium: Option<Vec<Standing>>,
+    /// The id of the match on the podium (`match_over`'s `match`), for
+    /// `krypto match ID`; only ever a UUID's characters.
+    pub recap: Option<String>,
     /// Our last verdict in this round.
     pub verdict: Option<VerdictView>,
     /// The rematch's ready check, while one is open.
@@ -231,6 +234,7 @@ impl RoomView {
             round: None,
             next_at: None,
             podium: None,
+            recap: None,
             verdict: None,
             ready_check: None,
             seats: HashMap::new(),

@@ -409,6 +409,7 @@ fn match_over_shows_the_podium_until_dismissed() {
     let mut app = game();
     app.handle(msg(ServerMessage::MatchOver {
         standings: standings(),
+        match_id: None,
     }));
     assert_eq!(app.screen(), Screen::Podium);
     assert!(app
@@ -916,6 +917,7 @@ fn a_restarted_client_whose_seat_was_kept_says_so() {
         ben_won(1),
         ServerMessage::MatchOver {
             standings: standings(),
+            match_id: None,
         },
         ServerMessage::Chat {
             from: BEN,
@@ -981,6 +983,7 @@ fn a_reconnect_replays_only_what_was_missed_and_never_our_own_moves() {
         },
         ServerMessage::MatchOver {
             standings: standings(),
+            match_id: None,
         },
         ben_joined.clone(),
         we_left.clone(),
@@ -1139,6 +1142,7 @@ fn a_rematch_asks_ready_with_a_key_and_counts_who_is() {
     ))));
     app.handle(msg(ServerMessage::MatchOver {
         standings: standings(),
+        match_id: None,
     }));
     assert_eq!(app.screen(), Screen::Podium);
     app.handle(ready_check(Vec::new()));
@@ -1272,7 +1276,10 @@ fn a_match_nobody_scored_in_has_no_podium() {
         s.score = 0;
         s.rank = 1;
     }
-    app.handle(msg(ServerMessage::MatchOver { standings: nobody }));
+    app.handle(msg(ServerMessage::MatchOver {
+        standings: nobody,
+        match_id: None,
+    }));
     let drawn = screen(&app);
     assert!(
         drawn.contains("Nobody scored a point: no podium this time."),

@@ -115,7 +115,10 @@ fn unheard_from(story: &[&ServerMessage], heard: &[ServerMessage]) -> usize {
 /// the ratings the server adds after recording, the room's copy does not.
 fn same_event(a: &ServerMessage, b: &ServerMessage) -> bool {
     match (a, b) {
-        (ServerMessage::MatchOver { standings: x }, ServerMessage::MatchOver { standings: y }) => {
+        (
+            ServerMessage::MatchOver { standings: x, .. },
+            ServerMessage::MatchOver { standings: y, .. },
+        ) => {
             x.len() == y.len()
                 && x.iter()
                     .zip(y)
@@ -160,6 +163,7 @@ mod tests {
     fn over() -> ServerMessage {
         ServerMessage::MatchOver {
             standings: Vec::new(),
+            match_id: None,
         }
     }
 
@@ -205,9 +209,11 @@ mod tests {
         };
         let bare = ServerMessage::MatchOver {
             standings: vec![standing(None)],
+            match_id: None,
         };
         let rated = ServerMessage::MatchOver {
             standings: vec![standing(Some(1500.0))],
+            match_id: None,
         };
         let recent = [chat("a"), bare, chat("b")];
         assert_eq!(

@@ -11,7 +11,7 @@ use krypto_core::protocol::{LeaveReason, RoundWin, ServerMessage};
 use super::app::{App, FeedKind};
 use super::wording::{
     join_cards, kind_words, metric_value, phase_name, plural, rating_change, refusal, secs,
-    time_taken, UNRATED_WHY,
+    solve_time, time_taken, UNRATED_WHY,
 };
 
 impl App {
@@ -97,6 +97,24 @@ impl App {
                 format!("{} tried and missed", self.name_of(*player)),
             ),
             ServerMessage::AttemptFailed { .. } => Vec::new(),
+            ServerMessage::Solved {
+                round,
+                player,
+                elapsed_ms,
+                points,
+                ..
+            } => one(
+                FeedKind::Event,
+                format!(
+                    "round {round}: {} solved it in {} (+{points})",
+                    if Some(*player) == self.me {
+                        "you".to_owned()
+                    } else {
+                        self.name_of(*player)
+                    },
+                    solve_time(i64::try_from(*elapsed_ms).unwrap_or(i64::MAX))
+                ),
+            ),
             ServerMessage::RoundWon {
                 win:
                     RoundWin {
@@ -136,7 +154,10 @@ impl App {
                     None => format!("round {round}: time is up; the hand had no solution"),
                 },
             ),
-            ServerMessage::MatchOver { standings } => {
+            ServerMessage::MatchOver {
+                standings,
+                match_id,
+            } => {
                 let mut lines = vec![(FeedKind::Event, "match over:".to_owned())];
                 for s in standings {
                     let rating = match (s.rating_before, s.rating_after) {
@@ -158,6 +179,9 @@ impl App {
                 }
                 if standings.iter().any(|s| s.rating_after.is_none()) {
                     lines.push((FeedKind::Event, format!("  ({UNRATED_WHY})")));
+                }
+                if let Some(id) = match_id {
+                    lines.push((FeedKind::Event, format!("  recap: krypto match {id}")));
                 }
                 lines
             }

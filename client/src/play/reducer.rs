@@ -236,7 +236,8 @@ impl App {
                     self.input.clear();
                 }
             }
-            ServerMessage::AttemptFailed { player, score, .. } => self.set_score(player, score),
+            ServerMessage::AttemptFailed { player, score, .. }
+            | ServerMessage::Solved { player, score, .. } => self.set_score(player, score),
             ServerMessage::RoundWon { win, scores } => {
                 for s in &scores {
                     self.set_score(s.player, s.score);
@@ -248,11 +249,18 @@ impl App {
                 let text = lines.first().map(|(_, t)| t.clone()).unwrap_or_default();
                 self.end_round(round, &text);
             }
-            ServerMessage::MatchOver { standings } => {
+            ServerMessage::MatchOver {
+                standings,
+                match_id,
+            } => {
                 if let Some(r) = &mut self.room {
                     r.snapshot.state = RoomPhase::Finished;
                     r.next_at = None;
                     r.podium = Some(standings);
+                    // A server's text reaches the screen only as an id.
+                    r.recap = match_id.filter(|id| {
+                        id.len() == 36 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
+                    });
                 }
                 self.confirm = None;
                 if self.mode == InputMode::Formula {

@@ -116,6 +116,7 @@ pub fn setting_label(field: Field) -> &'static str {
         Field::Difficulty => "Hands",
         Field::MaxPlayers => "Seats",
         Field::Public => "Public",
+        Field::Scoring => "Scoring",
     }
 }
 

@@ -22,6 +22,7 @@
 //! - [`saved`]: rooms a graceful stop saved for the next start;
 //! - [`name_keys`]: stored name keys recomputed when krypto-core's key changes;
 //! - [`modes`]: the daily's attempts, challenges and runs' bests;
+//! - [`recap`]: a match read back whole, for its recap;
 //! - [`tickets`]: single-use tickets that sign another device in, and the
 //!   extra tokens they give;
 //! - `sqlite/`: SQLite through sqlx, its row source, migrations in
@@ -41,6 +42,7 @@ pub mod fair_play;
 pub mod modes;
 pub mod name_keys;
 mod postgres;
+pub mod recap;
 mod rows;
 pub mod saved;
 pub mod scores;

@@ -1,7 +1,7 @@
 //! The HTTP side of the single port: the WebSocket upgrade at `/ws`, the
 //! health checks at `/healthz` (liveness) and `/readyz` (readiness: the
 //! database and the recorder's journal), and the scores
-//! API (`/api/leaderboard`, `/api/players/{name}`). Every refusal — unknown paths and methods
+//! API (`/api/leaderboard`, `/api/players/{name}`, `/api/matches/{id}`). Every refusal — unknown paths and methods
 //! included — is JSON: `{"error": {"code", "message"}}`.
 
 use std::collections::HashMap;
@@ -24,9 +24,11 @@ use crate::edge::{forwarded, transport};
 use crate::ops::metrics;
 use crate::scores::leaderboard::{self, BoardError, BoardQuery, DEFAULT_LIMIT, MAX_LIMIT};
 use crate::scores::periods;
+use crate::scores::recap::{self, RecapError};
 use crate::session::identity::MAX_NAME_CHARS;
 use crate::session::SERVER_VERSION;
 use crate::Shared;
+use krypto_core::protocol::MatchRecap;
 
 /// The routes, sharing the server's state.
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
@@ -37,6 +39,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
     router
         .route("/api/leaderboard", get(get_leaderboard))
         .route("/api/players/{name}", get(get_player))
+        .route("/api/matches/{id}", get(get_match))
         .route("/api/daily", get(crate::modes::api::get_daily))
         .route("/api/daily/board", get(crate::modes::api::get_daily_board))
         .route("/api/runs/board", get(crate::modes::api::get_runs_board))
@@ -274,6 +277,39 @@ async fn get_player(
     }
     let profile = leaderboard::profile(&shared.db, &name, shared.config.ranking()).await?;
     Ok(Json(profile))
+}
+
+/// `GET /api/matches/{id}`: the match's recap. An id that is no UUID is a
+/// 400, an unknown one a 404; neither is quoted back.
+async fn get_match(
+    State(shared): State<Arc<Shared>>,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<MatchRecap>, ApiError> {
+    let Path(id) = id.map_err(|_| ApiError::bad_request("the match id is not valid UTF-8"))?;
+    let id = uuid::Uuid::try_parse(&id).map_err(|_| {
+        ApiError::bad_request("a match id is a UUID (as `match_over` and profiles give it)")
+    })?;
+    Ok(Json(recap::recap(&shared.db, id).await?))
+}
+
+impl From<RecapError> for ApiError {
+    fn from(e: RecapError) -> Self {
+        match e {
+            RecapError::NotFound => ApiError::new(
+                StatusCode::NOT_FOUND,
+                "match_not_found",
+                "no match has this id",
+            ),
+            RecapError::Db(_) | RecapError::Stored(_) => {
+                tracing::error!(error = %e, "a recap could not be read");
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    "the server could not read this match; try again",
+                )
+            }
+        }
+    }
 }
 
 /// Body of `GET /healthz`.

@@ -99,6 +99,7 @@ static ASSETS: &[Asset] = &[
     asset!("js/screens/tv.js", JS),
     asset!("js/screens/leaderboard.js", JS),
     asset!("js/screens/profile.js", JS),
+    asset!("js/screens/recap.js", JS),
     asset!("js/screens/conduct.js", JS),
     asset!("js/solo.js", JS),
     asset!("js/screens/solo.js", JS),
@@ -143,6 +144,7 @@ pub fn routes<S: Clone + Send + Sync + 'static>(own: Arc<[String]>) -> Router<S>
         "/daily",
         "/c/{code}",
         "/run",
+        "/m/{id}",
     ];
     // The shell names its assets relative to the page, so that the app
     // also works under a proxy's path prefix: pages one level down find
@@ -153,6 +155,7 @@ pub fn routes<S: Clone + Send + Sync + 'static>(own: Arc<[String]>) -> Router<S>
         "/tv/assets/{*path}",
         "/p/assets/{*path}",
         "/c/assets/{*path}",
+        "/m/assets/{*path}",
     ];
     let router = pages
         .into_iter()

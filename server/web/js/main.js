@@ -28,6 +28,7 @@ import * as tvScreen from './screens/tv.js';
 import * as leaderboardScreen from './screens/leaderboard.js';
 import * as conductScreen from './screens/conduct.js';
 import * as profileScreen from './screens/profile.js';
+import * as recapScreen from './screens/recap.js';
 import * as soloScreen from './screens/solo.js';
 
 const root = document.getElementById('app');
@@ -50,6 +51,8 @@ if (route.kind === 'leaderboard') {
   conductScreen.show(root);
 } else if (route.kind === 'profile') {
   profileScreen.show(root, route.name);
+} else if (route.kind === 'recap') {
+  recapScreen.show(root, route.id);
 } else {
   startGame();
 }

@@ -93,6 +93,8 @@ function feedLine(state, room, m) {
       return { kind: 'event', text: `Round ${m.round}: time ran out${m.solution ? ` (one solution: ${m.solution})` : ', and there was no solution'}` };
     case 'attempt_failed':
       return { kind: 'miss', text: `${nameOf(room, m.player)} tried and missed` };
+    case 'solved':
+      return { kind: 'win', text: `${nameOf(room, m.player)} solved it (+${m.points})` };
     case 'match_over': {
       const first = champions(m.standings).map((s) => s.name);
       return first.length ? { kind: 'win', text: `Match over: ${listOf(first)} won` } : { kind: 'event', text: 'Match over: nobody scored' };
@@ -100,6 +102,11 @@ function feedLine(state, room, m) {
     default:
       return null;
   }
+}
+
+/** A `match_over`'s match id, when it is one (a UUID), else null. */
+function matchIdOf(m) {
+  return typeof m.match === 'string' && /^[0-9a-f-]{36}$/i.test(m.match) ? m.match.toLowerCase() : null;
 }
 
 function pushFeed(state, line) {
@@ -151,6 +158,8 @@ function applySnapshot(state, s) {
     verdict: same ? old.verdict : null,
     result: same ? old.result : null,
     standings: same ? old.standings : null,
+    // The id of the match just over (`match_over`'s `match`), for its recap.
+    matchId: same ? old.matchId : null,
     feed: same ? old.feed : [],
     departed: same && old.departed ? old.departed : new Map(),
     formula: same && old.round?.number === s.round?.number ? old.formula : (s.round ? loadDraft(s.code, s.round) : ''),
@@ -174,7 +183,10 @@ function applySnapshot(state, s) {
   // A resumed page learns the last result and the standings from `recent`.
   if (room.phase === 'finished' && !room.standings) {
     const over = [...recent].reverse().find((m) => m.type === 'match_over');
-    if (over) room.standings = over.standings;
+    if (over) {
+      room.standings = over.standings;
+      room.matchId = matchIdOf(over);
+    }
   }
   if (room.phase === 'between_rounds' && room.round && !room.result) {
     const last = [...recent].reverse().find((m) => (m.type === 'round_won' || m.type === 'round_timed_out') && m.round === room.round.number);
@@ -282,6 +294,14 @@ export function applyServer(state, m) {
       };
       if (m.locked_out_ms) room.lockout = deadlineIn(m.locked_out_ms);
       return null;
+    case 'solved': {
+      // `everyone` scoring: a right answer scored; the round goes on.
+      if (!room) return null;
+      const p = room.players.find((x) => x.id === m.player);
+      if (p && Number.isInteger(m.score)) p.score = m.score;
+      pushFeed(state, feedLine(state, room, m));
+      return null;
+    }
     case 'attempt_failed': {
       if (!room) return null;
       const p = room.players.find((x) => x.id === m.player);
@@ -312,6 +332,7 @@ export function applyServer(state, m) {
       if (!room) return null;
       room.phase = 'finished';
       room.standings = m.standings;
+      room.matchId = matchIdOf(m);
       room.next = null;
       pushFeed(state, feedLine(state, room, m));
       return 'match_over';

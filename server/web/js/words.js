@@ -42,6 +42,7 @@ export const VARIANTS = { krypto: 'Krypto (5 cards)', 24: '24 game (4 cards, mak
 export const DIFFICULTIES = { any: 'Any', easy: 'Easy', medium: 'Medium', hard: 'Hard' };
 
 export const DEALS = { solvable: 'Always solvable', any: 'Any (may have none)' };
+export const SCORINGS = { first: 'First right answer wins', everyone: 'Everyone who solves scores (3, 2, 1…)' };
 
 /** "1st", "2nd", "3rd", "4th"… */
 export function ordinal(n) {
@@ -86,4 +87,5 @@ export const SETTING_LABELS = {
   deal: 'Deal',
   max_players: 'Seats',
   public: 'Listed in public rooms',
+  scoring: 'Scoring',
 };

@@ -35,6 +35,7 @@ mod codes;
 pub mod limits;
 mod modes;
 mod parse;
+mod recap;
 mod server;
 mod snapshot;
 
@@ -44,6 +45,10 @@ pub use modes::{ChallengeOutcome, SolutionEntry, Timed};
 // A challenge's code is parsed at the edge like every other field.
 pub use crate::modes::challenge::ChallengeCode;
 pub use parse::{parse_client_message, parse_server_message, ProtocolError, ProtocolErrorKind};
+pub use recap::{
+    MatchRecap, RecapAttempt, RecapStanding, RoundRecap, SolutionMarks, MAX_RECAP_ATTEMPTS,
+    MAX_RECAP_SOLUTIONS,
+};
 pub use server::{RoundWin, ServerEnvelope, ServerMessage, ServerMessageType};
 pub use snapshot::{
     LeaderboardRow, LeaveReason, PlayerInfo, ReadyCheckInfo, RoomPhase, RoomSnapshot, RoomSummary,
@@ -51,7 +56,7 @@ pub use snapshot::{
 };
 // Room settings live in their own module; the wire carries them unchanged.
 pub use crate::settings::{
-    DealMode, Difficulty, RoomSettings, SettingsError, SettingsPatch, Variant,
+    DealMode, Difficulty, RoomSettings, Scoring, SettingsError, SettingsPatch, Variant,
 };
 
 /// The protocol version this crate speaks; `hello` must carry it.

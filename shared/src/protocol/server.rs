@@ -106,6 +106,20 @@ pub enum ServerMessage {
         /// Every player's score after the round.
         scores: Vec<ScoreEntry>,
     },
+    /// With `scoring: everyone`, a right answer that scored while the round
+    /// goes on (its formula is not shown: others are still solving).
+    Solved {
+        /// The round.
+        round: u32,
+        /// Who solved it.
+        player: PlayerId,
+        /// From the deal to the answer.
+        elapsed_ms: u64,
+        /// Points it scored (3, 2, 1, then 1 by its order).
+        points: i64,
+        /// Their score now.
+        score: i64,
+    },
     /// Time ran out without a winner.
     RoundTimedOut {
         /// The round.
@@ -119,6 +133,10 @@ pub enum ServerMessage {
     MatchOver {
         /// Final standings, best first.
         standings: Vec<Standing>,
+        /// The match's id, for its recap (`GET /api/matches/{id}`, the
+        /// page `/m/{id}`); absent when the match was not recorded.
+        #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
+        match_id: Option<String>,
     },
     /// A chat message.
     Chat {

@@ -151,10 +151,20 @@ impl Effects {
         self.messages.is_empty() && self.events.is_empty() && self.removed.is_empty()
     }
 
+    /// Puts the recorded match's id on the `match_over` message, if any
+    /// (the room mints no ids; the server records the match under one).
+    pub fn set_match_id(&mut self, id: &str) {
+        for o in &mut self.messages {
+            if let ServerMessage::MatchOver { match_id, .. } = &mut o.message {
+                *match_id = Some(id.to_owned());
+            }
+        }
+    }
+
     /// The `match_over` message, if any, so the server can add ratings.
     pub fn match_over_mut(&mut self) -> Option<&mut Vec<Standing>> {
         self.messages.iter_mut().find_map(|o| match &mut o.message {
-            ServerMessage::MatchOver { standings } => Some(standings),
+            ServerMessage::MatchOver { standings, .. } => Some(standings),
             _ => None,
         })
     }

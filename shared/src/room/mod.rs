@@ -62,7 +62,7 @@ pub use dealer::{
 };
 pub use effects::{Effects, Entrant, MatchResult, Outgoing, Recipient, RoomEvent};
 pub use error::{RoomError, ROOM_NOT_FOUND};
-pub use play::counts_as_attempt;
+pub use play::{counts_as_attempt, everyone_points};
 pub use roster::Joiner;
 pub use saved::{SavedDeparted, SavedMember, SavedPhase, SavedRoom, SavedRound};
 
@@ -280,11 +280,23 @@ impl Room {
     /// them too.
     pub fn rated(&mut self, standings: &[Standing]) {
         let kept = self.recent.iter_mut().rev().find_map(|m| match m {
-            ServerMessage::MatchOver { standings } => Some(standings),
+            ServerMessage::MatchOver { standings, .. } => Some(standings),
             _ => None,
         });
         if let Some(kept) = kept {
             *kept = standings.to_vec();
+        }
+    }
+
+    /// The id the caller recorded the match just over under: the kept
+    /// `match_over` carries it too, for a client that resumes afterwards.
+    pub fn recorded_as(&mut self, id: &str) {
+        let kept = self.recent.iter_mut().rev().find_map(|m| match m {
+            ServerMessage::MatchOver { match_id, .. } => Some(match_id),
+            _ => None,
+        });
+        if let Some(kept) = kept {
+            *kept = Some(id.to_owned());
         }
     }
 

@@ -9,7 +9,7 @@ use super::{
 };
 use crate::formula;
 use crate::protocol::{
-    DealMode, PlayerId, RoundWin, ScoreEntry, ServerMessage, VerdictError, VerdictKind,
+    DealMode, PlayerId, RoundWin, ScoreEntry, Scoring, ServerMessage, VerdictError, VerdictKind,
 };
 use crate::rational::Rational;
 
@@ -97,6 +97,14 @@ impl Room {
             );
             return Ok(fx);
         }
+        if self
+            .round
+            .as_ref()
+            .is_some_and(|r| r.solved.iter().any(|(p, _, _)| *p == player))
+        {
+            self.pending = fx;
+            return Err(RoomError::WrongState("you already solved this round"));
+        }
         if eligible_from > current {
             self.pending = fx;
             return Err(RoomError::NotAPlayer(
@@ -170,7 +178,11 @@ impl Room {
                         locked_out_ms: None,
                     },
                 );
-                self.win(player, printed, elapsed_ms, now, &mut fx);
+                if self.settings.scoring == Scoring::Everyone {
+                    self.solved(player, printed, elapsed_ms, now, &mut fx);
+                } else {
+                    self.win(player, printed, elapsed_ms, now, &mut fx);
+                }
             }
             Err(error) => {
                 let lockout = u64::from(self.settings.lockout_seconds) * 1000;
@@ -250,6 +262,92 @@ impl Room {
         self.end_round(now, fx);
     }
 
+    /// With `everyone` scoring: a right answer scores by its order and the
+    /// round goes on, until every seated player has solved it.
+    fn solved(
+        &mut self,
+        player: PlayerId,
+        formula: Option<String>,
+        elapsed_ms: u64,
+        now: u64,
+        fx: &mut Effects,
+    ) {
+        let Some(round) = self.round.as_mut() else {
+            return;
+        };
+        let points = everyone_points(round.solved.len());
+        round.solved.push((player, elapsed_ms, formula));
+        let number = round.number;
+        let score = match self.member_mut(player) {
+            Some(m) => {
+                m.score += points;
+                m.solve_ms = m.solve_ms.saturating_add(elapsed_ms);
+                m.score
+            }
+            None => 0,
+        };
+        fx.send(
+            Recipient::All,
+            ServerMessage::Solved {
+                round: number,
+                player,
+                elapsed_ms,
+                points,
+                score,
+            },
+        );
+        let solvers: Vec<PlayerId> = self
+            .round
+            .as_ref()
+            .map(|r| r.solved.iter().map(|(p, _, _)| *p).collect())
+            .unwrap_or_default();
+        let all_solved = self
+            .members
+            .iter()
+            .filter(|m| !m.spectator && m.eligible_from <= number)
+            .all(|m| solvers.contains(&m.id));
+        if all_solved {
+            self.close_solved_round(now, fx);
+        }
+    }
+
+    /// Ends an `everyone` round someone solved: announced as won by the
+    /// first solver (their formula and time, their points).
+    pub(super) fn close_solved_round(&mut self, at: u64, fx: &mut Effects) {
+        let Some(round) = self.round.as_mut() else {
+            return;
+        };
+        round.over = true;
+        let number = round.number;
+        let Some((winner, elapsed_ms, formula)) = round.solved.first().cloned() else {
+            return;
+        };
+        let win = RoundWin {
+            round: number,
+            winner,
+            no_solution: false,
+            formula,
+            elapsed_ms,
+            points: everyone_points(0),
+        };
+        fx.events.push(RoomEvent::RoundWon(win.clone()));
+        let msg = ServerMessage::RoundWon {
+            win,
+            scores: self
+                .members
+                .iter()
+                .filter(|m| !m.spectator)
+                .map(|m| ScoreEntry {
+                    player: m.id,
+                    score: m.score,
+                })
+                .collect(),
+        };
+        self.remember(msg.clone());
+        fx.send(Recipient::All, msg);
+        self.end_round(at, fx);
+    }
+
     /// Counts an answer against the seat's flood limit, or refuses it
     /// (neither judged nor recorded).
     fn take_attempt_credit(&mut self, player: PlayerId, now: u64) -> Result<(), RoomError> {
@@ -278,6 +376,16 @@ impl Room {
             m.attempts += 1;
         }
         fx.events.push(event);
+    }
+}
+
+/// Points of the right answer number `order` (from 0) of an `everyone`
+/// round: 3, 2, 1, then 1 each.
+pub fn everyone_points(order: usize) -> i64 {
+    match order {
+        0 => 3,
+        1 => 2,
+        _ => 1,
     }
 }
 

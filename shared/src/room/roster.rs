@@ -50,6 +50,9 @@ pub(super) struct Member {
     pub(super) released_at: Option<u64>,
     /// Score in the current (or last) match.
     pub(super) score: i64,
+    /// Total time from the deal of their right answers in the match (the
+    /// `everyone` scoring's tiebreak).
+    pub(super) solve_ms: u64,
     /// Real attempts at the hand in the current (or last) match
     /// ([`super::counts_as_attempt`]), so ratings and boards leave out
     /// players who never tried.
@@ -103,6 +106,7 @@ impl Member {
             spectator,
             released_at: None,
             score: 0,
+            solve_ms: 0,
             attempts: 0,
             eligible_from,
             locked_until: 0,

@@ -9,7 +9,7 @@ use super::{
 };
 use crate::cards::Deal;
 use crate::protocol::{
-    LeaveReason, PlayerId, ServerMessage, SettingsError, SettingsPatch, Standing,
+    LeaveReason, PlayerId, Scoring, ServerMessage, SettingsError, SettingsPatch, Standing,
 };
 
 /// The hand being played (or last played) in the current match.
@@ -23,6 +23,9 @@ pub(super) struct Round {
     pub(super) deadline: u64,
     /// Won or timed out: later answers get "round over".
     pub(super) over: bool,
+    /// With `scoring: everyone`: who has solved it, in order, with their
+    /// time and printed formula.
+    pub(super) solved: Vec<(PlayerId, u64, Option<String>)>,
 }
 
 impl Round {
@@ -171,6 +174,7 @@ impl Room {
             duration_ms: duration,
             deadline: at + duration,
             over: false,
+            solved: Vec::new(),
         });
         self.phase = Phase::Playing;
     }
@@ -179,6 +183,11 @@ impl Room {
         let Some(round) = self.round.as_mut() else {
             return;
         };
+        if !round.solved.is_empty() {
+            // `everyone`: the time is up for those still solving.
+            self.close_solved_round(at, fx);
+            return;
+        }
         round.over = true;
         let (number, cards, target) = (round.number, round.deal.hand.clone(), round.deal.objective);
         let rules = self.settings.rules;
@@ -220,17 +229,20 @@ impl Room {
     }
 
     pub(super) fn finish_match(&mut self, rounds_played: u32, fx: &mut Effects) {
-        let mut rows: Vec<(Standing, Entrant)> = self
+        let by_time = self.settings.scoring == Scoring::Everyone;
+        let mut rows: Vec<(Standing, Entrant, u64)> = self
             .members
             .iter()
             .filter(|m| !m.spectator && m.eligible_from <= rounds_played)
-            .map(|m| (m.id, &m.name, m.score, m.bot, m.attempts))
+            .map(|m| (m.id, &m.name, m.score, m.bot, m.attempts, m.solve_ms))
             .chain(
+                // Their time is not kept: after everyone still seated
+                // with the same score.
                 self.departed
                     .iter()
-                    .map(|d| (d.id, &d.name, d.score, d.bot, d.attempts)),
+                    .map(|d| (d.id, &d.name, d.score, d.bot, d.attempts, u64::MAX)),
             )
-            .map(|(player, name, score, bot, attempts)| {
+            .map(|(player, name, score, bot, attempts, solve_ms)| {
                 let standing = Standing {
                     player,
                     name: name.clone(),
@@ -245,23 +257,33 @@ impl Room {
                     bot,
                     attempts,
                 };
-                (standing, entrant)
+                // With `first` scoring equal scores share a rank; with
+                // `everyone` the less total time of right answers is ahead.
+                (standing, entrant, if by_time { solve_ms } else { 0 })
             })
             .collect();
-        // Stable: equal scores keep seating order.
-        rows.sort_by_key(|(s, _)| std::cmp::Reverse(s.score));
-        let scores: Vec<i64> = rows.iter().map(|(s, _)| s.score).collect();
-        for (s, _) in &mut rows {
-            s.rank = 1 + scores.iter().filter(|&&other| other > s.score).count() as u32;
+        // Stable: equal keys keep seating order.
+        rows.sort_by_key(|(s, _, time)| (std::cmp::Reverse(s.score), *time));
+        let keys: Vec<(i64, u64)> = rows.iter().map(|(s, _, t)| (s.score, *t)).collect();
+        for (s, _, time) in &mut rows {
+            let ahead = keys
+                .iter()
+                .filter(|&&(score, t)| score > s.score || (score == s.score && t < *time))
+                .count();
+            s.rank = 1 + ahead as u32;
         }
-        let (standings, entrants): (Vec<Standing>, Vec<Entrant>) = rows.into_iter().unzip();
+        let (standings, entrants): (Vec<Standing>, Vec<Entrant>) =
+            rows.into_iter().map(|(s, e, _)| (s, e)).unzip();
         fx.events.push(RoomEvent::MatchFinished(MatchResult {
             settings: self.settings.clone(),
             rounds_played,
             standings: standings.clone(),
             entrants,
         }));
-        let msg = ServerMessage::MatchOver { standings };
+        let msg = ServerMessage::MatchOver {
+            standings,
+            match_id: None,
+        };
         self.remember(msg.clone());
         fx.send(Recipient::All, msg);
         self.phase = Phase::Finished;
@@ -329,6 +351,7 @@ impl Room {
         }
         for m in &mut self.members {
             m.score = 0;
+            m.solve_ms = 0;
             m.attempts = 0;
             m.eligible_from = 0;
             m.locked_until = 0;

@@ -67,6 +67,9 @@ pub struct SavedMember {
     pub seat_held_ms: Option<u64>,
     /// Score in the current (or last) match.
     pub score: i64,
+    /// Total time of their right answers in it (`everyone` scoring).
+    #[serde(default)]
+    pub solve_ms: u64,
     /// Attempts judged in the current (or last) match.
     pub attempts: u32,
     /// First round of the match they may answer.
@@ -127,6 +130,10 @@ pub struct SavedRound {
     pub deadline_in_ms: i64,
     /// Won or timed out.
     pub over: bool,
+    /// With `scoring: everyone`: who solved it so far, in order, with their
+    /// time and formula.
+    #[serde(default)]
+    pub solved: Vec<(PlayerId, u64, Option<String>)>,
 }
 
 /// A player who left during a saved room's match.
@@ -170,6 +177,7 @@ impl Room {
                     spectator: m.spectator,
                     seat_held_ms: m.released_at.map(|t| left(t, now)),
                     score: m.score,
+                    solve_ms: m.solve_ms,
                     attempts: m.attempts,
                     eligible_from: m.eligible_from,
                     locked_out_ms: left(m.locked_until, now),
@@ -199,6 +207,7 @@ impl Room {
                 duration_ms: r.duration_ms,
                 deadline_in_ms: signed_offset(r.deadline, now),
                 over: r.over,
+                solved: r.solved.clone(),
             }),
             departed: self.departed.clone(),
             recent: self.recent.iter().cloned().collect(),
@@ -226,6 +235,7 @@ impl Room {
                 spectator: m.spectator,
                 released_at: m.seat_held_ms.map(|ms| now + ms),
                 score: m.score,
+                solve_ms: m.solve_ms,
                 attempts: m.attempts,
                 eligible_from: m.eligible_from,
                 locked_until: if m.locked_out_ms > 0 {
@@ -267,6 +277,7 @@ impl Room {
                 duration_ms: r.duration_ms,
                 deadline: apply_offset(now, r.deadline_in_ms),
                 over: r.over,
+                solved: r.solved,
             }),
             departed: saved.departed,
             dealer,

@@ -78,6 +78,21 @@ wire_enum! {
     }
 }
 
+wire_enum! {
+    /// Who scores in a round.
+    #[derive(Default, VariantArray)]
+    pub enum Scoring {
+        /// The first right answer wins the round (1 point) and ends it.
+        #[default]
+        First,
+        /// Every right answer within the time scores by its order (3, 2, 1,
+        /// then 1 each); the round goes on until every seated player has
+        /// solved it or the time runs out; ties in the standings are broken
+        /// by the total time of right answers.
+        Everyone,
+    }
+}
+
 wire_names!(Variant, Field);
 
 /// The rule sets a room may play (`positive` is the Countdown game's, for
@@ -252,6 +267,10 @@ settings! {
     max_players / MaxPlayers: u32 = 8, Number { range: MAX_PLAYERS, presets: &[], unit: "" };
     /// Whether the room is listed by `list_rooms` (otherwise: code only).
     public / Public: bool = false, Toggle;
+    /// Who scores: `first` (the first right answer wins the round) or
+    /// `everyone` (every right answer within the time scores 3, 2, 1, then
+    /// 1 each by its order; ties broken by total time of right answers).
+    scoring / Scoring: Scoring = Scoring::First, Choices(Scoring::VARIANTS);
 }
 
 /// A setting outside its allowed range, or a value that is none of the

@@ -92,7 +92,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .style(Style::new().bg(color).black())
             .render(block_area, buf);
     }
-    render_standings(app, standings, table_area, buf);
+    render_standings(app, standings, room.recap.as_deref(), table_area, buf);
     render_input_line(app, input_area, buf);
 }
 
@@ -117,7 +117,13 @@ fn name_with_mark(app: &App, s: &Standing) -> String {
     }
 }
 
-fn render_standings(app: &App, standings: &[Standing], area: Rect, buf: &mut Buffer) {
+fn render_standings(
+    app: &App,
+    standings: &[Standing],
+    recap: Option<&str>,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let rows = standings.iter().map(|s| {
         let rating = match (s.rating_before, s.rating_after) {
             (Some(b), Some(a)) => {
@@ -156,7 +162,11 @@ fn render_standings(app: &App, standings: &[Standing], area: Rect, buf: &mut Buf
         ])
         .style(DIM),
     )
-    .block(panel(" Final standings "))
+    .block(match recap {
+        // Where to read the match again, round by round.
+        Some(id) => panel(" Final standings ").title_bottom(format!(" recap: krypto match {id} ")),
+        None => panel(" Final standings "),
+    })
     .render(area, buf);
     // Say what "unrated" and a provisional "?" mean where they show, on
     // the panel's last lines.

@@ -96,8 +96,29 @@ fn podium_with_rating_changes() {
     let mut app = game();
     app.handle(msg(ServerMessage::MatchOver {
         standings: standings(),
+        match_id: None,
     }));
     insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn the_podium_names_the_match_for_its_recap_and_only_as_an_id() {
+    let mut app = game();
+    app.handle(msg(ServerMessage::MatchOver {
+        standings: standings(),
+        match_id: Some("0193a1c4-7d2e-7b3a-9f1e-2c4d5e6f7a8b".into()),
+    }));
+    assert!(
+        screen(&app).contains("recap: krypto match 0193a1c4-7d2e-7b3a-9f1e-2c4d5e6f7a8b"),
+        "{}",
+        screen(&app)
+    );
+    let mut hostile = game();
+    hostile.handle(msg(ServerMessage::MatchOver {
+        standings: standings(),
+        match_id: Some("\u{1b}[2J0193a1c4-7d2e-7b3a-9f1e-2c4d5e6f7".into()),
+    }));
+    assert!(!screen(&hostile).contains("recap:"), "{}", screen(&hostile));
 }
 
 #[test]
@@ -163,6 +184,7 @@ fn every_screen_draws_at_tiny_and_huge_sizes_without_panicking() {
     let mut podium = game();
     podium.handle(msg(ServerMessage::MatchOver {
         standings: standings(),
+        match_id: None,
     }));
     apps.push(podium);
     let mut help = game();
@@ -232,6 +254,7 @@ fn tied_players_share_a_step_and_every_name_is_shown() {
             s(PlayerId(4), "Dan", 2, 3),
             s(PlayerId(5), "Eve", 1, 5),
         ],
+        match_id: None,
     }));
     let text = screen(&app);
     insta::assert_snapshot!(text);

@@ -464,6 +464,11 @@ impl RoomTask {
         });
         match recorder.commit(self.held.before(batch.writes)).await {
             Ok(applied) => {
+                if let Some(match_id) = finished {
+                    let id = match_id.to_string();
+                    fx.set_match_id(&id);
+                    self.room.recorded_as(&id);
+                }
                 let changes = applied.iter().find_map(|a| match a {
                     Applied::Ratings(changes) => Some(changes),
                     _ => None,

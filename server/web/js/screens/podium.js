@@ -1,6 +1,7 @@
 // The end of a match: the podium with rating changes, and the rematch.
 
 import { h, fill, keyedFill } from '../dom.js';
+import { at } from '../address.js';
 import { isHost } from '../state.js';
 import { ordinal } from '../words.js';
 import { onPodium, champions, ratingChange, PROVISIONAL_WHY, UNRATED_WHY } from '../ratings.js';
@@ -30,6 +31,15 @@ export function standingsList(state, { big = false } = {}) {
           text: `rating ${ratingChange(s.rating_before, s.rating_after, s.rating_provisional)}`,
         }) : h('span', { class: 'rating muted', title: UNRATED_WHY, text: 'unrated' }));
     }));
+}
+
+/** A link to the recap of the match just over, once the server named it. */
+export function recapLink(state, { big = false } = {}) {
+  const id = state.room.matchId;
+  if (!id) return null;
+  return h('p', { class: big ? 'recap-link tv-sub' : 'recap-link' },
+    h('a', { href: at(`/m/${id}`), target: big ? null : '_blank', text: 'Recap: every round and its solutions →' }),
+    big && h('span', { class: 'recap-address', text: ` ${location.origin}${at(`/m/${id}`)}` }));
 }
 
 /** Says what "unrated" and a provisional "?" mean under standings that show them. */
@@ -62,7 +72,7 @@ export function mount(root, { act }) {
       else if (mine && onPodium(mine) && mine.rank === 1) head.textContent = firsts > 1 ? '🎉 You share first place!' : '🎉 You won the match!';
       else if (mine) head.textContent = `Match over: you came ${ordinal(mine.rank)}`;
       else head.textContent = 'Match over';
-      fill(list, standingsList(state), ...unratedNote(state));
+      fill(list, standingsList(state), ...unratedNote(state), recapLink(state));
       // The last round ended the match; its result is still worth a look.
       fill(last, state.room.result && h('details', { class: 'card-panel' },
         h('summary', { text: `How round ${state.room.result.round} ended` }), resultView(state)));

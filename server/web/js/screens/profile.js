@@ -6,6 +6,7 @@ import { seconds } from '../clock.js';
 import { ordinal } from '../words.js';
 import { ratingChange, ratingText, UNRATED_WHY } from '../ratings.js';
 import { backToGame } from './leaderboard.js';
+import { MATCH_ID } from './recap.js';
 
 export async function show(root, name) {
   document.title = `${name} · Krypto`;
@@ -44,12 +45,14 @@ export async function show(root, name) {
         p.recent_matches.length === 0 ? h('p', { class: 'hint', text: 'No finished matches yet.' })
           : h('table', {},
             h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'When' }), h('th', { scope: 'col', text: 'Place' }),
-              h('th', { scope: 'col', class: 'num', text: 'Score' }), h('th', { scope: 'col', class: 'num', text: 'Rating' }))),
+              h('th', { scope: 'col', class: 'num', text: 'Score' }), h('th', { scope: 'col', class: 'num', text: 'Rating' }),
+              h('th', { scope: 'col', text: 'Recap' }))),
             h('tbody', {}, p.recent_matches.map((m) => h('tr', {},
               h('td', { text: new Date(m.finished_at).toLocaleString() }),
               h('td', { text: `${ordinal(m.rank)} of ${m.players}` }),
               h('td', { class: 'num', text: String(m.score) }),
-              h('td', { class: 'num', text: m.rating_after === null ? 'unrated' : ratingChange(m.rating_before, m.rating_after) }))))),
+              h('td', { class: 'num', text: m.rating_after === null ? 'unrated' : ratingChange(m.rating_before, m.rating_after) }),
+              h('td', {}, MATCH_ID.test(m.match) && h('a', { href: at(`/m/${m.match}`), class: 'recap-row-link', text: 'Recap' })))))),
         unratedRows && p.rating !== null && h('p', { class: 'hint', text: `Unrated: ${UNRATED_WHY.toLowerCase()}` })));
   } catch (e) {
     fill(body, h('p', { class: 'error', role: 'alert', text: `Could not load ${name}: ${e.message}` }));

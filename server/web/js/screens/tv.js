@@ -11,7 +11,7 @@ import { invite, linkPieces } from './invite.js';
 import { scores, lockedKey } from './players.js';
 import { feedList } from './feed.js';
 import { resultView } from './round.js';
-import { standingsList } from './podium.js';
+import { standingsList, recapLink } from './podium.js';
 import { soundToggle } from './room.js';
 import { readyStage } from './ready.js';
 
@@ -182,6 +182,7 @@ export function mount(root, { act }) {
             break;
           }
           fill(stage, h('p', { class: 'tv-headline', text: '🏁 Match over' }), standingsList(state, { big: true }),
+            recapLink(state, { big: true }),
             h('p', { class: 'tv-sub', text: 'A rematch starts here when the host says so.' }));
           break;
         default:

@@ -6,7 +6,7 @@ import { isHost } from '../state.js';
 import { invite, linkPieces } from './invite.js';
 import { roster } from './players.js';
 import {
-  VARIANTS, RULES, DIFFICULTIES, DEALS, SETTING_LABELS,
+  VARIANTS, RULES, DIFFICULTIES, DEALS, SCORINGS, SETTING_LABELS,
 } from '../words.js';
 import { LIMITS } from '../limits.js';
 
@@ -24,6 +24,7 @@ const FIELDS = [
   { key: 'lockout_seconds' },
   { key: 'wrong_penalty' },
   { key: 'deal', words: DEALS },
+  { key: 'scoring', words: SCORINGS },
   { key: 'max_players' },
 ].map((field) => {
   const f = { ...field, label: SETTING_LABELS[field.key] };
@@ -72,6 +73,7 @@ function summary(settings) {
     settings.wrong_penalty ? `−${settings.wrong_penalty} per wrong answer` : null,
     `hands: ${DIFFICULTIES[settings.difficulty] ?? settings.difficulty}`,
     settings.deal === 'any' ? 'any hand: you may claim “no solution”' : null,
+    settings.scoring === 'everyone' ? 'everyone who solves scores: 3, 2, 1, then 1 each' : null,
   ];
   return h('ul', { class: 'settings-summary' }, lines.filter(Boolean).map((l) => h('li', { text: l })));
 }
