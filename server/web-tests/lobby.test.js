@@ -18,6 +18,8 @@ before(async () => {
   // One address opens every host here; the server's new-player limit per
   // address (20 a minute) is for strangers, not this test.
   process.env.KRYPTO_MAX_NEW_ACCOUNTS = '0';
+  // …nor the rooms one address may hold (20 by default).
+  process.env.KRYPTO_MAX_ROOMS_PER_ADDRESS = '0';
   server = await startServer();
   browser = await launch();
 });

@@ -65,9 +65,11 @@ impl TestServer {
             // would stop the soak test's 200 players.
             max_connections_per_ip: 0,
             max_new_accounts: 0,
-            // …and so would the budgets for opening sockets and for HTTP.
+            // …and so would the budgets for opening sockets and for HTTP, and
+            // the rooms one address may hold (the lobby test opens 60).
             ws_open_burst: 0,
             http_burst: 0,
+            max_rooms_per_address: 0,
             ..Config::default()
         }
     }
