@@ -76,12 +76,9 @@ pub struct DailyArgs {
     /// With --board: how many rows.
     #[arg(long, short = 'l', default_value_t = 20, requires = "board")]
     pub limit: u32,
-    /// The server (default: the config's, else ws://127.0.0.1:7878).
-    #[arg(long, short = 's')]
-    pub server: Option<String>,
-    /// Your name on the server (default: the config's, else your login).
-    #[arg(long, short = 'n')]
-    pub name: Option<String>,
+    /// Where to play, and as whom.
+    #[command(flatten)]
+    pub player: PlayerArgs,
     /// Print the server's messages (or the board) as JSON, one object a
     /// line; the command's own lines go to stderr.
     #[arg(long)]
@@ -105,15 +102,24 @@ pub struct RunArgs {
     /// With --board: how many rows.
     #[arg(long, short = 'l', default_value_t = 20, requires = "board")]
     pub limit: u32,
+    /// Where to play, and as whom.
+    #[command(flatten)]
+    pub player: PlayerArgs,
+    /// Print the server's messages as JSON, one object a line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `[--server URL] [--name NAME]`: the server of a command that plays on
+/// it, and the name to play under.
+#[derive(Debug, Args)]
+pub struct PlayerArgs {
     /// The server (default: the config's, else ws://127.0.0.1:7878).
     #[arg(long, short = 's')]
     pub server: Option<String>,
     /// Your name on the server (default: the config's, else your login).
     #[arg(long, short = 'n')]
     pub name: Option<String>,
-    /// Print the server's messages as JSON, one object a line.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// The period of the runs board, as `GET /api/runs/board?period=` names it.
@@ -146,12 +152,9 @@ impl RunPeriod {
 pub struct ChallengeArgs {
     /// The challenge's code, or its link (`http://HOST/c/CODE`).
     pub code: String,
-    /// The server (default: the config's, else ws://127.0.0.1:7878).
-    #[arg(long, short = 's')]
-    pub server: Option<String>,
-    /// Your name on the server (default: the config's, else your login).
-    #[arg(long, short = 'n')]
-    pub name: Option<String>,
+    /// Where to play, and as whom.
+    #[command(flatten)]
+    pub player: PlayerArgs,
     /// Print the server's messages as JSON, one object a line.
     #[arg(long)]
     pub json: bool,

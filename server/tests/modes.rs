@@ -28,6 +28,18 @@ async fn serving(url: &str, clock: &WallClock) -> TestServer {
     .await
 }
 
+/// A server on the backend under test whose wall clock stands at noon, and
+/// that clock.
+async fn at_noon() -> (WallClock, TestServer) {
+    let clock = WallClock::manual(NOON);
+    let server = TestServer::with_config({
+        let clock = clock.clone();
+        move |c| c.wall_clock = clock
+    })
+    .await;
+    (clock, server)
+}
+
 /// The objective and cards of a `daily` (or any hand message).
 fn hand_of(v: &Value) -> (Value, Value) {
     (v["objective"].clone(), v["cards"].clone())
@@ -176,12 +188,7 @@ on_both! {
 
     #[tokio::test]
     async fn a_challenge_is_answered_by_a_friend_with_both_results() {
-        let clock = WallClock::manual(NOON);
-        let server = TestServer::with_config({
-            let clock = clock.clone();
-            move |c| c.wall_clock = clock
-        })
-        .await;
+        let (clock, server) = at_noon().await;
         let (mut ada, _) = server.player("Ada").await;
         ada.refused(json!({"type": "challenge_create"}), "wrong_state").await;
         let hand = daily(&mut ada, None).await;
@@ -222,12 +229,7 @@ on_both! {
 
     #[tokio::test]
     async fn a_run_ends_by_the_clock_and_its_score_is_on_the_runs_board() {
-        let clock = WallClock::manual(NOON);
-        let server = TestServer::with_config({
-            let clock = clock.clone();
-            move |c| c.wall_clock = clock
-        })
-        .await;
+        let (clock, server) = at_noon().await;
         let (mut ada, _) = server.player("Ada").await;
         ada.refused(json!({"type": "run_submit", "hand": 1, "formula": "1"}), "wrong_state").await;
         ada.send(json!({"type": "run_start"})).await;
@@ -265,12 +267,7 @@ on_both! {
 
     #[tokio::test]
     async fn a_dropped_run_is_taken_up_again_with_its_clock_still_running() {
-        let clock = WallClock::manual(NOON);
-        let server = TestServer::with_config({
-            let clock = clock.clone();
-            move |c| c.wall_clock = clock
-        })
-        .await;
+        let (clock, server) = at_noon().await;
         let (mut ada, welcome) = server.player("Ada").await;
         ada.refused(json!({"type": "run_resume"}), "wrong_state").await;
         ada.send(json!({"type": "run_start"})).await;

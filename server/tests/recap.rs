@@ -9,31 +9,11 @@
 #[macro_use]
 mod common;
 
-use std::sync::Arc;
-
-use common::{Client, TestServer};
-use krypto_core::cards::Deal;
-use krypto_core::room::ScriptedDealer;
+use common::scripted::{one_hand, round_started};
+use common::TestServer;
 use krypto_core::rules::Rules;
 use krypto_core::solver;
-use krypto_server::config::DealerFactory;
 use serde_json::{json, Value};
-
-/// Rooms deal 1 2 3 4 5 → 15 every round, with clocks 100× fast.
-fn scripted(c: &mut krypto_server::Config) {
-    c.room_time_scale = 100;
-    c.dealer = DealerFactory(Arc::new(|| {
-        Box::new(ScriptedDealer::new(vec![Deal {
-            objective: 15,
-            hand: vec![1, 2, 3, 4, 5],
-        }]))
-    }));
-}
-
-async fn round_started(c: &mut Client, round: i64) {
-    let started = c.recv_type("round_started").await;
-    assert_eq!(started["round"], round, "{started}");
-}
 
 /// Two rounds: in the first Ann misses, then Ben wins; in the second Ann
 /// wins. Both see the `match_over`, which is returned.
@@ -59,7 +39,7 @@ async fn two_rounds(server: &TestServer) -> Value {
 on_both! {
     #[tokio::test]
     async fn a_finished_match_is_told_round_by_round() {
-        let server = TestServer::with_config(scripted).await;
+        let server = TestServer::with_config(one_hand).await;
         let over = two_rounds(&server).await;
         let id = over["match"].as_str().unwrap_or_else(|| panic!("no match id in {over}"));
         let (status, recap) = server.get_json(&format!("/api/matches/{id}")).await;
@@ -119,7 +99,7 @@ on_both! {
 
     #[tokio::test]
     async fn hostile_match_ids_are_refused_with_a_typed_error() {
-        let server = TestServer::with_config(scripted).await;
+        let server = TestServer::with_config(one_hand).await;
         for bad in ["not-a-uuid", "1", "%FF%FE", "..%2F..%2Fetc", &"a".repeat(1000)] {
             let (status, body) = server.get_json(&format!("/api/matches/{bad}")).await;
             assert_eq!(status, 400, "{bad}: {body}");

@@ -6,32 +6,16 @@
 #[macro_use]
 mod common;
 
-use std::sync::Arc;
-
+use common::scripted::{one_hand, round_started};
 use common::{Client, TestServer};
-use krypto_core::cards::Deal;
-use krypto_core::room::ScriptedDealer;
-use krypto_server::config::DealerFactory;
 use serde_json::{json, Value};
 
-/// Rooms deal 1 2 3 4 5 → 15 every round, with clocks 100× fast, and one
-/// rated match against one opponent is enough to be on the rating board.
+/// [`one_hand`] rooms, where one rated match against one opponent is
+/// enough to be on the rating board.
 fn scripted(c: &mut krypto_server::Config) {
-    c.room_time_scale = 100;
+    one_hand(c);
     c.min_rated_matches = 1;
     c.min_rated_opponents = 1;
-    c.dealer = DealerFactory(Arc::new(|| {
-        Box::new(ScriptedDealer::new(vec![Deal {
-            objective: 15,
-            hand: vec![1, 2, 3, 4, 5],
-        }]))
-    }));
-}
-
-/// Waits for round `round` to start on `c`.
-async fn round_started(c: &mut Client, round: i64) {
-    let started = c.recv_type("round_started").await;
-    assert_eq!(started["round"], round, "{started}");
 }
 
 /// One one-round match in a room of `players` (the first is the host):

@@ -5,24 +5,10 @@
 #[macro_use]
 mod common;
 
-use std::sync::Arc;
-
+use common::scripted::one_hand;
 use common::{Client, TestServer};
-use krypto_core::cards::Deal;
-use krypto_core::room::ScriptedDealer;
-use krypto_server::config::DealerFactory;
 use serde_json::{json, Value};
 use tokio::net::TcpSocket;
-
-fn scripted(c: &mut krypto_server::Config) {
-    c.room_time_scale = 100;
-    c.dealer = DealerFactory(Arc::new(|| {
-        Box::new(ScriptedDealer::new(vec![Deal {
-            objective: 15,
-            hand: vec![1, 2, 3, 4, 5],
-        }]))
-    }));
-}
 
 async fn create(c: &mut Client, settings: Value) -> String {
     let state = c
@@ -35,7 +21,7 @@ on_both! {
     #[tokio::test]
     async fn a_client_that_never_reads_is_disconnected_and_others_carry_on() {
         let server = TestServer::with_config(|c| {
-            scripted(c);
+            one_hand(c);
             c.outgoing_queue = 16;
             c.message_burst = 100_000;
             c.message_refill_per_sec = 100_000;
@@ -109,7 +95,7 @@ on_both! {
 
     #[tokio::test]
     async fn a_match_of_timed_out_rounds_ends_with_standings() {
-        let server = TestServer::with_config(scripted).await;
+        let server = TestServer::with_config(one_hand).await;
         let [(mut a, wa), (mut b, wb), (mut c, _)] = server.players(["Ann", "Ben", "Cat"]).await;
         a.host_match(json!({"rounds": 2, "round_seconds": 10}), &mut [&mut b, &mut c])
             .await;
@@ -147,7 +133,7 @@ on_both! {
 
     #[tokio::test]
     async fn reactions_float_to_the_whole_room_and_nothing_else_passes() {
-        let server = TestServer::with_config(scripted).await;
+        let server = TestServer::with_config(one_hand).await;
         let [(mut a, _), (mut b, _)] = server.players(["Ann", "Ben"]).await;
         let code = create(&mut a, json!({})).await;
         b.request(json!({"type": "join_room", "code": code, "spectator": true})).await;

@@ -1,13 +1,16 @@
-//! One HTTP GET to the server's JSON API (`docs/api.md`), shared by
-//! `krypto leaderboard` and `krypto profile`. Reading creates nothing: no
-//! hello, no token, no config file written.
+//! One HTTP GET to the server's JSON API (`docs/api.md`), shared by the
+//! commands that only read (boards, profiles, recaps). Reading creates
+//! nothing: no hello, no token, no config file written.
 
+use std::io::Write;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context};
 use serde_json::Value;
 use url::Url;
 
+use super::Outcome;
+use crate::cli::UsageError;
 use crate::play::untrusted;
 
 /// Longest wait for the whole request.
@@ -28,6 +31,15 @@ impl Answer {
     /// The API's error sentence (`{"error": {"message": ...}}`), if any.
     pub fn error_message(&self) -> Option<&str> {
         self.json.get("error")?.get("message")?.as_str()
+    }
+
+    /// A 400 as the usage error it is: the request the flags made was
+    /// refused.
+    pub fn refusal(&self) -> anyhow::Error {
+        let why = self
+            .error_message()
+            .unwrap_or("the server refused the request");
+        UsageError(why.to_owned()).into()
     }
 
     /// The error for a status the command has no meaning for.
@@ -66,4 +78,38 @@ pub fn get(url: &Url) -> anyhow::Result<Answer> {
     };
     untrusted::clean_json(&mut json);
     Ok(Answer { status, raw, json })
+}
+
+/// What a GET of one named thing (a player, a match) came to.
+#[derive(Debug)]
+pub enum Found {
+    /// The thing, to render.
+    Body(Value),
+    /// Already printed: the answer as is (`--json`), or that there is no
+    /// such thing (a "no").
+    Printed(Outcome),
+}
+
+/// GETs one named thing at `url`. A 404 prints `missing` (with `json`, the
+/// server's answer as is) and is a "no"; with `json` a found thing is
+/// printed as is; any other status is an error.
+pub fn get_one(
+    url: &Url,
+    json: bool,
+    missing: &str,
+    out: &mut impl Write,
+) -> anyhow::Result<Found> {
+    let answer = get(url)?;
+    let outcome = match answer.status {
+        200 if !json => return Ok(Found::Body(answer.json)),
+        200 => Outcome::Yes,
+        404 if !json => {
+            writeln!(out, "{missing}")?;
+            return Ok(Found::Printed(Outcome::No));
+        }
+        404 => Outcome::No,
+        _ => return Err(answer.unexpected()),
+    };
+    writeln!(out, "{}", answer.raw.trim())?;
+    Ok(Found::Printed(outcome))
 }

@@ -9,7 +9,7 @@ use krypto_core::protocol::{LeaderboardRow, Metric, Period};
 use serde::Deserialize;
 
 use super::{http, Outcome};
-use crate::cli::{LeaderboardArgs, UsageError};
+use crate::cli::LeaderboardArgs;
 use crate::play::config;
 use crate::play::wording::{metric_value, PROVISIONAL_NOTE};
 
@@ -23,12 +23,21 @@ struct Board {
     rows: Vec<LeaderboardRow>,
 }
 
+/// The server a board is read from and the name whose row it marks: the
+/// flags', else the config's. The name is only for the marking: it is never
+/// sent.
+pub(crate) fn board_reader(
+    server: Option<&str>,
+    name: Option<&str>,
+) -> anyhow::Result<(String, Option<String>)> {
+    let settings = config::ConfigDir::locate()?.settings()?;
+    let server = config::chosen_server(server, settings.server);
+    Ok((server, name.map(str::to_owned).or(settings.name)))
+}
+
 /// Fetches and prints the board.
 pub fn run(args: &LeaderboardArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
-    let settings = config::ConfigDir::locate()?.settings()?;
-    let server = config::chosen_server(args.server.as_deref(), settings.server);
-    // Only to mark our own row: the name is never sent.
-    let me = args.name.clone().or(settings.name);
+    let (server, me) = board_reader(args.server.as_deref(), args.name.as_deref())?;
     let limit = args.limit.to_string();
     let mut query = vec![
         ("metric", args.metric.as_str()),
@@ -47,12 +56,7 @@ pub fn run(args: &LeaderboardArgs, out: &mut impl Write) -> anyhow::Result<Outco
             writeln!(out, "No player called {around:?} on this server.")?;
             return Ok(Outcome::No);
         }
-        400 => {
-            let why = answer
-                .error_message()
-                .unwrap_or("the server refused the request");
-            return Err(UsageError(why.to_owned()).into());
-        }
+        400 => return Err(answer.refusal()),
         _ => return Err(answer.unexpected()),
     }
     if args.json {

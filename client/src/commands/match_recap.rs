@@ -46,24 +46,12 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
     let server = config::chosen_server(args.server.as_deref(), settings.server);
     let url = config::api_url(&server, &["api", "matches", &id], &[])?;
     let origin = url.origin().ascii_serialization();
-    let answer = http::get(&url)?;
-    match answer.status {
-        200 => {}
-        404 => {
-            if args.json {
-                writeln!(out, "{}", answer.raw.trim())?;
-            } else {
-                writeln!(out, "No match {id} on {origin}.")?;
-            }
-            return Ok(Outcome::No);
-        }
-        _ => return Err(answer.unexpected()),
-    }
-    if args.json {
-        writeln!(out, "{}", answer.raw.trim())?;
-        return Ok(Outcome::Yes);
-    }
-    let recap: MatchRecap = serde_json::from_value(answer.json)
+    let missing = format!("No match {id} on {origin}.");
+    let body = match http::get_one(&url, args.json, &missing, out)? {
+        http::Found::Body(body) => body,
+        http::Found::Printed(outcome) => return Ok(outcome),
+    };
+    let recap: MatchRecap = serde_json::from_value(body)
         .with_context(|| format!("the answer of {origin} is not a match's recap"))?;
     render(&recap, &format!("{origin}/m/{id}"), out)?;
     Ok(Outcome::Yes)

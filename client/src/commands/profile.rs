@@ -52,24 +52,12 @@ pub fn run(args: &ProfileArgs, out: &mut impl Write) -> anyhow::Result<Outcome> 
     let name = args.player.trim();
     let url = config::api_url(&server, &["api", "players", name], &[])?;
     let origin = url.origin().ascii_serialization();
-    let answer = http::get(&url)?;
-    match answer.status {
-        200 => {}
-        404 => {
-            if args.json {
-                writeln!(out, "{}", answer.raw.trim())?;
-            } else {
-                writeln!(out, "No player called {name:?} on {origin}.")?;
-            }
-            return Ok(Outcome::No);
-        }
-        _ => return Err(answer.unexpected()),
-    }
-    if args.json {
-        writeln!(out, "{}", answer.raw.trim())?;
-        return Ok(Outcome::Yes);
-    }
-    let profile: Profile = serde_json::from_value(answer.json)
+    let missing = format!("No player called {name:?} on {origin}.");
+    let body = match http::get_one(&url, args.json, &missing, out)? {
+        http::Found::Body(body) => body,
+        http::Found::Printed(outcome) => return Ok(outcome),
+    };
+    let profile: Profile = serde_json::from_value(body)
         .with_context(|| format!("the answer of {origin} is not a profile"))?;
     render(&profile, Utc::now(), out)?;
     Ok(Outcome::Yes)

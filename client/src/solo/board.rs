@@ -4,14 +4,14 @@
 //! NAME] [--json]` (`GET /api/runs/board`). They only read: no account,
 //! nothing written to the config.
 
-use crate::commands::leaderboard::row_mark;
+use crate::commands::leaderboard::{board_reader, row_mark};
 use std::io::Write;
 
 use anyhow::Context;
 use krypto_core::modes::share::clock_text;
 use serde::Deserialize;
 
-use crate::cli::{DailyArgs, RunArgs, UsageError};
+use crate::cli::{DailyArgs, RunArgs};
 use crate::commands::http::Answer;
 use crate::commands::{http, Outcome};
 use crate::play::config;
@@ -37,10 +37,7 @@ struct Board {
 
 /// Fetches and prints the day's board.
 pub fn run(args: &DailyArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
-    let settings = config::ConfigDir::locate()?.settings()?;
-    let server = config::chosen_server(args.server.as_deref(), settings.server);
-    // Only to mark our own row: the name is never sent.
-    let me = args.name.clone().or(settings.name);
+    let (server, me) = board_reader(args.player.server.as_deref(), args.player.name.as_deref())?;
     let limit = args.limit.to_string();
     let mut query = vec![("limit", limit.as_str())];
     let date = args.date.as_deref().map(super::parse_date).transpose()?;
@@ -102,12 +99,7 @@ fn refused_or_raw(
             writeln!(out, "{}", answer.error_message().unwrap_or(missing))?;
             return Ok(Some(Outcome::No));
         }
-        400 => {
-            let why = answer
-                .error_message()
-                .unwrap_or("the server refused the request");
-            return Err(UsageError(why.to_owned()).into());
-        }
+        400 => return Err(answer.refusal()),
         _ => return Err(answer.unexpected()),
     }
     if json {
@@ -133,10 +125,7 @@ struct RunsBoard {
 
 /// `krypto run --board`: fetches and prints the runs board.
 pub fn runs(args: &RunArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
-    let settings = config::ConfigDir::locate()?.settings()?;
-    let server = config::chosen_server(args.server.as_deref(), settings.server);
-    // Only to mark our own row: the name is never sent.
-    let me = args.name.clone().or(settings.name);
+    let (server, me) = board_reader(args.player.server.as_deref(), args.player.name.as_deref())?;
     let limit = args.limit.to_string();
     let mut query = vec![("period", args.period.as_str()), ("limit", limit.as_str())];
     if let Some(around) = &args.around {

@@ -21,7 +21,7 @@ use krypto_core::protocol::ChallengeCode;
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 
-use crate::cli::{ChallengeArgs, DailyArgs, RunArgs, UsageError};
+use crate::cli::{ChallengeArgs, DailyArgs, PlayerArgs, RunArgs, UsageError};
 use crate::play::config;
 use crate::play::net::NetEvent;
 use session::{Input, Mode, Session, Step};
@@ -47,22 +47,12 @@ impl From<NetEvent> for Event {
 /// `krypto daily` (without `--board`).
 pub fn daily(args: &DailyArgs) -> anyhow::Result<bool> {
     let date = args.date.as_deref().map(parse_date).transpose()?;
-    play(
-        Mode::Daily(date),
-        args.server.as_deref(),
-        args.name.as_deref(),
-        args.json,
-    )
+    play(Mode::Daily(date), &args.player, args.json)
 }
 
 /// `krypto run`.
 pub fn run(args: &RunArgs) -> anyhow::Result<bool> {
-    play(
-        Mode::Run,
-        args.server.as_deref(),
-        args.name.as_deref(),
-        args.json,
-    )
+    play(Mode::Run, &args.player, args.json)
 }
 
 /// `krypto challenge CODE` (the code, or a link ending in `/c/CODE`).
@@ -72,12 +62,7 @@ pub fn challenge(args: &ChallengeArgs) -> anyhow::Result<bool> {
     let code: ChallengeCode = tail
         .parse()
         .map_err(|e| UsageError(format!("{:?}: {e}", args.code)))?;
-    play(
-        Mode::Challenge(code),
-        args.server.as_deref(),
-        args.name.as_deref(),
-        args.json,
-    )
+    play(Mode::Challenge(code), &args.player, args.json)
 }
 
 /// A `YYYY-MM-DD` day from the command line.
@@ -86,8 +71,8 @@ pub fn parse_date(text: &str) -> Result<chrono::NaiveDate, UsageError> {
         .map_err(|_| UsageError(format!("{text:?} is not a day: write it YYYY-MM-DD")))
 }
 
-fn play(mode: Mode, server: Option<&str>, name: Option<&str>, json: bool) -> anyhow::Result<bool> {
-    let target = crate::play::target(server, name)?;
+fn play(mode: Mode, player: &PlayerArgs, json: bool) -> anyhow::Result<bool> {
+    let target = crate::play::target(player.server.as_deref(), player.name.as_deref())?;
     let base = config::http_base(&target.server)?;
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     let result = runtime.block_on(async move {

@@ -6,7 +6,6 @@ use std::net::{SocketAddr, TcpListener};
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 
 /// Starts a WebSocket server on its own thread that answers each frame of
@@ -16,31 +15,43 @@ pub fn ws_server(
     answer: impl Fn(&Value) -> Vec<String> + Send + 'static,
 ) -> (SocketAddr, std::sync::mpsc::Receiver<Value>) {
     let (seen_tx, seen_rx) = std::sync::mpsc::channel();
-    let (addr_tx, mut addr_rx) = mpsc::unbounded_channel();
+    let addr = serve_on_thread(move |listener| async move {
+        let (tcp, _) = listener.accept().await.unwrap();
+        let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+        while let Some(Ok(frame)) = ws.next().await {
+            let Message::Text(text) = frame else { continue };
+            let Ok(value) = serde_json::from_str::<Value>(text.as_str()) else {
+                continue;
+            };
+            for f in answer(&value) {
+                // The client may leave in the middle of a flood.
+                if ws.send(Message::text(f)).await.is_err() {
+                    return;
+                }
+            }
+            let _ = seen_tx.send(value);
+        }
+    });
+    (addr, seen_rx)
+}
+
+/// Binds a port of its own and runs `serve` on it, in a runtime on a thread
+/// of its own; the address.
+fn serve_on_thread<F, Fut>(serve: F) -> SocketAddr
+where
+    F: FnOnce(tokio::net::TcpListener) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()>,
+{
+    let (addr_tx, addr_rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let runtime = tokio::runtime::Runtime::new().unwrap();
         runtime.block_on(async move {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             addr_tx.send(listener.local_addr().unwrap()).unwrap();
-            let (tcp, _) = listener.accept().await.unwrap();
-            let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
-            while let Some(Ok(frame)) = ws.next().await {
-                let Message::Text(text) = frame else { continue };
-                let Ok(value) = serde_json::from_str::<Value>(text.as_str()) else {
-                    continue;
-                };
-                for f in answer(&value) {
-                    // The client may leave in the middle of a flood.
-                    if ws.send(Message::text(f)).await.is_err() {
-                        return;
-                    }
-                }
-                let _ = seen_tx.send(value);
-            }
+            serve(listener).await;
         });
     });
-    let addr = addr_rx.blocking_recv().unwrap();
-    (addr, seen_rx)
+    addr_rx.recv().unwrap()
 }
 
 /// What [`ws_server_closing`] answers with this frame to close the
@@ -56,37 +67,30 @@ pub fn ws_server_closing(
     answer: impl Fn(&Value) -> Vec<String> + Send + 'static,
 ) -> (SocketAddr, std::sync::mpsc::Receiver<Value>) {
     let (seen_tx, seen_rx) = std::sync::mpsc::channel();
-    let (addr_tx, mut addr_rx) = mpsc::unbounded_channel();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Runtime::new().unwrap();
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            addr_tx.send(listener.local_addr().unwrap()).unwrap();
-            'connections: while let Ok((tcp, _)) = listener.accept().await {
-                let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else {
+    let addr = serve_on_thread(move |listener| async move {
+        'connections: while let Ok((tcp, _)) = listener.accept().await {
+            let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else {
+                continue;
+            };
+            while let Some(Ok(frame)) = ws.next().await {
+                let Message::Text(text) = frame else { continue };
+                let Ok(value) = serde_json::from_str::<Value>(text.as_str()) else {
                     continue;
                 };
-                while let Some(Ok(frame)) = ws.next().await {
-                    let Message::Text(text) = frame else { continue };
-                    let Ok(value) = serde_json::from_str::<Value>(text.as_str()) else {
-                        continue;
-                    };
-                    let answers = answer(&value);
-                    let _ = seen_tx.send(value);
-                    for f in answers {
-                        if f == CLOSE {
-                            drop(ws);
-                            continue 'connections;
-                        }
-                        if ws.send(Message::text(f)).await.is_err() {
-                            continue 'connections;
-                        }
+                let answers = answer(&value);
+                let _ = seen_tx.send(value);
+                for f in answers {
+                    if f == CLOSE {
+                        drop(ws);
+                        continue 'connections;
+                    }
+                    if ws.send(Message::text(f)).await.is_err() {
+                        continue 'connections;
                     }
                 }
             }
-        });
+        }
     });
-    let addr = addr_rx.blocking_recv().unwrap();
     (addr, seen_rx)
 }
 

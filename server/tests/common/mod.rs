@@ -14,6 +14,7 @@ pub mod blackhole;
 pub mod outage;
 pub mod postgres;
 pub mod process;
+pub mod scripted;
 
 use std::net::SocketAddr;
 use std::time::Duration;

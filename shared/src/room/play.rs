@@ -244,6 +244,12 @@ impl Room {
             elapsed_ms,
             points: ROUND_POINTS,
         };
+        self.announce_win(win, now, fx);
+    }
+
+    /// Tells everyone who won the round, with the seated players' scores,
+    /// keeps the message among the recent ones and ends the round.
+    fn announce_win(&mut self, win: RoundWin, at: u64, fx: &mut Effects) {
         fx.events.push(RoomEvent::RoundWon(win.clone()));
         let msg = ServerMessage::RoundWon {
             win,
@@ -259,7 +265,7 @@ impl Room {
         };
         self.remember(msg.clone());
         fx.send(Recipient::All, msg);
-        self.end_round(now, fx);
+        self.end_round(at, fx);
     }
 
     /// With `everyone` scoring: a right answer scores by its order and the
@@ -330,22 +336,7 @@ impl Room {
             elapsed_ms,
             points: everyone_points(0),
         };
-        fx.events.push(RoomEvent::RoundWon(win.clone()));
-        let msg = ServerMessage::RoundWon {
-            win,
-            scores: self
-                .members
-                .iter()
-                .filter(|m| !m.spectator)
-                .map(|m| ScoreEntry {
-                    player: m.id,
-                    score: m.score,
-                })
-                .collect(),
-        };
-        self.remember(msg.clone());
-        fx.send(Recipient::All, msg);
-        self.end_round(at, fx);
+        self.announce_win(win, at, fx);
     }
 
     /// Counts an answer against the seat's flood limit, or refuses it
