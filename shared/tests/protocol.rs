@@ -84,7 +84,7 @@ fn default_settings_json() -> Value {
     json!({
         "variant": "krypto", "rules": "free", "rounds": 10, "target_score": null,
         "round_seconds": 90, "lockout_seconds": 5, "wrong_penalty": 0, "deal": "solvable",
-        "difficulty": "any", "max_players": 8, "public": false
+        "difficulty": "any", "max_players": 8, "public": false, "scoring": "first"
     })
 }
 
@@ -530,6 +530,20 @@ fn server_messages_have_the_documented_shapes() {
         },
         json!({"type": "round_won", "round": 2, "winner": 1, "formula": null,
                "no_solution": true, "elapsed_ms": 5, "points": 1, "scores": []}),
+    );
+    // Under `scoring: everyone`: a right answer while others still solve
+    // (no formula: it would give the hand away).
+    server_round_trip(
+        None,
+        ServerMessage::Solved {
+            round: 3,
+            player: PlayerId(2),
+            elapsed_ms: 6380,
+            points: 2,
+            score: 5,
+        },
+        json!({"type": "solved", "round": 3, "player": 2, "elapsed_ms": 6380, "points": 2,
+               "score": 5}),
     );
     server_round_trip(
         None,

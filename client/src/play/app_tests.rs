@@ -257,6 +257,21 @@ fn a_won_round_updates_scores_and_ends_the_input() {
 }
 
 #[test]
+fn ctrl_u_and_ctrl_w_edit_the_line_and_no_ctrl_key_types_a_letter() {
+    let mut app = game();
+    typed(&mut app, "3+11+12");
+    let ctrl = |c| Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL));
+    app.handle(ctrl('w'));
+    assert_eq!(app.input, "3+11+");
+    app.handle(ctrl('w'));
+    assert_eq!(app.input, "3+11");
+    app.handle(ctrl('k'));
+    assert_eq!(app.input, "3+11", "Ctrl-K typed a letter");
+    app.handle(ctrl('u'));
+    assert_eq!(app.input, "");
+}
+
+#[test]
 fn a_win_announced_after_its_winner_left_still_names_them() {
     let mut app = game();
     app.handle(msg(ServerMessage::PlayerLeft {

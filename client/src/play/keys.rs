@@ -214,6 +214,32 @@ impl App {
     }
 
     fn typing(&mut self, key: KeyEvent) -> Vec<Action> {
+        // A shell's line keys: Ctrl-U empties the line, Ctrl-W takes its
+        // last word; no other Ctrl key types its letter.
+        if key.modifiers.contains(KeyModifiers::CONTROL) {
+            match key.code {
+                KeyCode::Char('u') => self.input.clear(),
+                KeyCode::Char('w') => {
+                    let separator = |c: char| c.is_whitespace() || "+-*/×÷()".contains(c);
+                    let kept = self.input.trim_end().len();
+                    self.input.truncate(kept);
+                    match self.input.chars().last() {
+                        Some(c) if separator(c) => {
+                            self.input.pop();
+                        }
+                        Some(_) => {
+                            let cut = self.input.rfind(separator).map_or(0, |at| {
+                                at + self.input[at..].chars().next().map_or(1, char::len_utf8)
+                            });
+                            self.input.truncate(cut);
+                        }
+                        None => {}
+                    }
+                }
+                _ => {}
+            }
+            return Vec::new();
+        }
         match key.code {
             KeyCode::Esc => {
                 self.input.clear();
