@@ -218,5 +218,18 @@ fn render_settings(app: &App, room: &RoomView, area: Rect, buf: &mut Buffer) {
             ])
         })
         .collect();
-    Paragraph::new(lines).block(panel(title)).render(area, buf);
+    // More settings than lines: scrolled so the one being changed shows.
+    let inside = usize::from(area.height.saturating_sub(2)).max(1);
+    let at = Field::ALL
+        .iter()
+        .position(|&f| f == app.editor.field())
+        .unwrap_or(0);
+    let top = (at + 1)
+        .saturating_sub(inside)
+        .min(lines.len().saturating_sub(inside));
+    let top = u16::try_from(top).unwrap_or(0);
+    Paragraph::new(lines)
+        .scroll((top, 0))
+        .block(panel(title))
+        .render(area, buf);
 }

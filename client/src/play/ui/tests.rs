@@ -59,6 +59,23 @@ fn room_before_a_match_as_host() {
 }
 
 #[test]
+fn the_host_reaches_every_setting_even_when_they_outnumber_the_lines() {
+    let mut app = room();
+    assert!(
+        !screen(&app).contains("Scoring"),
+        "the panel fits them all now"
+    );
+    for _ in krypto_core::settings::Field::ALL {
+        app.handle(key(KeyCode::Down));
+    }
+    let shown = screen(&app);
+    assert!(
+        shown.contains("Scoring") && shown.contains("‹ first ›"),
+        "{shown}"
+    );
+}
+
+#[test]
 fn game_while_typing_a_formula() {
     let mut app = game();
     typed(&mut app, "(1+2)x3+4");
