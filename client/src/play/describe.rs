@@ -112,7 +112,7 @@ impl App {
                     } else {
                         self.name_of(*player)
                     },
-                    solve_time(i64::try_from(*elapsed_ms).unwrap_or(i64::MAX))
+                    time_taken((*elapsed_ms).into())
                 ),
             ),
             ServerMessage::RoundWon {
