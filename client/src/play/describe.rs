@@ -11,7 +11,7 @@ use krypto_core::protocol::{LeaveReason, RoundWin, ServerMessage};
 use super::app::{App, FeedKind};
 use super::wording::{
     join_cards, kind_words, metric_value, phase_name, plural, rating_change, refusal, secs,
-    solve_time, time_taken, UNRATED_WHY,
+    time_taken, UNRATED_WHY,
 };
 
 impl App {
