@@ -142,6 +142,14 @@ pub struct Config {
     /// Wrong room codes allowed per client address, and per player, per minute (0: no limit).
     #[arg(long, env = "KRYPTO_MAX_CODE_MISSES", default_value_t = 10)]
     pub max_code_misses: u32,
+    /// Devices (tokens) one player may have; signing in one more revokes
+    /// the least recently used of the others (0: no cap).
+    #[arg(long, env = "KRYPTO_MAX_DEVICES", default_value_t = 10)]
+    pub max_devices: usize,
+    /// Days a device may go unused before its token stops working (checked
+    /// at hello, pruned at start; 0: never).
+    #[arg(long, env = "KRYPTO_DEVICE_EXPIRY_DAYS", default_value_t = 90)]
+    pub device_expiry_days: u32,
     /// New players one client address may create per minute (0: no limit).
     #[arg(long, env = "KRYPTO_MAX_NEW_ACCOUNTS", default_value_t = 20)]
     pub max_new_accounts: u32,
@@ -536,6 +544,14 @@ impl Config {
             min_matches: self.min_rated_matches,
             min_opponents: self.min_rated_opponents,
         }
+    }
+}
+
+impl Config {
+    /// How long a device may go unused, `None` for ever.
+    pub fn device_expiry(&self) -> Option<std::time::Duration> {
+        (self.device_expiry_days > 0)
+            .then(|| std::time::Duration::from_secs(u64::from(self.device_expiry_days) * 86_400))
     }
 }
 

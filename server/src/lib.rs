@@ -143,6 +143,7 @@ impl Shared {
         let fair_play_settings = config.fair_play.settings()?;
         let metrics = metrics::Metrics::new()?;
         let db = Db::open_waiting(&config.database_url, config.database_wait).await?;
+        prune_devices(&db, &config).await;
         let cluster = cluster::Cluster::open(
             &db,
             config.public_url.as_deref(),
@@ -231,6 +232,22 @@ impl Shared {
             });
         }
         Ok((shared, recorder_task))
+    }
+}
+
+/// Revokes the devices unused past the expiry (`--device-expiry-days`);
+/// a failure is logged, and each such device is still refused at its next
+/// hello.
+async fn prune_devices(db: &Db, config: &Config) {
+    let Some(ttl) = config.device_expiry() else {
+        return;
+    };
+    let now = db::tokens::unix_ms(std::time::SystemTime::now());
+    let cutoff = now.saturating_sub(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));
+    match db.prune_devices(cutoff).await {
+        Ok(0) => {}
+        Ok(pruned) => tracing::info!(pruned, "devices unused too long revoked"),
+        Err(e) => tracing::warn!(error = %e, "expired devices not pruned"),
     }
 }
 

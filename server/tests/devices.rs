@@ -1,7 +1,9 @@
 //! One name on several devices: a signed-in device asks for a short code
 //! (`link_device`), another device signs in with it once (`hello.ticket`)
 //! and gets a token of its own. Tickets expire, are single use, and wrong
-//! ones are limited like room-code guesses.
+//! ones are limited like room-code guesses. Each token is a device the
+//! player sees (`devices`), can revoke (`revoke_device`) and is told of
+//! (`device_added`); a player keeps a few, and unused ones expire.
 
 #[macro_use]
 mod common;
@@ -21,6 +23,37 @@ async fn device_code(client: &mut common::Client, base: Option<&str>) -> Value {
     let answer = client.request(ask).await;
     assert_eq!(answer["type"], "device_code", "{answer}");
     answer
+}
+
+/// A `hello` with a device code and a device label.
+fn ticket_hello_as(code: &Value, device: &str) -> Value {
+    json!({"type": "hello", "protocol": 1, "ticket": code, "device": device})
+}
+
+/// The `devices` list a connection is given.
+async fn devices(client: &mut common::Client) -> Vec<Value> {
+    let answer = client.request(json!({"type": "devices"})).await;
+    assert_eq!(answer["type"], "devices", "{answer}");
+    answer["devices"].as_array().cloned().unwrap_or_default()
+}
+
+/// Ann on her phone (labelled), and a second device signed in with a code
+/// from it: the phone's welcome, the laptop's connection and welcome.
+async fn ann_on_two_devices(server: &TestServer) -> (Value, common::Client, Value) {
+    let (mut phone, ann) = server
+        .player_with(
+            json!({"type": "hello", "protocol": 1, "name": "Ann", "device": "Firefox on Android"}),
+        )
+        .await;
+    let code = device_code(&mut phone, None).await["code"].clone();
+    let (laptop, welcome) = server
+        .player_with(ticket_hello_as(&code, "Safari on macOS"))
+        .await;
+    // The phone's connection was replaced: it is told who signed in first.
+    let added = phone.recv_type("device_added").await;
+    assert_eq!(added["device"]["label"], "Safari on macOS", "{added}");
+    assert_eq!(phone.expect_close().await, 1000);
+    (ann, laptop, welcome)
 }
 
 on_both! {
@@ -114,6 +147,157 @@ on_both! {
         let taken = db.take_ticket("cc", TicketKind::Handover, now + 29_999).await.unwrap();
         assert_eq!(taken.map(|p| p.name), Some("Cat".to_owned()));
         assert_eq!(db.take_ticket("cc", TicketKind::Handover, now).await.unwrap(), None);
+        db.close().await;
+    }
+    #[tokio::test]
+    async fn each_device_is_listed_with_its_label_and_the_replaced_one_is_told() {
+        let server = TestServer::start().await;
+        let (ann, mut laptop, _) = ann_on_two_devices(&server).await;
+        let listed = devices(&mut laptop).await;
+        assert_eq!(listed.len(), 2, "{listed:?}");
+        assert_eq!(listed[0]["label"], "Firefox on Android");
+        assert!(listed[0].get("this_device").is_none(), "{listed:?}");
+        assert_eq!(listed[1]["label"], "Safari on macOS");
+        assert_eq!(listed[1]["this_device"], true);
+        let id = listed[1]["id"].as_str().unwrap();
+        assert_eq!(id.len(), 16);
+        let hash = krypto_server::token_hash(ann["token"].as_str().unwrap()).unwrap();
+        assert!(hash.starts_with(listed[0]["id"].as_str().unwrap()));
+        assert!(listed[1]["created_ms"].as_i64().unwrap() >= listed[0]["created_ms"].as_i64().unwrap());
+        assert!(listed[0]["last_used_ms"].as_i64().unwrap() > 1_700_000_000_000);
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_revoked_device_is_signed_out_for_good_and_revoking_this_one_closes_it() {
+        let server = TestServer::start().await;
+        let (ann, mut laptop, mine) = ann_on_two_devices(&server).await;
+        let listed = devices(&mut laptop).await;
+        let phone_id = listed[0]["id"].clone();
+        let after = laptop.request(json!({"type": "revoke_device", "device": phone_id})).await;
+        assert_eq!(after["type"], "devices", "{after}");
+        assert_eq!(after["devices"].as_array().unwrap().len(), 1, "{after}");
+        // The phone's first token no longer proves Ann.
+        let mut phone = server.connect().await;
+        phone.send(common::hello_again(&ann)).await;
+        phone.expect_error("bad_token").await;
+        // Nobody else's device, nor a made-up id.
+        for id in [phone_id, json!("0123456789abcdef"), json!("not an id"), json!("x".repeat(5000))] {
+            laptop
+                .refused(json!({"type": "revoke_device", "device": id}), "device_not_found")
+                .await;
+        }
+        // Revoking itself: the answer, then the connection closes.
+        let own = listed[1]["id"].clone();
+        let after = laptop.request(json!({"type": "revoke_device", "device": own})).await;
+        assert_eq!(after["devices"], json!([]), "{after}");
+        assert_eq!(laptop.expect_close().await, 1000);
+        let mut again = server.connect().await;
+        again.send(common::hello_again(&mine)).await;
+        again.expect_error("bad_token").await;
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_device_that_was_away_is_told_of_the_new_one_at_its_next_hello() {
+        let server = TestServer::start().await;
+        let (ann, laptop, _) = ann_on_two_devices(&server).await;
+        drop(laptop);
+        // The phone last said hello over a minute before the laptop came.
+        let hash = krypto_server::token_hash(ann["token"].as_str().unwrap()).unwrap();
+        server
+            .raw()
+            .await
+            .execute(&format!(
+                "UPDATE player_tokens SET last_used_ms = last_used_ms - 120000 WHERE token_hash = '{hash}'"
+            ))
+            .await;
+        let (mut phone, _) = server.player_with(common::hello_again(&ann)).await;
+        let added = phone.recv().await;
+        assert_eq!(added["type"], "device_added", "{added}");
+        assert_eq!(added["device"]["label"], "Safari on macOS");
+        // Told once: the phone's last use moved on.
+        drop(phone);
+        let (mut phone, _) = server.player_with(common::hello_again(&ann)).await;
+        let next = phone.request(json!({"type": "ping"})).await;
+        assert_eq!(next["type"], "pong", "{next}");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_player_keeps_at_most_the_cap_and_the_least_recently_used_goes() {
+        let server = TestServer::with_config(|c| c.max_devices = 3).await;
+        let (mut current, first) = server.player("Ben").await;
+        let mut welcomes = vec![first];
+        for n in 0..3 {
+            let code = device_code(&mut current, None).await["code"].clone();
+            let (next, welcome) = server
+                .player_with(ticket_hello_as(&code, &format!("device {n}")))
+                .await;
+            current = next;
+            welcomes.push(welcome);
+        }
+        let listed = devices(&mut current).await;
+        let labels: Vec<&str> = listed.iter().map(|d| d["label"].as_str().unwrap()).collect();
+        assert_eq!(labels, ["device 0", "device 1", "device 2"]);
+        let mut first = server.connect().await;
+        first.send(common::hello_again(&welcomes[0])).await;
+        first.expect_error("bad_token").await;
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_device_unused_past_the_expiry_is_refused_and_labels_are_cleaned() {
+        let server = TestServer::with_config(|c| c.device_expiry_days = 90).await;
+        let long = format!("\u{202e}Evil\n{}", "x".repeat(300));
+        let (_c, ann) = server
+            .player_with(json!({"type": "hello", "protocol": 1, "name": "Ann", "device": long}))
+            .await;
+        let (mut c, _) = server.player_with(common::hello_again(&ann)).await;
+        let listed = devices(&mut c).await;
+        let label = listed[0]["label"].as_str().unwrap();
+        assert!(label.starts_with("Evil x"), "{label}");
+        assert_eq!(label.chars().count(), krypto_core::protocol::MAX_DEVICE_LABEL_CHARS);
+        drop(c);
+        let ninety_one_days_ms: i64 = 91 * 86_400_000;
+        server
+            .raw()
+            .await
+            .execute(&format!(
+                "UPDATE player_tokens SET last_used_ms = last_used_ms - {ninety_one_days_ms}"
+            ))
+            .await;
+        let mut late = server.connect().await;
+        late.send(common::hello_again(&ann)).await;
+        let refused = late.expect_error("bad_token").await;
+        assert!(refused["message"].as_str().unwrap().contains("unused"), "{refused}");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn devices_unused_past_the_cutoff_are_pruned_and_sign_nobody_in() {
+        use krypto_server::db::devices::SignIn;
+        let database = fresh_database().await;
+        let db = Db::open(&database.url).await.unwrap();
+        let token = krypto_server::new_token().unwrap();
+        let hash = krypto_server::token_hash(&token).unwrap();
+        let dan = common::seed_player(&db, "Dan", &hash, false).await;
+        // A player stored before devices had rows signs in by the first token.
+        assert!(db.player_by_token_hash(&hash).await.unwrap().is_some());
+        let sign_in = SignIn {
+            player: dan,
+            token_hash: &hash,
+            label: "old phone",
+            now_ms: 1_000,
+            max_devices: 10,
+            expired_before_ms: None,
+        };
+        let touched = db.touch_device(sign_in).await.unwrap();
+        assert_eq!(touched.previous_use_ms, None);
+        assert_eq!(db.prune_devices(1_000).await.unwrap(), 0, "used at the cutoff");
+        assert_eq!(db.prune_devices(1_001).await.unwrap(), 1);
+        assert_eq!(db.devices(dan).await.unwrap(), vec![]);
+        assert_eq!(db.player_by_token_hash(&hash).await.unwrap(), None);
         db.close().await;
     }
 }

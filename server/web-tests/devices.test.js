@@ -129,3 +129,30 @@ test('"Change player" gives a working new player at once, and a reload keeps bot
   await page.getByText('Hi Dan!').waitFor();
   assert.deepEqual(page.problems, []);
 });
+
+test('a new device is announced on the one it took over, which lists it and revokes it for good', async () => {
+  const fay = await player('Fay');
+  const code = await deviceCode(fay);
+  const laptop = await phone(night.browser);
+  await laptop.goto(`${night.server.base}/`);
+  await laptop.getByText('I already play on another device').click();
+  await laptop.getByLabel('Code from your other device').fill(code);
+  await laptop.getByRole('button', { name: 'Use my name here' }).click();
+  await laptop.getByText('Hi Fay!').waitFor();
+
+  // The phone the laptop took over is told who signed in, and takes its name back to revoke it.
+  await fay.getByText(/^A new device signed in as you: \w+ on \w+\. Not you\?/).waitFor();
+  await fay.getByRole('button', { name: 'Revoke it' }).click();
+  const list = fay.getByRole('list', { name: 'Your devices' });
+  await list.getByText('this device', { exact: true }).waitFor();
+  assert.equal(await list.getByRole('listitem').count(), 2);
+  await shoot(fay, 'phone-devices');
+  await list.getByRole('button', { name: /^Revoke / }).click();
+  await list.getByRole('button', { name: /^Revoke / }).waitFor({ state: 'detached' });
+  assert.equal(await list.getByRole('listitem').count(), 1);
+
+  // The revoked laptop cannot take the name back.
+  await laptop.getByRole('button', { name: 'Play here instead' }).click();
+  await laptop.getByText(/does not know this browser’s player any more/).waitFor();
+  for (const p of [fay, laptop]) assert.deepEqual(p.problems, []);
+});

@@ -48,3 +48,13 @@ test('a win time is rounded as the terminal rounds it', () => {
   assert.equal(seconds(14949), '14.9 s');
   assert.equal(seconds(4200), '4.2 s');
 });
+
+test('a devices list from the server is typed and bounded, and a new device is noted for "not you?"', () => {
+  const state = inRoom();
+  const many = Array.from({ length: 1000 }, (_, i) => ({ id: `${i}`, label: `phone ${i}`, created_ms: 1, last_used_ms: 2 }));
+  applyServer(state, { type: 'devices', devices: [{ id: 7, label: 'not an id' }, null, ...many] });
+  assert.equal(state.devices.list.length, 62, 'at most 64 looked at; the two malformed dropped');
+  assert.deepEqual(state.devices.list[0], { id: '0', label: 'phone 0', created: 1, lastUsed: 2, mine: false });
+  applyServer(state, { type: 'device_added', device: { id: 'x', label: 'Safari on iOS' } });
+  assert.equal(state.deviceAdded, 'Safari on iOS');
+});

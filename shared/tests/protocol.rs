@@ -98,6 +98,7 @@ fn client_messages_have_the_documented_shapes() {
             token: None,
             ticket: None,
             bot: false,
+            device: None,
         },
         json!({"id": "1", "type": "hello", "protocol": 1, "name": "Ada"}),
     );
@@ -109,8 +110,9 @@ fn client_messages_have_the_documented_shapes() {
             token: Some("abc".into()),
             ticket: None,
             bot: true,
+            device: Some("krypto terminal".into()),
         },
-        json!({"type": "hello", "protocol": 1, "name": "Ada", "token": "abc", "bot": true}),
+        json!({"type": "hello", "protocol": 1, "name": "Ada", "token": "abc", "bot": true, "device": "krypto terminal"}),
     );
     client_round_trip(
         None,
@@ -250,6 +252,18 @@ fn client_messages_have_the_documented_shapes() {
         json!({"id": "l", "type": "link_device", "base": "http://192.168.1.20:7878"}),
     );
     client_round_trip(
+        Some("v"),
+        ClientMessage::Devices,
+        json!({"id": "v", "type": "devices"}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::RevokeDevice {
+            device: "0123456789abcdef".into(),
+        },
+        json!({"type": "revoke_device", "device": "0123456789abcdef"}),
+    );
+    client_round_trip(
         None,
         ClientMessage::Hello {
             protocol: 1,
@@ -257,6 +271,7 @@ fn client_messages_have_the_documented_shapes() {
             token: None,
             ticket: Some("K7QX-M2PD".into()),
             bot: false,
+            device: None,
         },
         json!({"type": "hello", "protocol": 1, "ticket": "K7QX-M2PD"}),
     );
@@ -691,6 +706,34 @@ fn server_messages_have_the_documented_shapes() {
             qr_svg: None,
         },
         json!({"id": "d", "type": "device_code", "code": "K7QX-M2PD", "expires_ms": 300_000}),
+    );
+    let phone = DeviceInfo {
+        id: "0123456789abcdef".into(),
+        label: "Firefox on Android".into(),
+        created_ms: 1_764_300_000_000,
+        last_used_ms: 1_764_300_060_000,
+        this_device: true,
+    };
+    server_round_trip(
+        Some("v"),
+        ServerMessage::Devices {
+            devices: vec![phone.clone()],
+        },
+        json!({"id": "v", "type": "devices", "devices": [{"id": "0123456789abcdef",
+            "label": "Firefox on Android", "created_ms": 1_764_300_000_000_i64,
+            "last_used_ms": 1_764_300_060_000_i64, "this_device": true}]}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::DeviceAdded {
+            device: DeviceInfo {
+                this_device: false,
+                ..phone
+            },
+        },
+        json!({"type": "device_added", "device": {"id": "0123456789abcdef",
+            "label": "Firefox on Android", "created_ms": 1_764_300_000_000_i64,
+            "last_used_ms": 1_764_300_060_000_i64}}),
     );
     server_round_trip(
         Some("j"),

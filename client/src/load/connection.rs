@@ -164,6 +164,7 @@ async fn connect(
         token,
         ticket: None,
         bot: false,
+        device: Some("krypto-load".to_owned()),
     };
     let welcome = request(ctx, &mut ws, "hello", hello).await?;
     match welcome.message {

@@ -380,6 +380,8 @@ pub struct App {
     pub board: Option<Board>,
     /// Whether the leaderboard overlay is open.
     pub show_board: bool,
+    /// The player's devices as last listed (`/devices`), for `/revoke N`.
+    pub devices: Vec<krypto_core::protocol::DeviceInfo>,
     /// Whether the help overlay is open.
     pub help: bool,
     /// Whether the QR code of the room's browser link is shown large.
@@ -435,6 +437,7 @@ impl App {
             heard: Heard::default(),
             board: None,
             show_board: false,
+            devices: Vec::new(),
             help: false,
             show_qr: false,
             confirm: None,

@@ -176,6 +176,8 @@ impl App {
                     send(ClientMessage::TransferHost { player })
                 }
             }
+            "devices" => send(ClientMessage::Devices),
+            "revoke" => self.revoke(rest),
             "leaderboard" | "lb" => {
                 let mut metric = None;
                 let mut period = None;
@@ -231,6 +233,31 @@ impl App {
             })],
             None => {
                 self.error(format!("react with one of: {}", list()));
+                Vec::new()
+            }
+        }
+    }
+
+    /// `/revoke N`: the Nth device of the last `/devices` listing.
+    pub(super) fn revoke(&mut self, what: &str) -> Vec<Action> {
+        let device = what
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|i| self.devices.get(i));
+        match device {
+            Some(d) => vec![Action::Send(ClientMessage::RevokeDevice {
+                device: d.id.clone(),
+            })],
+            None if self.devices.is_empty() => {
+                self.error("list your devices with /devices first, then /revoke N");
+                Vec::new()
+            }
+            None => {
+                self.error(format!(
+                    "/revoke takes a number from 1 to {} (see /devices)",
+                    self.devices.len()
+                ));
                 Vec::new()
             }
         }

@@ -6,13 +6,17 @@
 //! Every string in here came from the network and has already been cleaned
 //! of control characters by the connection task (see `untrusted.rs`).
 
-use krypto_core::protocol::{LeaveReason, RoundWin, ServerMessage};
+use krypto_core::protocol::{DeviceInfo, LeaveReason, RoundWin, ServerMessage};
 
 use super::app::{App, FeedKind};
 use super::wording::{
     join_cards, kind_words, metric_value, phase_name, plural, rating_change, refusal, secs,
     time_taken, UNRATED_WHY,
 };
+
+/// Most devices a listing keeps and shows (the server keeps ten by
+/// default; a hostile one cannot flood the feed).
+pub(super) const MAX_DEVICES: usize = 64;
 
 impl App {
     /// The feed lines a message becomes (none for most replies).
@@ -277,6 +281,14 @@ impl App {
                 }));
                 lines
             }
+            ServerMessage::Devices { devices } => devices_lines(devices),
+            ServerMessage::DeviceAdded { device } => one(
+                FeedKind::Event,
+                format!(
+                    "a new device signed in as you: {}. Not you? /devices, then /revoke N",
+                    device.label
+                ),
+            ),
             ServerMessage::Error { code, message } => {
                 one(FeedKind::Refusal, refusal(*code, message))
             }
@@ -299,4 +311,29 @@ impl App {
             | ServerMessage::ChallengeResult { .. } => Vec::new(),
         }
     }
+}
+
+/// The `/devices` listing: one numbered line a device, for `/revoke N`.
+fn devices_lines(devices: &[DeviceInfo]) -> Vec<(FeedKind, String)> {
+    let mut lines = vec![(FeedKind::State, "your devices:".to_owned())];
+    lines.extend(devices.iter().take(MAX_DEVICES).zip(1..).map(|(d, n)| {
+        let this = if d.this_device { "  (this one)" } else { "" };
+        (
+            FeedKind::State,
+            format!(
+                "  {n}. {}  added {}  last used {}{this}",
+                d.label,
+                day(d.created_ms),
+                day(d.last_used_ms)
+            ),
+        )
+    }));
+    lines.push((FeedKind::State, "revoke one with /revoke N".to_owned()));
+    lines
+}
+
+/// A Unix time in milliseconds as its UTC day.
+fn day(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map_or_else(|| "?".to_owned(), |t| t.format("%Y-%m-%d").to_string())
 }

@@ -64,7 +64,7 @@ pub const COMMANDS: [&str; 5] = [
     "/create [public] · /join CODE · /spectate CODE · /rooms",
     "/start · /set key=value · /lock · /unlock · /leave · /quit",
     "/kick NAME · /host NAME · /chat TEXT · /react 🎉 · /ready",
-    "/rooms more (next page) · /nosolution (any-hand rooms)",
+    "/rooms more · /nosolution (any hand) · /devices · /revoke N",
     "/leaderboard [rating|wins|rounds|fastest] [day|week|...]",
 ];
 

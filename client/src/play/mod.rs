@@ -26,6 +26,8 @@ mod catch_up;
 mod commands;
 pub mod config;
 mod describe;
+#[cfg(test)]
+mod devices_tests;
 mod help;
 mod keys;
 pub mod net;

@@ -261,6 +261,7 @@ async fn session<E: From<NetEvent>>(
             token: identity.token.clone(),
             ticket: None,
             bot: identity.bot,
+            device: Some(format!("krypto terminal on {}", std::env::consts::OS)),
         },
     };
     let hello = match hello.to_json() {

@@ -19,6 +19,7 @@ use super::app::{
     VerdictView, MAX_ROSTER, SITTING_OUT,
 };
 use super::catch_up;
+use super::describe::MAX_DEVICES;
 use super::net::NetEvent;
 use super::wording::{join_cards, phase_name, refusal, secs};
 
@@ -268,9 +269,14 @@ impl App {
                     self.input.clear();
                 }
             }
+            ServerMessage::Devices { mut devices } => {
+                devices.truncate(MAX_DEVICES);
+                self.devices = devices;
+            }
             ServerMessage::Chat { .. }
             | ServerMessage::Pong
             | ServerMessage::DeviceCode { .. }
+            | ServerMessage::DeviceAdded { .. }
             | ServerMessage::Reaction { .. } => {}
             // The daily, runs and challenges have commands of their own
             // (`krypto daily`, `krypto run`, `krypto challenge`); a room's

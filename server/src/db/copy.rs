@@ -130,6 +130,9 @@ const TABLES: &[Table] = &[
             ("token_hash", Text),
             ("player_id", Int),
             ("created_at", Time),
+            ("label", Text),
+            ("created_ms", Int),
+            ("last_used_ms", Int),
         ],
     },
     Table {

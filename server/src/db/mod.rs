@@ -23,8 +23,9 @@
 //! - [`name_keys`]: stored name keys recomputed when krypto-core's key changes;
 //! - [`modes`]: the daily's attempts, challenges and runs' bests;
 //! - [`recap`]: a match read back whole, for its recap;
-//! - [`tickets`]: single-use tickets that sign another device in, and the
-//!   extra tokens they give;
+//! - [`tickets`]: single-use tickets that sign another device in;
+//! - [`devices`]: the tokens a player's devices hold: labels, last use,
+//!   the cap, expiry and revoking;
 //! - `sqlite/`: SQLite through sqlx, its row source, migrations in
 //!   `migrations/sqlite/`;
 //! - `postgres/`: PostgreSQL through sqlx, its row source, migrations in
@@ -38,6 +39,7 @@ pub(crate) mod backoff;
 pub(crate) mod batch;
 pub mod boards;
 pub mod copy;
+pub mod devices;
 pub mod fair_play;
 pub mod modes;
 pub mod name_keys;

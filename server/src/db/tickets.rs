@@ -1,5 +1,6 @@
-//! Tickets and the tokens they give: signing a device in without the
-//! long-lived token travelling (migrations `0010_tickets.sql`).
+//! Tickets: signing a device in without the long-lived token travelling
+//! (migration `0010_tickets.sql`); the token a ticket gives is a device
+//! ([`super::devices`]).
 //!
 //! The SQL is the same on both backends; times are passed in (Unix
 //! milliseconds), so expiry is decided by the caller's clock and tested
@@ -84,14 +85,5 @@ impl Db {
             return Ok(None);
         }
         Ok(on_store!(self, s => sqlx::query_as(PLAYER).bind(player).fetch_optional(&s.pool).await?))
-    }
-
-    /// Gives `player` one more token (a device of their own).
-    pub async fn add_token(&self, player: PlayerId, token_hash: &str) -> Result<(), DbError> {
-        const SQL: &str = "INSERT INTO player_tokens (token_hash, player_id) VALUES ($1, $2)";
-        on_store!(self, s => {
-            sqlx::query(SQL).bind(token_hash).bind(player.0).execute(&s.pool).await?;
-        });
-        Ok(())
     }
 }

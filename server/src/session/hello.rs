@@ -1,9 +1,10 @@
 //! `hello`: who this connection speaks for.
 
-use krypto_core::protocol::{ErrorCode, PlayerId, ServerMessage, PROTOCOL_VERSION};
+use krypto_core::protocol::{DeviceInfo, ErrorCode, PlayerId, ServerMessage, PROTOCOL_VERSION};
 
 use super::{now, within, Session, Welcomed, SERVER_VERSION};
 use crate::cluster::SeatElsewhere;
+use crate::db::devices::DEVICE_ID_CHARS;
 use crate::ops::metrics::RedirectReason;
 use crate::rooms::lobby::RoomCommand;
 use crate::rooms::outbox::close;
@@ -55,7 +56,10 @@ impl Session {
                 })
             },
             now: std::time::SystemTime::now(),
+            max_devices: config.max_devices,
+            device_expiry: config.device_expiry(),
         };
+        let label = krypto_core::protocol::device_label(credentials.device);
         let hello = identity::hello(
             identity::Players {
                 db: &self.shared.db,
@@ -89,8 +93,21 @@ impl Session {
             Some(cluster) => cluster.announce_session(player).await,
             None => None,
         };
+        let hash = identity::token_hash(&identity.token).unwrap_or_default();
         if let Some(old) = lobby.attach(player, self.outbox.clone()) {
-            old.kill(close::NORMAL, "replaced by a newer connection");
+            let now_ms = identity::unix_ms(rules.now);
+            let new_device = identity
+                .device
+                .previous_use_ms
+                .is_none()
+                .then(|| DeviceInfo {
+                    id: hash.get(..DEVICE_ID_CHARS).unwrap_or("").to_owned(),
+                    label,
+                    created_ms: now_ms,
+                    last_used_ms: now_ms,
+                    this_device: false,
+                });
+            super::devices::replace(&old, new_device);
         }
         if let Some(cluster) = &cluster {
             if !cluster.record_session(player, self.outbox.conn, seq) {
@@ -104,6 +121,7 @@ impl Session {
             player,
             name: identity.player.name.clone(),
             bot,
+            token_hash: Some(hash.clone()),
         });
         let room = lobby.seat_of(player);
         let elsewhere = match (&room, &cluster) {
@@ -123,6 +141,8 @@ impl Session {
                 join_urls: self.shared.join_urls.clone(),
             },
         );
+        self.tell_devices_added(player, &identity.device, &hash)
+            .await;
         if let Some(room) = room {
             let _ = room
                 .tx

@@ -19,6 +19,7 @@ use krypto_core::protocol::{ErrorCode, PlayerId, PROTOCOL_VERSION};
 
 use std::time::SystemTime;
 
+use crate::db::devices::{SignIn, Touched};
 use crate::db::scores::NewPlayer;
 pub(crate) use crate::db::tokens::{
     issue_ticket, new_token, ticket_key, token_hash, unix_ms, DEVICE_CODE_TTL, HANDOVER_TICKET_TTL,
@@ -48,6 +49,14 @@ impl KnownPlayers {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .get(hash)
             .cloned()
+    }
+
+    /// Forgets a revoked or expired token.
+    pub(crate) fn forget(&self, hash: &str) {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .remove(hash);
     }
 
     fn remember(&self, hash: &str, player: &PlayerRow) {
@@ -98,6 +107,9 @@ pub(crate) struct Identity {
     pub player: PlayerRow,
     /// The token to return in `welcome` (new, or the one the client sent).
     pub token: String,
+    /// What signing this device in recorded (default while the database
+    /// is away).
+    pub device: Touched,
 }
 
 /// Who a `hello` says it is: any of a name, a token, a ticket.
@@ -109,6 +121,8 @@ pub(crate) struct Credentials<'a> {
     pub(crate) token: Option<&'a str>,
     /// A single-use ticket, instead of a token.
     pub(crate) ticket: Option<&'a str>,
+    /// What the device calls itself, as sent (cleaned here).
+    pub(crate) device: Option<&'a str>,
 }
 
 /// What the rest of the server says about a `hello`, asked only when it
@@ -126,8 +140,29 @@ pub(crate) struct HelloRules<'a> {
     pub(crate) may_try_ticket: &'a (dyn Fn() -> BoxFuture<'a, bool> + Sync),
     /// Counts a ticket that signed nobody in.
     pub(crate) missed_ticket: &'a (dyn Fn() -> BoxFuture<'a, ()> + Sync),
-    /// Now, for tickets' expiry.
+    /// Now, for tickets' and devices' expiry.
     pub(crate) now: SystemTime,
+    /// Most devices a player keeps (0: no cap).
+    pub(crate) max_devices: usize,
+    /// How long a device may go unused (`None`: for ever).
+    pub(crate) device_expiry: Option<std::time::Duration>,
+}
+
+impl HelloRules<'_> {
+    /// The sign-in of `token_hash` for `player`, under these rules.
+    fn sign_in<'b>(&self, player: PlayerId, token_hash: &'b str, label: &'b str) -> SignIn<'b> {
+        let now_ms = unix_ms(self.now);
+        SignIn {
+            player,
+            token_hash,
+            label,
+            now_ms,
+            max_devices: self.max_devices,
+            expired_before_ms: self.device_expiry.map(|ttl| {
+                now_ms.saturating_sub(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX))
+            }),
+        }
+    }
 }
 
 /// Where players are kept: read from the database, created through the
@@ -171,7 +206,9 @@ pub(crate) async fn hello(
         name,
         token,
         ticket,
+        device,
     } = credentials;
+    let label = krypto_core::protocol::device_label(device);
     if protocol != PROTOCOL_VERSION {
         return Err(refuse(
             ErrorCode::UnsupportedProtocol,
@@ -185,7 +222,7 @@ pub(crate) async fn hello(
         deadline,
     } = players;
     if let (Some(ticket), None) = (ticket, token) {
-        return exchange(db, ticket, rules).await;
+        return exchange(players, ticket, &label, rules).await;
     }
     let name = name.map(validate_name).transpose()?;
     let hash = token.and_then(token_hash);
@@ -208,6 +245,26 @@ pub(crate) async fn hello(
         None => None,
     };
     if let (Some(player), Some(token), Some(hash)) = (known, token, &hash) {
+        let device = match db
+            .touch_device(rules.sign_in(player.player_id(), hash, &label))
+            .await
+        {
+            Ok(touched) if touched.expired => {
+                known_players.forget(hash);
+                return Err(refuse(
+                    ErrorCode::BadToken,
+                    "this device went unused too long and was signed out: \
+                     sign in with a device code from another of your devices",
+                ));
+            }
+            Ok(touched) => touched,
+            // The outage rule above: a proven player plays on unrecorded.
+            Err(e) if e.is_unavailable() => Touched::default(),
+            Err(e) => return Err(e.into()),
+        };
+        for evicted in &device.evicted {
+            known_players.forget(evicted);
+        }
         known_players.remember(hash, &player);
         let token = token.trim().to_owned();
         return match name {
@@ -227,7 +284,11 @@ pub(crate) async fn hello(
                 {
                     Ok(Created::Player(player)) => {
                         known_players.remember(hash, &player);
-                        Ok(Identity { player, token })
+                        Ok(Identity {
+                            player,
+                            token,
+                            device,
+                        })
                     }
                     Ok(Created::NameTaken) => Err(name_taken(&name)),
                     Err(e) if e.is_unavailable() => {
@@ -240,7 +301,11 @@ pub(crate) async fn hello(
                     Err(e) => Err(e.into()),
                 }
             }
-            _ => Ok(Identity { player, token }),
+            _ => Ok(Identity {
+                player,
+                token,
+                device,
+            }),
         };
     }
     let Some(name) = name else {
@@ -289,7 +354,23 @@ pub(crate) async fn hello(
     match recorder.create_player(new).await {
         Ok(Created::Player(player)) => {
             known_players.remember(&hash, &player);
-            Ok(Identity { player, token })
+            // Its first device; without the row (the database just failed)
+            // the token still signs in, and the next hello adds it.
+            let device = match db
+                .touch_device(rules.sign_in(player.player_id(), &hash, &label))
+                .await
+            {
+                Ok(touched) => touched,
+                Err(e) => {
+                    tracing::warn!(error = %e, "a new player's device was not recorded");
+                    Touched::default()
+                }
+            };
+            Ok(Identity {
+                player,
+                token,
+                device,
+            })
         }
         Ok(Created::NameTaken) => Err(name_taken(&name)),
         Err(RecordError::Unavailable) => {
@@ -307,8 +388,14 @@ pub(crate) async fn hello(
 }
 
 /// Signs a device in with a ticket: takes it, and gives the device a token
-/// of its own for the ticket's player.
-async fn exchange(db: &Db, ticket: &str, rules: &HelloRules<'_>) -> Result<Identity, HelloError> {
+/// of its own for the ticket's player (a new device, within the cap).
+async fn exchange(
+    players: Players<'_>,
+    ticket: &str,
+    label: &str,
+    rules: &HelloRules<'_>,
+) -> Result<Identity, HelloError> {
+    let db = players.db;
     if !(rules.may_try_ticket)().await {
         return Err(refuse(
             ErrorCode::RateLimited,
@@ -332,8 +419,17 @@ async fn exchange(db: &Db, ticket: &str, rules: &HelloRules<'_>) -> Result<Ident
         unavailable()
     })?;
     let hash = token_hash(&token).ok_or_else(unavailable)?;
-    db.add_token(player.player_id(), &hash).await?;
-    Ok(Identity { player, token })
+    let device = db
+        .touch_device(rules.sign_in(player.player_id(), &hash, label))
+        .await?;
+    for evicted in &device.evicted {
+        players.known.forget(evicted);
+    }
+    Ok(Identity {
+        player,
+        token,
+        device,
+    })
 }
 
 /// The refusal of a `hello` the database is needed for, while it is away.

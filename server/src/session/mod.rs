@@ -9,12 +9,14 @@
 //! This file holds the session's state and the dispatch; each request has
 //! its own file: [`hello`], [`list_rooms`], [`leaderboard`],
 //! [`create_room`], [`join_room`], [`tickets`] (`link_device` and the
-//! tickets redirects carry), and [`room_request`] for everything the
+//! tickets redirects carry), [`devices`] (`devices`, `revoke_device`,
+//! `device_added`), and [`room_request`] for everything the
 //! player's room answers. A request the session refuses gets a typed `error`; when a
 //! client's behaviour is abuse the session says so ([`Abuse`]) and the
 //! transport decides how the connection ends.
 
 mod create_room;
+mod devices;
 mod hello;
 pub(crate) mod identity;
 mod join_room;
@@ -60,6 +62,9 @@ struct Welcomed {
     /// Whether the client said it is a bot (`hello.bot`): rooms mark bots in
     /// rosters and keep them off the ratings.
     bot: bool,
+    /// The hash of the token this device signed in with: which device is
+    /// "this one".
+    token_hash: Option<String>,
 }
 
 /// One connection's session state.
@@ -124,11 +129,13 @@ impl Session {
                 token,
                 ticket,
                 bot,
+                device,
             } => {
                 let credentials = identity::Credentials {
                     name: name.as_deref(),
                     token: token.as_deref(),
                     ticket: ticket.as_deref(),
+                    device: device.as_deref(),
                 };
                 self.hello(id, protocol, credentials, bot).await
             }
@@ -181,6 +188,10 @@ impl Session {
             ClientMessage::Ping | ClientMessage::Hello { .. } => {}
             ClientMessage::ListRooms { after } => self.list_rooms(id, after.as_deref()),
             ClientMessage::LinkDevice { base } => self.link_device(id, welcomed.player, base).await,
+            ClientMessage::Devices => self.devices(id, &welcomed).await,
+            ClientMessage::RevokeDevice { device } => {
+                self.revoke_device(id, &welcomed, &device).await
+            }
             ClientMessage::Leaderboard {
                 metric,
                 period,

@@ -96,7 +96,7 @@ export function createApp({ kind, route, handed, scanned, io }) {
 
   function sayHello() {
     if (state.consent || session.welcomedHere) return; // asked first; or already someone on this connection
-    const hello = { type: 'hello', protocol: LIMITS.protocol };
+    const hello = { type: 'hello', protocol: LIMITS.protocol, device: deviceLabel() };
     if (session.identity) io.send({ ...hello, token: session.identity.token });
     else if (session.pendingTicket) io.send({ ...hello, ticket: session.pendingTicket });
     else if (session.pendingName) io.send({ ...hello, name: session.pendingName });
@@ -228,6 +228,8 @@ export function createApp({ kind, route, handed, scanned, io }) {
         session.pendingName = null;
         session.pendingTicket = null;
         state.linkCode = null;
+        // "Not you? Revoke it" on a page that had been taken over: the list now.
+        if (state.devices && !state.devices.list) io.send({ type: 'devices' });
         if (state.me.resumed) {
           // room_state follows, of the room the seat is in: the room the
           // address names, if another, is gone to once it is here.
@@ -423,6 +425,16 @@ export function createApp({ kind, route, handed, scanned, io }) {
       if (!io.send({ type: 'link_device', base: joinBase(state) })) state.device = null;
     },
     closeDevice: forgetDeviceCode,
+    /** Opens the list of the player's devices (taking this page back first when another took over). */
+    listDevices() {
+      state.deviceAdded = null;
+      state.devices = { list: null };
+      if (state.conn === 'replaced' || !io.send({ type: 'devices' })) io.connect();
+    },
+    revokeDevice: (id) => io.send({ type: 'revoke_device', device: id }),
+    closeDevices() {
+      state.devices = null;
+    },
     listRooms: () => io.send({ type: 'list_rooms' }),
     /**
      * The first page of public rooms again, while the lobby shows it (seats
@@ -601,6 +613,9 @@ export function createApp({ kind, route, handed, scanned, io }) {
       // page's to offer any more.
       if (status !== 'replaced') return;
       forgetDeviceCode();
+      // "Revoke it" tapped between `device_added` and the close that follows
+      // it: the list was asked on the connection now gone, so take it back.
+      if (state.devices && !state.devices.list) io.connect();
       // Nor is an answer kept for a connection that is not coming back here.
       if (state.room) state.room.unsent = null;
     },
@@ -624,4 +639,14 @@ export function createApp({ kind, route, handed, scanned, io }) {
       return true;
     },
   };
+}
+
+/** What this browser calls itself in the player's list of devices: "Firefox on Android". */
+function deviceLabel() {
+  const ua = navigator.userAgent;
+  const browser = /Edg\//.test(ua) ? 'Edge' : /Firefox\//.test(ua) ? 'Firefox'
+    : /Chrome\/|Chromium\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : 'A browser';
+  const os = /Android/.test(ua) ? 'Android' : /iPhone|iPad|iPod/.test(ua) ? 'iOS'
+    : /Windows/.test(ua) ? 'Windows' : /Mac OS X/.test(ua) ? 'macOS' : /Linux/.test(ua) ? 'Linux' : null;
+  return os ? `${browser} on ${os}` : browser;
 }

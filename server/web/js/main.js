@@ -179,11 +179,16 @@ function startGame() {
         `${state.me ? `${state.me.name} plays` : 'You play'} in another tab or on another device now, which took over from this one. `,
         h('button', { type: 'button', class: 'link', on: { click: act.reconnect }, text: 'Play here instead' })));
     }
+    if (state.deviceAdded) {
+      parts.push(h('p', { class: 'banner-line warn', role: 'alert' },
+        `A new device signed in as you: ${state.deviceAdded}. Not you? `,
+        h('button', { type: 'button', class: 'link', on: { click: act.listDevices }, text: 'Revoke it' })));
+    }
     if (state.toast && state.toast.until > now()) {
       parts.push(h('p', { class: 'banner-line', text: state.toast.text }));
     }
     // Taken over is no passing moment: its banner stands in the page, above the header, not over it.
-    banner.classList.toggle('in-flow', state.conn === 'replaced');
+    banner.classList.toggle('in-flow', state.conn === 'replaced' || Boolean(state.deviceAdded));
     fill(banner, parts);
   }
 

@@ -41,6 +41,12 @@ export function createState(route) {
     // The code this device shows for another: {code, deadline, qr} (qr a
     // blob: URL), or {asking: true}.
     device: null,
+    // The player's devices as last listed: {list: [{id, label, created,
+    // lastUsed, mine}] or null while asked}; null when the list is closed.
+    devices: null,
+    // The label of a device that just signed in as this player, to ask
+    // "not you?" about; null when none.
+    deviceAdded: null,
     // The identities this browser had before ([{name, token}]), to go back to.
     previous: [],
   };
@@ -53,6 +59,9 @@ export function createState(route) {
 export function nameOf(room, id) {
   return room?.players.find((p) => p.id === id)?.name ?? room?.departed?.get(id) ?? 'Someone';
 }
+
+/** Most devices a list shows (the server keeps ten by default; a hostile one cannot grow it). */
+const MAX_DEVICES = 64;
 
 /** Most names of departed players a room keeps (a hostile server cannot grow it). */
 const MAX_DEPARTED = 1024;
@@ -250,6 +259,18 @@ export function applyServer(state, m) {
       state.device = { code: m.code, deadline: deadlineIn(Number(m.expires_ms) || 0), qr };
       return null;
     }
+    case 'devices': {
+      const list = Array.isArray(m.devices) ? m.devices.slice(0, MAX_DEVICES) : [];
+      state.devices = {
+        list: list.filter((d) => typeof d?.id === 'string' && typeof d.label === 'string').map((d) => ({
+          id: d.id, label: d.label, created: Number(d.created_ms) || 0, lastUsed: Number(d.last_used_ms) || 0, mine: d.this_device === true,
+        })),
+      };
+      return null;
+    }
+    case 'device_added':
+      if (typeof m.device?.label === 'string') state.deviceAdded = m.device.label;
+      return null;
     case 'room_state':
       applySnapshot(state, m);
       state.lobbyError = null;

@@ -67,6 +67,12 @@ pub enum ClientMessage {
         /// roster and never rated. Absent means a person.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         bot: bool,
+        /// A short description of this device ("Firefox on Android",
+        /// "krypto terminal on linux"), shown in the player's list of
+        /// devices; kept cleaned and cut to
+        /// [`MAX_DEVICE_LABEL_CHARS`](super::MAX_DEVICE_LABEL_CHARS).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        device: Option<String>,
     },
     /// Lists the public rooms, by code, a page of at most [`super::ROOMS_PAGE`] at
     /// a time.
@@ -166,6 +172,16 @@ pub enum ClientMessage {
         /// Without it, no QR.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         base: Option<String>,
+    },
+    /// Asks for the devices that sign in as this player; answered by
+    /// `devices`. Any welcomed player.
+    Devices,
+    /// Revokes one of the player's devices (its token stops working; this
+    /// device itself included, whose connection then closes); answered by
+    /// `devices`, the list after.
+    RevokeDevice {
+        /// The device's `id` from `devices`.
+        device: String,
     },
     /// Asks for a daily hand: today's (rated), or a past day's from the
     /// archive (unrated); answered by `daily`. Any welcomed player, in a

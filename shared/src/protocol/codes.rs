@@ -90,6 +90,8 @@ wire_enum! {
         /// `create_room` from an address (or IPv6 network) that already
         /// holds as many open rooms as one address may.
         TooManyRooms,
+        /// A `revoke_device` naming none of the player's devices.
+        DeviceNotFound,
         /// The server is at its limit of connections or rooms.
         ServerFull,
         /// The server is shutting down.

@@ -17,7 +17,8 @@
 //!
 //! Its files: `client` (requests and their envelope), `server` (replies and
 //! events and theirs), `snapshot` (rooms, standings and leaderboard rows as
-//! the server shows them), `codes` (why a request or a formula is refused),
+//! the server shows them), `codes` (why a request or a formula is refused), `devices` (the devices
+//! a player controls),
 //! `modes` (what the daily's, runs' and challenges' messages carry) and
 //! `parse` (text frames into typed messages or typed errors). Room
 //! settings are [`crate::settings`]'s, re-exported here. [`close`] names the
@@ -32,6 +33,7 @@ use serde::{Deserialize, Serialize};
 mod client;
 pub mod close;
 mod codes;
+mod devices;
 pub mod limits;
 mod modes;
 mod parse;
@@ -41,6 +43,7 @@ mod snapshot;
 
 pub use client::{ClientEnvelope, ClientMessage, ClientMessageType, Metric, Period};
 pub use codes::{ErrorCode, VerdictError, VerdictKind};
+pub use devices::{device_label, DeviceInfo, MAX_DEVICE_LABEL_CHARS, UNNAMED_DEVICE};
 pub use modes::{ChallengeOutcome, SolutionEntry, Timed};
 // A challenge's code is parsed at the edge like every other field.
 pub use crate::modes::challenge::ChallengeCode;

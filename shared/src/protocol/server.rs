@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 use strum::{EnumDiscriminants, EnumIter, EnumString, IntoStaticStr, VariantNames};
 
 use super::{
-    ChallengeCode, ChallengeOutcome, ErrorCode, LeaderboardRow, LeaveReason, Metric, Period,
-    PlayerId, RoomSettings, RoomSnapshot, RoomSummary, ScoreEntry, SolutionEntry, Standing, Timed,
-    VerdictError,
+    ChallengeCode, ChallengeOutcome, DeviceInfo, ErrorCode, LeaderboardRow, LeaveReason, Metric,
+    Period, PlayerId, RoomSettings, RoomSnapshot, RoomSummary, ScoreEntry, SolutionEntry, Standing,
+    Timed, VerdictError,
 };
 
 /// A message from the server. Replies to a request carry its id in the envelope.
@@ -232,6 +232,19 @@ pub enum ServerMessage {
         /// base.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         qr_svg: Option<String>,
+    },
+    /// Reply to `devices` and `revoke_device`: every device that signs in
+    /// as this player, oldest first.
+    Devices {
+        /// The devices.
+        devices: Vec<DeviceInfo>,
+    },
+    /// Another device signed in as this player for the first time (sent
+    /// to the connection it replaces, and after `welcome` to each device
+    /// that has not said hello since): "not you? revoke it".
+    DeviceAdded {
+        /// The new device.
+        device: DeviceInfo,
     },
     /// Reply to `daily_start`: the day's hand, and the clock that has been
     /// running since it was first sent to this player.

@@ -53,7 +53,7 @@ export function mount(root, { act }) {
   const device = devicePanel(act);
   fill(root,
     h('header', { class: 'hero' }, h('h1', { class: 'logo', text: 'Krypto' }), hello),
-    device.box, notice, error, joinForm, createPanel, soloPanel, publicPanel,
+    device.box, device.list, notice, error, joinForm, createPanel, soloPanel, publicPanel,
     h('nav', { class: 'footer-links' },
       h('a', { href: at('/leaderboard'), text: 'Leaderboard' }),
       ' · ',
