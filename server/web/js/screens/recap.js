@@ -53,10 +53,11 @@ function roundView(r) {
     : r.no_solution ? `${r.winner} saw there was no solution, in ${seconds(r.elapsed_ms)}.`
       : `${r.winner} won in ${seconds(r.elapsed_ms)}.`;
   const marks = r.marks ?? {};
+  // A space before each tag: a line may break there on a narrow phone.
   const tags = (i) => [
-    i === marks.winner && h('span', { class: 'tag mark-winner', text: '★ winner’s' }),
-    i === marks.shortest && h('span', { class: 'tag mark-shortest', text: 'shortest' }),
-    i === marks.unfound && h('span', { class: 'tag mark-unfound', text: 'nobody found' }),
+    i === marks.winner && [' ', h('span', { class: 'tag mark-winner', text: '★ winner’s' })],
+    i === marks.shortest && [' ', h('span', { class: 'tag mark-shortest', text: 'shortest' })],
+    i === marks.unfound && [' ', h('span', { class: 'tag mark-unfound', text: 'nobody found' })],
   ];
   const marked = [marks.winner, marks.shortest, marks.unfound].filter((i) => typeof i === 'number');
   const picked = [...new Set(marked)].sort((a, b) => a - b);
