@@ -70,12 +70,9 @@ pub struct DailyArgs {
     /// Show the day's board (over HTTP) instead of playing.
     #[arg(long)]
     pub board: bool,
-    /// With --board: centre the board on this player.
-    #[arg(long, requires = "board")]
-    pub around: Option<String>,
-    /// With --board: how many rows.
-    #[arg(long, short = 'l', default_value_t = 20, requires = "board")]
-    pub limit: u32,
+    /// With --board: which rows.
+    #[command(flatten)]
+    pub rows: BoardRows,
     /// Where to play, and as whom.
     #[command(flatten)]
     pub player: PlayerArgs,
@@ -96,18 +93,26 @@ pub struct RunArgs {
     /// UTC), the month or all time.
     #[arg(long, short = 'p', value_enum, default_value_t = RunPeriod::Day, requires = "board")]
     pub period: RunPeriod,
-    /// With --board: centre the board on this player.
-    #[arg(long, requires = "board")]
-    pub around: Option<String>,
-    /// With --board: how many rows.
-    #[arg(long, short = 'l', default_value_t = 20, requires = "board")]
-    pub limit: u32,
+    /// With --board: which rows.
+    #[command(flatten)]
+    pub rows: BoardRows,
     /// Where to play, and as whom.
     #[command(flatten)]
     pub player: PlayerArgs,
     /// Print the server's messages as JSON, one object a line.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `[--around NAME] [--limit N]`: which rows of a solo board (`--board`).
+#[derive(Debug, Args)]
+pub struct BoardRows {
+    /// With --board: centre the board on this player.
+    #[arg(long, requires = "board")]
+    pub around: Option<String>,
+    /// With --board: how many rows.
+    #[arg(long, short = 'l', default_value_t = 20, requires = "board")]
+    pub limit: u32,
 }
 
 /// `[--server URL] [--name NAME]`: the server of a command that plays on

@@ -38,14 +38,14 @@ struct Board {
 /// Fetches and prints the day's board.
 pub fn run(args: &DailyArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
     let (server, me) = board_reader(args.player.server.as_deref(), args.player.name.as_deref())?;
-    let limit = args.limit.to_string();
+    let limit = args.rows.limit.to_string();
     let mut query = vec![("limit", limit.as_str())];
     let date = args.date.as_deref().map(super::parse_date).transpose()?;
     let date_text = date.map(|d| d.to_string());
     if let Some(d) = &date_text {
         query.push(("date", d.as_str()));
     }
-    if let Some(around) = &args.around {
+    if let Some(around) = &args.rows.around {
         query.push(("around", around.trim()));
     }
     let url = config::api_url(&server, &["api", "daily", "board"], &query)?;
@@ -75,7 +75,7 @@ pub fn run(args: &DailyArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
         writeln!(
             out,
             "{}{:>4}.  {:<20}  {:>8}  {:>6}",
-            row_mark(&r.name, [me.as_deref(), args.around.as_deref()]),
+            row_mark(&r.name, [me.as_deref(), args.rows.around.as_deref()]),
             r.rank,
             r.name,
             clock_text(r.elapsed_ms),
@@ -126,9 +126,9 @@ struct RunsBoard {
 /// `krypto run --board`: fetches and prints the runs board.
 pub fn runs(args: &RunArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
     let (server, me) = board_reader(args.player.server.as_deref(), args.player.name.as_deref())?;
-    let limit = args.limit.to_string();
+    let limit = args.rows.limit.to_string();
     let mut query = vec![("period", args.period.as_str()), ("limit", limit.as_str())];
-    if let Some(around) = &args.around {
+    if let Some(around) = &args.rows.around {
         query.push(("around", around.trim()));
     }
     let url = config::api_url(&server, &["api", "runs", "board"], &query)?;
@@ -154,7 +154,7 @@ pub fn runs(args: &RunArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
         writeln!(
             out,
             "{}{:>4}.  {:<20}  {:>6}",
-            row_mark(&r.name, [me.as_deref(), args.around.as_deref()]),
+            row_mark(&r.name, [me.as_deref(), args.rows.around.as_deref()]),
             r.rank,
             r.name,
             r.score
