@@ -72,6 +72,20 @@ fn every_right_answer_scores_by_its_order_and_the_round_goes_on() {
 }
 
 #[test]
+fn the_last_one_still_solving_leaving_ends_the_round_at_once() {
+    let mut r = everyone(2);
+    r.submit(BOB, 1, RIGHT, R1 + 1_000).unwrap();
+    r.submit(ADA, 1, RIGHT, R1 + 2_000).unwrap();
+    let fx = r.leave(CY, R1 + 3_000).unwrap();
+    let won = fx.messages.iter().find_map(|o| match &o.message {
+        ServerMessage::RoundWon { win, .. } => Some(win.winner),
+        _ => None,
+    });
+    assert_eq!(won, Some(BOB), "the round waited for its timer");
+    assert_eq!(r.phase(), RoomPhase::BetweenRounds);
+}
+
+#[test]
 fn time_running_out_ends_a_round_someone_solved_as_won_by_the_first() {
     let mut r = everyone(1);
     r.submit(CY, 1, RIGHT, R1 + 5_000).unwrap();

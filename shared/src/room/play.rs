@@ -302,18 +302,27 @@ impl Room {
                 score,
             },
         );
-        let solvers: Vec<PlayerId> = self
+        self.close_if_everyone_solved(now, fx);
+    }
+
+    /// Ends a live `everyone` round someone solved once every seated
+    /// player still in it has: after a right answer, and after a leave
+    /// (the last one still solving may go instead).
+    pub(super) fn close_if_everyone_solved(&mut self, at: u64, fx: &mut Effects) {
+        let Some(round) = self
             .round
             .as_ref()
-            .map(|r| r.solved.iter().map(|(p, _, _)| *p).collect())
-            .unwrap_or_default();
+            .filter(|r| !r.over && !r.solved.is_empty())
+        else {
+            return;
+        };
         let all_solved = self
             .members
             .iter()
-            .filter(|m| !m.spectator && m.eligible_from <= number)
-            .all(|m| solvers.contains(&m.id));
+            .filter(|m| !m.spectator && m.eligible_from <= round.number)
+            .all(|m| round.solved.iter().any(|(p, _, _)| *p == m.id));
         if all_solved {
-            self.close_solved_round(now, fx);
+            self.close_solved_round(at, fx);
         }
     }
 

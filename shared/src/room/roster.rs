@@ -361,6 +361,7 @@ impl Room {
             LeaveReason::TimedOut => {}
         }
         fx.removed.push(player);
+        self.close_if_everyone_solved(now, fx);
         if m.connected() && !self.members.iter().any(Member::connected) {
             self.vacated_at = Some(now);
         }
