@@ -581,6 +581,7 @@ fn server_messages_have_the_documented_shapes() {
                     rating_before: Some(0.0),
                     rating_after: Some(1.5),
                     rating_provisional: false,
+                    solve_ms: None,
                 },
                 Standing {
                     player: PlayerId(2),
@@ -590,13 +591,15 @@ fn server_messages_have_the_documented_shapes() {
                     rating_before: None,
                     rating_after: None,
                     rating_provisional: false,
+                    // The tiebreak under `everyone` scoring.
+                    solve_ms: Some(41_200),
                 },
             ],
             match_id: None,
         },
         json!({"type": "match_over", "standings": [
             {"player": 1, "name": "Ada", "score": 5, "rank": 1, "rating_before": 0.0, "rating_after": 1.5},
-            {"player": 2, "name": "Bob", "score": 3, "rank": 2}]}),
+            {"player": 2, "name": "Bob", "score": 3, "rank": 2, "solve_ms": 41_200}]}),
     );
     server_round_trip(
         None,
