@@ -85,13 +85,24 @@ pub fn time_taken(ms: u128) -> String {
 
 /// The total time of `s`'s right answers ("41.2s"), shown where it breaks
 /// a tie: under `everyone` scoring (the server sends it) when another of
-/// `standings` has the same points.
+/// `standings` has the same points. Where another's rounds to the same
+/// tenth, the milliseconds ("41.230s"), as the browser does, so two players
+/// ranked apart never show the same time.
 pub fn tiebreak_time(standings: &[Standing], s: &Standing) -> Option<String> {
     let ms = s.solve_ms?;
-    standings
+    let tenths = time_taken(u128::from(ms));
+    let mut level = standings
         .iter()
-        .any(|o| o.player != s.player && o.score == s.score)
-        .then(|| time_taken(u128::from(ms)))
+        .filter(|o| o.player != s.player && o.score == s.score)
+        .peekable();
+    level.peek()?;
+    let clash =
+        level.any(|o| o.solve_ms.map(|t| time_taken(u128::from(t))) == Some(tenths.clone()));
+    Some(if clash {
+        format!("{}.{:03}s", ms / 1000, ms % 1000)
+    } else {
+        tenths
+    })
 }
 
 /// "s" unless there is one.

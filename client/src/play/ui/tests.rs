@@ -300,14 +300,17 @@ fn equal_points_ranked_apart_show_the_time_that_broke_the_tie() {
     app.handle(msg(ServerMessage::MatchOver {
         standings: vec![
             s(ME, "Ann", 5, 1, 41_200),
-            s(BEN, "Ben", 5, 2, 52_960),
-            s(CAT, "Cat", 2, 3, 9_000),
+            s(BEN, "Ben", 5, 2, 41_230),
+            s(PlayerId(4), "Dan", 5, 3, 52_960),
+            s(CAT, "Cat", 2, 4, 9_000),
         ],
         match_id: None,
     }));
     let text = screen(&app);
-    // On the podium's steps and in the table, for the two on 5 points only.
-    assert!(text.contains("5 points · 41.2s"), "{text}");
+    // On the podium's steps and in the table, for those on 5 points only;
+    // Ann's and Ben's round to the same tenth, so they show milliseconds.
+    assert!(text.contains("5 points · 41.200s"), "{text}");
+    assert!(text.contains("5 points · 41.230s"), "{text}");
     assert!(text.contains("5 points · 53.0s"), "{text}");
     assert!(!text.contains("2 points ·"), "{text}");
     assert!(text.contains("Time"), "{text}");
@@ -317,8 +320,9 @@ fn equal_points_ranked_apart_show_the_time_that_broke_the_tie() {
             .unwrap_or_default()
             .to_owned()
     };
-    assert!(row("Ann").contains("41.2s"), "{text}");
-    assert!(row("Ben").contains("53.0s"), "{text}");
+    assert!(row("Ann").contains("41.200s"), "{text}");
+    assert!(row("Ben").contains("41.230s"), "{text}");
+    assert!(row("Dan").contains("53.0s"), "{text}");
     assert!(
         !row("Cat").contains("9.0s"),
         "Cat's points are nobody else's: {text}"
