@@ -137,3 +137,57 @@ async fn rounds_missing_from_db(
         .cloned()
         .collect()
 }
+
+/// The daily's rush in small: 40 new players at once, half of them wrong
+/// first, with no think. Every one is dealt the hand and solves it, the
+/// server counts 40 new solvers, and the fair-play signals assess 40
+/// answers. Runs in the default set (a second or two).
+#[test]
+fn a_small_daily_rush_is_dealt_solved_recorded_and_assessed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("rush.db");
+    let mut server_config = TestServer::config(&db);
+    server_config.metrics_listen = Some("127.0.0.1:0".parse().unwrap());
+    let metrics = server_config.metrics_address.clone();
+    let server = TestServer::with_config("127.0.0.1:0", server_config);
+    let deadline = std::time::Instant::now() + common::PATIENCE;
+    let metrics = loop {
+        if let Some(addr) = metrics.get() {
+            break addr;
+        }
+        assert!(std::time::Instant::now() < deadline, "metrics never bound");
+        std::thread::yield_now();
+    };
+
+    let mut config = load::daily::DailyConfig::new(server.url());
+    config.players = 40;
+    config.over = Duration::ZERO;
+    config.think = (Duration::ZERO, Duration::ZERO);
+    config.wrong_ratio = 0.5;
+    config.name_prefix = "rush".into();
+    config.metrics_url = Some(format!("http://{metrics}/metrics"));
+    config.drain_timeout = common::PATIENCE;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let report = runtime.block_on(load::daily::run(config)).unwrap();
+    drop(runtime);
+    println!("{report}");
+
+    assert_eq!(
+        (report.welcomed, report.hands, report.solved),
+        (40, 40, 40),
+        "{report}"
+    );
+    assert!(report.failures.is_empty(), "{report}");
+    assert_eq!(report.accepted, 40, "{report}");
+    assert_eq!(report.submissions, 40 + report.refused, "{report}");
+    assert_eq!(report.hand_latency.count, 40);
+    assert_eq!(report.recorded, Some(40), "{report}");
+    assert_eq!(report.fair_play.get("assessed"), Some(&40), "{report}");
+    assert_eq!(report.fair_play.get("dropped"), Some(&0), "{report}");
+    assert!(report.is_clean(), "{report}");
+    server.stop();
+}

@@ -164,6 +164,8 @@ impl Shared {
             fair_play_settings,
             recorder.clone(),
             metrics.fair_play.clone(),
+            metrics.fair_play_answers.clone(),
+            fair_play::queue_for(config.max_connections),
         );
         let lobby = lobby::Lobby::new(
             config.max_rooms,

@@ -142,7 +142,80 @@ async fn run_hands(
     hand
 }
 
+/// Answers `answers` hands of a run started on `client` as they come
+/// (none is judged too fast to count: the wall clock stands still).
+async fn answer_run(client: &mut Client, answers: u32) {
+    client.send(json!({"type": "run_start"})).await;
+    let mut hand = client.recv_type("run").await;
+    for _ in 0..answers {
+        let n = hand["hand"].clone();
+        client
+            .send(json!({"type": "run_submit", "hand": n, "formula": common::solve(&hand)}))
+            .await;
+        assert_eq!(client.recv_type("verdict").await["accepted"], true);
+        hand = client.recv_type("run_hand").await;
+    }
+}
+
+/// `krypto_fair_play_answers_total` for `outcome`.
+fn answers(metrics: &str, outcome: &str) -> f64 {
+    common::sample(
+        metrics,
+        &format!("krypto_fair_play_answers_total{{outcome=\"{outcome}\"}}"),
+    )
+}
+
 on_both! {
+    #[tokio::test]
+    async fn a_burst_of_answers_larger_than_the_queue_is_every_one_assessed() {
+        // 4 players × 64 right answers, as fast as the server takes them,
+        // through a queue of 64 (the least; it is sized from the connection
+        // cap): four times what the queue holds. The old queue dropped
+        // what did not fit; the same bound in a rush was 1,024.
+        const PLAYERS: usize = 4;
+        const EACH: u32 = 64;
+        let clock = WallClock::manual(NOON);
+        let server = TestServer::with_config({
+            let clock = clock.clone();
+            move |cfg| {
+                cfg.wall_clock = clock;
+                cfg.message_burst = 100_000;
+                cfg.max_connections = 40;
+                cfg.reserved_connections = 4;
+                cfg.fair_play = FairPlaySettings::default().into();
+            }
+        })
+        .await;
+        let mut clients = Vec::new();
+        for i in 0..PLAYERS {
+            clients.push(server.player(&format!("Rush{i}")).await.0);
+        }
+        futures_util::future::join_all(clients.iter_mut().map(|c| answer_run(c, EACH))).await;
+        let total = f64::from(EACH) * PLAYERS as f64;
+        let settled = tokio::time::timeout(PATIENCE * 6, async {
+            loop {
+                let metrics = server.metrics().await;
+                if answers(&metrics, "assessed") + answers(&metrics, "left_out") >= total {
+                    return metrics;
+                }
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+        .expect("every answer reaches the signals in time");
+        assert_eq!(answers(&settled, "assessed"), total, "{settled}");
+        assert_eq!(answers(&settled, "left_out"), 0.0);
+        assert_eq!(answers(&settled, "dropped"), 0.0);
+        // How many found the queue full depends on the machine's speed.
+        println!("answers that waited for room: {}", answers(&settled, "waited"));
+        // Each player's window holds its latest answers, no more.
+        let mut raw = server.raw().await;
+        let (kept,): (i64,) = raw.one("SELECT count(*) FROM fair_play_answers").await;
+        let window = i64::from(krypto_server::fair_play::signals::window(&FairPlaySettings::default()));
+        assert_eq!(kept, window.min(i64::from(EACH)) * PLAYERS as i64);
+        server.shutdown().await;
+    }
+
     #[tokio::test]
     async fn a_solver_script_in_runs_is_flagged_and_off_the_runs_board() {
         let clock = WallClock::manual(NOON);

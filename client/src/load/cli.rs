@@ -2,9 +2,10 @@
 
 use std::time::Duration;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
 use krypto_core::settings::DealMode;
 
+use super::daily::DailyConfig;
 use super::{random_prefix, LoadConfig};
 
 /// Load generator for a krypto server: R rooms × P players, each a real
@@ -22,9 +23,15 @@ use super::{random_prefix, LoadConfig};
 /// per-address limits must be lifted for a run: start it with
 /// `--max-connections-per-ip 0 --max-new-accounts 0 --ws-open-burst 0` and `--max-connections`
 /// above rooms × players (and raise `ulimit -n` to match).
+///
+/// `krypto-load daily` is the daily's midnight rush instead of rooms (see
+/// `krypto-load daily --help`).
 #[derive(Debug, Parser)]
-#[command(name = "krypto-load", version)]
+#[command(name = "krypto-load", version, args_conflicts_with_subcommands = true)]
 pub struct Args {
+    /// Another kind of load than rooms.
+    #[command(subcommand)]
+    pub mode: Option<Mode>,
     /// The server's WebSocket URL; repeat it (or give a comma list) for
     /// the nodes of a server of several nodes.
     #[arg(
@@ -74,6 +81,103 @@ pub struct Args {
     /// No progress lines on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// Another kind of load than rooms.
+#[derive(Debug, Subcommand)]
+pub enum Mode {
+    /// The daily's midnight rush: P new players arrive spread over
+    /// `--over-secs`, each on its own WebSocket: `hello` (a name of its own),
+    /// `daily_start` (timed to the `daily` that answers it), a think of
+    /// `--think-secs`, a right answer from the solver (a wrong one first
+    /// for `--wrong-ratio` of them), and `daily_solved`. Reports the
+    /// latencies to the hand and to the verdict, failures by error code,
+    /// and the results the server recorded (`GET /api/daily`'s `solvers`,
+    /// before and after); with `--metrics-url`, how many answers the
+    /// fair-play signals assessed. Exits 0 when every player got the hand
+    /// and solved, every result was recorded (and assessed).
+    ///
+    /// Lift the server's per-address limits as for rooms:
+    /// `--max-connections-per-ip 0 --max-new-accounts 0 --ws-open-burst 0`,
+    /// `--max-connections` above the players.
+    Daily(DailyArgs),
+}
+
+/// `krypto-load daily`'s flags.
+#[derive(Debug, clap::Args)]
+pub struct DailyArgs {
+    /// The server's WebSocket URL.
+    #[arg(long, value_name = "URL", default_value = "ws://127.0.0.1:7878/ws")]
+    pub server: String,
+    /// Players arriving, each a new name.
+    #[arg(long, default_value_t = 1000)]
+    pub players: u32,
+    /// Seconds over which they arrive (evenly spread).
+    #[arg(long, default_value_t = 10.0)]
+    pub over_secs: f64,
+    /// Each player's think before answering, seconds, drawn evenly from
+    /// MIN-MAX (or exactly N).
+    #[arg(long, value_name = "MIN-MAX", default_value = "5-15", value_parser = think_range)]
+    pub think_secs: (Duration, Duration),
+    /// Share of players (0–1) whose first answer is wrong (a miss, 10 s
+    /// on their time), then right.
+    #[arg(long, default_value_t = 0.1)]
+    pub wrong_ratio: f64,
+    /// The server's `/metrics` (`http://127.0.0.1:9xxx/metrics`, its
+    /// `--metrics-listen`), to count the answers the fair-play signals
+    /// assessed during the rush.
+    #[arg(long, value_name = "URL")]
+    pub metrics_url: Option<String>,
+    /// The server's process id, to sample its memory (VmRSS).
+    #[arg(long)]
+    pub server_pid: Option<u32>,
+    /// Start of every player name (1–8 letters, digits, '-', '_'); random
+    /// by default.
+    #[arg(long)]
+    pub name_prefix: Option<String>,
+    /// Print the report as one JSON object instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress lines on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl DailyArgs {
+    /// The rush these flags describe.
+    pub fn to_config(&self) -> DailyConfig {
+        let mut config = DailyConfig::new(self.server.trim());
+        config.players = self.players;
+        config.over = Duration::try_from_secs_f64(self.over_secs).unwrap_or(Duration::ZERO);
+        config.think = self.think_secs;
+        config.wrong_ratio = self.wrong_ratio;
+        config.metrics_url = self.metrics_url.clone();
+        config.server_pid = self.server_pid;
+        if let Some(prefix) = &self.name_prefix {
+            config.name_prefix = prefix.clone();
+        }
+        config.progress_every = (!self.quiet).then_some(Duration::from_secs(5));
+        config
+    }
+}
+
+/// `MIN-MAX` or `N` seconds (decimals allowed).
+fn think_range(text: &str) -> Result<(Duration, Duration), String> {
+    let secs = |t: &str| {
+        t.trim()
+            .parse::<f64>()
+            .ok()
+            .and_then(|s| Duration::try_from_secs_f64(s).ok())
+            .ok_or_else(|| format!("{t:?} is not a number of seconds"))
+    };
+    let (least, most) = match text.split_once('-') {
+        Some((a, b)) => (secs(a)?, secs(b)?),
+        None => (secs(text)?, secs(text)?),
+    };
+    if least > most {
+        return Err(format!("{text:?}: the least is more than the most"));
+    }
+    Ok((least, most))
 }
 
 /// The rooms' `deal` setting, by its wire name.
@@ -146,6 +250,59 @@ mod tests {
         assert_eq!(args.won_rounds, Some("won.jsonl".into()));
         assert!(c.validate().is_ok());
         assert_eq!(c.servers, ["ws://127.0.0.1:9/ws"]);
+    }
+
+    #[test]
+    fn the_daily_rush_has_flags_of_its_own() {
+        let args = Args::parse_from([
+            "krypto-load",
+            "daily",
+            "--server",
+            "ws://127.0.0.1:9/ws",
+            "--players",
+            "10000",
+            "--over-secs",
+            "10",
+            "--think-secs",
+            "2-4.5",
+            "--wrong-ratio",
+            "0.2",
+            "--metrics-url",
+            "http://127.0.0.1:9100/metrics",
+            "--name-prefix",
+            "rush",
+            "--json",
+        ]);
+        let Some(Mode::Daily(daily)) = &args.mode else {
+            panic!("{args:?}");
+        };
+        let c = daily.to_config();
+        assert_eq!(c.players, 10_000);
+        assert_eq!(c.over, Duration::from_secs(10));
+        assert_eq!(
+            c.think,
+            (Duration::from_secs(2), Duration::from_millis(4500))
+        );
+        assert_eq!(c.name_prefix, "rush");
+        assert_eq!(
+            c.metrics_url.as_deref(),
+            Some("http://127.0.0.1:9100/metrics")
+        );
+        assert!(daily.json);
+        assert!(c.validate().is_ok());
+        let exact = Args::parse_from(["krypto-load", "daily", "--think-secs", "3"]);
+        let Some(Mode::Daily(exact)) = exact.mode else {
+            panic!("no daily");
+        };
+        assert_eq!(
+            exact.think_secs,
+            (Duration::from_secs(3), Duration::from_secs(3))
+        );
+        assert!(Args::try_parse_from(["krypto-load", "daily", "--think-secs", "5-2"]).is_err());
+        assert!(Args::try_parse_from(["krypto-load", "--rooms", "2", "daily"]).is_err());
+        assert!(Args::parse_from(["krypto-load", "--rooms", "2"])
+            .mode
+            .is_none());
     }
 
     #[test]

@@ -141,7 +141,7 @@ pub(super) fn text(envelope: &ClientEnvelope) -> Option<Message> {
 
 /// Connects to `url` and says `hello` as `name` (with `token`, on a node we
 /// were redirected to).
-async fn connect(
+pub(super) async fn connect(
     ctx: &RunContext,
     url: &str,
     name: &str,
@@ -241,7 +241,7 @@ pub(super) async fn come_back(
 
 /// Sends a request with `id` and reads until its reply (other messages are
 /// counted and skipped); an `error` reply is a refusal.
-async fn request(
+pub(super) async fn request(
     ctx: &RunContext,
     ws: &mut Ws,
     id: &str,
@@ -251,10 +251,23 @@ async fn request(
         id: Some(id.to_owned()),
         message,
     };
+    let request = text(&envelope).ok_or(SetupError::Unwritable)?;
+    let sent = tokio::time::timeout(ctx.setup_timeout, ws.send(request)).await;
+    if !matches!(sent, Ok(Ok(()))) {
+        return Err(SetupError::Broken);
+    }
+    ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
+    reply(ctx, ws, id).await
+}
+
+/// Reads until the next message that answers request `id` (others are
+/// counted and skipped); an `error` is a refusal.
+pub(super) async fn reply(
+    ctx: &RunContext,
+    ws: &mut Ws,
+    id: &str,
+) -> Result<ServerEnvelope, SetupError> {
     let exchange = async {
-        let request = text(&envelope).ok_or(SetupError::Unwritable)?;
-        ws.send(request).await.map_err(|_| SetupError::Broken)?;
-        ctx.counters.sent.fetch_add(1, Ordering::Relaxed);
         loop {
             let text = match ws.next().await {
                 Some(Ok(Message::Text(text))) => text,

@@ -19,12 +19,15 @@
 //! - [`stats`]: counters and latency histograms, merged across rooms.
 //! - [`report`]: the summary, on screen and as JSON.
 //! - [`system`]: the open-files limit and processes' resident memory.
+//! - [`daily`]: `krypto-load daily`, the midnight rush: many new players
+//!   asking for the daily at once, each solving it.
 //!
 //! [`run`] is the entry point, for the binary and for the soak test.
 
 pub mod answers;
 pub mod cli;
 mod connection;
+pub mod daily;
 pub mod plan;
 pub mod report;
 pub mod room;
@@ -143,13 +146,7 @@ impl LoadConfig {
         if self.submit_every.is_zero() {
             return bad("--submit-every-ms must be at least 1".into());
         }
-        let prefix_ok = !self.name_prefix.is_empty()
-            && self.name_prefix.len() <= MAX_PREFIX_LEN
-            && self
-                .name_prefix
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-        if !prefix_ok {
+        if !prefix_ok(&self.name_prefix) {
             return bad(format!(
                 "--name-prefix must be 1 to {MAX_PREFIX_LEN} letters, digits, '-' or '_'"
             ));
@@ -187,6 +184,15 @@ impl LoadConfig {
             ..SettingsPatch::default()
         }
     }
+}
+
+/// Whether `prefix` can start every name of a run.
+fn prefix_ok(prefix: &str) -> bool {
+    !prefix.is_empty()
+        && prefix.len() <= MAX_PREFIX_LEN
+        && prefix
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// Whether `url` is one a load run can connect to.
@@ -259,7 +265,7 @@ pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
     drop(ready_tx);
 
     // Ramp: until every room has reported (set up or failed).
-    let mut progress = Progress::new(&config, &counters, sampler.as_ref());
+    let mut progress = Progress::new(config.progress_every, &counters, sampler.as_ref());
     let mut reported = 0u32;
     let mut rooms_ready = 0u32;
     while reported < config.rooms {
@@ -344,9 +350,12 @@ struct Progress<'a> {
 }
 
 impl<'a> Progress<'a> {
-    fn new(config: &LoadConfig, counters: &'a Counters, sampler: Option<&'a RssSampler>) -> Self {
+    fn new(
+        every: Option<Duration>,
+        counters: &'a Counters,
+        sampler: Option<&'a RssSampler>,
+    ) -> Self {
         let now = Instant::now();
-        let every = config.progress_every;
         let (stderr, stderr_guard) = Lines::stderr();
         Progress {
             every,

@@ -5,16 +5,51 @@
 //! with its evidence and time, the boards' copies are refreshed and the
 //! metrics counted.
 
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+use krypto_core::cards::Deal;
 use krypto_core::fair_play::{assess, Answer, FairPlaySettings};
 use krypto_core::protocol::{PlayerId, RoomSettings};
+use krypto_core::rules::Rules;
 use krypto_core::solver;
 use tokio::sync::mpsc;
 
 use super::{Played, Rated};
 use crate::db::fair_play::{RatedWin, Standing};
 use crate::db::{Db, DbError};
+use crate::ops::metrics::FairPlayAnswers;
 use crate::scores::periods::now_ms;
 use crate::scores::recorder::Recorder;
+
+/// Hands whose solution counts are kept: the day's daily (every player's
+/// same hand) and a few challenges stay counted through a rush.
+const COUNTED_HANDS: usize = 16;
+
+/// The latest hands' distinct-solution counts, so a rush on one daily
+/// counts its hand once rather than once an answer.
+#[derive(Debug, Default)]
+pub(crate) struct SolutionCounts {
+    latest: Mutex<VecDeque<(Deal, Rules, u64)>>,
+}
+
+impl SolutionCounts {
+    fn get(&self, deal: &Deal, rules: Rules) -> Option<u64> {
+        let latest = self.latest.lock().unwrap_or_else(|p| p.into_inner());
+        latest
+            .iter()
+            .find(|(d, r, _)| d == deal && *r == rules)
+            .map(|(_, _, n)| *n)
+    }
+
+    fn put(&self, deal: Deal, rules: Rules, count: u64) {
+        let mut latest = self.latest.lock().unwrap_or_else(|p| p.into_inner());
+        if latest.len() >= COUNTED_HANDS {
+            latest.pop_front();
+        }
+        latest.push_back((deal, rules, count));
+    }
+}
 
 /// How often the flag counters are read again from the database (the review
 /// command and other nodes decide too).
@@ -38,6 +73,10 @@ pub(crate) struct Signals {
     pub(crate) settings: FairPlaySettings,
     pub(crate) recorder: Recorder,
     pub(crate) counters: [metrics::Counter; 3],
+    /// What became of the modes' answers.
+    pub(crate) answers: FairPlayAnswers,
+    /// The latest hands counted.
+    pub(crate) solutions: SolutionCounts,
 }
 
 impl Signals {
@@ -58,8 +97,13 @@ impl Signals {
                     None => return,
                 },
                 a = answers.recv() => if let Some((player, played)) = a {
-                    if let Err(e) = self.played(player, played).await {
-                        tracing::error!(error = %e, "fair-play signals not kept");
+                    match self.played(player, played).await {
+                        Ok(true) => self.answers.assessed.increment(1),
+                        Ok(false) => self.answers.left_out.increment(1),
+                        Err(e) => {
+                            self.answers.left_out.increment(1);
+                            tracing::error!(error = %e, "fair-play signals not kept");
+                        }
                     }
                 },
                 _ = count.tick() => self.count().await,
@@ -97,16 +141,27 @@ impl Signals {
     }
 
     /// An answer from the daily, a run or a challenge: its hand counted off
-    /// the player's path, then kept and assessed.
-    async fn played(&self, player: PlayerId, played: Played) -> Result<(), DbError> {
-        let answer = tokio::task::spawn_blocking(move || answer_played(played))
-            .await
-            .map_err(|_| DbError::Invariant("counting solutions panicked"))?;
-        match answer {
-            Ok(answer) => self.keep(player, vec![answer]).await,
+    /// the player's path (once for the latest hands), then kept and
+    /// assessed. Whether it was: false when it could not be read.
+    async fn played(&self, player: PlayerId, played: Played) -> Result<bool, DbError> {
+        let solutions = match self.solutions.get(&played.deal, played.rules) {
+            Some(n) => Ok(n),
+            None => {
+                let (deal, rules) = (played.deal.clone(), played.rules);
+                let counted = tokio::task::spawn_blocking(move || count(&deal, rules))
+                    .await
+                    .map_err(|_| DbError::Invariant("counting solutions panicked"))?;
+                if let Ok(n) = counted {
+                    self.solutions.put(played.deal.clone(), played.rules, n);
+                }
+                counted
+            }
+        };
+        match solutions.and_then(|n| answer_played(played, n)) {
+            Ok(answer) => self.keep(player, vec![answer]).await.map(|()| true),
             Err(why) => {
                 tracing::warn!(why, "an answer left out of the fair-play signals");
-                Ok(())
+                Ok(false)
             }
         }
     }
@@ -145,15 +200,20 @@ fn answers_of(wins: &[RatedWin]) -> Vec<(i64, Answer)> {
         .collect()
 }
 
-fn answer_played(p: Played) -> Result<Answer, &'static str> {
-    let solutions = solver::count_solutions(&p.deal.hand, p.deal.objective, p.rules)
+/// The distinct solutions of `deal` under `rules`.
+fn count(deal: &Deal, rules: Rules) -> Result<u64, &'static str> {
+    let solutions = solver::count_solutions(&deal.hand, deal.objective, rules)
         .map_err(|_| "a hand the solver cannot count")?;
+    Ok(u64::try_from(solutions).unwrap_or(u64::MAX))
+}
+
+fn answer_played(p: Played, solutions: u64) -> Result<Answer, &'static str> {
     Answer::new(
         p.answered_at_ms,
         p.elapsed_ms,
         p.deal,
         p.variant,
-        u64::try_from(solutions).unwrap_or(u64::MAX),
+        solutions,
         &p.formula,
     )
     .map_err(|_| "a right answer that does not lex")

@@ -121,6 +121,7 @@ impl Play {
             return asker.error(ErrorCode::WrongState, "this challenge is solved already");
         };
         let db = &asker.shared.db;
+        let mut played = None;
         let stored = match &judgement {
             Judgement::Wrong(_) => db.challenge_miss(code.as_str(), asker.player).await,
             Judgement::Right { .. } => {
@@ -134,7 +135,7 @@ impl Play {
                     .await;
                 if matches!(solved, Ok(true)) {
                     let (deal, rules) = (&challenge.deal, challenge.rules);
-                    asker.note_answer(deal, rules, formula, attempt.started_ms, now);
+                    played = asker.played(deal, rules, formula, attempt.started_ms, now);
                 }
                 solved.map(|_| ())
             }
@@ -152,6 +153,7 @@ impl Play {
             });
             result(asker, code, &challenge, yours);
         }
+        asker.note(played).await;
     }
 }
 

@@ -134,6 +134,7 @@ impl Play {
         let Ok(judgement) = attempt.answer(&hand.deal, RULES, formula, now) else {
             return asker.error(ErrorCode::WrongState, "this daily is solved already");
         };
+        let mut played = None;
         let stored = match &judgement {
             Judgement::Wrong(_) => db.daily_miss(asker.player, &day).await,
             Judgement::Right { printed, .. } => {
@@ -153,7 +154,7 @@ impl Play {
                 // The day's board is what a solver would top: its answers
                 // are assessed with the player's rated play.
                 if rated && matches!(solved, Ok(true)) {
-                    asker.note_answer(&hand.deal, RULES, formula, attempt.started_ms, now);
+                    played = asker.played(&hand.deal, RULES, formula, attempt.started_ms, now);
                 }
                 solved.map(|_| ())
             }
@@ -172,6 +173,7 @@ impl Play {
                 Err(e) => asker.db_failed(&e),
             }
         }
+        asker.note(played).await;
     }
 
     /// `daily_solved` for a solved attempt, from what is stored.

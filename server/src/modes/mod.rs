@@ -96,23 +96,33 @@ impl Asker<'_> {
         );
     }
 
-    /// A right answer that counts (a board, a challenge's result) handed
-    /// to the fair-play signals; a bot's never is (it is on no board).
-    fn note_answer(&self, deal: &Deal, rules: Rules, formula: &str, dealt_ms: u64, now_ms: u64) {
-        if self.bot {
-            return;
+    /// A right answer that counts (a board, a challenge's result), as the
+    /// fair-play signals take it; `None` for a bot's (it is on no board).
+    fn played(
+        &self,
+        deal: &Deal,
+        rules: Rules,
+        formula: &str,
+        dealt_ms: u64,
+        now_ms: u64,
+    ) -> Option<Played> {
+        (!self.bot).then(|| Played {
+            answered_at_ms: now_ms,
+            elapsed_ms: now_ms.saturating_sub(dealt_ms),
+            deal: deal.clone(),
+            variant: MODES_VARIANT,
+            rules,
+            formula: formula.to_owned(),
+        })
+    }
+
+    /// Hands `played` to the fair-play signals, after the player's replies
+    /// are sent: when the signals are a whole queue behind, this waits
+    /// (and the connection's next request with it) rather than drop it.
+    async fn note(&self, played: Option<Played>) {
+        if let Some(played) = played {
+            self.shared.fair_play.note_answer(self.player, played).await;
         }
-        self.shared.fair_play.note_answer(
-            self.player,
-            Played {
-                answered_at_ms: now_ms,
-                elapsed_ms: now_ms.saturating_sub(dealt_ms),
-                deal: deal.clone(),
-                variant: MODES_VARIANT,
-                rules,
-                formula: formula.to_owned(),
-            },
-        );
     }
 
     /// The server's wall clock, in Unix milliseconds.

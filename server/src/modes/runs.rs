@@ -175,13 +175,14 @@ impl Play {
                 return asker.error(ErrorCode::WrongRound, e.to_string())
             }
         };
+        let mut played = None;
         let (verdict, bonus_ms) = match &outcome {
             RunOutcome::Solved {
                 value, bonus_ms, ..
             } => {
                 // Timed from the hand's deal, not from a miss on it: a
                 // person fixing a typo is quick, and that is no signal.
-                asker.note_answer(&dealt, RULES, formula, state.dealt_ms, now);
+                played = asker.played(&dealt, RULES, formula, state.dealt_ms, now);
                 self.last_solved = Some(Solved {
                     deal: dealt,
                     rules: RULES,
@@ -220,7 +221,8 @@ impl Play {
             state.dealt_ms = now;
         }
         if state.run.is_over(now) {
-            return finish(&owner, &mut state, asker.id.clone()).await;
+            finish(&owner, &mut state, asker.id.clone()).await;
+            return asker.note(played).await;
         }
         let run = &state.run;
         asker.reply(ServerMessage::RunHand {
@@ -232,6 +234,7 @@ impl Play {
             combo: run.combo(),
             bonus_ms,
         });
+        asker.note(played).await;
     }
 }
 

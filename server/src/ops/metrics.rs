@@ -122,6 +122,23 @@ struct Recording {
     replayed: Counter,
 }
 
+/// What becomes of the right answers of the daily, runs and challenges
+/// handed to the fair-play signals (`krypto_fair_play_answers_total`, by
+/// `outcome`).
+#[derive(Debug, Clone)]
+pub(crate) struct FairPlayAnswers {
+    /// Kept in the player's window and assessed.
+    pub(crate) assessed: Counter,
+    /// Not assessed: a hand or formula the signals cannot read, or the
+    /// database failed (logged).
+    pub(crate) left_out: Counter,
+    /// Found the signals' queue full and waited for room (their player's
+    /// next request waited with them).
+    pub(crate) waited: Counter,
+    /// Lost: the signals' task had stopped (a server shutting down).
+    pub(crate) dropped: Counter,
+}
+
 /// The server's series, as handles.
 #[derive(Debug)]
 pub(crate) struct Metrics {
@@ -129,6 +146,8 @@ pub(crate) struct Metrics {
     /// Fair-play flags raised, cleared and banned, across every node (read
     /// from the decisions' table: the review command runs apart).
     pub(crate) fair_play: [Counter; 3],
+    /// The modes' answers through the fair-play signals.
+    pub(crate) fair_play_answers: FairPlayAnswers,
     /// WebSocket connections opened since the start.
     pub(crate) connections_opened: Counter,
     /// WebSocket connections open now.
@@ -186,6 +205,13 @@ impl Metrics {
         let redirects = Series {
             name: "krypto_redirects_total",
             help: "Redirects sent to clients, by reason: seat, join, handover.",
+        };
+        let answers = Series {
+            name: "krypto_fair_play_answers_total",
+            help: "Right answers of the daily, runs and challenges handed to the fair-play \
+                   signals, by outcome: assessed; left_out (unreadable, or the database \
+                   failed); waited (found the queue full and waited for room); dropped (the \
+                   signals had stopped).",
         };
         let reconnects = Series {
             name: "krypto_database_reconnects_total",
@@ -285,6 +311,12 @@ impl Metrics {
                     help: "Players a reviewer banned.",
                 }),
             ],
+            fair_play_answers: FairPlayAnswers {
+                assessed: labelled(&answers, "outcome", "assessed"),
+                left_out: labelled(&answers, "outcome", "left_out"),
+                waited: labelled(&answers, "outcome", "waited"),
+                dropped: labelled(&answers, "outcome", "dropped"),
+            },
             handle: recorder.handle(),
         };
         Ok(metrics)
