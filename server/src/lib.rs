@@ -187,6 +187,7 @@ impl Shared {
             shutdown: shutdown.clone(),
             tasks: room_tasks.clone(),
             rated_play,
+            bots: rooms::bots::BotRoster::default(),
         });
         let public_bases =
             join_urls::public_bases(bound, &config.allowed_origins, config.public_url.as_deref());

@@ -6,18 +6,23 @@
 
 use std::ops::RangeInclusive;
 
-use crate::room::difficulty_of;
-use crate::settings::{Difficulty, Variant};
+use rand::Rng;
 
-/// How well a bot plays.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BotSkill {
-    /// Slow, and sometimes wrong.
-    Easy,
-    /// About as fast as a good player.
-    Medium,
-    /// Fast and never wrong.
-    Hard,
+use crate::formula;
+use crate::room::difficulty_of;
+use crate::rules::Rules;
+use crate::settings::{DealMode, Difficulty, RoomSettings, Variant};
+
+wire_enum! {
+    /// How well a bot plays (`add_bot`'s `skill` on the wire).
+    pub enum BotSkill {
+        /// Slow, and sometimes wrong.
+        Easy,
+        /// About as fast as a good player.
+        Medium,
+        /// Fast and never wrong.
+        Hard,
+    }
 }
 
 impl BotSkill {
@@ -76,5 +81,176 @@ pub fn blunder_percent(skill: BotSkill) -> u32 {
         BotSkill::Easy => 30,
         BotSkill::Medium => 5,
         BotSkill::Hard => 0,
+    }
+}
+
+/// What a bot answers to a hand, and when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BotAnswer {
+    /// Milliseconds after the deal it sends its first answer: the table's
+    /// median for the hand with the jitter applied.
+    pub after_ms: u64,
+    /// The first answer: a formula, or `None` for "no solution".
+    pub first: Option<String>,
+    /// After a deliberate wrong first answer, the right one it tries once
+    /// the lockout is over.
+    pub then: Option<String>,
+}
+
+/// How a bot of `skill` answers the hand `cards` → `objective` dealt in a
+/// room with `settings`, given the hand's distinct `solutions` (from
+/// [`crate::solver::solve_all`]): one of them picked at random, after
+/// [`think_ms`] with the [`JITTER_PERCENT`] jitter, sometimes a wrong
+/// formula first ([`blunder_percent`]). A hand with no solution is claimed
+/// only where the room deals unsolvable hands (`deal: any`); otherwise, and
+/// when no wrong formula can be made, the bot answers nothing or straight.
+pub fn answer<R: Rng + ?Sized>(
+    skill: BotSkill,
+    settings: &RoomSettings,
+    cards: &[i64],
+    objective: i64,
+    solutions: &[String],
+    rng: &mut R,
+) -> Option<BotAnswer> {
+    let count = u64::try_from(solutions.len()).unwrap_or(u64::MAX);
+    let median = think_ms(skill, settings.variant, count);
+    let after_ms = median * u64::from(rng.random_range(JITTER_PERCENT)) / 100;
+    if solutions.is_empty() {
+        return (settings.deal == DealMode::Any).then_some(BotAnswer {
+            after_ms,
+            first: None,
+            then: None,
+        });
+    }
+    let pick = solutions[rng.random_range(0..solutions.len())].clone();
+    let blunder = rng.random_range(0..100u32) < blunder_percent(skill);
+    let wrong = blunder
+        .then(|| wrong_formula(cards, objective, settings.rules))
+        .flatten();
+    Some(match wrong {
+        Some(wrong) => BotAnswer {
+            after_ms,
+            first: Some(wrong),
+            then: Some(pick),
+        },
+        None => BotAnswer {
+            after_ms,
+            first: Some(pick),
+            then: None,
+        },
+    })
+}
+
+/// A formula using every card that does not make `objective` (a player's
+/// slip): the cards added up, else multiplied, else subtracted in turn;
+/// `None` when all three happen to be right.
+pub fn wrong_formula(cards: &[i64], objective: i64, rules: Rules) -> Option<String> {
+    ["+", "*", "-"].into_iter().find_map(|op| {
+        let text = cards
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(&format!(" {op} "));
+        formula::check(&text, cards, objective, rules)
+            .is_err()
+            .then_some(text)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::StdRng;
+    use rand::SeedableRng;
+
+    const CARDS: [i64; 5] = [1, 2, 3, 4, 5];
+
+    fn solutions() -> Vec<String> {
+        ["1 + 2 + 3 + 4 + 5", "(1 + 2) * 5 + 4 - 3 - 1"]
+            .map(str::to_owned)
+            .to_vec()
+    }
+
+    #[test]
+    fn an_answer_comes_within_the_jitter_of_the_median() {
+        let settings = RoomSettings::default();
+        let median = think_ms(BotSkill::Medium, settings.variant, 2);
+        for seed in 0..50 {
+            let mut rng = StdRng::seed_from_u64(seed);
+            let a = answer(
+                BotSkill::Medium,
+                &settings,
+                &CARDS,
+                15,
+                &solutions(),
+                &mut rng,
+            )
+            .unwrap_or_else(|| panic!("seed {seed}: no answer"));
+            assert!(a.after_ms >= median * 70 / 100 && a.after_ms <= median * 130 / 100);
+        }
+    }
+
+    #[test]
+    fn hard_bots_never_blunder_and_easy_ones_sometimes_do_and_then_answer_right() {
+        let settings = RoomSettings::default();
+        let mut easy_blunders = 0;
+        for seed in 0..60 {
+            let mut rng = StdRng::seed_from_u64(seed);
+            let hard = answer(
+                BotSkill::Hard,
+                &settings,
+                &CARDS,
+                15,
+                &solutions(),
+                &mut rng,
+            );
+            assert!(hard.is_some_and(|a| a.then.is_none()));
+            let mut rng = StdRng::seed_from_u64(seed);
+            let easy = answer(
+                BotSkill::Easy,
+                &settings,
+                &CARDS,
+                15,
+                &solutions(),
+                &mut rng,
+            );
+            if let Some(BotAnswer {
+                first: Some(wrong),
+                then: Some(right),
+                ..
+            }) = easy
+            {
+                easy_blunders += 1;
+                assert!(formula::check(&wrong, &CARDS, 15, settings.rules).is_err());
+                assert!(solutions().contains(&right));
+            }
+        }
+        assert!(easy_blunders > 0, "an easy bot never slipped in 60 hands");
+    }
+
+    #[test]
+    fn no_solution_is_claimed_only_where_the_room_deals_any_hand() {
+        let mut settings = RoomSettings::default();
+        let mut rng = StdRng::seed_from_u64(7);
+        assert_eq!(
+            answer(BotSkill::Hard, &settings, &[1; 5], 100, &[], &mut rng),
+            None
+        );
+        settings.deal = DealMode::Any;
+        let claim = answer(BotSkill::Hard, &settings, &[1; 5], 100, &[], &mut rng);
+        assert!(claim.is_some_and(|a| a.first.is_none() && a.then.is_none()));
+    }
+
+    #[test]
+    fn the_wrong_formula_is_wrong_and_uses_every_card() {
+        // The sum is right here: the product is offered.
+        assert_eq!(
+            wrong_formula(&CARDS, 15, Rules::Free).as_deref(),
+            Some("1 * 2 * 3 * 4 * 5")
+        );
+        assert_eq!(
+            wrong_formula(&CARDS, 16, Rules::Free).as_deref(),
+            Some("1 + 2 + 3 + 4 + 5")
+        );
     }
 }

@@ -220,6 +220,20 @@ fn client_messages_have_the_documented_shapes() {
     );
     client_round_trip(
         None,
+        ClientMessage::AddBot {
+            skill: krypto_core::bot_pace::BotSkill::Medium,
+        },
+        json!({"type": "add_bot", "skill": "medium"}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::RemoveBot {
+            player: PlayerId(41),
+        },
+        json!({"type": "remove_bot", "player": 41}),
+    );
+    client_round_trip(
+        None,
         ClientMessage::Leaderboard {
             metric: Some(Metric::Fastest),
             period: Some(Period::Week),

@@ -305,6 +305,46 @@ fn tab_switches_to_chat_during_a_round() {
 }
 
 #[test]
+fn bot_commands_add_by_skill_and_remove_bots_by_name_but_never_people() {
+    let mut app = game();
+    let bot = PlayerId(9);
+    let mut row = player(bot, "Kurt (medium bot)", 0);
+    row.bot = true;
+    app.room.as_mut().unwrap().snapshot.players.push(row);
+    let line = |app: &mut App, l: &str| sends(&app.handle(Event::Line(l.into())));
+    assert_eq!(
+        line(&mut app, "/bot add hard"),
+        [ClientMessage::AddBot {
+            skill: krypto_core::bot_pace::BotSkill::Hard
+        }]
+    );
+    assert_eq!(
+        line(&mut app, "/bot add"),
+        [ClientMessage::AddBot {
+            skill: krypto_core::bot_pace::BotSkill::Medium
+        }],
+        "medium when the skill is not said"
+    );
+    assert!(line(&mut app, "/bot add genius").is_empty());
+    assert!(app
+        .feed
+        .last()
+        .unwrap()
+        .text
+        .contains("easy, medium or hard"));
+    assert_eq!(
+        line(&mut app, "/bot remove kurt (MEDIUM bot)"),
+        [ClientMessage::RemoveBot { player: bot }]
+    );
+    assert!(line(&mut app, "/bot remove Ben").is_empty());
+    assert!(app.feed.last().unwrap().text.contains("/kick"));
+    assert!(line(&mut app, "/bot remove Zed").is_empty());
+    assert!(app.feed.last().unwrap().text.contains("no bot called"));
+    assert!(line(&mut app, "/bot dance").is_empty());
+    assert!(app.feed.last().unwrap().text.contains("usage: /bot"));
+}
+
+#[test]
 fn commands_map_to_requests() {
     let mut app = game();
     let line = |app: &mut App, l: &str| sends(&app.handle(Event::Line(l.into())));

@@ -6,6 +6,7 @@
 //! A complete formula over the hand with a wrong value is a real attempt and
 //! is sent.
 
+use krypto_core::bot_pace::BotSkill;
 use krypto_core::formula::{self, ErrorKind};
 use krypto_core::protocol::{ClientMessage, Metric, Period, PlayerId, MAX_CHAT_LEN, REACTIONS};
 use krypto_core::settings::{Field, SettingsPatch};
@@ -176,6 +177,7 @@ impl App {
                     send(ClientMessage::TransferHost { player })
                 }
             }
+            "bot" | "bots" => self.bot(rest),
             "devices" => send(ClientMessage::Devices),
             "revoke" => self.revoke(rest),
             "leaderboard" | "lb" => {
@@ -233,6 +235,62 @@ impl App {
             })],
             None => {
                 self.error(format!("react with one of: {}", list()));
+                Vec::new()
+            }
+        }
+    }
+
+    /// `/bot add [easy|medium|hard]` (medium when unsaid): the host seats
+    /// one of the server's bots; `/bot remove NAME` takes one out.
+    pub(super) fn bot(&mut self, what: &str) -> Vec<Action> {
+        const USAGE: &str = "usage: /bot add [easy|medium|hard] or /bot remove NAME";
+        let (verb, rest) = match what.split_once(char::is_whitespace) {
+            Some((v, r)) => (v, r.trim()),
+            None => (what, ""),
+        };
+        if self.room.is_none() {
+            self.error("bots join a room: /create one first");
+            return Vec::new();
+        }
+        match verb.to_ascii_lowercase().as_str() {
+            "add" => {
+                let skill = if rest.is_empty() {
+                    Ok(BotSkill::Medium)
+                } else {
+                    rest.parse::<BotSkill>()
+                };
+                match skill {
+                    Ok(skill) => vec![Action::Send(ClientMessage::AddBot { skill })],
+                    Err(_) => {
+                        self.error(format!("a bot is easy, medium or hard, not {rest:?}"));
+                        Vec::new()
+                    }
+                }
+            }
+            "remove" | "rm" => {
+                let found = self.room.as_ref().and_then(|r| {
+                    r.snapshot
+                        .players
+                        .iter()
+                        .find(|p| p.name.eq_ignore_ascii_case(rest))
+                        .map(|p| (p.id, p.bot))
+                });
+                match found {
+                    Some((player, true)) => vec![Action::Send(ClientMessage::RemoveBot { player })],
+                    Some((_, false)) => {
+                        self.error(format!(
+                            "{rest} is not a bot (the host removes people with /kick)"
+                        ));
+                        Vec::new()
+                    }
+                    None => {
+                        self.error(format!("no bot called {rest:?} is in the room"));
+                        Vec::new()
+                    }
+                }
+            }
+            _ => {
+                self.error(USAGE);
                 Vec::new()
             }
         }

@@ -64,8 +64,8 @@ pub const COMMANDS: [&str; 5] = [
     "/create [public] · /join CODE · /spectate CODE · /rooms",
     "/start · /set key=value · /lock · /unlock · /leave · /quit",
     "/kick NAME · /host NAME · /chat TEXT · /react 🎉 · /ready",
-    "/rooms more · /nosolution (any hand) · /devices · /revoke N",
-    "/leaderboard [rating|wins|rounds|fastest] [day|week|...]",
+    "/bot add easy|medium|hard · /bot remove NAME · /revoke N",
+    "/rooms more · /nosolution · /devices · /leaderboard [wins…]",
 ];
 
 /// The help for line mode (`--plain`): no keys, only what to type.

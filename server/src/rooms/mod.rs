@@ -1,8 +1,10 @@
 //! Rooms: the registry of rooms, seats, spectators and sessions (the
 //! lobby), room codes, one task per room owning the pure
 //! `krypto_core::room::Room` and its clock, the handle through which anyone
-//! sends to a connection, and rooms kept across a stop.
+//! sends to a connection, rooms kept across a stop, and the server's own
+//! bots a host seats.
 
+pub(crate) mod bots;
 pub(crate) mod clock;
 pub(crate) mod directory_queue;
 pub(crate) mod lobby;

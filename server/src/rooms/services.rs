@@ -12,6 +12,7 @@ use krypto_core::room::{Dealer, RandomDealer};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::rooms::bots::BotRoster;
 use crate::rooms::clock::{ManualClock, RoomClock};
 use crate::rooms::lobby::Lobby;
 use crate::rooms::saving::SavedRooms;
@@ -85,4 +86,6 @@ pub(crate) struct RoomServices {
     pub(crate) tasks: TaskTracker,
     /// Where rooms name their rated matches for the fair-play signals.
     pub(crate) rated_play: RatedPlay,
+    /// The server's bots, which hosts seat with `add_bot`.
+    pub(crate) bots: BotRoster,
 }

@@ -1,4 +1,5 @@
-//! Every request the player's room answers, passed on to its task.
+//! Every request the player's room answers, passed on to its task (with
+//! the server's bots made first for an `add_bot`).
 
 use krypto_core::protocol::{ClientMessage, ErrorCode};
 
@@ -32,6 +33,14 @@ impl Session {
         let Some(room) = self.shared.lobby.seat_of(welcomed.player) else {
             return self.error(id, ErrorCode::NotInRoom, "you are not in a room");
         };
+        // The server's bots are players in the database, made the first
+        // time a host asks for one: that can fail while it is away.
+        if matches!(message, ClientMessage::AddBot { .. }) {
+            if let Err(e) = self.shared.rooms.bots.ready(&self.shared.db).await {
+                tracing::warn!(error = %e, "no bot for add_bot");
+                return self.error(id, ErrorCode::Internal, e.to_string());
+            }
+        }
         let command = RoomCommand::Request {
             received: tokio::time::Instant::now(),
             player: welcomed.player,

@@ -488,6 +488,8 @@ export function createApp({ kind, route, handed, scanned, io }) {
       io.send({ type: 'kick', player });
     },
     makeHost: (player) => io.send({ type: 'transfer_host', player }),
+    addBot: (skill) => io.send({ type: 'add_bot', skill }),
+    removeBot: (player) => io.send({ type: 'remove_bot', player }),
     lock: (locked) => io.send({ type: 'lock', locked }),
     chat(text) {
       const t = text.trim();

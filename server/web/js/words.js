@@ -41,6 +41,8 @@ export const VARIANTS = { krypto: 'Krypto (5 cards)', 24: '24 game (4 cards, mak
 
 export const DIFFICULTIES = { any: 'Any', easy: 'Easy', medium: 'Medium', hard: 'Hard' };
 
+export const BOT_SKILLS = { easy: 'Easy', medium: 'Medium', hard: 'Hard' };
+
 export const DEALS = { solvable: 'Always solvable', any: 'Any (may have none)' };
 export const SCORINGS = { first: 'First right answer wins', everyone: 'Everyone who solves scores (3, 2, 1…)' };
 

@@ -6,6 +6,7 @@ use strum::{EnumDiscriminants, EnumIter, EnumString, IntoStaticStr, VariantNames
 use chrono::NaiveDate;
 
 use super::{ChallengeCode, Difficulty, PlayerId, SettingsPatch};
+use crate::bot_pace::BotSkill;
 
 wire_enum! {
     /// Which leaderboard to show.
@@ -147,6 +148,19 @@ pub enum ClientMessage {
     },
     /// "Ready for the rematch"; a seated player, while a ready check is open.
     Ready,
+    /// Seats one of the server's bots of `skill` as a player; host only,
+    /// between matches, at most `MAX_BOTS` per room, counted against
+    /// `max_players`. Everyone gets `player_joined` (with `bot: true`).
+    AddBot {
+        /// How well it plays.
+        skill: BotSkill,
+    },
+    /// Takes a bot out of the room; host only, between matches. Everyone
+    /// gets `player_left`.
+    RemoveBot {
+        /// The bot.
+        player: PlayerId,
+    },
     /// Asks for a leaderboard.
     Leaderboard {
         /// Defaults to `rating`.

@@ -57,6 +57,11 @@ pub struct ClientLimits {
     pub run_combo_repeat: u32,
     /// Characters in a challenge code ([`crate::modes::challenge::CODE_LEN`]).
     pub challenge_code_chars: usize,
+    /// Most server bots in one room ([`crate::room::MAX_BOTS`]).
+    pub max_bots: u32,
+    /// The skills `add_bot` takes, weakest first
+    /// ([`crate::bot_pace::BotSkill`]).
+    pub bot_skills: [&'static str; 3],
     /// What each room setting allows, by its wire name.
     pub settings: BTreeMap<&'static str, Allowed>,
 }
@@ -83,6 +88,8 @@ impl ClientLimits {
             run_combo_bonuses: crate::modes::run::COMBO_BONUSES,
             run_combo_repeat: crate::modes::run::COMBO_REPEAT,
             challenge_code_chars: crate::modes::challenge::CODE_LEN,
+            max_bots: crate::room::MAX_BOTS,
+            bot_skills: crate::bot_pace::BotSkill::ALL.map(|s| s.as_str()),
             settings: Field::ALL
                 .iter()
                 .map(|&f| (f.as_str(), f.allowed()))

@@ -69,6 +69,12 @@ pub enum RoomError {
     /// A `kick` or `transfer_host` naming nobody in the room.
     #[error("no player {0} in this room")]
     PlayerNotFound(PlayerId),
+    /// An `add_bot` in a room that has its bots already.
+    #[error("a room has at most {0} bots")]
+    TooManyBots(u32),
+    /// A `remove_bot` naming a person (that is `kick`).
+    #[error("player {0} is not a bot")]
+    NotABot(PlayerId),
     /// The solver failed on a hand; should not happen with dealt hands.
     #[error("the server could not judge this hand: {0}")]
     Internal(#[from] SolveError),
@@ -94,6 +100,8 @@ impl RoomError {
             RoomError::RateLimited => ErrorCode::RateLimited,
             RoomError::InvalidSettings(_) => ErrorCode::InvalidSettings,
             RoomError::PlayerNotFound(_) => ErrorCode::PlayerNotFound,
+            RoomError::TooManyBots(_) => ErrorCode::RoomFull,
+            RoomError::NotABot(_) => ErrorCode::NotAPlayer,
             RoomError::Internal(_) => ErrorCode::Internal,
         }
     }

@@ -36,11 +36,13 @@
 //! - `rounds`: the clock — countdown, deals, time-outs, match start and end;
 //! - `roster`: members — join, leave, kick, host, seats held while away;
 //! - `play`: answers — formulas, "no solution" claims, lockouts, wins;
+//! - [`bots`]: bots the host seats and removes between matches;
 //! - `chat`: chat and its flood limit;
 //! - `party`: reactions, and the ready check before a rematch;
 //! - `view`: what members see — snapshots, the lobby summary, queries;
 //! - [`saved`]: the whole state as data, to survive a server restart.
 
+pub mod bots;
 mod chat;
 pub mod dealer;
 pub mod effects;
@@ -57,6 +59,7 @@ use std::collections::{HashSet, VecDeque};
 
 use crate::protocol::{ClientMessage, PlayerId, RoomSettings, ServerMessage, Standing};
 
+pub use bots::MAX_BOTS;
 pub use dealer::{
     difficulty_of, Dealer, DifficultyBands, HandSource, RandomDealer, ScriptedDealer, ShuffledDeck,
 };
@@ -197,7 +200,8 @@ impl Room {
 
     /// Handles any room-level client message from a member (`leave_room`,
     /// `update_settings`, `start`, `submit`, `claim_no_solution`, `chat`,
-    /// `kick`, `lock`, `transfer_host`, `react`, `ready`); a refusal becomes
+    /// `kick`, `lock`, `transfer_host`, `react`, `ready`,
+    /// `remove_bot`); a refusal becomes
     /// an `error` reply.
     /// Other messages are the lobby's business and get a `wrong_state` error.
     pub fn handle(&mut self, player: PlayerId, message: &ClientMessage, now: u64) -> Effects {
@@ -217,6 +221,9 @@ impl Room {
             }
             ClientMessage::React { emoji } => self.react(player, emoji, now),
             ClientMessage::Ready => self.ready(player, now),
+            ClientMessage::RemoveBot { player: target } => self.remove_bot(player, *target, now),
+            // Who the bot is comes from the server: see `Room::add_bot`.
+            ClientMessage::AddBot { .. } => Err(RoomError::WrongState("bots come from the server")),
             _ => Err(RoomError::WrongState("not a room message")),
         };
         match result {

@@ -73,8 +73,9 @@ impl Room {
 
     /// Opens the ready check of a rematch; the host who asked is ready.
     pub(super) fn open_ready_check(&mut self, host: PlayerId, now: u64, fx: &mut Effects) {
+        // Bots are always ready: nobody waits for a program to look up.
         for m in &mut self.members {
-            m.ready = m.id == host;
+            m.ready = m.id == host || m.bot;
         }
         self.phase = Phase::ReadyCheck {
             until: now + READY_CHECK_MS,

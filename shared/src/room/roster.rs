@@ -164,6 +164,13 @@ impl Room {
         } else if self.player_count() >= self.settings.max_players {
             return Err(RoomError::RoomFull(self.settings.max_players));
         }
+        Ok(self.seat(joiner, spectator, now))
+    }
+
+    /// Seats `joiner`, who may join (the checks are the caller's): the
+    /// others hear of them, they get the room's snapshot.
+    pub(super) fn seat(&mut self, joiner: Joiner, spectator: bool, now: u64) -> Effects {
+        let player = joiner.id;
         let eligible_from = match (self.phase, &self.round) {
             (Phase::Playing, Some(r)) => r.number + 1,
             _ => 0,
@@ -200,7 +207,7 @@ impl Room {
         self.remember(msg.clone());
         fx.send(Recipient::AllExcept(player), msg);
         self.snapshot_to(player, returning, now, &mut fx);
-        Ok(fx)
+        fx
     }
 
     /// `player`'s connection dropped: they keep their seat and score for

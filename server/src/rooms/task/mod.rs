@@ -14,6 +14,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use krypto_core::bot_pace::BotSkill;
 use krypto_core::protocol::{
     ClientMessage, ErrorCode, PlayerId, RoomSettings, ServerEnvelope, ServerMessage,
 };
@@ -26,6 +27,7 @@ use uuid::Uuid;
 use crate::scores::rated_play::RatedMatch;
 
 use self::absence::Absence;
+use self::bots::{RoomBots, SeatedBot, Solved, SOLVED_QUEUE};
 use self::held::Held;
 use self::recording::MatchLog;
 use crate::db::saved::StoredRoom;
@@ -37,6 +39,7 @@ use crate::rooms::services::RoomServices;
 use crate::scores::periods::now_ms;
 
 mod absence;
+mod bots;
 mod held;
 mod recording;
 
@@ -84,6 +87,7 @@ pub fn create(
     };
     let code = room.code().to_owned();
     services.lobby.seat(host, &code);
+    let (solved_tx, solved_rx) = mpsc::channel(SOLVED_QUEUE);
     let mut task = RoomTask {
         services: services.clone(),
         room,
@@ -95,11 +99,12 @@ pub fn create(
         held: Held::default(),
         locked: false,
         last_now: 0,
+        bots: RoomBots::new(solved_tx),
     };
     // A new room has nothing to record: deliver its first snapshot now.
     task.send_out(fx, id.as_deref());
     tracing::info!(room = %code, host = host.0, "room opened");
-    services.tasks.spawn(task.run(rx));
+    services.tasks.spawn(task.run(rx, solved_rx));
     Ok(Ok(()))
 }
 
@@ -109,6 +114,9 @@ pub fn create(
 struct SavedTask {
     room: SavedRoom,
     log: MatchLog,
+    /// The server's bots seated in it (they come back with the room).
+    #[serde(default)]
+    bots: Vec<SeatedBot>,
 }
 
 /// Why a saved room could not be brought back.
@@ -147,8 +155,18 @@ pub(crate) async fn restore(
     stored: StoredRoom,
 ) -> Result<Restored, RestoreError> {
     let saved: SavedTask = serde_json::from_str(&stored.state)?;
-    let SavedTask { room: saved, log } = saved;
-    let seats: Vec<(PlayerId, bool)> = saved.members.iter().map(|m| (m.id, m.spectator)).collect();
+    let SavedTask {
+        room: saved,
+        log,
+        bots: saved_bots,
+    } = saved;
+    // The server's bots have no connection to wait for: they sit on.
+    let seats: Vec<(PlayerId, bool)> = saved
+        .members
+        .iter()
+        .filter(|m| !saved_bots.iter().any(|b| b.id == m.id))
+        .map(|m| (m.id, m.spectator))
+        .collect();
     let clock = services.settings.clock();
     let now = clock.now();
     let room = match Room::restore(
@@ -181,6 +199,7 @@ pub(crate) async fn restore(
             services.lobby.reserve_spectator(&code, member, usize::MAX);
         }
     }
+    let (solved_tx, solved_rx) = mpsc::channel(SOLVED_QUEUE);
     let mut task = RoomTask {
         services: services.clone(),
         room,
@@ -192,7 +211,11 @@ pub(crate) async fn restore(
         held: Held::default(),
         locked: false,
         last_now: 0,
+        bots: RoomBots::new(solved_tx),
     };
+    for bot in saved_bots {
+        task.bots.seat(bot);
+    }
     // Nobody is connected yet: everyone's seat is held from now.
     for &(member, _) in &seats {
         let fx = task.room.disconnect(member, now);
@@ -202,7 +225,7 @@ pub(crate) async fn restore(
     tracing::info!(room = %code, match_id = ?task.log.match_id(), "room restored");
     let public = task.room.summary().settings.public;
     let locked = task.room.is_locked();
-    services.tasks.spawn(task.run(rx));
+    services.tasks.spawn(task.run(rx, solved_rx));
     Ok(Restored {
         code,
         public,
@@ -242,6 +265,8 @@ struct RoomTask {
     locked: bool,
     /// The room time of the last command or tick handled.
     last_now: u64,
+    /// The server's bots seated here, and how they will answer.
+    bots: RoomBots,
 }
 
 async fn sleep_until_opt(at: Option<Instant>) {
@@ -252,11 +277,19 @@ async fn sleep_until_opt(at: Option<Instant>) {
 }
 
 impl RoomTask {
-    async fn run(mut self, mut inbox: mpsc::Receiver<RoomCommand>) {
+    async fn run(
+        mut self,
+        mut inbox: mpsc::Receiver<RoomCommand>,
+        mut solved: mpsc::Receiver<Solved>,
+    ) {
         let shutdown = self.services.shutdown.clone();
         let grace = self.services.settings.empty_room_grace;
         loop {
-            let deadline = self.room.next_deadline();
+            self.dismiss_bots_if_alone().await;
+            let deadline = [self.room.next_deadline(), self.bots.next_at()]
+                .into_iter()
+                .flatten()
+                .min();
             let clock = self.clock.clone();
             // A room its last member left closes at once (a player must not
             // leave rooms behind); one whose members only dropped waits,
@@ -276,8 +309,20 @@ impl RoomTask {
                     Some(command) => self.handle(command).await,
                     None => break,
                 },
+                Some(hand) = solved.recv() => {
+                    self.bots.solved(hand, self.room.round_in_play());
+                }
                 () = clock.sleep_until(deadline), if deadline.is_some() => {
-                    self.last_now = self.clock.now();
+                    let now = self.clock.now();
+                    // The bots' answers due, each at the moment it was
+                    // planned for (the room's own deadlines before it pass
+                    // first, inside `handle`).
+                    while let Some((bot, message, at)) = self.bots.take_due(now) {
+                        self.last_now = at.max(self.last_now);
+                        let fx = self.room.handle(bot, &message, self.last_now);
+                        self.deliver(fx, None).await;
+                    }
+                    self.last_now = now.max(self.last_now);
                     let fx = self.room.tick(self.last_now);
                     self.deliver(fx, None).await;
                 }
@@ -313,6 +358,7 @@ impl RoomTask {
         let saved = SavedTask {
             room: self.room.save(self.clock.now()),
             log: std::mem::take(&mut self.log),
+            bots: self.bots.seated().to_vec(),
         };
         match serde_json::to_string(&saved) {
             Ok(state) => {
@@ -383,7 +429,10 @@ impl RoomTask {
                         self.refuse(player, id, JOURNAL_FULL);
                         return;
                     }
-                    let fx = self.room.handle(player, &message, now);
+                    let fx = match &message {
+                        ClientMessage::AddBot { skill } => self.add_bot(player, *skill, now),
+                        _ => self.room.handle(player, &message, now),
+                    };
                     self.deliver(fx, id.as_deref()).await;
                     if matches!(message, ClientMessage::Submit { .. }) {
                         let seconds = received.elapsed().as_secs_f64();
@@ -397,6 +446,41 @@ impl RoomTask {
                     let fx = self.room.disconnect(player, now);
                     self.deliver(fx, None).await;
                 }
+            }
+        }
+    }
+
+    /// `host` asks for a bot of `skill`: the first of the server's not
+    /// seated here yet (see `rooms/bots.rs`).
+    fn add_bot(&mut self, host: PlayerId, skill: BotSkill, now: u64) -> Effects {
+        let free = self
+            .services
+            .bots
+            .of_skill(skill)
+            .find(|b| !self.room.is_member(b.id))
+            .cloned();
+        let joiner = free
+            .as_ref()
+            .map(|b| Joiner::new(b.id, b.name.clone()).bot(true))
+            .ok_or("the server has no bot to seat right now");
+        let fx = self.room.add_bot(host, joiner, now);
+        if let Some(bot) = free.filter(|b| self.room.is_member(b.id)) {
+            self.bots.seat(SeatedBot { id: bot.id, skill });
+        }
+        fx
+    }
+
+    /// A room its people left closes: its server bots leave first, so a
+    /// match they were playing is abandoned (and recorded so) rather than
+    /// left open.
+    async fn dismiss_bots_if_alone(&mut self) {
+        if self.room.has_people() || self.bots.seated().is_empty() {
+            return;
+        }
+        let bots: Vec<PlayerId> = self.bots.seated().iter().map(|b| b.id).collect();
+        for bot in bots {
+            if let Ok(fx) = self.room.leave(bot, self.last_now) {
+                self.deliver(fx, None).await;
             }
         }
     }
@@ -422,6 +506,7 @@ impl RoomTask {
     /// Records the events, then sends the messages; replies carry `id`.
     /// The room's clock stands still while it waits for the recorder.
     async fn deliver(&mut self, mut fx: Effects, id: Option<&str>) {
+        self.bots.observe(&fx, self.last_now, self.room.settings());
         let held = Instant::now();
         self.record(&mut fx).await;
         self.clock.hold(held, Instant::now());

@@ -33,7 +33,11 @@ export function roster(state, act) {
         type: 'button', class: 'secondary small', 'aria-label': `Make host ${p.name}`,
         on: { click: () => act.makeHost(p.id) }, text: 'Make host',
       }),
-      h('button', {
+      // A bot is taken out (it may be added again); a person is kicked.
+      p.bot ? h('button', {
+        type: 'button', class: 'danger small', 'aria-label': `Remove bot ${p.name}`,
+        on: { click: () => act.removeBot(p.id) }, text: 'Remove',
+      }) : h('button', {
         type: 'button', class: 'danger small', 'aria-label': `Kick ${p.name}`,
         on: { click: () => act.kick(p.id, p.name) }, text: 'Kick',
       })))));

@@ -1,12 +1,13 @@
 // The waiting room before a match: how to join, who is here, the settings
-// (the host changes them), and the host's start, lock, kick and hand-over.
+// (the host changes them), and the host's start, lock, kick, hand-over and
+// bots (added with a skill, removed from their row).
 
 import { h, fill, keyedFill } from '../dom.js';
 import { isHost } from '../state.js';
 import { invite, linkPieces } from './invite.js';
 import { roster } from './players.js';
 import {
-  VARIANTS, RULES, DIFFICULTIES, DEALS, SCORINGS, SETTING_LABELS,
+  VARIANTS, RULES, DIFFICULTIES, DEALS, SCORINGS, SETTING_LABELS, BOT_SKILLS,
 } from '../words.js';
 import { LIMITS } from '../limits.js';
 
@@ -78,9 +79,31 @@ function summary(settings) {
   return h('ul', { class: 'settings-summary' }, lines.filter(Boolean).map((l) => h('li', { text: l })));
 }
 
+/**
+ * The host's "Add a bot" row: a skill and a button, or why not (the room
+ * has its bots, or every seat is taken). `skill` keeps the choice across
+ * rebuilds.
+ */
+function addBotRow(room, act, skill) {
+  const seated = room.players.filter((p) => !p.spectator).length;
+  const bots = room.players.filter((p) => p.bot).length;
+  if (bots >= LIMITS.max_bots) return h('p', { class: 'hint', text: `A room has at most ${LIMITS.max_bots} bots.` });
+  if (seated >= room.settings.max_players) return h('p', { class: 'hint', text: 'Every seat is taken: no room for a bot.' });
+  const select = h('select', {
+    id: 'bot-skill', on: { change: (e) => { skill.value = e.target.value; } },
+  }, LIMITS.bot_skills.map((s) => h('option', { value: s, selected: s === skill.value, text: BOT_SKILLS[s] ?? s })));
+  return h('form', { class: 'add-bot', on: { submit: (e) => { e.preventDefault(); act.addBot(select.value); } } },
+    h('label', { for: 'bot-skill', text: 'Bot skill' }), select,
+    h('button', { type: 'submit', class: 'secondary', text: '🤖 Add a bot' }));
+}
+
 export function mount(root, { act }) {
   const inviteBox = h('section', { class: 'card-panel invite' });
-  const players = h('section', { class: 'card-panel' });
+  const playerList = h('div');
+  const botRow = h('div');
+  const fillBotRow = keyedFill(botRow);
+  const botSkill = { value: 'medium' };
+  const players = h('section', { class: 'card-panel' }, playerList, botRow);
   const settings = h('section', { class: 'card-panel' });
   const controls = h('div', { class: 'host-controls' });
   const fillControls = keyedFill(controls);
@@ -103,7 +126,10 @@ export function mount(root, { act }) {
           inv.qr,
           h('p', { class: 'hint', text: 'Or open this server’s address and type the room code.' }));
       }
-      fill(players, h('h2', { text: `Players (${room.players.filter((p) => !p.spectator).length}/${room.settings.max_players})` }), roster(state, act));
+      fill(playerList, h('h2', { text: `Players (${room.players.filter((p) => !p.spectator).length}/${room.settings.max_players})` }), roster(state, act));
+      // Rebuilt only when what it offers changes, so a choice being made survives the room's updates.
+      const botKey = host ? `${room.players.filter((p) => p.bot).length}:${room.players.filter((p) => !p.spectator).length}:${room.settings.max_players}` : '';
+      fillBotRow(botKey, () => (host ? addBotRow(room, act, botSkill) : []));
       // The host's form is built once; each echo of the settings only sets
       // the values of the fields the host is not editing, so an edit typed
       // while the echo of another arrives is never thrown away.
