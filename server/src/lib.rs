@@ -185,6 +185,7 @@ impl Shared {
             shutdown: shutdown.clone(),
             tasks: room_tasks.clone(),
             rated_play,
+            solves: rooms::solves::RoomSolves::default(),
         });
         let public_bases =
             join_urls::public_bases(bound, &config.allowed_origins, config.public_url.as_deref());

@@ -85,4 +85,6 @@ pub(crate) struct RoomServices {
     pub(crate) tasks: TaskTracker,
     /// Where rooms name their rated matches for the fair-play signals.
     pub(crate) rated_play: RatedPlay,
+    /// The last round each seated player solved (for challenges).
+    pub(crate) solves: crate::rooms::solves::RoomSolves,
 }

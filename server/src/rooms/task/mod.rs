@@ -34,6 +34,7 @@ use crate::rooms::clock::RoomClock;
 use crate::rooms::lobby::{RegisterError, RoomCommand, RoomHandle};
 use crate::rooms::outbox::Outbox;
 use crate::rooms::services::RoomServices;
+use crate::rooms::solves::RoundWatch;
 use crate::scores::periods::now_ms;
 
 mod absence;
@@ -93,6 +94,7 @@ pub fn create(
         absence: Absence::default(),
         log: MatchLog::default(),
         held: Held::default(),
+        watch: RoundWatch::default(),
         locked: false,
         last_now: 0,
     };
@@ -190,6 +192,7 @@ pub(crate) async fn restore(
         absence: Absence::default(),
         log,
         held: Held::default(),
+        watch: RoundWatch::default(),
         locked: false,
         last_now: 0,
     };
@@ -238,6 +241,8 @@ struct RoomTask {
     log: MatchLog,
     /// Its dealt hands and attempts, on their way to the recorder.
     held: Held,
+    /// The round in play, to tell who solved it (for challenges).
+    watch: RoundWatch,
     /// Whether the room was locked when last told to the lobby.
     locked: bool,
     /// The room time of the last command or tick handled.
@@ -289,6 +294,9 @@ impl RoomTask {
             tracing::error!(room = %code, error = %e, "not recorded");
         }
         self.services.lobby.unregister(&code);
+        for player in self.room.members() {
+            self.services.solves.forget(player, &code);
+        }
         // Whoever was about to join learns the room is gone.
         inbox.close();
         while let Some(command) = inbox.recv().await {
@@ -438,6 +446,10 @@ impl RoomTask {
             tracing::debug!(room = %self.room.code(), ?event, "room event");
         }
         let code = self.room.code().to_owned();
+        let rules = self.room.settings().rules;
+        for (player, solve) in self.watch.observe(&code, rules, &events) {
+            self.services.solves.solved(player, solve);
+        }
         let batch = self
             .log
             .translate(&code, &events, now_ms(), &mut Uuid::now_v7);
@@ -543,6 +555,7 @@ impl RoomTask {
         for player in fx.removed {
             self.clients.remove(&player);
             self.services.lobby.unseat(player, self.room.code());
+            self.services.solves.forget(player, self.room.code());
         }
         let grace = self.services.settings.empty_room_grace;
         self.absence
