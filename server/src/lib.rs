@@ -223,6 +223,13 @@ impl Shared {
             runs: modes::runs::RunsInPlay::default(),
             fair_play,
         });
+        let clock = shared.config.wall_clock.clone();
+        scores::retention::spawn(
+            shared.db.clone(),
+            shared.config.retention.settings(),
+            move || clock.now_ms(),
+            shared.shutdown.clone(),
+        );
         shared.restore_saved_rooms().await?;
         if let Some(cluster) = shared.cluster.clone() {
             let claimer = shared.clone();
