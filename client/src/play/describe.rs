@@ -306,9 +306,13 @@ impl App {
             | ServerMessage::Run { .. }
             | ServerMessage::RunHand { .. }
             | ServerMessage::RunOver { .. }
-            | ServerMessage::Challenge { .. }
             | ServerMessage::ChallengeHand { .. }
             | ServerMessage::ChallengeResult { .. } => Vec::new(),
+            // Asked for by `/challenge` after a round this player solved.
+            ServerMessage::Challenge { code } => vec![(
+                FeedKind::Event,
+                format!("Challenge a friend: the link /c/{code} on this server, or krypto challenge {code}"),
+            )],
         }
     }
 }

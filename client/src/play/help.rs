@@ -65,7 +65,7 @@ pub const COMMANDS: [&str; 5] = [
     "/start · /set key=value · /lock · /unlock · /leave · /quit",
     "/kick NAME · /host NAME · /chat TEXT · /react 🎉 · /ready",
     "/rooms more · /nosolution (any hand) · /devices · /revoke N",
-    "/leaderboard [rating|wins|rounds|fastest] [day|week|...]",
+    "/leaderboard [rating|wins|...] [day|week|...] · /challenge",
 ];
 
 /// The help for line mode (`--plain`): no keys, only what to type.
