@@ -302,25 +302,7 @@ fn the_daily_board_is_read_over_http_with_the_players_row_marked() {
         request,
         "GET /api/daily/board?limit=20&date=2026-11-20&around=Ann HTTP/1.1"
     );
-    // --json prints the server's answer as is.
-    let (addr, _requests) = http_once(200, body.clone());
-    let mut json_out = Proc::spawn(
-        "json",
-        &[
-            "daily",
-            "--board",
-            "--json",
-            "--server",
-            &format!("ws://{addr}"),
-        ],
-        &scratch.config("ann"),
-    );
-    let line = json_out.expect_contains("rows");
-    assert_eq!(
-        serde_json::from_str::<Value>(&line).unwrap(),
-        serde_json::from_str::<Value>(&body).unwrap()
-    );
-    assert!(json_out.finish().success());
+    board_json_is_the_servers(&scratch, "daily", &body);
 }
 
 #[test]
@@ -364,25 +346,7 @@ fn the_runs_board_is_read_over_http_with_the_players_row_marked() {
         request,
         "GET /api/runs/board?period=week&limit=20&around=Ann HTTP/1.1"
     );
-    // --json prints the server's answer as is.
-    let (addr, _requests) = http_once(200, body.clone());
-    let mut json_out = Proc::spawn(
-        "json",
-        &[
-            "run",
-            "--board",
-            "--json",
-            "--server",
-            &format!("ws://{addr}"),
-        ],
-        &scratch.config("ann"),
-    );
-    let line = json_out.expect_contains("rows");
-    assert_eq!(
-        serde_json::from_str::<Value>(&line).unwrap(),
-        serde_json::from_str::<Value>(&body).unwrap()
-    );
-    assert!(json_out.finish().success());
+    board_json_is_the_servers(&scratch, "run", &body);
     // A period the board does not keep is refused before any request.
     let mut bad = Proc::spawn(
         "bad",
@@ -457,4 +421,21 @@ fn a_run_whose_connection_drops_is_taken_up_again_on_the_same_hand() {
         ]
     );
     assert_eq!(sent[5]["hand"], 2);
+}
+
+/// `krypto COMMAND --board --json` prints the server's answer (`body`) as is.
+fn board_json_is_the_servers(scratch: &Scratch, command: &str, body: &str) {
+    let (addr, _requests) = http_once(200, body.to_string());
+    let server = format!("ws://{addr}");
+    let mut json_out = Proc::spawn(
+        "json",
+        &[command, "--board", "--json", "--server", &server],
+        &scratch.config("ann"),
+    );
+    let line = json_out.expect_contains("rows");
+    assert_eq!(
+        serde_json::from_str::<Value>(&line).unwrap(),
+        serde_json::from_str::<Value>(body).unwrap()
+    );
+    assert!(json_out.finish().success());
 }

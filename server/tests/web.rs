@@ -65,6 +65,7 @@ async fn every_page_address_serves_the_app() {
         "/daily",
         "/c/K7QXM2PD",
         "/run",
+        "/practice",
     ] {
         let a = get(&server, path, "").await;
         assert_eq!(a.status, 200, "{path}");

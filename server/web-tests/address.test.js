@@ -24,6 +24,7 @@ test('the base is what the page path holds before the route', () => {
     ['/daily', '', '/daily'],
     ['/node-b/c/K7QXM2PD', '/node-b', '/c/K7QXM2PD'],
     ['/krypto/run', '/krypto', '/run'],
+    ['/krypto/practice', '/krypto', '/practice'],
   ]) {
     assert.equal(basePath(path), base, path);
     assert.equal(routePath(path), route, path);
@@ -99,10 +100,11 @@ test('what is shown of a redirect has no control characters', () => {
   assert.equal(shown('x'.repeat(100)).length, 81);
 });
 
-test('the daily, a challenge and a run have pages of their own', () => {
+test('the daily, a challenge, a run and practice have pages of their own', () => {
   assert.deepEqual(parseRoute('/daily'), { kind: 'daily', date: null });
   assert.deepEqual(parseRoute('/c/k7qxm2pd'), { kind: 'challenge', code: 'K7QXM2PD' });
   assert.deepEqual(parseRoute('/run/'), { kind: 'run' });
+  assert.deepEqual(parseRoute('/practice'), { kind: 'practice' });
   assert.deepEqual(parseRoute('/m/0193A1C4-7d2e-7b3a-9f1e-2c4d5e6f7a8b'), { kind: 'recap', id: '0193a1c4-7d2e-7b3a-9f1e-2c4d5e6f7a8b' });
   // A malformed escape is no crash: the recap page says the address is no match's.
   assert.deepEqual(parseRoute('/m/%E0%A4%A'), { kind: 'recap', id: '%e0%a4%a' });

@@ -2,15 +2,15 @@
 // opened on a phone seated in another room (and a TV pointed at another
 // room), a formula with a number the hand does not hold, a tab taken over
 // by another, a refused setting, Join with no code, the lobby's footer, the
-// TV's last seconds, and "No solution!" on a 360 px phone.
+// TV's last seconds and a 360 px phone are in screens.test.js.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  tv, phone, readHand, tapFormula, wrongFormula, ENGINE,
+  tv, phone, readHand, ENGINE,
 } from './harness.js';
 import {
-  gameNight, hosting, inLobby, joining, settings,
+  gameNight, hosting, inLobby, playing, settings,
 } from './kit.js';
 
 const night = gameNight();
@@ -21,23 +21,6 @@ const night = gameNight();
  * every prompt the page opens.
  */
 const noDialogs = ENGINE === 'webkit' && 'webkit cannot answer a confirm (WebDriver classic dismisses prompts)';
-
-/**
- * A one-round room hosted by `host`, `seconds` s a round, with `deal` if given, which `guest`
- * joined; `before(code)` runs before the host starts it: `{ada, bob, code}`.
- */
-async function playing(host, guest, { seconds = 300, deal = null, before = async () => {} } = {}) {
-  const { page: ada, code } = await hosting(night, host);
-  await settings(ada, [['Rounds', 1], ['Seconds per round', seconds]]);
-  if (deal) await ada.getByLabel('Deal', { exact: true }).selectOption(deal);
-  const bob = await joining(night, guest, code);
-  await bob.getByText(new RegExp(`^1 round of ${seconds} s`)).waitFor();
-  if (deal === 'any') await bob.getByText(/you may claim/).waitFor();
-  await before(code);
-  await ada.getByRole('button', { name: 'Start the match' }).click();
-  for (const p of [ada, bob]) await p.locator('.objective-number').waitFor();
-  return { ada, bob, code };
-}
 
 test('a seated phone opening a link to another room asks to leave, then goes there; a TV shows the room in its address', async () => {
   const { page: ann, code: first } = await hosting(night, 'Ann');
@@ -73,7 +56,7 @@ test('a seated phone opening a link to another room asks to leave, then goes the
 });
 
 test('a formula with a number not in the hand, or a card used too often, says why as it is typed and is never sent', async () => {
-  const { ada, bob } = await playing('Cal', 'Dee');
+  const { ada, bob } = await playing(night, 'Cal', 'Dee');
   const { cards } = await readHand(ada);
   const stranger = Math.max(...cards) + 1;
   const formula = ada.getByLabel('Formula', { exact: true });
@@ -103,7 +86,7 @@ test('a formula with a number not in the hand, or a card used too often, says wh
 });
 
 test('a tab taken over by another stops showing its hand and cannot submit; its banner stays off the header', async () => {
-  const { ada, bob, code } = await playing('Eve', 'Fay');
+  const { ada, bob, code } = await playing(night, 'Eve', 'Fay');
   // Another device with Eve's sign-in (a tab of the same browser shares it; WebKitGTK's
   // MiniBrowser has no second tab of one profile, so the sign-in is copied over).
   const signIn = await ada.evaluate(() => JSON.stringify(Object.entries(localStorage)));
@@ -146,66 +129,4 @@ test('Join with no code says why; the lobby footer has no empty separators', asy
   await page.locator('.device-code').filter({ hasText: /[A-Z0-9]{4}/ }).waitFor();
   assert.doesNotMatch(await footerText(), /·\s*·/);
   assert.deepEqual(page.problems, []);
-});
-
-test('the TV draws the last seconds’ digit in front of the cards', async () => {
-  // The TV is up before the match starts: a slow load would miss a 10 s round's last seconds.
-  const screen = await tv(night.browser);
-  await playing('Ian', 'Joy', {
-    seconds: 10,
-    before: async (code) => {
-      await screen.goto(`${night.server.base}/tv/${code}`);
-      await screen.locator('.tv', { hasText: code }).waitFor();
-    },
-  });
-  const digit = screen.locator('.tv-final');
-  await digit.filter({ hasText: /^[1-5]$/ }).waitFor();
-  // What is drawn on top at a card's centre, the digit taking hits for the look.
-  const onTop = await screen.evaluate(() => {
-    document.querySelector('.tv-final').style.pointerEvents = 'auto';
-    const card = document.querySelector('.tv-card').getBoundingClientRect();
-    const el = document.elementFromPoint(card.x + card.width / 2, card.y + card.height / 2);
-    return el?.closest('.tv-final') ? 'digit' : el?.className;
-  });
-  assert.equal(onTop, 'digit');
-  assert.deepEqual(screen.problems, []);
-});
-
-test('a 360 px phone: a five-card formula fits its field, "No solution!" asks first and says its verdict once', async () => {
-  const { ada, bob } = await playing('Kay', 'Lee', { deal: 'any' });
-  await ada.setViewportSize({ width: 360, height: 640 });
-  const { cards } = await readHand(ada);
-  await tapFormula(ada, `( ${cards[0]} + ${cards[1]} ) * ( ${cards[2]} - ${cards[3]} ) / ${cards[4]}`);
-  const fits = await ada.getByLabel('Formula', { exact: true }).evaluate((e) => e.scrollWidth <= e.clientWidth);
-  assert.ok(fits, 'the formula is wider than its field');
-
-  // A wrong answer submitted: the target stays in sight for the next try.
-  await ada.getByRole('button', { name: 'Clear' }).click();
-  await tapFormula(ada, wrongFormula(cards, (await readHand(ada)).target));
-  // Tapped where it is, the page at its top: the driver's own click in Firefox centres the
-  // button on the screen first (the page then shows what the driver scrolled to).
-  await ada.evaluate(() => window.scrollTo(0, 0));
-  await ada.getByRole('button', { name: 'Submit' }).evaluate((e) => e.click());
-  await ada.locator('.verdict.bad').waitFor();
-  const target = await ada.locator('.objective-number').evaluate((e) => {
-    const r = e.getBoundingClientRect();
-    return { top: r.top, bottom: r.bottom, height: innerHeight };
-  });
-  assert.ok(target.top >= 0 && target.bottom <= target.height, `the target is out of sight: ${JSON.stringify(target)}`);
-
-  if (!noDialogs) {
-    const before = await ada.locator('.verdict').textContent();
-    ada.once('dialog', (d) => { assert.match(d.message(), /no solution/); d.dismiss(); });
-    await ada.getByRole('button', { name: 'No solution!' }).click();
-    // Nothing went: no "Checking…", the last verdict as it was.
-    assert.equal(await ada.locator('.verdict').textContent(), before);
-    ada.once('dialog', (d) => d.accept());
-    await ada.getByRole('button', { name: 'No solution!' }).click();
-    // A wrong claim (the usual hand has a solution), or a rightly claimed round.
-    await ada.locator('.verdict.bad .verdict-head, .result-head').first().waitFor();
-    const text = await ada.locator('.verdict').evaluate((e) => e.innerText);
-    assert.ok((text.match(/has a solution/gi) ?? []).length <= 1, `said twice: ${text}`);
-    assert.doesNotMatch(text, /There is a solution[\s\S]*has a solution/);
-  }
-  for (const p of [ada, bob]) assert.deepEqual(p.problems, []);
 });

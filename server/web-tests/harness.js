@@ -202,7 +202,9 @@ export async function launch() {
   return chromium.launch({
     executablePath: process.env.CHROMIUM ?? onPath('chromium', 'chromium-browser'),
     headless: true,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu',
+    // --disable-dev-shm-usage: /tmp instead of /dev/shm, which a CI container may give only 64 MB
+    // (Chromium's renderers crash when it fills: a TV at 1920×1080 with confetti takes a lot).
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--disable-dev-shm-usage',
       '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
 }
@@ -330,6 +332,13 @@ function watch(page) {
     if (opening >= 0) page.problems.splice(opening, 1);
   });
   page.on('pageerror', (e) => page.problems.push(e.message));
+  // A crashed renderer leaves every wait on the page to time out: say so where it happens.
+  if (ENGINE !== 'webkit') {
+    page.on('crash', () => {
+      page.problems.push('the page crashed');
+      console.error(`${ENGINE}: a page crashed at ${page.url()}`);
+    });
+  }
   return page;
 }
 

@@ -53,6 +53,23 @@ export async function joining(night, name, code) {
   return page;
 }
 
+/**
+ * A one-round room hosted by `host`, `seconds` s a round, with `deal` if given, which `guest`
+ * joined; `before(code)` runs before the host starts it: `{ada, bob, code}`.
+ */
+export async function playing(night, host, guest, { seconds = 300, deal = null, before = async () => {} } = {}) {
+  const { page: ada, code } = await hosting(night, host);
+  await settings(ada, [['Rounds', 1], ['Seconds per round', seconds]]);
+  if (deal) await ada.getByLabel('Deal', { exact: true }).selectOption(deal);
+  const bob = await joining(night, guest, code);
+  await bob.getByText(new RegExp(`^1 round of ${seconds} s`)).waitFor();
+  if (deal === 'any') await bob.getByText(/you may claim/).waitFor();
+  await before(code);
+  await ada.getByRole('button', { name: 'Start the match' }).click();
+  for (const p of [ada, bob]) await p.locator('.objective-number').waitFor();
+  return { ada, bob, code };
+}
+
 /** Sets numeric settings on the host's page: `[[label, value], …]`. */
 export async function settings(host, values) {
   for (const [label, value] of values) {

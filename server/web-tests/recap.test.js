@@ -118,3 +118,44 @@ test('scoring "everyone": both solve one round, 3 and 2 points, and the round en
   await shoot(bob, 'phone-everyone-scores');
   for (const p of [ada, bob]) assert.deepEqual(p.problems, []);
 });
+
+test('scoring "everyone": a tie on points shows the total time of right answers that breaks it', async () => {
+  const { page: ada, code } = await hosting(night, 'Eve');
+  const bob = await joining(night, 'Fay', code);
+  await settings(ada, [['Rounds', 2]]);
+  await ada.getByLabel('Scoring', { exact: true }).selectOption('everyone');
+  await bob.getByText('everyone who solves scores: 3, 2, 1, then 1 each').waitFor();
+  await ada.getByRole('button', { name: 'Start the match' }).click();
+  // Eve first in round 1, Fay first in round 2: 5 points each.
+  for (const [round, [first, second], name] of [[1, [ada, bob], 'Eve'], [2, [bob, ada], 'Fay']]) {
+    for (const p of [ada, bob]) {
+      await p.getByText(`Round ${round} of 2`).waitFor();
+      await p.locator('.objective-number').waitFor();
+    }
+    const hand = await readHand(ada);
+    const answer = typed(solve(hand.cards, hand.target));
+    const firstField = first.getByRole('textbox', { name: 'Formula' });
+    await firstField.fill(answer);
+    await firstField.press('Enter');
+    await second.getByText(`${name} solved it (+3)`).waitFor();
+    const secondField = second.getByRole('textbox', { name: 'Formula' });
+    await secondField.fill(answer);
+    await secondField.press('Enter');
+  }
+  for (const p of [ada, bob]) {
+    const standings = p.getByRole('list', { name: 'Final standings' });
+    await standings.waitFor();
+    assert.deepEqual((await standings.locator('.score').allTextContents()).map((t) => t.trim()), ['5 pts', '5 pts']);
+    const times = (await standings.locator('.tiebreak').allTextContents()).map((t) => t.trim());
+    assert.equal(times.length, 2, 'both times shown, since the points are equal');
+    // Tenths, or milliseconds where both round to the same tenth.
+    for (const t of times) assert.match(t, /^· \d+\.(\d|\d{3}) s$/);
+    assert.notEqual(times[0], times[1], 'ranked apart, shown apart');
+    const [first, second] = times.map((t) => Number(t.replace(/[^\d.]/g, '')));
+    assert.ok(first <= second, `less time is ahead: ${times}`);
+  }
+  // The second's phone: the winner's is under confetti.
+  await ada.evaluate(() => window.scrollTo(0, 0));
+  await shoot(ada, 'phone-everyone-tiebreak');
+  for (const p of [ada, bob]) assert.deepEqual(p.problems, []);
+});

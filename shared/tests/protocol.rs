@@ -332,6 +332,38 @@ fn client_messages_have_the_documented_shapes() {
         },
         json!({"type": "challenge_submit", "formula": "1+2"}),
     );
+    client_round_trip(
+        None,
+        ClientMessage::PracticeStart {
+            difficulty: Difficulty::Hard,
+        },
+        json!({"type": "practice_start", "difficulty": "hard"}),
+    );
+    let any: ClientEnvelope = serde_json::from_value(json!({"type": "practice_start"})).unwrap();
+    assert_eq!(
+        any.message,
+        ClientMessage::PracticeStart {
+            difficulty: Difficulty::Any
+        }
+    );
+    client_round_trip(
+        None,
+        ClientMessage::PracticeHint,
+        json!({"type": "practice_hint"}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::PracticeSubmit {
+            hand: 2,
+            formula: "8×3".into(),
+        },
+        json!({"type": "practice_submit", "hand": 2, "formula": "8×3"}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::PracticeSkip,
+        json!({"type": "practice_skip"}),
+    );
     assert_every_type_seen(ClientMessage::TYPES);
 }
 
@@ -586,6 +618,7 @@ fn server_messages_have_the_documented_shapes() {
                     rating_before: Some(0.0),
                     rating_after: Some(1.5),
                     rating_provisional: false,
+                    solve_ms: None,
                 },
                 Standing {
                     player: PlayerId(2),
@@ -595,13 +628,15 @@ fn server_messages_have_the_documented_shapes() {
                     rating_before: None,
                     rating_after: None,
                     rating_provisional: false,
+                    // The tiebreak under `everyone` scoring.
+                    solve_ms: Some(41_200),
                 },
             ],
             match_id: None,
         },
         json!({"type": "match_over", "standings": [
             {"player": 1, "name": "Ada", "score": 5, "rank": 1, "rating_before": 0.0, "rating_after": 1.5},
-            {"player": 2, "name": "Bob", "score": 3, "rank": 2}]}),
+            {"player": 2, "name": "Bob", "score": 3, "rank": 2, "solve_ms": 41_200}]}),
     );
     server_round_trip(
         None,
@@ -892,6 +927,46 @@ fn server_messages_have_the_documented_shapes() {
         json!({"type": "challenge_result", "code": "K7QXM2PD", "by": "Ada",
                "yours": {"elapsed_ms": 38_000, "misses": 0},
                "theirs": {"elapsed_ms": 42_250, "misses": 1}, "outcome": "won"}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::Practice {
+            hand: 1,
+            objective: 24,
+            cards: vec![8, 3, 5, 5, 1],
+            difficulty: Difficulty::Any,
+            steps: 4,
+        },
+        json!({"type": "practice", "hand": 1, "objective": 24, "cards": [8, 3, 5, 5, 1],
+               "difficulty": "any", "steps": 4}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::PracticeHint {
+            hand: 1,
+            step: "8 × 3 = 24".into(),
+            steps_shown: 1,
+            steps: 4,
+        },
+        json!({"type": "practice_hint", "hand": 1, "step": "8 × 3 = 24", "steps_shown": 1,
+               "steps": 4}),
+    );
+    server_round_trip(
+        None,
+        ServerMessage::PracticeSolutions {
+            hand: 1,
+            objective: 24,
+            cards: vec![8, 3, 5, 5, 1],
+            solved: true,
+            hints: 1,
+            solutions: vec![SolutionEntry {
+                formula: "8 × 3 × (5 - 5 + 1)".into(),
+                yours: true,
+            }],
+        },
+        json!({"type": "practice_solutions", "hand": 1, "objective": 24, "cards": [8, 3, 5, 5, 1],
+               "solved": true, "hints": 1,
+               "solutions": [{"formula": "8 × 3 × (5 - 5 + 1)", "yours": true}]}),
     );
     assert_every_type_seen(ServerMessage::TYPES);
 }

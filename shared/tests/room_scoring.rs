@@ -131,6 +131,18 @@ fn ties_in_points_are_broken_by_the_total_time_of_right_answers() {
         .collect();
     // Ada 5 s, Cy 9 s, Bob 10 s.
     assert_eq!(order, vec![(ADA, 4, 1), (CY, 4, 2), (BOB, 4, 3)]);
+    // The standings carry the time that broke the tie, for everyone to see.
+    let times: Vec<Option<u64>> = result.standings.iter().map(|s| s.solve_ms).collect();
+    assert_eq!(times, vec![Some(5_000), Some(9_000), Some(10_000)]);
+    let over = fx
+        .messages
+        .iter()
+        .find_map(|o| match &o.message {
+            ServerMessage::MatchOver { standings, .. } => Some(standings.clone()),
+            _ => None,
+        })
+        .expect("match_over sent");
+    assert_eq!(over, result.standings);
 }
 
 #[test]
@@ -140,6 +152,8 @@ fn first_scoring_keeps_one_point_for_the_first_and_shared_ranks() {
     let result = match_result(&fx);
     assert_eq!(result.standings[0].score, 1);
     assert_eq!((result.standings[1].rank, result.standings[2].rank), (2, 2));
+    // No tiebreak, so no time: absent from the wire.
+    assert!(result.standings.iter().all(|s| s.solve_ms.is_none()));
 }
 
 proptest! {

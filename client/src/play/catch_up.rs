@@ -206,6 +206,7 @@ mod tests {
             rating_before: rating,
             rating_after: rating,
             rating_provisional: false,
+            solve_ms: None,
         };
         let bare = ServerMessage::MatchOver {
             standings: vec![standing(None)],

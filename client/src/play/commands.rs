@@ -377,7 +377,9 @@ mod tests {
 
     #[test]
     fn set_reads_values_as_core_does_and_names_the_bad_one() {
-        let patch = parse_patch("Rounds=5 rules=Integer deal=any target_score=none public=no");
+        let patch = parse_patch(
+            "Rounds=5 rules=Integer deal=any target_score=none public=no scoring=everyone",
+        );
         assert_eq!(
             patch,
             Ok(SettingsPatch {
@@ -386,6 +388,7 @@ mod tests {
                 deal: Some(krypto_core::settings::DealMode::Any),
                 target_score: Some(None),
                 public: Some(false),
+                scoring: Some(krypto_core::settings::Scoring::Everyone),
                 ..SettingsPatch::default()
             })
         );
@@ -396,6 +399,8 @@ mod tests {
         );
         let err = parse_patch("colour=blue").err().unwrap_or_default();
         assert!(err.contains("round_seconds"), "{err}");
+        let err = parse_patch("scoring=fastest").err().unwrap_or_default();
+        assert!(err.contains("scoring"), "{err}");
         assert!(parse_patch("").is_err());
     }
 }

@@ -299,15 +299,18 @@ impl App {
             | ServerMessage::Redirect { .. }
             | ServerMessage::DeviceCode { .. } => Vec::new(),
             // The daily, runs and challenges have commands of their own
-            // (`krypto daily`, `krypto run`, `krypto challenge`); a room's
-            // screen never asks for them.
+            // (`krypto daily`, `krypto run`, `krypto challenge`), practice
+            // the browser's page; a room's screen never asks for them.
             ServerMessage::Daily { .. }
             | ServerMessage::DailySolved { .. }
             | ServerMessage::Run { .. }
             | ServerMessage::RunHand { .. }
             | ServerMessage::RunOver { .. }
             | ServerMessage::ChallengeHand { .. }
-            | ServerMessage::ChallengeResult { .. } => Vec::new(),
+            | ServerMessage::ChallengeResult { .. }
+            | ServerMessage::Practice { .. }
+            | ServerMessage::PracticeHint { .. }
+            | ServerMessage::PracticeSolutions { .. } => Vec::new(),
             // Asked for by `/challenge` after a round this player solved.
             ServerMessage::Challenge { code } => vec![(
                 FeedKind::Event,

@@ -279,8 +279,8 @@ impl App {
             | ServerMessage::DeviceAdded { .. }
             | ServerMessage::Reaction { .. } => {}
             // The daily, runs and challenges have commands of their own
-            // (`krypto daily`, `krypto run`, `krypto challenge`); a room's
-            // screen never asks for them.
+            // (`krypto daily`, `krypto run`, `krypto challenge`), practice
+            // the browser's page; a room's screen never asks for them.
             ServerMessage::Daily { .. }
             | ServerMessage::DailySolved { .. }
             | ServerMessage::Run { .. }
@@ -288,7 +288,10 @@ impl App {
             | ServerMessage::RunOver { .. }
             | ServerMessage::Challenge { .. }
             | ServerMessage::ChallengeHand { .. }
-            | ServerMessage::ChallengeResult { .. } => {}
+            | ServerMessage::ChallengeResult { .. }
+            | ServerMessage::PracticeHint { .. }
+            | ServerMessage::Practice { .. }
+            | ServerMessage::PracticeSolutions { .. } => {}
             ServerMessage::ReadyCheck { ms, ready } => {
                 if let Some(r) = &mut self.room {
                     r.ready_check = Some(ReadyView {

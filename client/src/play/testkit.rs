@@ -200,6 +200,7 @@ pub fn standings() -> Vec<Standing> {
             rating_before: Some(1520.0),
             rating_after: Some(1580.0),
             rating_provisional: false,
+            solve_ms: None,
         },
         Standing {
             player: BEN,
@@ -210,6 +211,7 @@ pub fn standings() -> Vec<Standing> {
             rating_after: Some(1462.0),
             // New here: still provisional ("1462?").
             rating_provisional: true,
+            solve_ms: None,
         },
         Standing {
             player: CAT,
@@ -219,6 +221,7 @@ pub fn standings() -> Vec<Standing> {
             rating_before: None,
             rating_after: None,
             rating_provisional: false,
+            solve_ms: None,
         },
     ]
 }

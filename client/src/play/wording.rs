@@ -83,6 +83,28 @@ pub fn time_taken(ms: u128) -> String {
     secs((ms + 50) / 100 * 100)
 }
 
+/// The total time of `s`'s right answers ("41.2s"), shown where it breaks
+/// a tie: under `everyone` scoring (the server sends it) when another of
+/// `standings` has the same points. Where another's rounds to the same
+/// tenth, the milliseconds ("41.230s"), as the browser does, so two players
+/// ranked apart never show the same time.
+pub fn tiebreak_time(standings: &[Standing], s: &Standing) -> Option<String> {
+    let ms = s.solve_ms?;
+    let tenths = time_taken(u128::from(ms));
+    let mut level = standings
+        .iter()
+        .filter(|o| o.player != s.player && o.score == s.score)
+        .peekable();
+    level.peek()?;
+    let clash =
+        level.any(|o| o.solve_ms.map(|t| time_taken(u128::from(t))) == Some(tenths.clone()));
+    Some(if clash {
+        format!("{}.{:03}s", ms / 1000, ms % 1000)
+    } else {
+        tenths
+    })
+}
+
 /// "s" unless there is one.
 pub fn plural(n: u64) -> &'static str {
     if n == 1 {
@@ -227,6 +249,7 @@ mod tests {
             rating_before: None,
             rating_after: None,
             rating_provisional: false,
+            solve_ms: None,
         };
         assert!(on_podium(&s(1, 3)) && on_podium(&s(3, 1)));
         // Everyone on 0 points shares a rank, and no medal.

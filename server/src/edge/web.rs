@@ -1,6 +1,6 @@
 //! The browser client, served on the same port as the game: the pages
 //! (`/`, `/r/CODE`, `/tv/CODE`, `/leaderboard`, `/p/NAME`, `/daily`,
-//! `/c/CODE`, `/run`, all the same
+//! `/c/CODE`, `/run`, `/practice`, all the same
 //! shell whose script picks the screen from the address), the assets under
 //! `/assets/`, and the QR code of a room's link at `/r/CODE/qr.svg`. One
 //! asset is generated rather than embedded: `js/limits.js`, krypto-core's
@@ -144,6 +144,7 @@ pub fn routes<S: Clone + Send + Sync + 'static>(own: Arc<[String]>) -> Router<S>
         "/daily",
         "/c/{code}",
         "/run",
+        "/practice",
         "/m/{id}",
     ];
     // The shell names its assets relative to the page, so that the app

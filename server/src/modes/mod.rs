@@ -1,6 +1,7 @@
 //! Playing without a room, on the server: the daily Krypto ([`daily`]),
-//! challenges ([`challenges`]) and solo runs ([`runs`]), with their HTTP
-//! reads ([`api`]). The rules are krypto-core's (`krypto_core::modes`,
+//! challenges ([`challenges`]), solo runs ([`runs`]) and practice tables
+//! ([`practice`], kept by the connection only, never recorded), with their
+//! HTTP reads ([`api`]). The rules are krypto-core's (`krypto_core::modes`,
 //! pure, time as an input); here they meet the database, the connection's
 //! outbox and the server's `WallClock`.
 //!
@@ -12,6 +13,7 @@
 pub(crate) mod api;
 pub(crate) mod challenges;
 pub(crate) mod daily;
+pub(crate) mod practice;
 pub(crate) mod runs;
 
 use krypto_core::cards::Deal;
@@ -36,8 +38,11 @@ pub(crate) struct Play {
     challenge: Option<krypto_core::protocol::ChallengeCode>,
     /// The run in play.
     run: Option<runs::RunHandle>,
-    /// The last hand solved here, for `challenge_create`.
+    /// The last hand solved here, for `challenge_create` (never a
+    /// practice hand: those are unrated).
     last_solved: Option<Solved>,
+    /// The practice table, if the player sat down at one.
+    practice: Option<krypto_core::modes::practice::Practice>,
 }
 
 impl Play {

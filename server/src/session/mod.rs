@@ -211,9 +211,11 @@ impl Session {
             | ClientMessage::RunSubmit { .. }
             | ClientMessage::ChallengeCreate { .. }
             | ClientMessage::ChallengeStart { .. }
-            | ClientMessage::ChallengeSubmit { .. }) => {
-                self.play_request(&welcomed, id, message).await
-            }
+            | ClientMessage::ChallengeSubmit { .. }
+            | ClientMessage::PracticeStart { .. }
+            | ClientMessage::PracticeHint
+            | ClientMessage::PracticeSubmit { .. }
+            | ClientMessage::PracticeSkip) => self.play_request(&welcomed, id, message).await,
             message => self.send_to_room(&welcomed, id, message).await,
         }
         Ok(())
@@ -221,7 +223,8 @@ impl Session {
 }
 
 impl Session {
-    /// The daily's, runs' and challenges' requests (`crate::modes`).
+    /// The daily's, runs', challenges' and practice's requests
+    /// (`crate::modes`).
     async fn play_request(
         &mut self,
         welcomed: &Welcomed,
@@ -249,6 +252,12 @@ impl Session {
             ClientMessage::ChallengeSubmit { formula } => {
                 play.challenge_submit(&asker, &formula).await;
             }
+            ClientMessage::PracticeStart { difficulty } => play.practice_start(&asker, difficulty),
+            ClientMessage::PracticeHint => play.practice_hint(&asker),
+            ClientMessage::PracticeSubmit { hand, formula } => {
+                play.practice_submit(&asker, hand, &formula);
+            }
+            ClientMessage::PracticeSkip => play.practice_skip(&asker),
             _ => {}
         }
     }

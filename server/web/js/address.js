@@ -19,6 +19,7 @@ export function parseRoute(path) {
   if (m) return { kind: 'challenge', code: decodeURIComponent(m[1]).toUpperCase() };
   if (/^\/daily\/?$/.test(path)) return { kind: 'daily', date: dailyDate() };
   if (/^\/run\/?$/.test(path)) return { kind: 'run' };
+  if (/^\/practice\/?$/.test(path)) return { kind: 'practice' };
   m = path.match(/^\/m\/([^/]+)\/?$/);
   if (m) return { kind: 'recap', id: m[1].toLowerCase() };
   m = path.match(/^\/p\/([^/]+)\/?$/);
@@ -27,7 +28,7 @@ export function parseRoute(path) {
 }
 
 /** The routes of the app, after its base. */
-const ROUTE_TAIL = /(\/(r|tv|p|c|m)\/[^/]+|\/leaderboard|\/link|\/daily|\/run)?\/?$/;
+const ROUTE_TAIL = /(\/(r|tv|p|c|m)\/[^/]+|\/leaderboard|\/link|\/daily|\/run|\/practice)?\/?$/;
 
 /** A past day asked for in the address (`/daily?date=2026-11-20`), or null for today. */
 function dailyDate() {

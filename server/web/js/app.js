@@ -354,7 +354,8 @@ export function createApp({ kind, route, handed, scanned, io }) {
    * A new connection under a solo page: the daily or challenge is asked
    * again (the server resumes its clock); a run is taken up again with
    * `run_resume` (asking `run_start` again would start another): the same
-   * hand, the clock as it stands on the server.
+   * hand, the clock as it stands on the server. Practice sits down at a new
+   * table (the old one ended with its connection).
    */
   function resumeSolo() {
     const solo = state.solo;
@@ -561,7 +562,7 @@ export function createApp({ kind, route, handed, scanned, io }) {
       const formula = solo.formula;
       const message = solo.kind === 'daily' ? { type: 'daily_submit', formula }
         : solo.kind === 'challenge' ? { type: 'challenge_submit', formula }
-          : { type: 'run_submit', hand: solo.hand.number, formula };
+          : { type: `${solo.kind === 'practice' ? 'practice' : 'run'}_submit`, hand: solo.hand.number, formula };
       solo.verdict = null;
       if (io.send(message)) solo.pending = true;
     },
@@ -571,6 +572,19 @@ export function createApp({ kind, route, handed, scanned, io }) {
       const round = room?.round?.number;
       if (!room || room.solvedRound !== round || room.challenge?.asked) return;
       if (io.send({ type: 'challenge_create', round })) room.challenge = { round, asked: true, code: null };
+    },
+    practiceDifficulty(difficulty) {
+      if (state.solo?.kind === 'practice') state.solo.difficulty = difficulty;
+    },
+    practiceHint() {
+      const solo = state.solo;
+      if (solo?.kind === 'practice' && solo.hand && solo.hints.length < (solo.info?.steps ?? 0)) io.send({ type: 'practice_hint' });
+    },
+    practiceSkip() {
+      const solo = state.solo;
+      if (solo?.kind !== 'practice' || !solo.hand) return;
+      solo.verdict = null;
+      io.send({ type: 'practice_skip' });
     },
     soloChallenge() {
       const solo = state.solo;

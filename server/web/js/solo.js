@@ -1,4 +1,5 @@
-// The daily (`/daily`), a challenge (`/c/CODE`) and a solo run (`/run`):
+// The daily (`/daily`), a challenge (`/c/CODE`), a solo run (`/run`) and
+// practice (`/practice`, unrated, with hints):
 // their state, changed only by the server's messages (`applySolo`) and the
 // player's actions (app.js), with no socket and no DOM here. The server
 // keeps the only clock that counts; the page shows its last figure moved on
@@ -8,11 +9,12 @@ import { now } from './clock.js';
 import { LIMITS } from './limits.js';
 
 /** The routes that are played alone. */
-export const SOLO_ROUTES = new Set(['daily', 'challenge', 'run']);
+export const SOLO_ROUTES = new Set(['daily', 'challenge', 'run', 'practice']);
 
 /** The messages only these pages take. */
 const MESSAGES = new Set([
   'daily', 'daily_solved', 'run', 'run_hand', 'run_over', 'challenge', 'challenge_hand', 'challenge_result',
+  'practice', 'practice_hint', 'practice_solutions',
 ]);
 
 /** Errors that answer a request of these pages (the rest are the app's: names, tokens). */
@@ -53,6 +55,11 @@ export function createSolo(route) {
     resuming: false,
     // A challenge's setter and time to beat, read over HTTP before its clock starts.
     preview: null,
+    // Practice: the band asked for, the hand's hint steps shown so far and
+    // how many it has, and the last hand that ended (practice_solutions).
+    difficulty: 'any',
+    hints: [],
+    ended: null,
   };
 }
 
@@ -60,6 +67,7 @@ export function createSolo(route) {
 export function startMessage(solo) {
   if (solo.kind === 'daily') return solo.date ? { type: 'daily_start', date: solo.date } : { type: 'daily_start' };
   if (solo.kind === 'challenge') return { type: 'challenge_start', code: solo.code };
+  if (solo.kind === 'practice') return { type: 'practice_start', difficulty: solo.difficulty };
   return { type: 'run_start' };
 }
 
@@ -108,6 +116,18 @@ export function applySolo(solo, m) {
       solo.info = { score: m.score, combo: m.combo, bonus: 0, duration: m.duration_ms };
       deal(solo, m, m.hand, false, m.remaining_ms);
       return;
+    case 'practice':
+      // Nothing is recorded: the clock only shows how long this hand took.
+      solo.info = { difficulty: m.difficulty, steps: m.steps };
+      solo.hints = [];
+      deal(solo, m, m.hand, true, 0);
+      return;
+    case 'practice_hint':
+      if (solo.hand?.number === m.hand) solo.hints = [...solo.hints, m.step];
+      return;
+    case 'practice_solutions':
+      solo.ended = m;
+      return;
     case 'run_hand':
       solo.info = { ...solo.info, score: m.score, combo: m.combo, bonus: m.bonus_ms ?? 0 };
       deal(solo, m, m.hand, false, m.remaining_ms);
@@ -133,7 +153,8 @@ export function applySolo(solo, m) {
         accepted: m.accepted, value: m.value ?? null,
         kind: m.error?.kind ?? null, message: m.error?.message ?? '', column: m.error?.column ?? null,
       };
-      const miss = !m.accepted && MISSES.has(solo.verdict.kind);
+      // Practice costs nothing for a wrong answer.
+      const miss = !m.accepted && MISSES.has(solo.verdict.kind) && solo.kind !== 'practice';
       solo.verdict.miss = miss;
       if (miss && solo.clock?.up && solo.clock.frozen === undefined) solo.clock.ms += LIMITS.penalty_ms;
       return;
@@ -158,6 +179,7 @@ export function applySolo(solo, m) {
 /** Whether the page has a solved hand to challenge a friend with. */
 export function canChallenge(solo) {
   const r = solo.result;
+  if (solo.kind === 'practice') return false;
   if (!r) return false;
   return r.kind !== 'run_over' || r.score > 0;
 }

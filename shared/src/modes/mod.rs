@@ -1,4 +1,5 @@
-//! Playing without a room: the daily Krypto, challenges and solo runs.
+//! Playing without a room: the daily Krypto, challenges, solo runs and
+//! practice.
 //!
 //! Every rule here is pure: the time (`now_ms`, milliseconds since the Unix
 //! epoch, UTC), the server's secret and the seeds are arguments, and every
@@ -17,12 +18,15 @@
 //! - [`run`]: a solo run against the clock (Puzzle Storm's rules).
 //! - [`challenge`]: a solved hand sent to friends by an id, and two results
 //!   side by side.
+//! - [`practice`]: a table alone, unrated, with hints (the steps of one
+//!   solution).
 //!
-//! What counts as a wrong answer is the same in all three ([`judge`]).
+//! What counts as a wrong answer is the same in all of them ([`judge`]).
 
 pub mod challenge;
 pub mod clock;
 pub mod daily;
+pub mod practice;
 pub mod run;
 pub mod share;
 pub mod solutions;

@@ -5,7 +5,7 @@ use strum::{EnumDiscriminants, EnumIter, EnumString, IntoStaticStr, VariantNames
 
 use chrono::NaiveDate;
 
-use super::{ChallengeCode, PlayerId, SettingsPatch};
+use super::{ChallengeCode, Difficulty, PlayerId, SettingsPatch};
 
 wire_enum! {
     /// Which leaderboard to show.
@@ -239,6 +239,32 @@ pub enum ClientMessage {
         /// The formula as typed.
         formula: String,
     },
+    /// Sits down at a practice table (alone, unrated, nothing recorded):
+    /// answered by `practice`, its first hand. One table per connection;
+    /// starting again replaces it.
+    PracticeStart {
+        /// The band of the hands dealt, by their number of distinct
+        /// solutions; absent: `any`.
+        #[serde(default)]
+        difficulty: Difficulty,
+    },
+    /// The next step of a solution of the practice hand on the table;
+    /// answered by `practice_hint`, or `wrong_state` when every step is
+    /// shown or there is no table.
+    PracticeHint,
+    /// An answer to the practice hand on the table; answered by a `verdict`
+    /// (`round` is the hand); when right, `practice_solutions` and the next
+    /// `practice` follow. A wrong answer costs nothing.
+    PracticeSubmit {
+        /// The hand it answers (`practice.hand`), so an answer that crosses
+        /// the next deal cannot hit the wrong hand.
+        hand: u32,
+        /// The formula as typed.
+        formula: String,
+    },
+    /// Gives up on the practice hand on the table: answered by
+    /// `practice_solutions` (every solution) and the next `practice`.
+    PracticeSkip,
 }
 
 impl ClientMessage {

@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 use strum::{EnumDiscriminants, EnumIter, EnumString, IntoStaticStr, VariantNames};
 
 use super::{
-    ChallengeCode, ChallengeOutcome, DeviceInfo, ErrorCode, LeaderboardRow, LeaveReason, Metric,
-    Period, PlayerId, RoomSettings, RoomSnapshot, RoomSummary, ScoreEntry, SolutionEntry, Standing,
-    Timed, VerdictError,
+    ChallengeCode, ChallengeOutcome, DeviceInfo, Difficulty, ErrorCode, LeaderboardRow,
+    LeaveReason, Metric, Period, PlayerId, RoomSettings, RoomSnapshot, RoomSummary, ScoreEntry,
+    SolutionEntry, Standing, Timed, VerdictError,
 };
 
 /// A message from the server. Replies to a request carry its id in the envelope.
@@ -366,6 +366,51 @@ pub enum ServerMessage {
         theirs: Timed,
         /// How the player did against the challenger.
         outcome: ChallengeOutcome,
+    },
+    /// A practice hand: the reply to `practice_start`, and the next hand
+    /// after a right answer or a skip. Nothing of its solutions is sent
+    /// before the player asks (`practice_hint`, `practice_skip`).
+    Practice {
+        /// The hand's number at this table (1 for the first).
+        hand: u32,
+        /// The value to make.
+        objective: i64,
+        /// The cards to combine.
+        cards: Vec<i64>,
+        /// The band the table deals from.
+        difficulty: Difficulty,
+        /// How many hints the hand has (the steps of one solution: one
+        /// fewer than the cards).
+        steps: u32,
+    },
+    /// Reply to `practice_hint`: the next step of one solution of the hand.
+    PracticeHint {
+        /// The hand it is for.
+        hand: u32,
+        /// The step, `8 × 3 = 24`: two numbers (cards, or results of
+        /// earlier steps) and their exact result (`7/2` for a fraction);
+        /// the last step makes the objective.
+        step: String,
+        /// Steps shown so far on this hand, this one included.
+        steps_shown: u32,
+        /// Steps in all.
+        steps: u32,
+    },
+    /// A practice hand is over (solved, or skipped): every distinct
+    /// solution under the table's rules; the next `practice` follows.
+    PracticeSolutions {
+        /// The hand's number.
+        hand: u32,
+        /// The value it made.
+        objective: i64,
+        /// Its cards.
+        cards: Vec<i64>,
+        /// Solved (true) or skipped.
+        solved: bool,
+        /// Hints shown before it ended.
+        hints: u32,
+        /// Every distinct solution, the player's own marked when solved.
+        solutions: Vec<SolutionEntry>,
     },
     /// A request failed, or the server has bad news.
     Error {

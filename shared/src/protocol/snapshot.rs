@@ -166,6 +166,13 @@ pub struct Standing {
     /// too few rated matches, or opponents, to be ranked.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rating_provisional: bool,
+    /// Under `everyone` scoring, the total time of the player's right
+    /// answers in this match (each from its round's deal), the tiebreak
+    /// between equal scores: less is ahead. Absent under `first` scoring,
+    /// and for a player who left during the match (their time is not
+    /// kept; they come after everyone seated on the same score).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solve_ms: Option<u64>,
 }
 
 /// One row of a leaderboard.

@@ -251,6 +251,7 @@ impl Room {
                     rating_before: None,
                     rating_after: None,
                     rating_provisional: false,
+                    solve_ms: (by_time && solve_ms != u64::MAX).then_some(solve_ms),
                 };
                 let entrant = Entrant {
                     player,

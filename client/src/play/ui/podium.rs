@@ -11,7 +11,8 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table, Widget};
 use super::{panel, render_input_line, ACCENT, DIM};
 use crate::play::app::App;
 use crate::play::wording::{
-    metric_value, on_podium, rating_change, PROVISIONAL_NOTE, PROVISIONAL_WHY, UNRATED_WHY,
+    metric_value, on_podium, rating_change, tiebreak_time, PROVISIONAL_NOTE, PROVISIONAL_WHY,
+    UNRATED_WHY,
 };
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
@@ -61,7 +62,12 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         };
         let score = step.first().map_or(0, |s| s.score);
         let points = if score.abs() == 1 { "point" } else { "points" };
-        Paragraph::new(Line::raw(format!("{score} {points}")))
+        // Equal points ranked apart: the time that decided it.
+        let time = step
+            .first()
+            .and_then(|s| tiebreak_time(standings, s))
+            .map_or(String::new(), |t| format!(" · {t}"));
+        Paragraph::new(Line::raw(format!("{score} {points}{time}")))
             .alignment(Alignment::Center)
             .render(score_area, buf);
         let color = match i {
@@ -124,6 +130,10 @@ fn render_standings(
     area: Rect,
     buf: &mut Buffer,
 ) {
+    // A column for the tiebreak only when it decided something.
+    let timed = standings
+        .iter()
+        .any(|s| tiebreak_time(standings, s).is_some());
     let rows = standings.iter().map(|s| {
         let rating = match (s.rating_before, s.rating_after) {
             (Some(b), Some(a)) => {
@@ -135,39 +145,46 @@ fn render_standings(
             }
             _ => Line::styled("unrated", DIM),
         };
-        Row::new(vec![
+        let mut cells = vec![
             Cell::from(format!("{}.", s.rank)),
             Cell::from(name_with_mark(app, s)),
             Cell::from(Line::from(s.score.to_string()).right_aligned()),
-            Cell::from(rating),
-        ])
+        ];
+        if timed {
+            let time = tiebreak_time(standings, s).unwrap_or_default();
+            cells.push(Cell::from(Line::from(time).right_aligned()));
+        }
+        cells.push(Cell::from(rating));
+        Row::new(cells)
     });
-    Table::new(
-        rows,
-        [
-            Constraint::Length(4),
-            Constraint::Length(26),
-            Constraint::Length(5),
-            Constraint::Min(10),
-        ],
-    )
-    // Room between the score and the rating so the numbers never touch.
-    .column_spacing(3)
-    .header(
-        Row::new(vec![
-            Cell::from(""),
-            Cell::from("Player"),
-            Cell::from(Line::from("Score").right_aligned()),
-            Cell::from("Rating"),
-        ])
-        .style(DIM),
-    )
-    .block(match recap {
-        // Where to read the match again, round by round.
-        Some(id) => panel(" Final standings ").title_bottom(format!(" recap: krypto match {id} ")),
-        None => panel(" Final standings "),
-    })
-    .render(area, buf);
+    let mut widths = vec![
+        Constraint::Length(4),
+        Constraint::Length(26),
+        Constraint::Length(5),
+    ];
+    let mut header = vec![
+        Cell::from(""),
+        Cell::from("Player"),
+        Cell::from(Line::from("Score").right_aligned()),
+    ];
+    if timed {
+        widths.push(Constraint::Length(8));
+        header.push(Cell::from(Line::from("Time").right_aligned()));
+    }
+    widths.push(Constraint::Min(10));
+    header.push(Cell::from("Rating"));
+    Table::new(rows, widths)
+        // Room between the score and the rating so the numbers never touch.
+        .column_spacing(3)
+        .header(Row::new(header).style(DIM))
+        .block(match recap {
+            // Where to read the match again, round by round.
+            Some(id) => {
+                panel(" Final standings ").title_bottom(format!(" recap: krypto match {id} "))
+            }
+            None => panel(" Final standings "),
+        })
+        .render(area, buf);
     // Say what "unrated" and a provisional "?" mean where they show, on
     // the panel's last lines.
     let notes = [

@@ -262,6 +262,7 @@ fn tied_players_share_a_step_and_every_name_is_shown() {
         rating_before: None,
         rating_after: None,
         rating_provisional: false,
+        solve_ms: None,
     };
     app.handle(msg(ServerMessage::MatchOver {
         standings: vec![
@@ -281,6 +282,51 @@ fn tied_players_share_a_step_and_every_name_is_shown() {
     let step_of = |name: &str| stage.iter().position(|l| l.contains(name));
     assert_eq!(step_of("Ann").map(|r| r + 1), step_of("Ben"));
     assert!(step_of("Cat").is_some() && step_of("Dan").is_some());
+}
+
+#[test]
+fn equal_points_ranked_apart_show_the_time_that_broke_the_tie() {
+    let mut app = game();
+    let s = |player, name: &str, score, rank, solve_ms| Standing {
+        player,
+        name: name.into(),
+        score,
+        rank,
+        rating_before: None,
+        rating_after: None,
+        rating_provisional: false,
+        solve_ms: Some(solve_ms),
+    };
+    app.handle(msg(ServerMessage::MatchOver {
+        standings: vec![
+            s(ME, "Ann", 5, 1, 41_200),
+            s(BEN, "Ben", 5, 2, 41_230),
+            s(PlayerId(4), "Dan", 5, 3, 52_960),
+            s(CAT, "Cat", 2, 4, 9_000),
+        ],
+        match_id: None,
+    }));
+    let text = screen(&app);
+    // On the podium's steps and in the table, for those on 5 points only;
+    // Ann's and Ben's round to the same tenth, so they show milliseconds.
+    assert!(text.contains("5 points · 41.200s"), "{text}");
+    assert!(text.contains("5 points · 41.230s"), "{text}");
+    assert!(text.contains("5 points · 53.0s"), "{text}");
+    assert!(!text.contains("2 points ·"), "{text}");
+    assert!(text.contains("Time"), "{text}");
+    let row = |name: &str| {
+        text.lines()
+            .find(|l| l.contains(&format!("{name} ")) && l.contains("unrated"))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(row("Ann").contains("41.200s"), "{text}");
+    assert!(row("Ben").contains("41.230s"), "{text}");
+    assert!(row("Dan").contains("53.0s"), "{text}");
+    assert!(
+        !row("Cat").contains("9.0s"),
+        "Cat's points are nobody else's: {text}"
+    );
 }
 
 #[test]

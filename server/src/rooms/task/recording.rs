@@ -279,6 +279,7 @@ mod tests {
             rating_before: None,
             rating_after: None,
             rating_provisional: false,
+            solve_ms: None,
         };
         RoomEvent::MatchFinished(MatchResult {
             settings: RoomSettings::default(),

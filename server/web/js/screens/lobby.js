@@ -48,7 +48,8 @@ export function mount(root, { act }) {
     h('h2', { text: 'Play alone' }),
     h('div', { class: 'row' },
       h('a', { href: at('/daily'), class: 'button primary big', text: 'Today’s Krypto' }),
-      h('a', { href: at('/run'), class: 'button secondary big', text: 'Solo run (3 min)' })));
+      h('a', { href: at('/run'), class: 'button secondary big', text: 'Solo run (3 min)' }),
+      h('a', { href: at('/practice'), class: 'button secondary big', text: 'Practice' })));
 
   const device = devicePanel(act);
   fill(root,

@@ -4,6 +4,7 @@ import { h, fill, keyedFill } from '../dom.js';
 import { at } from '../address.js';
 import { isHost } from '../state.js';
 import { ordinal } from '../words.js';
+import { seconds } from '../clock.js';
 import { onPodium, champions, ratingChange, PROVISIONAL_WHY, UNRATED_WHY } from '../ratings.js';
 import { resultView, roomChallengeView } from './round.js';
 import { readyPanel } from './ready.js';
@@ -25,12 +26,30 @@ export function standingsList(state, { big = false } = {}) {
         h('span', { class: 'player-name', text: s.name }),
         bot && h('span', { class: 'tag bot', title: 'a bot', text: '🤖 bot' }),
         h('span', { class: 'score', text: `${s.score} pt${s.score === 1 ? '' : 's'}` }),
+        tiebreak(standings, s) && h('span', {
+          class: 'tiebreak', title: 'total time of right answers: on equal points, less is ahead', text: ` · ${tiebreak(standings, s)}`,
+        }),
         rated ? h('span', {
           class: 'rating',
           title: 'rating before → after the match (change)',
           text: `rating ${ratingChange(s.rating_before, s.rating_after, s.rating_provisional)}`,
         }) : h('span', { class: 'rating muted', title: UNRATED_WHY, text: 'unrated' }));
     }));
+}
+
+/**
+ * `s`'s total time of right answers as shown ("41.2 s"), or null: shown
+ * under `everyone` scoring (the server sends it) where someone else has the
+ * same points, since that time is what ranks them apart. Where another's
+ * rounds to the same tenth, both show the milliseconds ("41.230 s"), so
+ * two players ranked apart never show the same time.
+ */
+export function tiebreak(standings, s) {
+  if (typeof s.solve_ms !== 'number') return null;
+  const level = standings.filter((o) => o !== s && o.score === s.score);
+  if (level.length === 0) return null;
+  const clash = level.some((o) => typeof o.solve_ms === 'number' && seconds(o.solve_ms) === seconds(s.solve_ms));
+  return clash ? `${Math.floor(s.solve_ms / 1000)}.${String(s.solve_ms % 1000).padStart(3, '0')} s` : seconds(s.solve_ms);
 }
 
 /** A link to the recap of the match just over, once the server named it. */
