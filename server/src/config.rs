@@ -7,8 +7,10 @@ use std::time::Duration;
 use ipnet::IpNet;
 
 mod fair_play_flags;
+mod retention_flags;
 
 pub use fair_play_flags::FairPlayFlags;
+pub use retention_flags::RetentionFlags;
 
 use crate::rooms::clock::ManualClock;
 pub use crate::rooms::services::DealerFactory;
@@ -326,6 +328,9 @@ pub struct Config {
     /// The fair-play signals' thresholds (docs/design.md, "Fair play").
     #[command(flatten)]
     pub fair_play: FairPlayFlags,
+    /// The retention of attempts.
+    #[command(flatten)]
+    pub retention: RetentionFlags,
     /// Deals the hands of new rooms.
     #[arg(skip)]
     pub dealer: DealerFactory,

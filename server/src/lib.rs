@@ -188,6 +188,7 @@ impl Shared {
             tasks: room_tasks.clone(),
             rated_play,
             bots: rooms::bots::BotRoster::default(),
+            solves: rooms::solves::RoomSolves::default(),
         });
         let public_bases =
             join_urls::public_bases(bound, &config.allowed_origins, config.public_url.as_deref());
@@ -225,6 +226,13 @@ impl Shared {
             runs: modes::runs::RunsInPlay::default(),
             fair_play,
         });
+        let clock = shared.config.wall_clock.clone();
+        scores::retention::spawn(
+            shared.db.clone(),
+            shared.config.retention.settings(),
+            move || clock.now_ms(),
+            shared.shutdown.clone(),
+        );
         shared.restore_saved_rooms().await?;
         if let Some(cluster) = shared.cluster.clone() {
             let claimer = shared.clone();

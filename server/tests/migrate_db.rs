@@ -11,7 +11,7 @@ use std::process::Command;
 use common::TestServer;
 use krypto_core::protocol::{Metric, Period, PlayerId};
 use krypto_server::db::scores::{
-    FinalPlace, MatchEnd, NewMatch, RoundOutcome, RoundResult, RoundStart, Write,
+    AttemptRecord, FinalPlace, MatchEnd, NewMatch, RoundOutcome, RoundResult, RoundStart, Write,
 };
 use krypto_server::db::Db;
 use krypto_server::scores::leaderboard::{self, BoardQuery, Ranking};
@@ -47,6 +47,18 @@ async fn a_match(db: &Db, players: &[PlayerId], winner: PlayerId, at_ms: i64) {
             at_ms: at_ms + i64::from(round) * 1_000,
         };
         writes.push(Write::StartRound(start.clone()));
+        // A wrong answer first: pruned into a count before the copy.
+        writes.push(Write::Attempt(AttemptRecord {
+            match_id: id,
+            round,
+            player: players[0],
+            formula: Some("1+2+3+4*5".into()),
+            accepted: false,
+            verdict: Some("wrong_value".into()),
+            elapsed_ms: 300,
+            at_ms: at_ms + i64::from(round) * 1_000 + 300,
+            seq: u64::from(round),
+        }));
         writes.push(Write::RoundResult(RoundResult {
             start,
             outcome: RoundOutcome::Won {
@@ -126,6 +138,9 @@ async fn a_sqlite_database_moves_to_postgres_whole() {
     a_match(&source, &[ann, ben], ann, now - 60_000).await;
     a_match(&source, &[ann, cat, robo], cat, now - 50_000).await;
     a_match(&source, &[ben, cat], ben, now - 40_000).await;
+    // The wrong answers past the retention are counts when the copy is made.
+    let pruned = source.prune_attempts(now + 1, 100).await.unwrap();
+    assert_eq!((pruned.deleted, pruned.summarised), (6, 6));
     let before = boards_and_profiles(&source, now).await;
     source.close().await;
     // Ann's room is open when the SQLite server stops: it is saved, and
@@ -154,6 +169,7 @@ async fn a_sqlite_database_moves_to_postgres_whole() {
     assert!(report.contains("players: 4 rows"), "{report}");
     assert!(report.contains("rounds: 6 rows"), "{report}");
     assert!(report.contains("saved_rooms: 1 rows"), "{report}");
+    assert!(report.contains("attempt_summaries: 6 rows"), "{report}");
     // Ann's two devices: her first token's and the laptop's.
     assert!(report.contains("player_tokens: 2 rows"), "{report}");
 

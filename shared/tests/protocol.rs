@@ -324,8 +324,13 @@ fn client_messages_have_the_documented_shapes() {
     );
     client_round_trip(
         None,
-        ClientMessage::ChallengeCreate,
+        ClientMessage::ChallengeCreate { round: None },
         json!({"type": "challenge_create"}),
+    );
+    client_round_trip(
+        None,
+        ClientMessage::ChallengeCreate { round: Some(3) },
+        json!({"type": "challenge_create", "round": 3}),
     );
     client_round_trip(
         None,

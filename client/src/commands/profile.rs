@@ -29,6 +29,47 @@ struct Profile {
     rounds_won: Option<i64>,
     fastest_ms: Option<i64>,
     recent_matches: Vec<RecentMatch>,
+    challenges: Vec<OwnChallenge>,
+    runs: Vec<RunDay>,
+}
+
+/// A challenge the player sent, with the answers in.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct OwnChallenge {
+    code: Option<String>,
+    date: Option<String>,
+    to_beat: Timed,
+    answers: Vec<Answer>,
+    answers_total: Option<u64>,
+}
+
+/// A time and its misses.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Timed {
+    elapsed_ms: Option<i64>,
+    misses: Option<u64>,
+}
+
+/// A friend's answer to a challenge.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Answer {
+    name: Option<String>,
+    elapsed_ms: Option<i64>,
+    misses: Option<u64>,
+}
+
+/// The best run of a day.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct RunDay {
+    date: Option<String>,
+    score: Option<i64>,
+    misses: Option<i64>,
+    best_combo: Option<i64>,
+    runs: Option<i64>,
 }
 
 /// One of the player's last matches.
@@ -156,10 +197,78 @@ fn render(p: &Profile, now: DateTime<Utc>, out: &mut impl Write) -> std::io::Res
             )?;
         }
     }
+    render_challenges(p, out)?;
+    render_runs(p, out)?;
     let unrated_shown =
         p.rating.is_none() || p.recent_matches.iter().any(|m| m.rating_after.is_none());
     if unrated_shown {
         writeln!(out, "({UNRATED_WHY})")?;
+    }
+    Ok(())
+}
+
+/// A time with its misses: `6.00 s`, `30.00 s, 1 miss`.
+fn timed(elapsed_ms: Option<i64>, misses: Option<u64>) -> String {
+    let time = elapsed_ms.map_or_else(|| "-".to_owned(), solve_time);
+    match misses.unwrap_or(0) {
+        0 => time,
+        1 => format!("{time}, 1 miss"),
+        n => format!("{time}, {n} misses"),
+    }
+}
+
+/// The challenges the player sent, each with the answers in.
+fn render_challenges(p: &Profile, out: &mut impl Write) -> std::io::Result<()> {
+    if p.challenges.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "Challenges sent:")?;
+    for c in &p.challenges {
+        let code = c.code.as_deref().unwrap_or("-");
+        let total = c.answers_total.unwrap_or(0);
+        writeln!(
+            out,
+            "  {code}  {}  to beat {}  ·  {total} answer{}  (krypto challenge {code})",
+            c.date.as_deref().unwrap_or("-"),
+            timed(c.to_beat.elapsed_ms, c.to_beat.misses),
+            if total == 1 { "" } else { "s" },
+        )?;
+        for a in &c.answers {
+            let beat = matches!((a.elapsed_ms, c.to_beat.elapsed_ms), (Some(a), Some(b)) if a < b);
+            writeln!(
+                out,
+                "    {:<20}  {}{}",
+                a.name.as_deref().unwrap_or("-"),
+                timed(a.elapsed_ms, a.misses),
+                if beat { "  (beat it)" } else { "" }
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The best solo run of each recent day.
+fn render_runs(p: &Profile, out: &mut impl Write) -> std::io::Result<()> {
+    if p.runs.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "Solo runs, best of each day:")?;
+    writeln!(
+        out,
+        "  {:<10}  {:>6}  {:>6}  {:>5}  {:>4}",
+        "Day", "Solved", "Misses", "Combo", "Runs"
+    )?;
+    let num = |v: Option<i64>| v.map_or_else(|| "-".to_owned(), |n| n.to_string());
+    for r in &p.runs {
+        writeln!(
+            out,
+            "  {:<10}  {:>6}  {:>6}  {:>5}  {:>4}",
+            r.date.as_deref().unwrap_or("-"),
+            num(r.score),
+            num(r.misses),
+            num(r.best_combo),
+            num(r.runs)
+        )?;
     }
     Ok(())
 }
@@ -223,6 +332,31 @@ mod tests {
         // The board's rounding of the same time.
         assert!(text.contains("Fastest      9.44 s"), "{text}");
         assert!(text.ends_with(&format!("({UNRATED_WHY})\n")), "{text}");
+    }
+
+    #[test]
+    fn challenges_and_runs_follow_the_matches() {
+        let json = r#"{"name": "Ann", "rating": null, "recent_matches": [],
+            "challenges": [{"code": "K7QXM2PD", "link": "/c/K7QXM2PD", "date": "2026-03-10",
+              "to_beat": {"elapsed_ms": 6000, "misses": 0},
+              "answers": [{"name": "Dee", "elapsed_ms": 5000, "misses": 0},
+                          {"name": "Cy", "elapsed_ms": 30000, "misses": 1}],
+              "answers_total": 2}],
+            "runs": [{"date": "2026-03-10", "score": 7, "misses": 2, "best_combo": 5, "runs": 3}]}"#;
+        let p: Profile = serde_json::from_str(json).unwrap_or_default();
+        let mut out = Vec::new();
+        render(&p, Utc::now(), &mut out).unwrap_or_default();
+        let text = String::from_utf8(out).unwrap_or_default();
+        assert!(
+            text.contains(
+                "Challenges sent:\n  K7QXM2PD  2026-03-10  to beat 6.00 s  ·  2 answers  (krypto challenge K7QXM2PD)\n    Dee                   5.00 s  (beat it)\n    Cy                    30.00 s, 1 miss\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("Solo runs, best of each day:\n  Day         Solved  Misses  Combo  Runs\n  2026-03-10       7       2      5     3\n"),
+            "{text}"
+        );
     }
 
     #[test]

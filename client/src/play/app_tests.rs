@@ -417,6 +417,28 @@ fn commands_map_to_requests() {
 }
 
 #[test]
+fn challenge_sends_the_round_once_it_is_over_and_shows_the_link() {
+    let mut app = game();
+    let line = |app: &mut App, l: &str| sends(&app.handle(Event::Line(l.into())));
+    // Not while the round is raced: there is nothing solved to send yet.
+    assert!(line(&mut app, "/challenge").is_empty());
+    assert!(app.feed.last().unwrap().text.contains("once it is over"));
+    app.room.as_mut().unwrap().snapshot.state = RoomPhase::BetweenRounds;
+    assert_eq!(
+        line(&mut app, "/challenge"),
+        [ClientMessage::ChallengeCreate { round: Some(3) }]
+    );
+    app.handle(msg(ServerMessage::Challenge {
+        code: "K7QXM2PD".parse().unwrap(),
+    }));
+    let shown = &app.feed.last().unwrap().text;
+    assert!(
+        shown.contains("/c/K7QXM2PD") && shown.contains("krypto challenge K7QXM2PD"),
+        "{shown}"
+    );
+}
+
+#[test]
 fn the_leaderboard_is_asked_for_and_shown() {
     let mut app = lobby();
     assert_eq!(

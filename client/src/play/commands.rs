@@ -178,6 +178,17 @@ impl App {
                 }
             }
             "bot" | "bots" => self.bot(rest),
+            "challenge" => match self.room.as_ref().and_then(|r| r.round.as_ref()) {
+                // The server sends only a round this player solved, with
+                // its own record of the hand and the time.
+                Some(r) if self.live_round().is_none() => send(ClientMessage::ChallengeCreate {
+                    round: Some(r.number),
+                }),
+                _ => {
+                    self.error("/challenge sends the round you just solved, once it is over");
+                    Vec::new()
+                }
+            },
             "devices" => send(ClientMessage::Devices),
             "revoke" => self.revoke(rest),
             "leaderboard" | "lb" => {

@@ -306,12 +306,16 @@ impl App {
             | ServerMessage::Run { .. }
             | ServerMessage::RunHand { .. }
             | ServerMessage::RunOver { .. }
-            | ServerMessage::Challenge { .. }
             | ServerMessage::ChallengeHand { .. }
             | ServerMessage::ChallengeResult { .. }
             | ServerMessage::Practice { .. }
             | ServerMessage::PracticeHint { .. }
             | ServerMessage::PracticeSolutions { .. } => Vec::new(),
+            // Asked for by `/challenge` after a round this player solved.
+            ServerMessage::Challenge { code } => vec![(
+                FeedKind::Event,
+                format!("Challenge a friend: the link /c/{code} on this server, or krypto challenge {code}"),
+            )],
         }
     }
 }

@@ -65,7 +65,7 @@ pub const COMMANDS: [&str; 5] = [
     "/start · /set key=value · /lock · /unlock · /leave · /quit",
     "/kick NAME · /host NAME · /chat TEXT · /react 🎉 · /ready",
     "/bot add easy|medium|hard · /bot remove NAME · /revoke N",
-    "/rooms more · /nosolution · /devices · /leaderboard [wins…]",
+    "/nosolution · /devices · /challenge · /leaderboard [wins…]",
 ];
 
 /// The help for line mode (`--plain`): no keys, only what to type.

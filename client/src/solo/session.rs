@@ -527,7 +527,7 @@ impl Session {
     fn solved(&mut self, out: &mut Vec<Step>) {
         self.result = Some(true);
         self.creating = true;
-        out.push(Step::Send(ClientMessage::ChallengeCreate));
+        out.push(Step::Send(ClientMessage::ChallengeCreate { round: None }));
     }
 
     fn error(&mut self, code: ErrorCode, message: &str, out: &mut Vec<Step>) {

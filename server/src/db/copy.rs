@@ -1,7 +1,8 @@
-//! `krypto-server migrate-db`: copies every player, match, round, attempt,
-//! rating and leaderboard row from one database to an empty PostgreSQL
-//! database, in one transaction (all or nothing), keeping every id, so
-//! players' tokens, profiles and boards carry over unchanged.
+//! `krypto-server migrate-db`: copies every player, match, round, attempt
+//! (and count of pruned ones), rating and leaderboard row from one database
+//! to an empty PostgreSQL database, in one transaction (all or nothing),
+//! keeping every id, so players' tokens, profiles and boards carry over
+//! unchanged.
 //!
 //! Each table is one entry of [`TABLES`]: read with SQL both backends
 //! understand (ids, JSON and times as text), written in chunks through the
@@ -192,6 +193,15 @@ const TABLES: &[Table] = &[
             ("verdict", Text),
             ("elapsed_ms", Int),
             ("at", Int),
+        ],
+    },
+    Table {
+        name: "attempt_summaries",
+        columns: &[
+            ("match_id", Text),
+            ("round", Int),
+            ("player_id", Int),
+            ("wrong", Int),
         ],
     },
     Table {

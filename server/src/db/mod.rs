@@ -45,6 +45,7 @@ pub mod modes;
 pub mod name_keys;
 mod postgres;
 pub mod recap;
+pub mod retention;
 mod rows;
 pub mod saved;
 pub mod scores;

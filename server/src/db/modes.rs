@@ -104,6 +104,36 @@ pub struct ChallengeResultRow {
     pub misses: i64,
 }
 
+/// A challenge on its challenger's profile.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct OwnChallengeRow {
+    /// Its code.
+    pub code: String,
+    /// When it was made (Unix ms).
+    pub created_ms: i64,
+    /// The challenger's time.
+    pub elapsed_ms: i64,
+    /// The challenger's misses.
+    pub misses: i64,
+    /// Answers in (solved attempts).
+    pub answers: i64,
+}
+
+/// A day's best run on a profile.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct RunDayRow {
+    /// The UTC day, `YYYY-MM-DD`.
+    pub day: String,
+    /// The best score that day.
+    pub score: i64,
+    /// That run's wrong answers.
+    pub misses: i64,
+    /// That run's longest combo.
+    pub best_combo: i64,
+    /// Runs finished that day.
+    pub runs: i64,
+}
+
 /// A finished run, to keep when it is the day's best.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunBest {
@@ -482,6 +512,36 @@ impl Db {
                            ORDER BY a.elapsed_ms, a.solved_ms, a.player_id LIMIT $2";
         Ok(on_store!(self, s => sqlx::query_as(SQL)
             .bind(code)
+            .bind(i64::from(limit))
+            .fetch_all(&s.pool)
+            .await?))
+    }
+
+    /// The player's `limit` newest challenges, with how many answers each
+    /// has.
+    pub async fn challenges_by(
+        &self,
+        player: PlayerId,
+        limit: u32,
+    ) -> Result<Vec<OwnChallengeRow>, DbError> {
+        const SQL: &str = "SELECT c.code, c.created_ms, c.elapsed_ms, c.misses,
+                (SELECT COUNT(*) FROM challenge_attempts a
+                 WHERE a.code = c.code AND a.elapsed_ms IS NOT NULL) AS answers
+            FROM challenges c WHERE c.player_id = $1
+            ORDER BY c.created_ms DESC, c.code LIMIT $2";
+        Ok(on_store!(self, s => sqlx::query_as(SQL)
+            .bind(player.0)
+            .bind(i64::from(limit))
+            .fetch_all(&s.pool)
+            .await?))
+    }
+
+    /// The player's best run of each of their `limit` latest days with one.
+    pub async fn run_days(&self, player: PlayerId, limit: u32) -> Result<Vec<RunDayRow>, DbError> {
+        const SQL: &str = "SELECT day, score, misses, best_combo, runs FROM run_bests
+                           WHERE player_id = $1 ORDER BY day DESC LIMIT $2";
+        Ok(on_store!(self, s => sqlx::query_as(SQL)
+            .bind(player.0)
             .bind(i64::from(limit))
             .fetch_all(&s.pool)
             .await?))

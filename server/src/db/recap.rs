@@ -1,7 +1,9 @@
 //! What a match's recap reads: the match, its players, its rounds and the
 //! answers judged in them, by the match's id. Every read is bounded: a
 //! match has at most 50 rounds and 32 seats plus those who joined during
-//! it, and at most [`MAX_RECAP_ATTEMPTS`] attempts per round are read.
+//! it, and at most [`MAX_RECAP_ATTEMPTS`] attempts per round are read;
+//! wrong answers past the retention are read as one count per player and
+//! round (`attempt_summaries`).
 
 use krypto_core::protocol::MAX_RECAP_ATTEMPTS;
 use uuid::Uuid;
@@ -81,6 +83,18 @@ pub struct AttemptCount {
     pub n: i64,
 }
 
+/// A player's wrong answers of a round, counted when they were pruned
+/// (`db::retention`).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct PrunedRow {
+    /// The round.
+    pub round: i64,
+    /// Who answered.
+    pub name: String,
+    /// How many.
+    pub wrong: i64,
+}
+
 /// A recorded match as the recap reads it.
 #[derive(Debug, Clone)]
 pub struct RecordedMatch {
@@ -93,8 +107,11 @@ pub struct RecordedMatch {
     /// Its judged answers, by round then order (at most
     /// [`MAX_RECAP_ATTEMPTS`] per round).
     pub attempts: Vec<AttemptRow>,
-    /// How many judged answers each round had.
+    /// How many judged answers each round had (pruned ones not included).
     pub counts: Vec<AttemptCount>,
+    /// The pruned wrong answers, per round and player (at most one row per
+    /// player and round).
+    pub pruned: Vec<PrunedRow>,
 }
 
 /// Answers refused without being read: not attempts at the hand.
@@ -132,6 +149,10 @@ impl Db {
             WHERE x.match_id IN (SELECT t.id FROM {{rows}}) AND {JUDGED}
             GROUP BY x.round ORDER BY x.round"
         );
+        const PRUNED: &str = "SELECT s.round, p.name, s.wrong
+            FROM attempt_summaries s JOIN players p ON p.id = s.player_id
+            WHERE s.match_id IN (SELECT CAST(t.id AS TEXT) FROM {rows})
+            ORDER BY s.round, p.name";
         let Some(row) = self.by_match::<MatchRow>(MATCH, id).await?.pop() else {
             return Ok(None);
         };
@@ -141,6 +162,7 @@ impl Db {
             rounds: self.by_match(ROUNDS, id).await?,
             attempts: self.by_match(&attempts, id).await?,
             counts: self.by_match(&counts, id).await?,
+            pruned: self.by_match(PRUNED, id).await?,
         }))
     }
 

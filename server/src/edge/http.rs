@@ -263,10 +263,20 @@ async fn get_leaderboard(
     Ok(Json(board))
 }
 
+/// Body of `GET /api/players/{name}`: the profile of rated play, then the
+/// player's challenges and runs.
+#[derive(Debug, Serialize)]
+struct PlayerPage {
+    #[serde(flatten)]
+    profile: leaderboard::Profile,
+    #[serde(flatten)]
+    play: crate::modes::api::ProfilePlay,
+}
+
 async fn get_player(
     State(shared): State<Arc<Shared>>,
     name: Result<Path<String>, PathRejection>,
-) -> Result<Json<leaderboard::Profile>, ApiError> {
+) -> Result<Json<PlayerPage>, ApiError> {
     let Path(name) =
         name.map_err(|_| ApiError::bad_request("the name in the path is not valid UTF-8"))?;
     // Not echoed back: it could be anything, of any length.
@@ -276,7 +286,10 @@ async fn get_player(
         )));
     }
     let profile = leaderboard::profile(&shared.db, &name, shared.config.ranking()).await?;
-    Ok(Json(profile))
+    let play = crate::modes::api::profile_play(&shared.db, profile.player)
+        .await
+        .map_err(BoardError::Db)?;
+    Ok(Json(PlayerPage { profile, play }))
 }
 
 /// `GET /api/matches/{id}`: the match's recap. An id that is no UUID is a

@@ -306,3 +306,95 @@ pub(crate) async fn get_challenge(
         results,
     }))
 }
+
+/// Most challenges a profile lists (the newest).
+pub(crate) const PROFILE_CHALLENGES: u32 = 10;
+/// Most answers listed per challenge on a profile (the fastest);
+/// `answers_total` counts them all.
+pub(crate) const PROFILE_ANSWERS: u32 = 10;
+/// Most days of runs a profile lists (the latest days with a run).
+pub(crate) const PROFILE_RUN_DAYS: u32 = 14;
+
+/// A challenge on its challenger's profile.
+#[derive(Debug, Serialize)]
+pub(crate) struct ProfileChallenge {
+    code: ChallengeCode,
+    /// The path of its link, `/c/CODE`.
+    link: String,
+    /// The UTC day it was made.
+    date: NaiveDate,
+    /// The challenger's result.
+    to_beat: Timed,
+    /// The fastest answers in (at most [`PROFILE_ANSWERS`]).
+    answers: Vec<ChallengeAnswer>,
+    /// How many answers are in.
+    answers_total: u64,
+}
+
+/// A day's best run on a profile.
+#[derive(Debug, Serialize)]
+pub(crate) struct ProfileRunDay {
+    date: String,
+    score: u64,
+    misses: u64,
+    best_combo: u64,
+    /// Runs finished that day.
+    runs: u64,
+}
+
+/// What a profile shows of the daily-less modes: the player's newest
+/// challenges with the answers in, and their best run per day.
+#[derive(Debug, Serialize)]
+pub(crate) struct ProfilePlay {
+    challenges: Vec<ProfileChallenge>,
+    runs: Vec<ProfileRunDay>,
+}
+
+/// The challenges and runs of `player`'s profile: at most
+/// [`PROFILE_CHALLENGES`] × [`PROFILE_ANSWERS`] answers and
+/// [`PROFILE_RUN_DAYS`] days, whatever the player did.
+pub(crate) async fn profile_play(
+    db: &crate::db::Db,
+    player: PlayerId,
+) -> Result<ProfilePlay, DbError> {
+    let mut challenges = Vec::new();
+    for row in db.challenges_by(player, PROFILE_CHALLENGES).await? {
+        let Ok(code) = row.code.parse::<ChallengeCode>() else {
+            return Err(DbError::Invariant("a stored challenge code is unreadable"));
+        };
+        let answers = db
+            .challenge_results(code.as_str(), PROFILE_ANSWERS)
+            .await?
+            .into_iter()
+            .map(|r| ChallengeAnswer {
+                name: r.name,
+                elapsed_ms: from_db_ms(r.elapsed_ms),
+                misses: from_db_ms(r.misses),
+            })
+            .collect();
+        challenges.push(ProfileChallenge {
+            link: format!("/c/{code}"),
+            code,
+            date: utc_date(from_db_ms(row.created_ms)),
+            to_beat: Timed {
+                elapsed_ms: from_db_ms(row.elapsed_ms),
+                misses: u32::try_from(row.misses).unwrap_or(u32::MAX),
+            },
+            answers,
+            answers_total: from_db_ms(row.answers),
+        });
+    }
+    let runs = db
+        .run_days(player, PROFILE_RUN_DAYS)
+        .await?
+        .into_iter()
+        .map(|r| ProfileRunDay {
+            date: r.day,
+            score: from_db_ms(r.score),
+            misses: from_db_ms(r.misses),
+            best_combo: from_db_ms(r.best_combo),
+            runs: from_db_ms(r.runs),
+        })
+        .collect();
+    Ok(ProfilePlay { challenges, runs })
+}

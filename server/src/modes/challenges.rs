@@ -1,5 +1,6 @@
 //! Challenges on the server: `challenge_create` stores the last hand the
-//! player solved on this connection with their result; `challenge_start`
+//! player solved on this connection, or the last round they solved in
+//! their room (`rooms::solves`), with their result; `challenge_start`
 //! deals it to whoever opens the code, timed like the daily (a stored
 //! [`Attempt`] per player); `challenge_submit` judges and, when right,
 //! shows both results side by side. Every result is kept, for the
@@ -49,13 +50,39 @@ pub(crate) fn stored(row: ChallengeRow) -> Option<Stored> {
 }
 
 impl Play {
-    /// `challenge_create`: a challenge of the last hand solved here.
-    pub(crate) async fn challenge_create(&mut self, asker: &Asker<'_>) {
-        let Some(solved) = &self.last_solved else {
-            return asker.error(
-                ErrorCode::WrongState,
-                "solve a hand first (the daily, a run's hand)",
-            );
+    /// `challenge_create`: a challenge of the last hand solved here, or of
+    /// the room's `round` the player solved (as the room recorded it).
+    pub(crate) async fn challenge_create(&mut self, asker: &Asker<'_>, round: Option<u32>) {
+        let from_room;
+        let solved = match round {
+            None => match &self.last_solved {
+                Some(solved) => solved,
+                None => {
+                    return asker.error(
+                        ErrorCode::WrongState,
+                        "solve a hand first (the daily, a run's hand, a room's round)",
+                    )
+                }
+            },
+            Some(round) => match asker.shared.rooms.solves.of(asker.player, round) {
+                Some(solve) => {
+                    from_room = super::Solved {
+                        deal: solve.deal,
+                        rules: solve.rules,
+                        result: Timed {
+                            elapsed_ms: solve.elapsed_ms,
+                            misses: solve.misses,
+                        },
+                    };
+                    &from_room
+                }
+                None => {
+                    return asker.error(
+                        ErrorCode::WrongState,
+                        format!("round {round} is not the last round you solved in your room"),
+                    )
+                }
+            },
         };
         let Ok(cards) = serde_json::to_string(&solved.deal.hand) else {
             return asker.error(ErrorCode::Internal, "the hand could not be stored");

@@ -88,4 +88,6 @@ pub(crate) struct RoomServices {
     pub(crate) rated_play: RatedPlay,
     /// The server's bots, which hosts seat with `add_bot`.
     pub(crate) bots: BotRoster,
+    /// The last round each seated player solved (for challenges).
+    pub(crate) solves: crate::rooms::solves::RoomSolves,
 }

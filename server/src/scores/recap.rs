@@ -5,7 +5,8 @@
 //! async workers.
 
 use krypto_core::protocol::{
-    MatchRecap, RecapAttempt, RecapStanding, RoomSettings, RoundRecap, MAX_RECAP_ATTEMPTS,
+    MatchRecap, PrunedMisses, RecapAttempt, RecapStanding, RoomSettings, RoundRecap,
+    MAX_RECAP_ATTEMPTS,
 };
 use krypto_core::recap::recap_solutions;
 use uuid::Uuid;
@@ -57,6 +58,7 @@ pub fn tell(id: Uuid, recorded: RecordedMatch) -> Result<MatchRecap, RecapError>
         rounds,
         attempts,
         counts,
+        pruned,
     } = recorded;
     let settings: RoomSettings = serde_json::from_str(&row.settings)
         .map_err(|_| RecapError::Stored("settings that do not parse"))?;
@@ -99,6 +101,15 @@ pub fn tell(id: Uuid, recorded: RecordedMatch) -> Result<MatchRecap, RecapError>
             .iter()
             .find(|c| c.round == r.number)
             .map_or(0, |c| u64::try_from(c.n).unwrap_or(0));
+        let pruned: Vec<PrunedMisses> = pruned
+            .iter()
+            .filter(|p| p.round == r.number)
+            .map(|p| PrunedMisses {
+                who: p.name.clone(),
+                wrong: u64::try_from(p.wrong).unwrap_or(0),
+            })
+            .collect();
+        let total = total.saturating_add(pruned.iter().map(|p| p.wrong).sum::<u64>());
         told.push(RoundRecap {
             number: u32::try_from(r.number).map_err(|_| RecapError::Stored("a round number"))?,
             objective: r.objective,
@@ -118,6 +129,7 @@ pub fn tell(id: Uuid, recorded: RecordedMatch) -> Result<MatchRecap, RecapError>
                 })
                 .collect(),
             attempts_total: total,
+            pruned,
             solutions: solutions.solutions,
             solutions_total: solutions.total,
             marks: solutions.marks,

@@ -209,7 +209,7 @@ impl Session {
             | ClientMessage::RunStart
             | ClientMessage::RunResume
             | ClientMessage::RunSubmit { .. }
-            | ClientMessage::ChallengeCreate
+            | ClientMessage::ChallengeCreate { .. }
             | ClientMessage::ChallengeStart { .. }
             | ClientMessage::ChallengeSubmit { .. }
             | ClientMessage::PracticeStart { .. }
@@ -247,7 +247,7 @@ impl Session {
             ClientMessage::RunSubmit { hand, formula } => {
                 play.run_submit(&asker, hand, &formula).await;
             }
-            ClientMessage::ChallengeCreate => play.challenge_create(&asker).await,
+            ClientMessage::ChallengeCreate { round } => play.challenge_create(&asker, round).await,
             ClientMessage::ChallengeStart { code } => play.challenge_start(&asker, code).await,
             ClientMessage::ChallengeSubmit { formula } => {
                 play.challenge_submit(&asker, &formula).await;

@@ -568,6 +568,13 @@ export function createApp({ kind, route, handed, scanned, io }) {
       solo.verdict = null;
       if (io.send(message)) solo.pending = true;
     },
+    /** "Challenge a friend" after a round this player solved in the room. */
+    roomChallenge() {
+      const room = state.room;
+      const round = room?.round?.number;
+      if (!room || room.solvedRound !== round || room.challenge?.asked) return;
+      if (io.send({ type: 'challenge_create', round })) room.challenge = { round, asked: true, code: null };
+    },
     practiceDifficulty(difficulty) {
       if (state.solo?.kind === 'practice') state.solo.difficulty = difficulty;
     },

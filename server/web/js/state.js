@@ -300,6 +300,9 @@ export function applyServer(state, m) {
       room.result = null;
       room.formula = loadDraft(room.code, room.round);
       room.tries = {};
+      // The round this player answered right, and its challenge: {round, asked, code}.
+      room.solvedRound = null;
+      room.challenge = null;
       room.pending = false;
       room.unsent = null;
       room.dropped = false;
@@ -314,6 +317,11 @@ export function applyServer(state, m) {
         kind: m.error?.kind ?? null, message: m.error?.message ?? '', column: m.error?.column ?? null,
       };
       if (m.locked_out_ms) room.lockout = deadlineIn(m.locked_out_ms);
+      if (m.accepted && Number.isInteger(m.round)) room.solvedRound = m.round;
+      return null;
+    case 'challenge':
+      // The challenge of a round this player solved (`challenge_create` with its round).
+      if (room?.challenge && !room.challenge.code) room.challenge.code = m.code;
       return null;
     case 'solved': {
       // `everyone` scoring: a right answer scored; the round goes on.
@@ -417,6 +425,7 @@ export function applyServer(state, m) {
         return 'join_failed';
       }
       if (room) room.pending = false;
+      if (room?.challenge && !room.challenge.code) room.challenge.asked = false;
       state.toast = { text: m.message, until: deadlineIn(6000) };
       return null;
     default:

@@ -230,10 +230,17 @@ pub enum ClientMessage {
         /// The formula as typed.
         formula: String,
     },
-    /// Makes a challenge of the last hand the sender solved on this
-    /// connection (the daily, a room's round, a run's hand); answered by
-    /// `challenge`.
-    ChallengeCreate,
+    /// Makes a challenge of a hand the sender solved; answered by
+    /// `challenge`. Without `round`: the last hand solved on this
+    /// connection (the daily, a run's hand, a challenge). With `round`: that
+    /// round of the sender's room, which they must have solved there (won,
+    /// or answered right under `everyone` scoring) — the hand, rules and time
+    /// are the server's record of it, never the client's.
+    ChallengeCreate {
+        /// The room's round, as `round_started` numbered it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        round: Option<u32>,
+    },
     /// Takes a challenge: its hand, timed like the daily; answered by
     /// `challenge_hand`. Asking again resumes the same clock.
     ChallengeStart {

@@ -49,8 +49,8 @@ pub use modes::{ChallengeOutcome, SolutionEntry, Timed};
 pub use crate::modes::challenge::ChallengeCode;
 pub use parse::{parse_client_message, parse_server_message, ProtocolError, ProtocolErrorKind};
 pub use recap::{
-    MatchRecap, RecapAttempt, RecapStanding, RoundRecap, SolutionMarks, MAX_RECAP_ATTEMPTS,
-    MAX_RECAP_SOLUTIONS,
+    MatchRecap, PrunedMisses, RecapAttempt, RecapStanding, RoundRecap, SolutionMarks,
+    MAX_RECAP_ATTEMPTS, MAX_RECAP_SOLUTIONS,
 };
 pub use server::{RoundWin, ServerEnvelope, ServerMessage, ServerMessageType};
 pub use snapshot::{

@@ -72,8 +72,12 @@ pub struct RoundRecap {
     /// [`MAX_RECAP_ATTEMPTS`]): answers refused unread (locked out, too
     /// late) are left out.
     pub attempts: Vec<RecapAttempt>,
-    /// How many such answers there were.
+    /// How many such answers there were (those in `pruned` included).
     pub attempts_total: u64,
+    /// Wrong answers past the server's retention, no longer kept one by
+    /// one: how many each player made (at most one entry per player).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pruned: Vec<PrunedMisses>,
     /// The distinct solutions of the hand under the match's rules, as
     /// `krypto solve --all` lists them (at most [`MAX_RECAP_SOLUTIONS`]).
     pub solutions: Vec<String>,
@@ -97,6 +101,16 @@ pub struct RecapAttempt {
     pub formula: Option<String>,
     /// Why a wrong answer was refused (`wrong_value`, `has_solution`, …).
     pub verdict: Option<String>,
+}
+
+/// A player's wrong answers in a round, counted once their details were
+/// pruned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrunedMisses {
+    /// Who answered.
+    pub who: String,
+    /// How many judged wrong answers.
+    pub wrong: u64,
 }
 
 /// Indexes into a round's `solutions`.

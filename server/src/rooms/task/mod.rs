@@ -36,6 +36,7 @@ use crate::rooms::clock::RoomClock;
 use crate::rooms::lobby::{RegisterError, RoomCommand, RoomHandle};
 use crate::rooms::outbox::Outbox;
 use crate::rooms::services::RoomServices;
+use crate::rooms::solves::RoundWatch;
 use crate::scores::periods::now_ms;
 
 mod absence;
@@ -97,6 +98,7 @@ pub fn create(
         absence: Absence::default(),
         log: MatchLog::default(),
         held: Held::default(),
+        watch: RoundWatch::default(),
         locked: false,
         last_now: 0,
         bots: RoomBots::new(solved_tx),
@@ -209,6 +211,7 @@ pub(crate) async fn restore(
         absence: Absence::default(),
         log,
         held: Held::default(),
+        watch: RoundWatch::default(),
         locked: false,
         last_now: 0,
         bots: RoomBots::new(solved_tx),
@@ -261,6 +264,8 @@ struct RoomTask {
     log: MatchLog,
     /// Its dealt hands and attempts, on their way to the recorder.
     held: Held,
+    /// The round in play, to tell who solved it (for challenges).
+    watch: RoundWatch,
     /// Whether the room was locked when last told to the lobby.
     locked: bool,
     /// The room time of the last command or tick handled.
@@ -334,6 +339,9 @@ impl RoomTask {
             tracing::error!(room = %code, error = %e, "not recorded");
         }
         self.services.lobby.unregister(&code);
+        for player in self.room.members() {
+            self.services.solves.forget(player, &code);
+        }
         // Whoever was about to join learns the room is gone.
         inbox.close();
         while let Some(command) = inbox.recv().await {
@@ -523,6 +531,10 @@ impl RoomTask {
             tracing::debug!(room = %self.room.code(), ?event, "room event");
         }
         let code = self.room.code().to_owned();
+        let rules = self.room.settings().rules;
+        for (player, solve) in self.watch.observe(&code, rules, &events) {
+            self.services.solves.solved(player, solve);
+        }
         let batch = self
             .log
             .translate(&code, &events, now_ms(), &mut Uuid::now_v7);
@@ -628,6 +640,7 @@ impl RoomTask {
         for player in fx.removed {
             self.clients.remove(&player);
             self.services.lobby.unseat(player, self.room.code());
+            self.services.solves.forget(player, self.room.code());
         }
         let grace = self.services.settings.empty_room_grace;
         self.absence

@@ -6,7 +6,7 @@ import { isHost } from '../state.js';
 import { ordinal } from '../words.js';
 import { seconds } from '../clock.js';
 import { onPodium, champions, ratingChange, PROVISIONAL_WHY, UNRATED_WHY } from '../ratings.js';
-import { resultView } from './round.js';
+import { resultView, roomChallengeView } from './round.js';
 import { readyPanel } from './ready.js';
 
 const MEDALS = { 1: '🥇', 2: '🥈', 3: '🥉' };
@@ -94,7 +94,8 @@ export function mount(root, { act }) {
       fill(list, standingsList(state), ...unratedNote(state), recapLink(state));
       // The last round ended the match; its result is still worth a look.
       fill(last, state.room.result && h('details', { class: 'card-panel' },
-        h('summary', { text: `How round ${state.room.result.round} ended` }), resultView(state)));
+        h('summary', { text: `How round ${state.room.result.round} ended` }), resultView(state)),
+        roomChallengeView(state, act));
       if (state.room.readyCheck) {
         fillControls('ready', () => null);
       } else if (isHost(state)) {

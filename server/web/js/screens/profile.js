@@ -53,8 +53,52 @@ export async function show(root, name) {
               h('td', { class: 'num', text: String(m.score) }),
               h('td', { class: 'num', text: m.rating_after === null ? 'unrated' : ratingChange(m.rating_before, m.rating_after) }),
               h('td', {}, MATCH_ID.test(m.match) && h('a', { href: at(`/m/${m.match}`), class: 'recap-row-link', text: 'Recap' })))))),
-        unratedRows && p.rating !== null && h('p', { class: 'hint', text: `Unrated: ${UNRATED_WHY.toLowerCase()}` })));
+        unratedRows && p.rating !== null && h('p', { class: 'hint', text: `Unrated: ${UNRATED_WHY.toLowerCase()}` })),
+      challengesPanel(p.challenges ?? []),
+      runsPanel(p.runs ?? []));
   } catch (e) {
     fill(body, h('p', { class: 'error', role: 'alert', text: `Could not load ${name}: ${e.message}` }));
   }
+}
+
+/** A time and its misses, as the daily and challenges show them. */
+function timed(t) {
+  return t.misses ? `${seconds(t.elapsed_ms)} · ${t.misses} miss${t.misses === 1 ? '' : 'es'}` : seconds(t.elapsed_ms);
+}
+
+/** The player's newest challenges, each with the answers that came in. */
+function challengesPanel(challenges) {
+  return h('section', { class: 'card-panel profile-challenges' },
+    h('h2', { text: 'Challenges' }),
+    challenges.length === 0 ? h('p', { class: 'hint', text: 'No challenges sent yet.' })
+      : h('ul', { class: 'challenge-list' }, challenges.map((c) => h('li', { class: 'challenge-entry' },
+        h('p', {},
+          h('a', { href: at(`/c/${c.code}`), text: `/c/${c.code}` }),
+          h('span', { class: 'hint', text: ` · ${c.date} · to beat ${timed(c.to_beat)}` })),
+        c.answers.length === 0 ? h('p', { class: 'hint', text: 'No answers yet.' })
+          : h('table', {},
+            h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'Name' }), h('th', { scope: 'col', class: 'num', text: 'Time' }),
+              h('th', { scope: 'col', class: 'num', text: 'Misses' }))),
+            h('tbody', {}, c.answers.map((a) => h('tr', { class: a.elapsed_ms < c.to_beat.elapsed_ms ? 'beat' : '' },
+              h('td', { text: a.name }),
+              h('td', { class: 'num', text: seconds(a.elapsed_ms) }),
+              h('td', { class: 'num', text: String(a.misses) }))))),
+        c.answers_total > c.answers.length && h('p', { class: 'hint', text: `${c.answers_total} answers in all` })))));
+}
+
+/** The best run of each recent day. */
+function runsPanel(runs) {
+  return h('section', { class: 'card-panel profile-runs' },
+    h('h2', { text: 'Solo runs: best of each day' }),
+    runs.length === 0 ? h('p', { class: 'hint', text: 'No runs yet.' })
+      : h('table', {},
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'Day' }), h('th', { scope: 'col', class: 'num', text: 'Solved' }),
+          h('th', { scope: 'col', class: 'num', text: 'Misses' }), h('th', { scope: 'col', class: 'num', text: 'Best combo' }),
+          h('th', { scope: 'col', class: 'num', text: 'Runs' }))),
+        h('tbody', {}, runs.map((r) => h('tr', {},
+          h('td', { text: r.date }),
+          h('td', { class: 'num', text: String(r.score) }),
+          h('td', { class: 'num', text: String(r.misses) }),
+          h('td', { class: 'num', text: String(r.best_combo) }),
+          h('td', { class: 'num', text: String(r.runs) }))))));
 }

@@ -47,7 +47,9 @@ function download(label, name, href) {
 }
 
 function roundView(r) {
-  const missed = [...new Set(r.attempts.filter((a) => !a.right).map((a) => a.who))];
+  // Wrong answers past the server's retention come as counts per player (`pruned`).
+  const pruned = Array.isArray(r.pruned) ? r.pruned : [];
+  const missed = [...new Set([...r.attempts.filter((a) => !a.right).map((a) => a.who), ...pruned.map((p) => p.who)])];
   const rights = r.attempts.filter((a) => a.right);
   const outcome = r.winner === null ? 'Nobody solved it in time.'
     : r.no_solution ? `${r.winner} saw there was no solution, in ${seconds(r.elapsed_ms)}.`
@@ -69,6 +71,8 @@ function roundView(r) {
     h('p', { class: 'recap-outcome', text: outcome }),
     rights.length > 1 && h('p', { class: 'recap-rights', text: `Solved: ${rights.map((a) => `${a.who} (${seconds(a.elapsed_ms)})`).join(', ')}` }),
     h('p', { class: 'recap-missed', text: missed.length ? `Missed: ${listOf(missed)}` : 'Nobody missed.' }),
+    pruned.length > 0 && h('p', { class: 'hint recap-pruned',
+      text: `Old wrong answers, counted: ${pruned.map((p) => `${p.who} ${p.wrong}`).join(', ')}` }),
     r.solutions_total === 0 ? h('p', { class: 'hint', text: 'This hand has no solution.' })
       : [
         h('h3', { text: `${r.solutions_total} distinct solution${r.solutions_total === 1 ? '' : 's'}` }),

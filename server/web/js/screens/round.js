@@ -9,6 +9,8 @@ import { preview, usedCards, handProblem } from '../formula.js';
 import { OPERATORS, verdictHeadline, HEADLINE_SAYS_ALL } from '../words.js';
 import { scores } from './players.js';
 import { LIMITS } from '../limits.js';
+import { at } from '../address.js';
+import { copyable } from './solo.js';
 
 /** The live value of the formula being built for `room.round` (also the solo pages'). */
 export function previewLine(room) {
@@ -162,7 +164,7 @@ export function mount(root, { act, state }) {
       verdict.className = 'verdict';
       fill(verdict);
     }
-    fill(result, resultView(s));
+    fill(result, resultView(s), roomChallengeView(s, act));
     fill(board, h('h2', { text: 'Scores' }), scores(s));
     tick(s);
   }
@@ -198,4 +200,25 @@ export function resultView(state) {
       : h('p', { class: 'result-formula', text: 'This hand had no solution.' }),
     next,
   ];
+}
+
+/**
+ * "Challenge a friend" between rounds, for a round this player solved: the
+ * server makes the challenge from its own record of the round (hand, rules,
+ * time), then the link shows with a Copy button.
+ */
+export function roomChallengeView(state, act) {
+  const room = state.room;
+  if (!room?.round || room.phase === 'playing' || room.solvedRound !== room.round.number) return null;
+  if (room.result?.noSolution) return null;
+  const made = room.challenge?.round === room.round.number ? room.challenge : null;
+  if (made?.code) {
+    const link = `${window.location.origin}${at(`/c/${made.code}`)}`;
+    return h('div', { class: 'challenge-link' },
+      h('p', { class: 'muted', text: `Round ${room.round.number}'s hand, with your time to beat:` }),
+      copyable(link, 'Copy the challenge link'));
+  }
+  return h('button', {
+    type: 'button', class: 'secondary', disabled: Boolean(made?.asked), on: { click: act.roomChallenge }, text: 'Challenge a friend',
+  });
 }

@@ -54,7 +54,7 @@ function copyInto(button, text) {
 }
 
 /** A line of text with a Copy button beside it. */
-function copyable(text, label) {
+export function copyable(text, label) {
   const button = h('button', { type: 'button', class: 'secondary small copy', text: 'Copy', 'aria-label': label });
   button.addEventListener('click', () => copyInto(button, text));
   return h('div', { class: 'copyable' }, h('pre', { class: 'share', text }), button);
