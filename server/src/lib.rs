@@ -173,7 +173,7 @@ impl Shared {
             cluster.as_ref().map(|(c, _)| c.queue()),
         );
         let cluster = cluster.map(|(cluster, pending)| {
-            cluster.spawn(lobby.clone(), pending);
+            cluster.spawn(lobby.clone(), recorder.clone(), pending);
             cluster
         });
         let room_tasks = TaskTracker::new();

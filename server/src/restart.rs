@@ -171,6 +171,7 @@ impl Shared {
                     TicketKind::Handover,
                     std::time::SystemTime::now(),
                     tokens::HANDOVER_TICKET_TTL,
+                    self.config.database_deadline,
                 )
                 .await
                 .map_err(|e| tracing::warn!(error = %e, "no handover ticket for a redirect"))

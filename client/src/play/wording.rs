@@ -148,6 +148,7 @@ pub fn refusal(code: ErrorCode, message: &str) -> String {
     let message = message.trim().trim_end_matches('.');
     let hint = match code {
         ErrorCode::RoomNotFound => "check the code with whoever invited you",
+        ErrorCode::RoomUnreachable => "try again in a moment",
         ErrorCode::RoomFull => "every seat is taken; you can still watch it",
         ErrorCode::RoomLocked => "the host has locked it",
         ErrorCode::NameTaken => "choose another name with --name",
@@ -204,6 +205,21 @@ mod tests {
                 "{t}"
             );
         }
+    }
+
+    #[test]
+    fn a_room_on_an_unreachable_server_is_said_so_once() {
+        let said = "room KXR7P: its server is unreachable right now; try again in a moment";
+        let t = refusal(ErrorCode::RoomUnreachable, said);
+        assert_eq!(t, said);
+        let t = refusal(
+            ErrorCode::RoomUnreachable,
+            "room KXR7P: its server is unreachable right now",
+        );
+        assert_eq!(
+            t,
+            "room KXR7P: its server is unreachable right now: try again in a moment"
+        );
     }
 
     #[test]

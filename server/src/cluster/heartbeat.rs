@@ -19,7 +19,9 @@ use tokio::time::MissedTickBehavior;
 
 use super::{Cluster, RemoteRoom, ANNOUNCEMENT_MEMORY, SEAT_MEMORY};
 use crate::db::directory::Published;
+use crate::db::scores::Write;
 use crate::rooms::lobby::Lobby;
+use crate::scores::recorder::Recorder;
 
 /// Listing entries as last written: code → JSON (`None`: private).
 type PublishedMap = HashMap<String, Option<String>>;
@@ -63,7 +65,7 @@ impl Contact {
 }
 
 /// Beats until the node leaves.
-pub(super) async fn run(cluster: Arc<Cluster>, lobby: Arc<Lobby>) {
+pub(super) async fn run(cluster: Arc<Cluster>, lobby: Arc<Lobby>, recorder: Recorder) {
     let mut published = PublishedMap::new();
     let mut contact = Contact::default();
     let mut interval = tokio::time::interval(cluster.heartbeat_every);
@@ -77,13 +79,14 @@ pub(super) async fn run(cluster: Arc<Cluster>, lobby: Arc<Lobby>) {
         if cluster.stopped.is_cancelled() {
             return;
         }
-        beat(&cluster, &lobby, &mut published, &mut contact).await;
+        beat(&cluster, &lobby, &recorder, &mut published, &mut contact).await;
     }
 }
 
 async fn beat(
     cluster: &Cluster,
     lobby: &Lobby,
+    recorder: &Recorder,
     published: &mut PublishedMap,
     contact: &mut Contact,
 ) {
@@ -97,8 +100,9 @@ async fn beat(
     }
     if judging {
         match directory.reap(SEAT_MEMORY, ANNOUNCEMENT_MEMORY).await {
-            Ok(dead) if !dead.is_empty() => {
-                tracing::info!(?dead, "dead nodes removed from the directory");
+            Ok(reaped) if !reaped.nodes.is_empty() => {
+                tracing::info!(dead = ?reaped.nodes, "dead nodes removed from the directory");
+                abandon(recorder, &reaped.matches).await;
             }
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "removing dead nodes failed"),
@@ -131,6 +135,33 @@ async fn beat(
     cluster.prune_announcements();
     // Rooms saved for a node that is gone, or for whoever comes next.
     cluster.want_claims();
+}
+
+/// Records as abandoned the matches in play on nodes just declared dead:
+/// nothing will ever finish them (a node killed with nothing in its
+/// journal leaves them `playing` otherwise). Through the recorder, the one
+/// writer of scores, so a database outage journals them; the write changes
+/// only a match still `playing`. A node taken for dead while merely cut
+/// off that comes back and finishes one of them records it finished (a
+/// finish overrides the abandon).
+async fn abandon(recorder: &Recorder, matches: &[uuid::Uuid]) {
+    if matches.is_empty() {
+        return;
+    }
+    let at_ms = krypto_core::periods::now_ms();
+    let writes = matches
+        .iter()
+        .map(|&match_id| Write::AbandonMatch { match_id, at_ms })
+        .collect();
+    match recorder.submit(writes).await {
+        Ok(()) => tracing::warn!(
+            matches = matches.len(),
+            "matches in play on dead nodes recorded as abandoned"
+        ),
+        Err(e) => {
+            tracing::error!(error = %e, ?matches, "matches of dead nodes not recorded as abandoned")
+        }
+    }
 }
 
 /// Refreshes this node's heartbeat (registering again if the others took

@@ -38,6 +38,7 @@ use crate::ops::metrics::{Metrics, Reconnect};
 use crate::rooms::directory_queue::{self, DirectoryQueue};
 use crate::rooms::lobby::Lobby;
 use crate::rooms::outbox::{close, ConnId};
+use crate::scores::recorder::Recorder;
 
 /// How long a dead node's seats are remembered, so a player coming back
 /// within the time a dropped seat is held anyway is told their room is
@@ -98,8 +99,10 @@ pub(crate) enum Located {
         /// That node's public URL.
         url: String,
     },
-    /// On a node that stopped answering.
-    NodeStopped,
+    /// On a node whose heartbeat is late but which no live node declared
+    /// dead yet: cut off from the database (its rooms may be playing on)
+    /// or killed. Nobody is sent there, and nothing of it is cleared.
+    Unreachable,
 }
 
 /// What reserving a room code came to.
@@ -125,11 +128,18 @@ pub(crate) enum SeatElsewhere {
         /// The room.
         code: String,
     },
+    /// Seated in room `code` on a node that is only suspected (its
+    /// heartbeat late, not declared dead): the seat stays theirs.
+    Unreachable {
+        /// The room.
+        code: String,
+    },
     /// Their room is gone (now cleared from the directory).
     Gone {
         /// The room.
         code: String,
-        /// Because its node stopped (rather than the room closing).
+        /// Because its node was declared dead (rather than the room
+        /// closing).
         node_stopped: bool,
     },
 }
@@ -286,13 +296,15 @@ impl Cluster {
         self.queue.clone()
     }
 
-    /// Starts the directory writer, the heartbeat and the session listener.
-    pub(crate) fn spawn(self: &Arc<Self>, lobby: Arc<Lobby>, pending: Pending) {
+    /// Starts the directory writer, the heartbeat (which records through
+    /// `recorder` the matches of dead nodes as abandoned) and the session
+    /// listener.
+    pub(crate) fn spawn(self: &Arc<Self>, lobby: Arc<Lobby>, recorder: Recorder, pending: Pending) {
         tokio::spawn(directory_queue::write(
             self.directory.clone(),
             pending.queue,
         ));
-        tokio::spawn(heartbeat::run(self.clone(), lobby.clone()));
+        tokio::spawn(heartbeat::run(self.clone(), lobby.clone(), recorder));
         tokio::spawn(takeover::run(self.clone(), lobby, pending.listener));
     }
 
@@ -321,7 +333,7 @@ impl Cluster {
             };
             match self
                 .directory
-                .reserve(&code, public, host.0, &holding, self.judging())
+                .reserve(&code, public, host.0, &holding)
                 .await?
             {
                 Reserved::Done => return Ok(Reservation::Code(code)),
@@ -346,12 +358,14 @@ impl Cluster {
         self.judging.load(Ordering::Relaxed)
     }
 
-    /// Where room `code` (not open here) lives.
+    /// Where room `code` (not open here) lives. While this node may not
+    /// judge heartbeats (just back from an outage) every node in the
+    /// directory counts as live.
     pub(crate) async fn locate(&self, code: &str, player: PlayerId) -> Located {
         match self.directory.locate(code, player.0).await {
             Ok(Some(at)) if at.node == self.node => Located::Nowhere,
             Ok(Some(at)) if at.live || !self.judging() => Located::Elsewhere { url: at.url },
-            Ok(Some(_)) => Located::NodeStopped,
+            Ok(Some(_)) => Located::Unreachable,
             Ok(None) => Located::Nowhere,
             Err(e) => {
                 tracing::warn!(error = %e, "room directory unreadable");
@@ -361,7 +375,9 @@ impl Cluster {
     }
 
     /// Where `player` (not seated here) is seated on another node; a seat
-    /// whose room is gone is cleared.
+    /// whose room is gone is cleared — never one on a node only suspected
+    /// (its heartbeat late): that node may be cut off from the database
+    /// and playing on, and comes back to the seat.
     pub(crate) async fn seat_elsewhere(&self, player: PlayerId) -> Option<SeatElsewhere> {
         let seat = match self.directory.seat_of(player.0).await {
             Ok(seat) => seat?,
@@ -374,19 +390,25 @@ impl Cluster {
             // The lobby here knows better (the directory lags a little).
             return None;
         }
-        let live = seat.live || (seat.url.is_some() && !self.judging());
-        if let (true, true, Some(url)) = (live, seat.room_open, &seat.url) {
-            return Some(SeatElsewhere::Redirect {
-                url: url.clone(),
-                code: seat.code,
-            });
+        // The node's row exists until a live node declares it dead.
+        let declared_dead = seat.url.is_none();
+        let live = seat.live || (!declared_dead && !self.judging());
+        match (&seat.url, seat.room_open) {
+            (Some(url), true) if live => {
+                return Some(SeatElsewhere::Redirect {
+                    url: url.clone(),
+                    code: seat.code,
+                })
+            }
+            (Some(_), true) => return Some(SeatElsewhere::Unreachable { code: seat.code }),
+            _ => {}
         }
         if let Err(e) = self.directory.clear_seat(player.0, &seat.code).await {
             tracing::warn!(error = %e, "stale seat not cleared");
         }
         Some(SeatElsewhere::Gone {
             code: seat.code,
-            node_stopped: !live,
+            node_stopped: declared_dead,
         })
     }
 

@@ -38,7 +38,7 @@ impl Cluster {
     /// The room `player` holds a seat in on another node (seated, or
     /// dropped with the seat held), if any.
     pub(crate) async fn held_seat(&self, player: PlayerId) -> Result<Option<String>, DbError> {
-        self.directory.held_seat(player.0, self.judging()).await
+        self.directory.held_seat(player.0).await
     }
 
     /// Whether `player` at address `ip` (a key) may try a room code: fewer

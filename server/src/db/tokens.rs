@@ -96,13 +96,17 @@ pub(crate) enum TicketError {
 }
 
 /// Issues a ticket of `kind` for `player`, living `ttl` from `now`: the
-/// text to give them (a device code, or a handover ticket's hex).
+/// text to give them (a device code, or a handover ticket's hex). Storing
+/// it fails with [`DbError::Timeout`] past `deadline`
+/// (`--database-deadline-ms`): a redirect goes out without a ticket rather
+/// than wait on a database that does not answer.
 pub(crate) async fn issue_ticket(
     db: &Db,
     player: krypto_core::protocol::PlayerId,
     kind: TicketKind,
     now: SystemTime,
     ttl: Duration,
+    deadline: Duration,
 ) -> Result<String, TicketError> {
     let text = match kind {
         TicketKind::Device => new_device_code()?,
@@ -113,8 +117,11 @@ pub(crate) async fn issue_ticket(
     };
     let now_ms = unix_ms(now);
     let expires = unix_ms(now + ttl);
-    db.insert_ticket(&hash, player, kind, now_ms, expires)
-        .await?;
+    super::within(
+        deadline,
+        db.insert_ticket(&hash, player, kind, now_ms, expires),
+    )
+    .await?;
     Ok(text)
 }
 

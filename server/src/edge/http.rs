@@ -32,11 +32,7 @@ use krypto_core::protocol::MatchRecap;
 
 /// The routes, sharing the server's state.
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
-    let router = Router::new()
-        .route("/ws", get(upgrade))
-        .route("/healthz", get(healthz))
-        .route("/readyz", get(readyz));
-    router
+    let api = Router::new()
         .route("/api/leaderboard", get(get_leaderboard))
         .route("/api/players/{name}", get(get_player))
         .route("/api/matches/{id}", get(get_match))
@@ -47,6 +43,15 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
             "/api/challenges/{code}",
             get(crate::modes::api::get_challenge),
         )
+        .route_layer(axum::middleware::from_fn_with_state(
+            shared.clone(),
+            read_deadline,
+        ));
+    Router::new()
+        .route("/ws", get(upgrade))
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .merge(api)
         .merge(crate::edge::web::routes(shared.own_bases.clone()))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
@@ -77,6 +82,27 @@ async fn check_host(State(shared): State<Arc<Shared>>, request: Request, next: N
         "this server does not answer for that host name (see --allowed-hosts)",
     )
     .into_response()
+}
+
+/// Every scores and modes read (`/api/…`) answers within the database
+/// deadline (`--database-deadline-ms`), as the room's commits do: past it,
+/// 503 `database_unavailable` with `Retry-After`, rather than a request
+/// left hanging on a link that silently drops packets. What the request
+/// was doing is dropped, a pooled connection with it (as `db::within`
+/// does); a board served from memory never waits.
+async fn read_deadline(
+    State(shared): State<Arc<Shared>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let deadline = shared.config.database_deadline;
+    match tokio::time::timeout(deadline, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => {
+            tracing::warn!(?deadline, "an API read ran past the database deadline");
+            ApiError::database_unavailable().into_response()
+        }
+    }
 }
 
 /// Per-address budgets for what costs the server work: the scores API and
@@ -140,6 +166,16 @@ impl ApiError {
     fn bad_request(message: impl Into<String>) -> Self {
         ApiError::new(StatusCode::BAD_REQUEST, "bad_request", message)
     }
+
+    /// 503: the database does not answer (past its deadline) or refuses.
+    fn database_unavailable() -> Self {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "database_unavailable",
+            "the scores cannot be read right now (the database does not answer); \
+             try again in a moment",
+        )
+    }
 }
 
 async fn not_found() -> ApiError {
@@ -166,6 +202,10 @@ impl From<BoardError> for ApiError {
                 code: "player_not_found",
                 message: e.to_string(),
             },
+            BoardError::Db(e) if e.is_unavailable() => {
+                tracing::warn!(error = %e, "scores unreadable: the database is away");
+                ApiError::database_unavailable()
+            }
             BoardError::Db(e) => {
                 tracing::error!(error = %e, "scores query failed");
                 ApiError {
@@ -197,7 +237,14 @@ impl IntoResponse for ApiError {
                 message: &self.message,
             },
         };
-        (self.status, Json(body)).into_response()
+        let mut response = (self.status, Json(body)).into_response();
+        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from_static("5"),
+            );
+        }
+        response
     }
 }
 
@@ -313,6 +360,10 @@ impl From<RecapError> for ApiError {
                 "match_not_found",
                 "no match has this id",
             ),
+            RecapError::Db(e) if e.is_unavailable() => {
+                tracing::warn!(error = %e, "a recap unreadable: the database is away");
+                ApiError::database_unavailable()
+            }
             RecapError::Db(_) | RecapError::Stored(_) => {
                 tracing::error!(error = %e, "a recap could not be read");
                 ApiError::new(

@@ -159,6 +159,11 @@ impl Session {
                 let ticket = self.handover_ticket(player).await;
                 self.reply(id, ServerMessage::Redirect { url, code, ticket })
             }
+            Some(SeatElsewhere::Unreachable { code }) => self.error(
+                id,
+                ErrorCode::RoomUnreachable,
+                super::join_room::unreachable_room(&code),
+            ),
             Some(SeatElsewhere::Gone { code, node_stopped }) => self.error(
                 id,
                 ErrorCode::RoomNotFound,

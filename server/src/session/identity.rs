@@ -403,7 +403,13 @@ async fn exchange(
         ));
     }
     let player = match ticket_key(ticket) {
-        Some((hash, kind)) => db.take_ticket(&hash, kind, unix_ms(rules.now)).await?,
+        Some((hash, kind)) => {
+            within(
+                players.deadline,
+                db.take_ticket(&hash, kind, unix_ms(rules.now)),
+            )
+            .await?
+        }
         None => None,
     };
     let Some(player) = player else {

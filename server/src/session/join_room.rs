@@ -63,13 +63,9 @@ impl Session {
                     let ticket = self.handover_ticket(welcomed.player).await;
                     self.reply(id, ServerMessage::Redirect { url, code, ticket });
                 }
-                (Located::NodeStopped, Some(code)) => {
-                    self.missed(welcomed.player).await;
-                    self.error(
-                        id,
-                        ErrorCode::RoomNotFound,
-                        format!("room {code} is gone: the server node it ran on stopped"),
-                    );
+                // Not a miss: the code names a room.
+                (Located::Unreachable, Some(code)) => {
+                    self.error(id, ErrorCode::RoomUnreachable, unreachable_room(&code))
                 }
                 _ => {
                     self.missed(welcomed.player).await;
@@ -125,4 +121,9 @@ impl Session {
         }
         Ok(())
     }
+}
+
+/// What a player looking for room `code` on a suspected node is told.
+pub(super) fn unreachable_room(code: &str) -> String {
+    format!("room {code}: its server is unreachable right now; try again in a moment")
 }

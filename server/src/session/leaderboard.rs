@@ -3,6 +3,7 @@
 use krypto_core::protocol::{ErrorCode, Metric, Period, ServerMessage};
 
 use super::Session;
+use crate::db::DbError;
 use crate::scores::leaderboard::{self, BoardError, BoardQuery};
 
 impl Session {
@@ -28,17 +29,21 @@ impl Session {
                 .clamp(1, leaderboard::MAX_LIMIT),
             around,
         };
-        let answer = self
-            .shared
-            .boards
-            .board(
+        // Read within the database deadline, as every read is: a database
+        // that does not answer is said so rather than waited on.
+        let deadline = self.shared.config.database_deadline;
+        let answer = tokio::time::timeout(
+            deadline,
+            self.shared.boards.board(
                 &self.shared.db,
                 &query,
                 self.shared.config.ranking(),
                 crate::scores::periods::now_ms(),
                 self.shared.recorder.commits(),
-            )
-            .await;
+            ),
+        )
+        .await
+        .unwrap_or(Err(BoardError::Db(DbError::Timeout(deadline))));
         match answer {
             Ok(board) => self.reply(
                 id,
@@ -50,6 +55,15 @@ impl Session {
             ),
             Err(e @ BoardError::PlayerNotFound(_)) => {
                 self.error(id, ErrorCode::PlayerNotFound, e.to_string())
+            }
+            Err(BoardError::Db(e)) if e.is_unavailable() => {
+                tracing::warn!(error = %e, "leaderboard unreadable: the database is away");
+                self.error(
+                    id,
+                    ErrorCode::Internal,
+                    "the leaderboard cannot be read right now (the database does not answer); \
+                     try again in a moment",
+                )
             }
             Err(BoardError::Db(e)) => {
                 tracing::error!(error = %e, "leaderboard failed");

@@ -19,6 +19,7 @@ impl Session {
             TicketKind::Handover,
             std::time::SystemTime::now(),
             identity::HANDOVER_TICKET_TTL,
+            self.shared.config.database_deadline,
         )
         .await;
         issued
@@ -41,6 +42,7 @@ impl Session {
             TicketKind::Device,
             std::time::SystemTime::now(),
             ttl,
+            self.shared.config.database_deadline,
         )
         .await;
         match issued {

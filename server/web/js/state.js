@@ -208,7 +208,7 @@ function applySnapshot(state, s) {
   }
 }
 
-const JOIN_ERRORS = new Set(['room_not_found', 'room_full', 'room_locked', 'already_in_room', 'too_many_rooms', 'server_full']);
+const JOIN_ERRORS = new Set(['room_not_found', 'room_unreachable', 'room_full', 'room_locked', 'already_in_room', 'too_many_rooms', 'server_full']);
 const NAME_ERRORS = new Set(['invalid_name', 'name_taken', 'unsupported_protocol']);
 
 /**

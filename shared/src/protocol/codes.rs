@@ -59,6 +59,10 @@ wire_enum! {
         BadToken,
         /// No room has that code.
         RoomNotFound,
+        /// The room is on another server of the cluster that cannot be
+        /// reached right now (its heartbeat is late, it is not declared
+        /// gone): try again in a moment. The seat in it stays the player's.
+        RoomUnreachable,
         /// Every seat is taken.
         RoomFull,
         /// The host locked the room.

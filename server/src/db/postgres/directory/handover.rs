@@ -44,8 +44,8 @@ pub(crate) struct Target {
 }
 
 impl Directory {
-    /// The live, not draining node other than this one holding the fewest
-    /// rooms: where a draining node would hand its rooms.
+    /// The live (not suspected), not draining node other than this one
+    /// holding the fewest rooms: where a draining node would hand its rooms.
     pub(crate) async fn pick_target(&self) -> Result<Option<Target>, DbError> {
         within(self.deadline, async {
             Ok(sqlx::query_as(
@@ -56,7 +56,7 @@ impl Directory {
                  GROUP BY n.id, n.public_url ORDER BY rooms, n.started_at LIMIT 1",
             )
             .bind(self.node)
-            .bind(self.timeout_secs())
+            .bind(self.suspect_secs())
             .fetch_optional(&self.pool)
             .await?)
         })

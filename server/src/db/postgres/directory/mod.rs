@@ -20,13 +20,14 @@ pub(crate) const SESSIONS_CHANNEL: &str = "krypto_sessions";
 /// Whether the `seats` row in scope holds its player in a room, as the
 /// single-node rule counts one (seated, or dropped with the seat held):
 /// written by another node ($3 is this one), not orphaned, and its room
-/// still in the directory on a node whose heartbeat is recent — or on any
-/// node while this one may not judge heartbeats yet ($4 false, after an
-/// outage). $5 is the node timeout in seconds.
+/// still in the directory — so on a node not declared dead yet. A node
+/// whose heartbeat is late (suspected: cut off from the database, or
+/// killed) keeps its players' seats until a live node deletes its row:
+/// it may be playing on, and a seat taken here meanwhile would put one
+/// player in two rooms on two nodes.
 const SEAT_HOLDS: &str = "seats.node_id <> $3 AND seats.orphaned_at IS NULL
-     AND EXISTS (SELECT 1 FROM rooms r JOIN nodes n ON n.id = r.node_id
-                 WHERE r.code = seats.code AND r.node_id = seats.node_id
-                   AND (NOT $4 OR n.heartbeat_at > now() - make_interval(secs => $5)))";
+     AND EXISTS (SELECT 1 FROM rooms r
+                 WHERE r.code = seats.code AND r.node_id = seats.node_id)";
 
 /// What reserving a code for a new room came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +40,15 @@ pub(crate) enum Reserved {
     HostSeated(String),
     /// The host's address holds its share of the rooms of every node.
     AddressFull,
+}
+
+/// What declaring nodes dead came to.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Reaped {
+    /// The nodes declared dead.
+    pub(crate) nodes: Vec<Uuid>,
+    /// The matches still `playing` in their rooms.
+    pub(crate) matches: Vec<Uuid>,
 }
 
 /// Who opens a room, for the cap on the rooms one address holds across
@@ -58,7 +68,8 @@ pub(crate) struct RoomLocation {
     pub(crate) node: Uuid,
     /// That node's public URL.
     pub(crate) url: String,
-    /// Whether that node's heartbeat is recent.
+    /// Whether that node's heartbeat is recent (not late enough for the
+    /// node to be suspected: [`Directory::suspect_secs`]).
     pub(crate) live: bool,
 }
 
@@ -69,9 +80,11 @@ pub(crate) struct SeatLocation {
     pub(crate) code: String,
     /// The node that wrote the seat.
     pub(crate) node: Uuid,
-    /// That node's public URL, while its row exists.
+    /// That node's public URL, while its row exists (until a live node
+    /// declares it dead).
     pub(crate) url: Option<String>,
-    /// Whether that node's heartbeat is recent.
+    /// Whether that node's heartbeat is recent (not late enough for the
+    /// node to be suspected: [`Directory::suspect_secs`]).
     pub(crate) live: bool,
     /// Whether the room is still in the directory.
     pub(crate) room_open: bool,
@@ -147,6 +160,15 @@ impl Directory {
         self.timeout.as_secs_f64()
     }
 
+    /// How old a node's last heartbeat is when the node is suspected: half
+    /// the node timeout (two and a half heartbeats missed). A suspected
+    /// node's rooms and seats stay in the directory, but nobody is sent
+    /// there; only past the whole timeout does a live node declare it dead
+    /// (delete its row).
+    pub(crate) fn suspect_secs(&self) -> f64 {
+        self.timeout.as_secs_f64() / 2.0
+    }
+
     /// Inserts this node's row (or refreshes it); returns the database's
     /// time of it, in seconds.
     pub(crate) async fn register(&self, public_url: &str) -> Result<f64, DbError> {
@@ -181,24 +203,39 @@ impl Directory {
         .await
     }
 
-    /// Deletes dead nodes (their rooms go by cascade) and marks their
-    /// seats orphaned; forgets seats orphaned longer than `seat_hold`, and
+    /// Declares dead the nodes whose heartbeat is a node timeout old:
+    /// deletes them (their rooms go by cascade) and marks their seats
+    /// orphaned; forgets seats orphaned longer than `seat_hold`, and
     /// session notices older than `notice_hold`. Returns the dead nodes'
-    /// ids.
+    /// ids and the matches still `playing` in their rooms, which can never
+    /// finish there (read in the same statement as the delete, so only a
+    /// node this call declared dead has its matches returned).
     pub(crate) async fn reap(
         &self,
         seat_hold: Duration,
         notice_hold: Duration,
-    ) -> Result<Vec<Uuid>, DbError> {
+    ) -> Result<Reaped, DbError> {
         within(self.deadline, async {
             let mut tx = self.pool.begin().await?;
-            let dead: Vec<Uuid> = sqlx::query_scalar(
-                "DELETE FROM nodes WHERE heartbeat_at < now() - make_interval(secs => $1)
-                 RETURNING id",
+            // The statement's snapshot still shows the rooms the delete
+            // cascades to.
+            let rows: Vec<(Uuid, Option<Uuid>)> = sqlx::query_as(
+                "WITH dead AS (DELETE FROM nodes
+                               WHERE heartbeat_at < now() - make_interval(secs => $1)
+                               RETURNING id)
+                 SELECT dead.id, m.id FROM dead
+                 LEFT JOIN rooms r ON r.node_id = dead.id
+                 LEFT JOIN matches m ON m.room_code = r.code AND m.status = 'playing'",
             )
             .bind(self.timeout_secs())
             .fetch_all(&mut *tx)
             .await?;
+            let mut dead: Vec<Uuid> = rows.iter().map(|(node, _)| *node).collect();
+            dead.sort_unstable();
+            dead.dedup();
+            let mut matches: Vec<Uuid> = rows.iter().filter_map(|(_, m)| *m).collect();
+            matches.sort_unstable();
+            matches.dedup();
             if !dead.is_empty() {
                 sqlx::query(
                     "UPDATE seats SET orphaned_at = now()
@@ -217,7 +254,10 @@ impl Directory {
                 .execute(&mut *tx)
                 .await?;
             tx.commit().await?;
-            Ok(dead)
+            Ok(Reaped {
+                nodes: dead,
+                matches,
+            })
         })
         .await
     }
@@ -242,8 +282,7 @@ impl Directory {
 
     /// Claims `code` for a new room on this node hosted by `host`, and the
     /// host's seat in it, in one transaction: the host must not hold a seat
-    /// in an open room on another node ([`SEAT_HOLDS`]; `judging`: whether
-    /// an old heartbeat may be taken to mean a dead node). Two nodes
+    /// in an open room on another node ([`SEAT_HOLDS`]). Two nodes
     /// reserving for the same host at once take turns on the host's seat
     /// row, so only one of them gets it.
     pub(crate) async fn reserve(
@@ -252,7 +291,6 @@ impl Directory {
         public: bool,
         host: i64,
         holding: &Holding,
-        judging: bool,
     ) -> Result<Reserved, DbError> {
         within(self.deadline, async {
             let mut tx = self.pool.begin().await?;
@@ -281,8 +319,6 @@ impl Directory {
                 .bind(host)
                 .bind(code)
                 .bind(self.node)
-                .bind(judging)
-                .bind(self.timeout_secs())
                 .fetch_optional(&mut *tx)
                 .await?;
             if seated.is_none() {
@@ -316,11 +352,7 @@ impl Directory {
 
     /// The room `player` holds a seat in on another node, if that seat
     /// keeps them from hosting, joining or renaming ([`SEAT_HOLDS`]).
-    pub(crate) async fn held_seat(
-        &self,
-        player: i64,
-        judging: bool,
-    ) -> Result<Option<String>, DbError> {
+    pub(crate) async fn held_seat(&self, player: i64) -> Result<Option<String>, DbError> {
         within(self.deadline, async {
             let sql = format!(
                 "SELECT seats.code FROM seats
@@ -330,8 +362,6 @@ impl Directory {
                 .bind(player)
                 .bind("")
                 .bind(self.node)
-                .bind(judging)
-                .bind(self.timeout_secs())
                 .fetch_optional(&self.pool)
                 .await?)
         })
@@ -512,7 +542,7 @@ impl Directory {
                         OR EXISTS (SELECT 1 FROM seats s WHERE s.player_id = $3 AND s.code = r.code))",
             )
             .bind(code)
-            .bind(self.timeout_secs())
+            .bind(self.suspect_secs())
             .bind(player)
             .fetch_optional(&self.pool)
             .await?)
@@ -531,7 +561,7 @@ impl Directory {
                  FROM seats s LEFT JOIN nodes n ON n.id = s.node_id WHERE s.player_id = $1",
             )
             .bind(player)
-            .bind(self.timeout_secs())
+            .bind(self.suspect_secs())
             .fetch_optional(&self.pool)
             .await?)
         })
