@@ -118,6 +118,8 @@ pub(crate) struct Shared {
     pub(crate) rooms: Arc<rooms::services::RoomServices>,
     /// What `/metrics` shows.
     pub(crate) metrics: metrics::Metrics,
+    /// The writes of the daily, challenges and runs, in group commits.
+    pub(crate) mode_writes: db::mode_writer::ModeWriter,
     /// The daily's secret and first day, read from the database once.
     pub(crate) daily: modes::daily::DailyKeeper,
     /// The runs of this node's players, for `run_resume`.
@@ -192,6 +194,7 @@ impl Shared {
         });
         let public_bases =
             join_urls::public_bases(bound, &config.allowed_origins, config.public_url.as_deref());
+        let mode_writes = db::mode_writer::ModeWriter::start(db.clone());
         let shared = Arc::new(Shared {
             recorder,
             known_players: identity::KnownPlayers::default(),
@@ -222,6 +225,7 @@ impl Shared {
             room_tasks,
             rooms: room_services,
             metrics,
+            mode_writes,
             daily: modes::daily::DailyKeeper::default(),
             runs: modes::runs::RunsInPlay::default(),
             fair_play,

@@ -62,6 +62,11 @@ async fn answer(client: &mut Client, formula: &str) -> Value {
     client.recv_type("verdict").await
 }
 
+/// Players asking for the daily at the same moment. (Each is two
+/// descriptors in this process, and the two backends' copies may run at
+/// once: the test raises its soft limit first.)
+const RUSH: usize = 300;
+
 on_both! {
     #[tokio::test]
     async fn the_daily_is_one_hand_for_all_with_a_clock_that_survives_a_restart() {
@@ -313,6 +318,72 @@ on_both! {
         .await
         .unwrap();
         assert_eq!(forgotten["code"], "wrong_state");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_rush_of_players_all_get_the_daily_and_every_solve_is_stored() {
+        let _ = rlimit::increase_nofile_limit(8_192);
+        let clock = WallClock::manual(NOON);
+        let server = TestServer::with_config({
+            let clock = clock.clone();
+            move |c| {
+                c.wall_clock = clock;
+                // A rush comes from many addresses; here every socket is
+                // 127.0.0.1.
+                c.max_connections_per_ip = 0;
+                c.max_new_accounts = 0;
+            }
+        })
+        .await;
+        let mut players = Vec::with_capacity(RUSH);
+        for _ in 0..RUSH {
+            players.push(server.connect().await);
+        }
+        for (i, p) in players.iter_mut().enumerate() {
+            p.send(common::hello(&format!("rush{i}"))).await;
+        }
+        for p in &mut players {
+            assert_eq!(p.recv().await["type"], "welcome");
+        }
+        // Every daily_start is sent before any answer is read, and a new
+        // player says hello in the middle of them.
+        let mut newcomer = server.connect().await;
+        for (i, p) in players.iter_mut().enumerate() {
+            p.send(json!({"type": "daily_start"})).await;
+            if i == RUSH / 2 {
+                newcomer.send(common::hello("Newcomer")).await;
+            }
+        }
+        let mut hands = Vec::with_capacity(RUSH);
+        for p in &mut players {
+            hands.push(p.recv_type("daily").await);
+        }
+        let welcome = newcomer.recv().await;
+        assert_eq!(welcome["type"], "welcome", "a new player is welcomed during the rush: {welcome}");
+        assert!(hands.iter().all(|h| hand_of(h) == hand_of(&hands[0])), "one hand for all");
+
+        // The answers come in waves, as think times spread them: each
+        // right answer is read back five times on the read pool, which a
+        // debug build on a busy machine cannot do 300 times at once within
+        // the pool's wait.
+        clock.advance(Duration::from_secs(3));
+        for wave in players.chunks_mut(25) {
+            for p in wave.iter_mut() {
+                p.send(json!({"type": "daily_submit", "formula": solve(&hands[0])})).await;
+            }
+            for p in wave.iter_mut() {
+                assert_eq!(p.recv_type("verdict").await["accepted"], true);
+                assert_eq!(p.recv_type("daily_solved").await["elapsed_ms"], 3_000);
+            }
+        }
+        let mut db = server.raw().await;
+        let (stored,): (i64,) = db
+            .one("SELECT count(*) FROM daily_attempts WHERE solved_ms IS NOT NULL AND rated = 1")
+            .await;
+        assert_eq!(stored, RUSH as i64, "every solve is stored");
+        let (status, info) = server.get_json("/api/daily").await;
+        assert_eq!((status, info["solvers"].as_u64()), (200, Some(RUSH as u64)));
         server.shutdown().await;
     }
 }

@@ -21,7 +21,9 @@
 //!   decisions, and a ban's recomputation of the ratings;
 //! - [`saved`]: rooms a graceful stop saved for the next start;
 //! - [`name_keys`]: stored name keys recomputed when krypto-core's key changes;
-//! - [`modes`]: the daily's attempts, challenges and runs' bests;
+//! - [`modes`]: the daily's attempts, challenges and runs' bests (reads);
+//! - `mode_writer`: their writes, in group commits by one task, whose
+//!   statements are in `mode_statements`;
 //! - [`recap`]: a match read back whole, for its recap;
 //! - [`tickets`]: single-use tickets that sign another device in;
 //! - [`devices`]: the tokens a player's devices hold: labels, last use,
@@ -41,6 +43,8 @@ pub mod boards;
 pub mod copy;
 pub mod devices;
 pub mod fair_play;
+mod mode_statements;
+pub(crate) mod mode_writer;
 pub mod modes;
 pub mod name_keys;
 mod postgres;
@@ -116,6 +120,13 @@ pub enum DbError {
     /// input): the write is refused rather than recorded wrong.
     #[error("database invariant broken: {0}")]
     Invariant(&'static str),
+    /// A group commit failed: every write in it is answered with the same
+    /// failure.
+    #[error(transparent)]
+    Shared(std::sync::Arc<DbError>),
+    /// The task owning a kind of writes is gone (the server is stopping).
+    #[error("database: the writer has stopped")]
+    WriterStopped,
 }
 
 impl DbError {
@@ -127,7 +138,8 @@ impl DbError {
     pub fn is_unavailable(&self) -> bool {
         match self {
             DbError::Sqlx(e) => sqlx_unavailable(e),
-            DbError::Timeout(_) => true,
+            DbError::Timeout(_) | DbError::WriterStopped => true,
+            DbError::Shared(e) => e.is_unavailable(),
             DbError::Migrate(sqlx::migrate::MigrateError::Execute(e)) => sqlx_unavailable(e),
             DbError::Migrate(_) | DbError::UnsupportedUrl(_) | DbError::Invariant(_) => false,
         }
@@ -147,6 +159,7 @@ impl DbError {
                         .and_then(|code| code.parse::<i32>().ok())
                         .is_some_and(|code| matches!(code & 0xff, 5 | 6))
             }
+            DbError::Shared(e) => e.is_locked(),
             _ => false,
         }
     }
@@ -165,6 +178,7 @@ impl DbError {
             DbError::Sqlx(sqlx::Error::Database(db)) => db
                 .try_downcast_ref::<sqlx::postgres::PgDatabaseError>()
                 .is_some_and(|e| e.code().starts_with("08") || e.code().starts_with("57P0")),
+            DbError::Shared(e) => e.is_connection_lost(),
             _ => false,
         }
     }

@@ -168,25 +168,6 @@ impl Db {
         }))
     }
 
-    /// The player's attempt at `day`, started at `now_ms` unless one is
-    /// stored already (then that one, with its clock).
-    pub async fn daily_attempt(
-        &self,
-        player: PlayerId,
-        day: &str,
-        now_ms: i64,
-    ) -> Result<AttemptRow, DbError> {
-        const INSERT: &str =
-            "INSERT INTO daily_attempts (player_id, day, started_ms) VALUES ($1, $2, $3)
-                              ON CONFLICT (player_id, day) DO NOTHING";
-        const READ: &str = "SELECT started_ms, misses, solved_ms, elapsed_ms FROM daily_attempts
-                            WHERE player_id = $1 AND day = $2";
-        Ok(on_store!(self, s => {
-            sqlx::query(INSERT).bind(player.0).bind(day).bind(now_ms).execute(&s.pool).await?;
-            sqlx::query_as(READ).bind(player.0).bind(day).fetch_one(&s.pool).await?
-        }))
-    }
-
     /// The player's stored attempt at `day`, if any (never starts one).
     pub async fn daily_attempt_stored(
         &self,
@@ -197,43 +178,6 @@ impl Db {
                             WHERE player_id = $1 AND day = $2";
         Ok(on_store!(self, s =>
             sqlx::query_as(READ).bind(player.0).bind(day).fetch_optional(&s.pool).await?))
-    }
-
-    /// Counts a wrong answer to `day`'s hand (none once solved).
-    pub async fn daily_miss(&self, player: PlayerId, day: &str) -> Result<(), DbError> {
-        const SQL: &str = "UPDATE daily_attempts SET misses = misses + 1
-                           WHERE player_id = $1 AND day = $2 AND solved_ms IS NULL";
-        on_store!(self, s => {
-            sqlx::query(SQL).bind(player.0).bind(day).execute(&s.pool).await?;
-        });
-        Ok(())
-    }
-
-    /// Records the right answer; false when the day was solved already
-    /// (its first result stands: one result a day).
-    pub async fn daily_solve(
-        &self,
-        player: PlayerId,
-        day: &str,
-        solved_ms: i64,
-        elapsed_ms: i64,
-        formula: &str,
-        rated: bool,
-    ) -> Result<bool, DbError> {
-        const SQL: &str = "UPDATE daily_attempts
-                           SET solved_ms = $3, elapsed_ms = $4, formula = $5, rated = $6
-                           WHERE player_id = $1 AND day = $2 AND solved_ms IS NULL";
-        let done = on_store!(self, s => sqlx::query(SQL)
-            .bind(player.0)
-            .bind(day)
-            .bind(solved_ms)
-            .bind(elapsed_ms)
-            .bind(formula)
-            .bind(i64::from(rated))
-            .execute(&s.pool)
-            .await?
-            .rows_affected());
-        Ok(done == 1)
     }
 
     /// The stored answer and whether it counted, once `day` is solved.
@@ -320,44 +264,6 @@ impl Db {
         Ok(u64::try_from(n).unwrap_or(0))
     }
 
-    /// Stores a finished run; it becomes the player's best of `day` when
-    /// it scored more than the stored one.
-    pub async fn run_finished(
-        &self,
-        player: PlayerId,
-        day: &str,
-        run: RunBest,
-    ) -> Result<(), DbError> {
-        const SQL: &str = "INSERT INTO run_bests
-                (player_id, day, score, misses, best_combo, duration_ms, finished_ms, runs)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, 1)
-            ON CONFLICT (player_id, day) DO UPDATE SET
-                runs = run_bests.runs + 1,
-                misses = CASE WHEN excluded.score > run_bests.score
-                         THEN excluded.misses ELSE run_bests.misses END,
-                best_combo = CASE WHEN excluded.score > run_bests.score
-                             THEN excluded.best_combo ELSE run_bests.best_combo END,
-                duration_ms = CASE WHEN excluded.score > run_bests.score
-                              THEN excluded.duration_ms ELSE run_bests.duration_ms END,
-                finished_ms = CASE WHEN excluded.score > run_bests.score
-                              THEN excluded.finished_ms ELSE run_bests.finished_ms END,
-                score = CASE WHEN excluded.score > run_bests.score
-                        THEN excluded.score ELSE run_bests.score END";
-        on_store!(self, s => {
-            sqlx::query(SQL)
-                .bind(player.0)
-                .bind(day)
-                .bind(run.score)
-                .bind(run.misses)
-                .bind(run.best_combo)
-                .bind(run.duration_ms)
-                .bind(run.finished_ms)
-                .execute(&s.pool)
-                .await?;
-        });
-        Ok(())
-    }
-
     /// `limit` rows of the runs board of days `from` to `to` (each
     /// player's best there), from place `offset + 1`.
     pub async fn runs_board(
@@ -414,32 +320,6 @@ impl Db {
         Ok(Some(u64::try_from(before).unwrap_or(0) + 1))
     }
 
-    /// Stores a new challenge; false when its code is taken (draw another).
-    pub async fn challenge_insert(
-        &self,
-        code: &str,
-        player: PlayerId,
-        challenge: &ChallengeRow,
-        now_ms: i64,
-    ) -> Result<bool, DbError> {
-        const SQL: &str = "INSERT INTO challenges
-                (code, player_id, objective, cards, rules, elapsed_ms, misses, created_ms)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (code) DO NOTHING";
-        let done = on_store!(self, s => sqlx::query(SQL)
-            .bind(code)
-            .bind(player.0)
-            .bind(challenge.objective)
-            .bind(&challenge.cards)
-            .bind(&challenge.rules)
-            .bind(challenge.elapsed_ms)
-            .bind(challenge.misses)
-            .bind(now_ms)
-            .execute(&s.pool)
-            .await?
-            .rows_affected());
-        Ok(done == 1)
-    }
-
     /// The challenge with that code.
     pub async fn challenge(&self, code: &str) -> Result<Option<ChallengeRow>, DbError> {
         const SQL: &str = "SELECT c.player_id, p.name, c.objective, c.cards, c.rules,
@@ -447,57 +327,6 @@ impl Db {
                            FROM challenges c JOIN players p ON p.id = c.player_id
                            WHERE c.code = $1";
         Ok(on_store!(self, s => sqlx::query_as(SQL).bind(code).fetch_optional(&s.pool).await?))
-    }
-
-    /// The player's attempt at a challenge, started at `now_ms` unless one
-    /// is stored already.
-    pub async fn challenge_attempt(
-        &self,
-        code: &str,
-        player: PlayerId,
-        now_ms: i64,
-    ) -> Result<AttemptRow, DbError> {
-        const INSERT: &str = "INSERT INTO challenge_attempts (code, player_id, started_ms)
-                              VALUES ($1, $2, $3) ON CONFLICT (code, player_id) DO NOTHING";
-        const READ: &str =
-            "SELECT started_ms, misses, solved_ms, elapsed_ms FROM challenge_attempts
-                            WHERE code = $1 AND player_id = $2";
-        Ok(on_store!(self, s => {
-            sqlx::query(INSERT).bind(code).bind(player.0).bind(now_ms).execute(&s.pool).await?;
-            sqlx::query_as(READ).bind(code).bind(player.0).fetch_one(&s.pool).await?
-        }))
-    }
-
-    /// Counts a wrong answer to a challenge (none once solved).
-    pub async fn challenge_miss(&self, code: &str, player: PlayerId) -> Result<(), DbError> {
-        const SQL: &str = "UPDATE challenge_attempts SET misses = misses + 1
-                           WHERE code = $1 AND player_id = $2 AND solved_ms IS NULL";
-        on_store!(self, s => {
-            sqlx::query(SQL).bind(code).bind(player.0).execute(&s.pool).await?;
-        });
-        Ok(())
-    }
-
-    /// Records the right answer to a challenge; false when it was solved
-    /// already.
-    pub async fn challenge_solve(
-        &self,
-        code: &str,
-        player: PlayerId,
-        solved_ms: i64,
-        elapsed_ms: i64,
-    ) -> Result<bool, DbError> {
-        const SQL: &str = "UPDATE challenge_attempts SET solved_ms = $3, elapsed_ms = $4
-                           WHERE code = $1 AND player_id = $2 AND solved_ms IS NULL";
-        let done = on_store!(self, s => sqlx::query(SQL)
-            .bind(code)
-            .bind(player.0)
-            .bind(solved_ms)
-            .bind(elapsed_ms)
-            .execute(&s.pool)
-            .await?
-            .rows_affected());
-        Ok(done == 1)
     }
 
     /// The first `limit` results in on a challenge, fastest first.

@@ -101,7 +101,7 @@ impl Play {
             let code = ChallengeCode::random(&mut rng);
             match asker
                 .shared
-                .db
+                .mode_writes
                 .challenge_insert(code.as_str(), asker.player, &row, db_ms(asker.now_ms()))
                 .await
             {
@@ -147,12 +147,12 @@ impl Play {
         let Ok(judgement) = attempt.answer(&challenge.deal, challenge.rules, formula, now) else {
             return asker.error(ErrorCode::WrongState, "this challenge is solved already");
         };
-        let db = &asker.shared.db;
+        let writes = &asker.shared.mode_writes;
         let mut played = None;
         let stored = match &judgement {
-            Judgement::Wrong(_) => db.challenge_miss(code.as_str(), asker.player).await,
+            Judgement::Wrong(_) => writes.challenge_miss(code.as_str(), asker.player).await,
             Judgement::Right { .. } => {
-                let solved = db
+                let solved = writes
                     .challenge_solve(
                         code.as_str(),
                         asker.player,
@@ -193,7 +193,7 @@ async fn opened(asker: &Asker<'_>, code: &ChallengeCode) -> Option<(Stored, Atte
     let now = asker.now_ms();
     match asker
         .shared
-        .db
+        .mode_writes
         .challenge_attempt(code.as_str(), asker.player, db_ms(now))
         .await
     {

@@ -84,7 +84,7 @@ impl Play {
         let day = day_text(hand.date);
         let row = match asker
             .shared
-            .db
+            .mode_writes
             .daily_attempt(asker.player, &day, db_ms(now))
             .await
         {
@@ -120,6 +120,7 @@ impl Play {
         };
         let day = day_text(date);
         let db = &asker.shared.db;
+        let writes = &asker.shared.mode_writes;
         let row = match db.daily_attempt_stored(asker.player, &day).await {
             Ok(Some(row)) => row,
             Ok(None) => {
@@ -136,12 +137,12 @@ impl Play {
         };
         let mut played = None;
         let stored = match &judgement {
-            Judgement::Wrong(_) => db.daily_miss(asker.player, &day).await,
+            Judgement::Wrong(_) => writes.daily_miss(asker.player, &day).await,
             Judgement::Right { printed, .. } => {
                 let rated = hand.rated && !asker.bot;
                 let elapsed = attempt.elapsed_ms(now);
                 let solved_ms = attempt.solved_ms.unwrap_or(now);
-                let solved = db
+                let solved = writes
                     .daily_solve(
                         asker.player,
                         &day,

@@ -308,7 +308,12 @@ async fn finish(owner: &Owner, state: &mut RunState, id: Option<String>) {
             finished_ms: db_ms(ended),
         };
         let day = day_text(utc_date(ended));
-        if let Err(e) = owner.shared.db.run_finished(owner.player, &day, best).await {
+        if let Err(e) = owner
+            .shared
+            .mode_writes
+            .run_finished(owner.player, &day, best)
+            .await
+        {
             tracing::warn!(error = %e, "a finished run could not be stored");
         }
     }
