@@ -378,7 +378,10 @@ async fn a_suspected_node_is_unreachable_and_keeps_its_seats_until_declared_dead
         (count(&setup.url, &seat).await == 1).then_some(())
     })
     .await;
-    drop(ann);
+    // Ann stays connected to A: a room whose members all dropped closes
+    // once their seats lapse (room time runs 100 times faster here), and
+    // A, cut off from the database, plays on with her.
+    let _ann_on_a = ann;
     let (mut cid, _) = b.player(common::hello("Cid")).await;
     all_judging(&setup.url, SUSPECT_TIMEOUT).await;
 
