@@ -92,6 +92,11 @@ test('roster deltas, bot marks, the LAN link, chat as text, restart and takeover
   await roster.locator('li', { hasText: 'Bot Kurt' }).getByText('🤖 bot').waitFor();
   assert.equal(await roster.locator('li', { hasText: 'Cy' }).getByText('🤖 bot').count(), 0);
   await page.getByRole('heading', { name: 'Players (4/8)' }).waitFor();
+  // Kicking a person asks first: "no" sends nothing, "yes" kicks.
+  page.once('dialog', (d) => d.dismiss());
+  await page.getByRole('button', { name: 'Kick Cy' }).click();
+  page.once('dialog', (d) => { assert.match(d.message(), /Remove Cy from room KXR7P/); d.accept(); });
+  await page.getByRole('button', { name: 'Kick Cy' }).click();
   // A person can be made host; a bot cannot (it would never start a match).
   await page.getByRole('button', { name: 'Make host Cy' }).click();
   assert.equal(await page.getByRole('button', { name: 'Make host Bot Kurt' }).count(), 0);
@@ -101,11 +106,9 @@ test('roster deltas, bot marks, the LAN link, chat as text, restart and takeover
 
   // The host's controls send their requests.
   const sent = (type) => server1.seen.filter((m) => m.type === type).map(({ id, ...m }) => m);
-  // Kicking asks first: "no" sends nothing, "yes" kicks.
-  page.once('dialog', (d) => d.dismiss());
-  await page.getByRole('button', { name: 'Kick Bot Kurt' }).click();
-  page.once('dialog', (d) => { assert.match(d.message(), /Remove Bot Kurt from room KXR7P/); d.accept(); });
-  await page.getByRole('button', { name: 'Kick Bot Kurt' }).click();
+  // A bot is removed, not kicked: no question, it may be added again.
+  assert.equal(await page.getByRole('button', { name: 'Kick Bot Kurt' }).count(), 0);
+  await page.getByRole('button', { name: 'Remove bot Bot Kurt' }).click();
   await page.getByRole('button', { name: /lock it/ }).click();
   const rounds = page.getByLabel('Rounds', { exact: true });
   await rounds.fill('5');
@@ -115,7 +118,8 @@ test('roster deltas, bot marks, the LAN link, chat as text, restart and takeover
   // The answer to `start` shows only after every earlier request arrived.
   await page.getByText('Get ready…').waitFor();
   assert.equal(sent('start').length, 1);
-  assert.deepEqual(sent('kick'), [{ type: 'kick', player: 4 }]);
+  assert.deepEqual(sent('kick'), [{ type: 'kick', player: 3 }]);
+  assert.deepEqual(sent('remove_bot'), [{ type: 'remove_bot', player: 4 }]);
   assert.deepEqual(sent('transfer_host'), [{ type: 'transfer_host', player: 3 }]);
   assert.deepEqual(sent('lock'), [{ type: 'lock', locked: true }]);
   assert.deepEqual(sent('update_settings'), [
