@@ -262,6 +262,25 @@ pub(crate) struct ChallengeAnswer {
     misses: u64,
 }
 
+/// The fastest `limit` answers to challenge `code`, as the API shows them
+/// (the challenge's page and its setter's profile).
+async fn challenge_answers(
+    db: &crate::db::Db,
+    code: &ChallengeCode,
+    limit: u32,
+) -> Result<Vec<ChallengeAnswer>, DbError> {
+    Ok(db
+        .challenge_results(code.as_str(), limit)
+        .await?
+        .into_iter()
+        .map(|r| ChallengeAnswer {
+            name: r.name,
+            elapsed_ms: from_db_ms(r.elapsed_ms),
+            misses: from_db_ms(r.misses),
+        })
+        .collect())
+}
+
 /// Body of `GET /api/challenges/{code}`: who set it, the time to beat and
 /// the results in; never the hand (opening it starts a clock).
 #[derive(Debug, Serialize)]
@@ -288,17 +307,7 @@ pub(crate) async fn get_challenge(
         ApiError::not_found("challenge_not_found", format!("no challenge {code}"))
     })?;
     let challenge = stored(row).ok_or(DbError::Invariant("a stored challenge is unreadable"))?;
-    let results = shared
-        .db
-        .challenge_results(code.as_str(), MAX_CHALLENGE_RESULTS)
-        .await?
-        .into_iter()
-        .map(|r| ChallengeAnswer {
-            name: r.name,
-            elapsed_ms: from_db_ms(r.elapsed_ms),
-            misses: from_db_ms(r.misses),
-        })
-        .collect();
+    let results = challenge_answers(&shared.db, &code, MAX_CHALLENGE_RESULTS).await?;
     Ok(Json(ChallengeInfo {
         code,
         by: challenge.by,
@@ -362,16 +371,7 @@ pub(crate) async fn profile_play(
         let Ok(code) = row.code.parse::<ChallengeCode>() else {
             return Err(DbError::Invariant("a stored challenge code is unreadable"));
         };
-        let answers = db
-            .challenge_results(code.as_str(), PROFILE_ANSWERS)
-            .await?
-            .into_iter()
-            .map(|r| ChallengeAnswer {
-                name: r.name,
-                elapsed_ms: from_db_ms(r.elapsed_ms),
-                misses: from_db_ms(r.misses),
-            })
-            .collect();
+        let answers = challenge_answers(db, &code, PROFILE_ANSWERS).await?;
         challenges.push(ProfileChallenge {
             link: format!("/c/{code}"),
             code,
