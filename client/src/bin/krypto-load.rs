@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use krypto_client::load::cli::{Args, DailyArgs, Mode};
-use krypto_client::load::{self, system};
+use krypto_client::load::{self, system, LoadError};
 
 fn main() -> ExitCode {
     let args = Args::parse();
@@ -16,18 +16,7 @@ fn main() -> ExitCode {
         return rush(daily);
     }
     let config = args.to_config();
-    if let Err(e) = config.validate() {
-        eprintln!("error: {e}");
-        return ExitCode::from(2);
-    }
-    // Every player is a socket: lift the soft limit of open files to the
-    // hard one before opening thousands of them.
-    match system::raise_open_files_limit() {
-        Ok(limit) if !args.quiet => eprintln!("open files limit: {limit}"),
-        Ok(_) => {}
-        Err(e) => eprintln!("warning: cannot raise the open files limit: {e}"),
-    }
-    let Some(runtime) = runtime() else {
+    let Some(runtime) = ready(config.validate(), args.quiet) else {
         return ExitCode::from(2);
     };
     let report = match runtime.block_on(load::run(config)) {
@@ -37,27 +26,47 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if args.json {
-        println!("{}", report.to_json());
-    } else {
-        println!("{report}");
-    }
+    print(args.json, || report.to_json(), &report);
     if let Some(path) = &args.won_rounds {
         if let Err(e) = std::fs::write(path, report.won_rounds_lines()) {
             eprintln!("error: cannot write {}: {e}", path.display());
             return ExitCode::from(2);
         }
     }
-    if report.is_clean() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
+    verdict(report.is_clean())
 }
 
-/// The runtime every player's task runs on (`None`, said, if it cannot
-/// start).
-fn runtime() -> Option<tokio::runtime::Runtime> {
+/// `krypto-load daily`.
+fn rush(args: &DailyArgs) -> ExitCode {
+    let config = args.to_config();
+    let Some(runtime) = ready(config.validate(), args.quiet) else {
+        return ExitCode::from(2);
+    };
+    let report = match runtime.block_on(load::daily::run(config)) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    print(args.json, || report.to_json(), &report);
+    verdict(report.is_clean())
+}
+
+/// Once the flags are `valid`: lifts the soft limit of open files to the
+/// hard one (every player is a socket) and starts the runtime every
+/// player's task runs on. `None`, said, when the flags are bad or the
+/// runtime cannot start.
+fn ready(valid: Result<(), LoadError>, quiet: bool) -> Option<tokio::runtime::Runtime> {
+    if let Err(e) = valid {
+        eprintln!("error: {e}");
+        return None;
+    }
+    match system::raise_open_files_limit() {
+        Ok(limit) if !quiet => eprintln!("open files limit: {limit}"),
+        Ok(_) => {}
+        Err(e) => eprintln!("warning: cannot raise the open files limit: {e}"),
+    }
     match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -70,34 +79,18 @@ fn runtime() -> Option<tokio::runtime::Runtime> {
     }
 }
 
-/// `krypto-load daily`.
-fn rush(args: &DailyArgs) -> ExitCode {
-    let config = args.to_config();
-    if let Err(e) = config.validate() {
-        eprintln!("error: {e}");
-        return ExitCode::from(2);
-    }
-    match system::raise_open_files_limit() {
-        Ok(limit) if !args.quiet => eprintln!("open files limit: {limit}"),
-        Ok(_) => {}
-        Err(e) => eprintln!("warning: cannot raise the open files limit: {e}"),
-    }
-    let Some(runtime) = runtime() else {
-        return ExitCode::from(2);
-    };
-    let report = match runtime.block_on(load::daily::run(config)) {
-        Ok(report) => report,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    if args.json {
-        println!("{}", report.to_json());
+/// Prints a report as JSON or as text.
+fn print(json: bool, to_json: impl FnOnce() -> String, text: &impl std::fmt::Display) {
+    if json {
+        println!("{}", to_json());
     } else {
-        println!("{report}");
+        println!("{text}");
     }
-    if report.is_clean() {
+}
+
+/// 0 for a clean run, 1 otherwise.
+fn verdict(clean: bool) -> ExitCode {
+    if clean {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
