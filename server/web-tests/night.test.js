@@ -158,7 +158,7 @@ test('a full room fits the TV: eight players’ scores during a round and on the
   const { ada, bob, code } = await twoPhones('Max', 'Ned', 1, 300);
   const screen = await tv(night.browser);
   await screen.goto(`${night.server.base}/tv/${code}`);
-  const stopBots = startBots(night.server, code, { count: 6, skill: 'easy', pace: 100 });
+  const stopBots = startBots(night.server, code, { count: 6, skill: 'easy', pace: 300 });
   try {
     await screen.locator('.tv-names li').nth(7).waitFor();
     await ada.getByRole('button', { name: 'Start the match' }).click();
