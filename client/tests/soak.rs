@@ -72,6 +72,21 @@ fn two_hundred_players_play_without_errors_or_lost_verdicts() {
         missing.is_empty(),
         "announced but not in the database: {missing:?}"
     );
+    // A winner's time is theirs: never shorter than from the deal (as a
+    // player of the room first saw it) to the sending of the accepted
+    // answer. (How much longer, the network's trips, is bench/partition's.)
+    let timed: Vec<_> = report
+        .won_rounds
+        .iter()
+        .filter_map(|w| Some((w.elapsed_ms, w.sent_ms?)))
+        .collect();
+    assert!(!timed.is_empty(), "no win's answer came back accepted");
+    for (elapsed, sent) in timed {
+        assert!(
+            elapsed >= sent,
+            "announced {elapsed} ms, sent after {sent} ms"
+        );
+    }
 
     server.stop();
 }
@@ -83,8 +98,8 @@ fn runtime_for_db() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-/// A round's row: outcome, winner, formula.
-type Recorded = (String, Option<i64>, Option<String>);
+/// A round's row: outcome, winner, formula, the winner's time.
+type Recorded = (String, Option<i64>, Option<String>, Option<i64>);
 
 /// The announced wins that the database does not hold as announced.
 async fn rounds_missing_from_db(
@@ -111,16 +126,17 @@ async fn rounds_missing_from_db(
     for row in matches {
         match_ids.entry(row.get(0)).or_default().push(row.get(1));
     }
-    let rows = sqlx::query("SELECT match_id, number, outcome, winner_id, formula FROM rounds")
-        .fetch_all(&mut conn)
-        .await
-        .unwrap();
+    let rows =
+        sqlx::query("SELECT match_id, number, outcome, winner_id, formula, elapsed_ms FROM rounds")
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
     let mut rounds: HashMap<(String, u32), Recorded> = HashMap::new();
     for row in rows {
         let number: i64 = row.get(1);
         rounds.insert(
             (row.get(0), u32::try_from(number).unwrap()),
-            (row.get(2), row.get(3), row.get(4)),
+            (row.get(2), row.get(3), row.get(4), row.get(5)),
         );
     }
     won.iter()
@@ -132,7 +148,13 @@ async fn rounds_missing_from_db(
                 return true;
             };
             let recorded = rounds.get(&(match_id.clone(), w.round));
-            recorded != Some(&("won".to_owned(), Some(w.winner.0), w.formula.clone()))
+            let announced = (
+                "won".to_owned(),
+                Some(w.winner.0),
+                w.formula.clone(),
+                i64::try_from(w.elapsed_ms).ok(),
+            );
+            recorded != Some(&announced)
         })
         .cloned()
         .collect()

@@ -115,6 +115,9 @@ struct Room {
     hand: Option<Hand>,
     /// The last round recorded as won, so each win is kept once.
     last_won: Option<(u32, u32)>,
+    /// The round (match, round) of the first accepted answer whose win is
+    /// not yet seen, with when that answer was sent after the deal.
+    accepted: Option<((u32, u32), Duration)>,
     /// The room's code.
     code: String,
     rng: StdRng,
@@ -163,6 +166,7 @@ impl Room {
             moves: FuturesUnordered::new(),
             hand: None,
             last_won: None,
+            accepted: None,
             code,
             rng,
             stats,
@@ -448,6 +452,9 @@ impl Room {
                     };
                     record(split, micros(latency));
                 }
+                if accepted {
+                    self.accepted_sent((sent.match_no, sent.round), sent.sent_at);
+                }
                 let kind = match (accepted, error) {
                     (true, _) => "accepted".to_owned(),
                     (false, Some(e)) => e.kind.as_str().to_owned(),
@@ -461,12 +468,17 @@ impl Room {
                 let key = (player.match_no, win.round);
                 if self.last_won != Some(key) {
                     self.last_won = Some(key);
+                    let seen = self.since_deal(key, now);
+                    let sent = self.accepted.take().filter(|(k, _)| *k == key);
                     self.stats.rounds_won.push(WonRound {
                         room: self.code.clone(),
                         match_no: key.0,
                         round: win.round,
                         winner: win.winner,
                         formula: win.formula,
+                        elapsed_ms: win.elapsed_ms,
+                        sent_ms: sent.map(|(_, d)| millis(d)),
+                        seen_ms: seen.map(millis),
                     });
                 }
             }
@@ -537,6 +549,33 @@ impl Room {
     }
 
     /// Removes and returns the pending submission a reply's id names.
+    /// How long after the room first saw round `key` dealt `at` came.
+    fn since_deal(&self, key: (u32, u32), at: Instant) -> Option<Duration> {
+        let hand = self
+            .hand
+            .as_ref()
+            .filter(|h| (h.match_no, h.round) == key)?;
+        Some(at.saturating_duration_since(hand.first_seen))
+    }
+
+    /// An answer to round `key` sent at `sent_at` was accepted: the win it
+    /// made is told its sending time, whether its `round_won` came first or
+    /// comes next. Only the first accepted answer of a round counts.
+    fn accepted_sent(&mut self, key: (u32, u32), sent_at: Instant) {
+        let Some(after) = self.since_deal(key, sent_at) else {
+            return;
+        };
+        if self.last_won == Some(key) {
+            if let Some(won) = self.stats.rounds_won.last_mut() {
+                if won.room == self.code && (won.match_no, won.round) == key {
+                    won.sent_ms.get_or_insert(millis(after));
+                }
+            }
+        } else if self.accepted.is_none_or(|(k, _)| k != key) {
+            self.accepted = Some((key, after));
+        }
+    }
+
     fn take_pending(&mut self, i: usize, id: Option<&str>) -> Option<Pending> {
         let seq: u64 = id?.strip_prefix('s')?.parse().ok()?;
         self.players[i].pending.remove(&seq)
@@ -566,6 +605,10 @@ fn tagged(
         .map(move |m| (i, generation, Some(m)))
         .chain(stream::once(async move { (i, generation, None) }))
         .boxed()
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 fn micros(d: Duration) -> u64 {

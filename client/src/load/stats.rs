@@ -38,6 +38,17 @@ pub struct WonRound {
     pub winner: PlayerId,
     /// The winning formula (`None` for a right "no solution" claim).
     pub formula: Option<String>,
+    /// The winner's time as the server announced it (`round_won`'s
+    /// `elapsed_ms`), which is what it stores.
+    pub elapsed_ms: u64,
+    /// Milliseconds from the room's first sight of the deal to the sending
+    /// of the answer the server accepted, when its verdict came back: the
+    /// announced time is this plus the two trips over the network.
+    pub sent_ms: Option<u64>,
+    /// Milliseconds from the room's first sight of the deal to its first
+    /// sight of the win: the announced time can be no longer than this
+    /// plus the deal's trip.
+    pub seen_ms: Option<u64>,
 }
 
 /// Declares [`Tally`] with these counts, and adding one tally to another
@@ -257,11 +268,15 @@ mod tests {
             round: 3,
             winner: PlayerId(7),
             formula: Some("1+2".into()),
+            elapsed_ms: 1_250,
+            sent_ms: Some(1_248),
+            seen_ms: None,
         };
         assert_eq!(
             serde_json::to_value(&won).unwrap(),
             serde_json::json!({
-                "room": "ABCDE", "match_no": 2, "round": 3, "winner": 7, "formula": "1+2"
+                "room": "ABCDE", "match_no": 2, "round": 3, "winner": 7, "formula": "1+2",
+                "elapsed_ms": 1_250, "sent_ms": 1_248, "seen_ms": null
             })
         );
     }
