@@ -577,7 +577,7 @@ impl App {
                 if p.id == s.host {
                     tags.push("host");
                 }
-                if p.bot {
+                if p.bot && App::bot_mark_needed(&p.name) {
                     tags.push("bot");
                 }
                 if p.spectator {
