@@ -67,6 +67,15 @@ pub enum NetEvent {
         /// What happened to the node, in a sentence.
         reason: String,
     },
+    /// A newer connection with our token took over (another terminal or a
+    /// browser playing under this name), or this device was revoked: the
+    /// server closed with 1000. Reconnecting would only take the name back
+    /// from the other, which would take it back in turn, for ever; the task
+    /// has stopped, as the browser's page does.
+    Replaced {
+        /// The server's close reason, cleaned.
+        reason: String,
+    },
     /// The server refused our `hello` for a reason retrying cannot fix (a
     /// taken or invalid name); the task has stopped.
     Refused {
@@ -153,6 +162,8 @@ enum Ended {
     Follow(String),
     /// Refused for good, or nobody is listening any more.
     Stop,
+    /// Another connection took over (close code 1000), with the reason.
+    Replaced(String),
 }
 
 /// What kind of failure ended a connection: it decides whether a node we
@@ -193,6 +204,10 @@ async fn run<E: From<NetEvent>>(
         let ended = session(&url, &mut identity, &mut commands, &events, &mut failures).await;
         let (reason, loss) = match ended {
             Ended::Stop => return,
+            Ended::Replaced(reason) => {
+                let _ = events.send(E::from(NetEvent::Replaced { reason })).await;
+                return;
+            }
             Ended::Follow(to) => {
                 url = to;
                 failures = 0;
@@ -299,6 +314,9 @@ async fn session<E: From<NetEvent>>(
                     Some(Err(e)) => return lost(format!("connection lost: {e}")),
                     Some(Ok(Message::Text(t))) => t.as_str().to_owned(),
                     Some(Ok(Message::Close(frame))) => {
+                        if let Some(f) = frame.as_ref().filter(|f| u16::from(f.code) == close::NORMAL) {
+                            return Ended::Replaced(untrusted::clean(&f.reason));
+                        }
                         let loss = match &frame {
                             Some(f) if u16::from(f.code) == close::SERVICE_RESTART => Loss::Restarting,
                             _ => Loss::Dropped,

@@ -52,6 +52,8 @@ pub enum Input {
     Dropped(String),
     /// The server refused the name for good.
     Refused(String),
+    /// Another connection under this name took over (the server's reason).
+    Replaced(String),
     /// Standard input ended.
     Closed,
 }
@@ -172,6 +174,10 @@ impl Session {
             }
             Input::Refused(message) => {
                 say(&mut out, format!("The server refused us: {message}"));
+                self.finish(false, &mut out);
+            }
+            Input::Replaced(reason) => {
+                say(&mut out, replaced(&reason));
                 self.finish(false, &mut out);
             }
             Input::Closed => self.input_closed = true,
@@ -567,8 +573,24 @@ impl Session {
     }
 }
 
-fn say(out: &mut Vec<Step>, line: String) {
+/// Most solutions listed after a hand; a server that sends more gets a
+/// count of the rest.
+pub const MAX_SOLUTIONS_SHOWN: usize = 500;
+
+/// Longest solution printed, in characters (a formula is never longer).
+const MAX_FORMULA_SHOWN: usize = krypto_core::formula::MAX_LEN;
+
+pub(super) fn say(out: &mut Vec<Step>, line: String) {
     out.push(Step::Print(line));
+}
+
+/// `text` cut to `max` characters (with `…` when cut): what a server sends
+/// is printed at a bounded length.
+pub fn bounded(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_owned(),
+    }
 }
 
 fn up(ms: u64, at: Duration) -> Shown {
@@ -577,6 +599,20 @@ fn up(ms: u64, at: Duration) -> Shown {
 
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The last line when another connection took the name over: reconnecting
+/// would only take it back from the other, which would take it back again.
+pub fn replaced(reason: &str) -> String {
+    let why = if reason.is_empty() {
+        String::new()
+    } else {
+        format!(" ({reason})")
+    };
+    format!(
+        "Stopped: this name is playing on another connection now{why}, a krypto \
+         or a browser under the same name. Run the command again to take it back."
+    )
 }
 
 /// `1 miss`, `2 misses`, `no misses`.
@@ -606,13 +642,21 @@ pub fn share_lines(share: &str) -> Vec<String> {
     }
 }
 
-fn solutions_lines(solutions: &[SolutionEntry], out: &mut Vec<Step>) {
+/// `N distinct solutions (› yours):` and one a line, at most
+/// [`MAX_SOLUTIONS_SHOWN`] of them.
+pub(super) fn solutions_lines(solutions: &[SolutionEntry], out: &mut Vec<Step>) {
     let n = solutions.len();
     let noun = if n == 1 { "solution" } else { "solutions" };
     say(out, format!("{n} distinct {noun} (› yours):"));
-    for s in solutions {
+    for s in solutions.iter().take(MAX_SOLUTIONS_SHOWN) {
         let mark = if s.yours { "›" } else { " " };
-        say(out, format!(" {mark} {}", s.formula));
+        say(
+            out,
+            format!(" {mark} {}", bounded(&s.formula, MAX_FORMULA_SHOWN)),
+        );
+    }
+    if n > MAX_SOLUTIONS_SHOWN {
+        say(out, format!("   … and {} more", n - MAX_SOLUTIONS_SHOWN));
     }
 }
 
