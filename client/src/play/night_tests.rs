@@ -102,3 +102,51 @@ fn a_bot_the_server_named_is_marked_once() {
     assert!(shown.contains("Ada (easy bot)"), "{shown}");
     assert!(!shown.contains("bot) (bot)"), "{shown}");
 }
+
+#[test]
+fn a_bot_is_removed_by_the_name_it_was_given_or_alone_by_none() {
+    let mut app = room();
+    let mut snap = snapshot(RoomPhase::Lobby, None);
+    for (id, name) in [(9, "Ada (easy bot)"), (10, "Alan (hard bot)")] {
+        let mut bot = player(PlayerId(id), name, 0);
+        bot.bot = true;
+        snap.players.push(bot);
+    }
+    app.handle(msg(ServerMessage::RoomState(snap.clone())));
+    let line = |app: &mut App, l: &str| sends(&app.handle(Event::Line(l.into())));
+    // What the roster shows before the skill: "Ada".
+    assert_eq!(
+        line(&mut app, "/bot remove ada"),
+        [ClientMessage::RemoveBot {
+            player: PlayerId(9)
+        }]
+    );
+    assert!(line(&mut app, "/bot remove").is_empty());
+    let said = &app.feed.last().unwrap().text;
+    assert!(
+        said.contains("which bot?") && said.contains("Ada (easy bot), Alan (hard bot)"),
+        "{said}"
+    );
+    // One bot left: nothing to name.
+    snap.players.retain(|p| p.id != PlayerId(9));
+    app.handle(msg(ServerMessage::RoomState(snap)));
+    assert_eq!(
+        line(&mut app, "/bot remove"),
+        [ClientMessage::RemoveBot {
+            player: PlayerId(10)
+        }]
+    );
+}
+
+#[test]
+fn practice_typed_in_a_room_says_where_it_is() {
+    let mut app = room();
+    let actions = app.handle(Event::Line("/practice".into()));
+    assert!(sends(&actions).is_empty());
+    let said = &app.feed.last().unwrap().text;
+    assert!(
+        said.starts_with("practice is a command of its own: krypto practice")
+            && said.contains("another --name"),
+        "{said}"
+    );
+}
