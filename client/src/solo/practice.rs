@@ -71,6 +71,11 @@ pub struct Practice {
     hint_out: bool,
     solved: u32,
     skipped: u32,
+    /// The keys were printed (at the first hand only).
+    keys_shown: bool,
+    /// Why the connection is down, once said: a server that stays away
+    /// fails every retry the same way, and one line says it.
+    down: Option<String>,
     over: bool,
     input_closed: bool,
 }
@@ -88,6 +93,8 @@ impl Practice {
             hint_out: false,
             solved: 0,
             skipped: 0,
+            keys_shown: false,
+            down: None,
             over: false,
             input_closed: false,
         }
@@ -108,10 +115,13 @@ impl Practice {
                 self.hand = None;
                 self.unjudged.clear();
                 self.hint_out = false;
-                say(
-                    &mut out,
-                    format!("Connection lost ({reason}); reconnecting… (a new table then)"),
-                );
+                if self.down.as_ref() != Some(&reason) {
+                    say(
+                        &mut out,
+                        format!("Connection lost ({reason}); reconnecting… (a new table then)"),
+                    );
+                    self.down = Some(reason);
+                }
             }
             Input::Refused(message) => {
                 say(&mut out, format!("The server refused us: {message}"));
@@ -162,6 +172,7 @@ impl Practice {
         match message {
             ServerMessage::Welcome { name, token, .. } => {
                 out.push(Step::Save { name, token });
+                self.down = None;
                 if std::mem::replace(&mut self.seated, true) {
                     say(
                         out,
@@ -299,7 +310,6 @@ impl Practice {
             );
             return;
         }
-        let first = self.hand.is_none() && self.solved == 0 && self.skipped == 0;
         // Answers in flight were for the hand that just ended.
         self.unjudged.clear();
         self.hint_out = false;
@@ -316,7 +326,7 @@ impl Practice {
             other => format!("{other} hands"),
         };
         say(out, format!("{} ({band}, unrated)", self.hand_line()));
-        if first {
+        if !std::mem::replace(&mut self.keys_shown, true) {
             say(out, KEYS.to_owned());
         }
         for line in std::mem::take(&mut self.early) {

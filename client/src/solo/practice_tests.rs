@@ -259,6 +259,9 @@ fn another_band_is_a_new_table() {
         }]
     );
     assert_eq!(printed(&steps), ["A new table: medium hands."]);
+    // Its first hand: the keys are not said again.
+    let lines = printed(&table.handle(hand(1, vec![2, 2, 6, 1, 1])));
+    assert_eq!(lines.len(), 1, "{lines:?}");
     assert_eq!(
         printed(&table.handle(line("/band tricky"))),
         ["usage: /band easy|medium|hard|any"]
@@ -271,6 +274,11 @@ fn a_reconnection_sits_down_at_a_new_table_and_forgets_the_old_hand() {
     table.handle(line("?"));
     let lines = printed(&table.handle(Input::Dropped("reset".to_owned())));
     assert!(lines[0].starts_with("Connection lost (reset)"), "{lines:?}");
+    // Every retry that fails the same way: said once.
+    let refused = || Input::Dropped("cannot reach: refused".to_owned());
+    assert_eq!(printed(&table.handle(refused())).len(), 1);
+    assert!(table.handle(refused()).is_empty());
+    assert!(table.handle(refused()).is_empty());
     // Typed while down: held for the hand to come, then dropped with the table.
     assert!(table.handle(line("8*3")).is_empty());
     let steps = table.handle(welcome());
