@@ -25,6 +25,7 @@ use krypto_core::protocol::{
     PROTOCOL_VERSION,
 };
 use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 
 use super::untrusted;
@@ -40,6 +41,13 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// back), so a flood costs the client this many messages of memory, not
 /// whatever the server sends.
 pub const QUEUE: usize = 256;
+/// The largest message (and frame) taken from a server, in bytes. The
+/// server's own outgoing queue holds 256 KiB per connection, so no message
+/// of its is near this; without a cap the WebSocket library takes 64 MiB
+/// messages, and [`QUEUE`] of them would be gigabytes a hostile server could
+/// make the client hold. A bigger one ends the connection (then the usual
+/// reconnection).
+pub const MAX_SERVER_MESSAGE: usize = 1 << 20;
 /// Request id of our `hello`, so its refusal can be told from other errors.
 const HELLO_ID: &str = "hello";
 
@@ -253,8 +261,14 @@ async fn session<E: From<NetEvent>>(
     events: &mpsc::Sender<E>,
     failures: &mut u32,
 ) -> Ended {
-    let connected =
-        tokio::time::timeout(CONNECT_TIMEOUT, tokio_tungstenite::connect_async(url)).await;
+    let config = WebSocketConfig::default()
+        .max_message_size(Some(MAX_SERVER_MESSAGE))
+        .max_frame_size(Some(MAX_SERVER_MESSAGE));
+    let connected = tokio::time::timeout(
+        CONNECT_TIMEOUT,
+        tokio_tungstenite::connect_async_with_config(url, Some(config), false),
+    )
+    .await;
     let lost = |reason: String| Ended::Lost(reason, Loss::Dropped);
     let mut ws = match connected {
         Err(_) => return lost(format!("cannot reach {url}: timed out")),
