@@ -174,7 +174,7 @@ pub struct ChallengeArgs {
 pub struct PracticeArgs {
     /// Which hands, by their number of distinct solutions: any, easy (many),
     /// medium or hard (few).
-    #[arg(long, short = 'b', default_value = "any", value_parser = wire_enum::<Difficulty>)]
+    #[arg(long, short = 'b', default_value = "any", value_parser = band())]
     pub band: Difficulty,
     /// Where to play, and as whom.
     #[command(flatten)]
@@ -288,6 +288,18 @@ pub struct BotsArgs {
     /// faster.
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub pace: u32,
+}
+
+/// `--band`: a difficulty by its wire name, the names (the room setting's
+/// own) listed in `--help` and in the usage error.
+fn band() -> impl clap::builder::TypedValueParser<Value = Difficulty> {
+    use clap::builder::TypedValueParser;
+    use krypto_core::settings::{Allowed, Field};
+    let names = match Field::Difficulty.allowed() {
+        Allowed::Choice { choices } => choices,
+        _ => Vec::new(),
+    };
+    clap::builder::PossibleValuesParser::new(names).try_map(|name| name.parse::<Difficulty>())
 }
 
 /// Parses a protocol enum by its wire name (`rating`, `week`, ...).

@@ -115,3 +115,15 @@ fn practice_beside_play_under_the_same_name_takes_over_once() {
     );
     practice.quit();
 }
+
+#[test]
+fn a_band_that_is_not_one_is_a_usage_error_naming_the_bands() {
+    let scratch = Scratch::new();
+    let mut cy = Proc::spawn(
+        "cy",
+        &["practice", "--band", "tricky"],
+        &scratch.config("cy"),
+    );
+    cy.expect_contains("possible values: any, easy, medium, hard");
+    assert_eq!(cy.finish().code(), Some(2));
+}
