@@ -78,6 +78,20 @@ pub fn practice(args: &PracticeArgs) -> anyhow::Result<bool> {
     drive(&target, args.json, |input| table.handle(input))
 }
 
+/// The last line when another connection took the name over: reconnecting
+/// would only take it back from the other, which would take it back again.
+pub fn replaced(reason: &str) -> String {
+    let why = if reason.is_empty() {
+        String::new()
+    } else {
+        format!(" ({reason})")
+    };
+    format!(
+        "Stopped: this name is playing on another connection now{why}, a krypto \
+         or a browser under the same name. Run the command again to take it back."
+    )
+}
+
 /// A `YYYY-MM-DD` day from the command line.
 pub fn parse_date(text: &str) -> Result<chrono::NaiveDate, UsageError> {
     chrono::NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d")

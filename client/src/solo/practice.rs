@@ -128,7 +128,7 @@ impl Practice {
                 self.finish(false, &mut out);
             }
             Input::Replaced(reason) => {
-                say(&mut out, session::replaced(&reason));
+                say(&mut out, super::replaced(&reason));
                 self.finish(false, &mut out);
             }
             Input::Closed => self.input_closed = true,

@@ -122,6 +122,8 @@ pub struct Session {
     over: bool,
     /// Standard input ended: stop once nothing typed is still on its way.
     input_closed: bool,
+    /// Why the connection is down, once said.
+    down: Option<String>,
 }
 
 impl Session {
@@ -141,6 +143,7 @@ impl Session {
             result: None,
             over: false,
             input_closed: false,
+            down: None,
         }
     }
 
@@ -154,7 +157,10 @@ impl Session {
             Input::Server(message) => self.server(*message, &mut out),
             Input::Line(line) => self.line(line, &mut out),
             Input::Tick(now) => self.tick(now, &mut out),
+            // Every retry against a server that stays away fails alike: once.
+            Input::Dropped(reason) if self.down.as_ref() == Some(&reason) => {}
             Input::Dropped(reason) => {
+                self.down = Some(reason.clone());
                 if self.mode == Mode::Run && self.hand.is_some() {
                     // What was sent and not judged may never have arrived:
                     // the run taken up again says which hand is on the table.
@@ -177,7 +183,7 @@ impl Session {
                 self.finish(false, &mut out);
             }
             Input::Replaced(reason) => {
-                say(&mut out, replaced(&reason));
+                say(&mut out, super::replaced(&reason));
                 self.finish(false, &mut out);
             }
             Input::Closed => self.input_closed = true,
@@ -217,6 +223,7 @@ impl Session {
         match message {
             ServerMessage::Welcome { name, token, .. } => {
                 out.push(Step::Save { name, token });
+                self.down = None;
                 // A daily or a challenge asked again resumes its clock; a
                 // run is taken up with `run_resume` (a new `run_start`
                 // would abandon it).
@@ -601,20 +608,6 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// The last line when another connection took the name over: reconnecting
-/// would only take it back from the other, which would take it back again.
-pub fn replaced(reason: &str) -> String {
-    let why = if reason.is_empty() {
-        String::new()
-    } else {
-        format!(" ({reason})")
-    };
-    format!(
-        "Stopped: this name is playing on another connection now{why}, a krypto \
-         or a browser under the same name. Run the command again to take it back."
-    )
-}
-
 /// `1 miss`, `2 misses`, `no misses`.
 pub fn misses_text(misses: u32) -> String {
     match misses {
@@ -684,3 +677,7 @@ pub fn side_by_side(
         verdict,
     ]
 }
+
+#[cfg(test)]
+#[path = "session_tests.rs"]
+mod tests;
