@@ -239,6 +239,11 @@ async fn bot(config: BotConfig, out: &Lines, err: &Lines) -> anyhow::Result<()> 
                     }
                     anyhow::bail!("{name}: the server refused: {message}");
                 }
+                NetEvent::Replaced { reason } => {
+                    anyhow::bail!(
+                        "{name}: another connection took this bot's name over ({reason})"
+                    );
+                }
                 NetEvent::Home { reason } => {
                     out.say(format_args!(
                         "{name}: {reason}; going back to {}",

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand};
-use krypto_core::protocol::{Metric, Period};
+use krypto_core::protocol::{Difficulty, Metric, Period};
 use krypto_core::solver::census::{DeckMode, Variant};
 use krypto_core::Rules;
 use thiserror::Error;
@@ -58,6 +58,9 @@ pub enum Command {
     Run(RunArgs),
     /// Take a friend's challenge: the hand they solved, then both results.
     Challenge(ChallengeArgs),
+    /// Practice alone, unrated: a hand at a time, hints (the next step of a
+    /// solution), every solution after each hand; a miss costs nothing.
+    Practice(PracticeArgs),
 }
 
 /// `krypto daily [--date YYYY-MM-DD] [--board [--around NAME] [--limit N]]
@@ -165,6 +168,23 @@ pub struct ChallengeArgs {
     pub json: bool,
 }
 
+/// `krypto practice [--band any|easy|medium|hard] [--server URL] [--name
+/// NAME] [--json]`
+#[derive(Debug, Args)]
+pub struct PracticeArgs {
+    /// Which hands, by their number of distinct solutions: any, easy (many),
+    /// medium or hard (few).
+    #[arg(long, short = 'b', default_value = "any", value_parser = band())]
+    pub band: Difficulty,
+    /// Where to play, and as whom.
+    #[command(flatten)]
+    pub player: PlayerArgs,
+    /// Print the server's messages as JSON, one object a line; the
+    /// command's own lines go to stderr.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// `krypto play [--server URL] [--name NAME] [--plain] [--json]`
 #[derive(Debug, Args)]
 pub struct PlayArgs {
@@ -268,6 +288,18 @@ pub struct BotsArgs {
     /// faster.
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub pace: u32,
+}
+
+/// `--band`: a difficulty by its wire name, the names (the room setting's
+/// own) listed in `--help` and in the usage error.
+fn band() -> impl clap::builder::TypedValueParser<Value = Difficulty> {
+    use clap::builder::TypedValueParser;
+    use krypto_core::settings::{Allowed, Field};
+    let names = match Field::Difficulty.allowed() {
+        Allowed::Choice { choices } => choices,
+        _ => Vec::new(),
+    };
+    clap::builder::PossibleValuesParser::new(names).try_map(|name| name.parse::<Difficulty>())
 }
 
 /// Parses a protocol enum by its wire name (`rating`, `week`, ...).

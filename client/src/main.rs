@@ -48,6 +48,10 @@ fn main() -> ExitCode {
             drop(out);
             return exit(solo::challenge(args));
         }
+        Command::Practice(args) => {
+            drop(out);
+            return exit(solo::practice(args));
+        }
     };
     match result {
         Ok(Outcome::Yes) => ExitCode::SUCCESS,

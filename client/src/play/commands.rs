@@ -189,6 +189,15 @@ impl App {
                     Vec::new()
                 }
             },
+            "practice" | "daily" | "run" => {
+                let cmd = cmd.to_ascii_lowercase();
+                self.error(format!(
+                    "{cmd} is a command of its own: krypto {cmd}, in another terminal; under \
+                     this name it takes this connection over (then krypto play again brings \
+                     you back), so give it another --name to keep both"
+                ));
+                Vec::new()
+            }
             "devices" => send(ClientMessage::Devices),
             "revoke" => self.revoke(rest),
             "leaderboard" | "lb" => {
@@ -254,7 +263,7 @@ impl App {
     /// `/bot add [easy|medium|hard]` (medium when unsaid): the host seats
     /// one of the server's bots; `/bot remove NAME` takes one out.
     pub(super) fn bot(&mut self, what: &str) -> Vec<Action> {
-        const USAGE: &str = "usage: /bot add [easy|medium|hard] or /bot remove NAME";
+        const USAGE: &str = "usage: /bot add [easy|medium|hard] or /bot remove [NAME]";
         let (verb, rest) = match what.split_once(char::is_whitespace) {
             Some((v, r)) => (v, r.trim()),
             None => (what, ""),
@@ -279,18 +288,43 @@ impl App {
                 }
             }
             "remove" | "rm" => {
-                let found = self.room.as_ref().and_then(|r| {
-                    r.snapshot
-                        .players
-                        .iter()
-                        .find(|p| p.name.eq_ignore_ascii_case(rest))
-                        .map(|p| (p.id, p.bot))
-                });
+                let players = self.room.as_ref().map_or(&[][..], |r| &r.snapshot.players);
+                let exact = players
+                    .iter()
+                    .find(|p| !rest.is_empty() && p.name.eq_ignore_ascii_case(rest))
+                    .map(|p| (p.id, p.bot));
+                // The server's bots are "Ada (easy bot)": "Ada" names one
+                // too, and with one bot in the room no name is needed.
+                let bots: Vec<(PlayerId, String)> = players
+                    .iter()
+                    .filter(|p| p.bot)
+                    .filter(|p| {
+                        rest.is_empty()
+                            || p.name
+                                .split(" (")
+                                .next()
+                                .is_some_and(|base| base.eq_ignore_ascii_case(rest))
+                    })
+                    .map(|p| (p.id, p.name.clone()))
+                    .collect();
+                let alone = match bots.as_slice() {
+                    [(id, _)] => Some((*id, true)),
+                    _ => None,
+                };
+                let found = exact.or(alone);
                 match found {
                     Some((player, true)) => vec![Action::Send(ClientMessage::RemoveBot { player })],
                     Some((_, false)) => {
                         self.error(format!(
                             "{rest} is not a bot (the host removes people with /kick)"
+                        ));
+                        Vec::new()
+                    }
+                    None if bots.len() > 1 => {
+                        let names: Vec<&str> = bots.iter().map(|(_, n)| n.as_str()).collect();
+                        self.error(format!(
+                            "which bot? /bot remove NAME, one of: {}",
+                            names.join(", ")
                         ));
                         Vec::new()
                     }

@@ -231,8 +231,8 @@ impl App {
             } => {
                 let what = match (spectator, bot) {
                     (true, _) => " to watch",
-                    (false, true) => " (a bot)",
-                    (false, false) => "",
+                    (false, true) if App::bot_mark_needed(name) => " (a bot)",
+                    (false, _) => "",
                 };
                 one(FeedKind::Event, format!("{name} joined{what}"))
             }
@@ -314,9 +314,31 @@ impl App {
             // Asked for by `/challenge` after a round this player solved.
             ServerMessage::Challenge { code } => vec![(
                 FeedKind::Event,
-                format!("Challenge a friend: the link /c/{code} on this server, or krypto challenge {code}"),
+                format!(
+                    "Challenge a friend: {}/c/{code} in a browser, or krypto challenge {code}",
+                    self.friends_base()
+                ),
             )],
         }
+    }
+
+    /// The HTTP base a friend can reach: the server's first LAN address,
+    /// else the address this client used (`http://192.168.1.20:7878`).
+    pub(super) fn friends_base(&self) -> String {
+        self.join_urls
+            .first()
+            .cloned()
+            .or_else(|| super::config::http_base(&self.server).ok())
+            .unwrap_or_default()
+            .trim_end_matches('/')
+            .to_owned()
+    }
+
+    /// Whether a bot's name needs the roster's "bot" mark: the server's
+    /// own bots are named "Ada (easy bot)" (parentheses no person's name
+    /// may hold), and "Ada (easy bot) (bot)" says it twice.
+    pub(super) fn bot_mark_needed(name: &str) -> bool {
+        !name.ends_with(" bot)")
     }
 }
 

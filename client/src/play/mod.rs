@@ -32,6 +32,8 @@ mod help;
 mod keys;
 pub mod net;
 #[cfg(test)]
+mod night_tests;
+#[cfg(test)]
 mod redirect_tests;
 mod reducer;
 pub mod settings_editor;

@@ -25,6 +25,7 @@ use krypto_core::protocol::{
     PROTOCOL_VERSION,
 };
 use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 
 use super::untrusted;
@@ -40,6 +41,13 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// back), so a flood costs the client this many messages of memory, not
 /// whatever the server sends.
 pub const QUEUE: usize = 256;
+/// The largest message (and frame) taken from a server, in bytes. The
+/// server's own outgoing queue holds 256 KiB per connection, so no message
+/// of its is near this; without a cap the WebSocket library takes 64 MiB
+/// messages, and [`QUEUE`] of them would be gigabytes a hostile server could
+/// make the client hold. A bigger one ends the connection (then the usual
+/// reconnection).
+pub const MAX_SERVER_MESSAGE: usize = 1 << 20;
 /// Request id of our `hello`, so its refusal can be told from other errors.
 const HELLO_ID: &str = "hello";
 
@@ -65,6 +73,15 @@ pub enum NetEvent {
     /// goes to the home server (a `Disconnected` follows with its time).
     Home {
         /// What happened to the node, in a sentence.
+        reason: String,
+    },
+    /// A newer connection with our token took over (another terminal or a
+    /// browser playing under this name), or this device was revoked: the
+    /// server closed with 1000. Reconnecting would only take the name back
+    /// from the other, which would take it back in turn, for ever; the task
+    /// has stopped, as the browser's page does.
+    Replaced {
+        /// The server's close reason, cleaned.
         reason: String,
     },
     /// The server refused our `hello` for a reason retrying cannot fix (a
@@ -153,6 +170,8 @@ enum Ended {
     Follow(String),
     /// Refused for good, or nobody is listening any more.
     Stop,
+    /// Another connection took over (close code 1000), with the reason.
+    Replaced(String),
 }
 
 /// What kind of failure ended a connection: it decides whether a node we
@@ -193,6 +212,10 @@ async fn run<E: From<NetEvent>>(
         let ended = session(&url, &mut identity, &mut commands, &events, &mut failures).await;
         let (reason, loss) = match ended {
             Ended::Stop => return,
+            Ended::Replaced(reason) => {
+                let _ = events.send(E::from(NetEvent::Replaced { reason })).await;
+                return;
+            }
             Ended::Follow(to) => {
                 url = to;
                 failures = 0;
@@ -238,8 +261,14 @@ async fn session<E: From<NetEvent>>(
     events: &mpsc::Sender<E>,
     failures: &mut u32,
 ) -> Ended {
-    let connected =
-        tokio::time::timeout(CONNECT_TIMEOUT, tokio_tungstenite::connect_async(url)).await;
+    let config = WebSocketConfig::default()
+        .max_message_size(Some(MAX_SERVER_MESSAGE))
+        .max_frame_size(Some(MAX_SERVER_MESSAGE));
+    let connected = tokio::time::timeout(
+        CONNECT_TIMEOUT,
+        tokio_tungstenite::connect_async_with_config(url, Some(config), false),
+    )
+    .await;
     let lost = |reason: String| Ended::Lost(reason, Loss::Dropped);
     let mut ws = match connected {
         Err(_) => return lost(format!("cannot reach {url}: timed out")),
@@ -299,6 +328,9 @@ async fn session<E: From<NetEvent>>(
                     Some(Err(e)) => return lost(format!("connection lost: {e}")),
                     Some(Ok(Message::Text(t))) => t.as_str().to_owned(),
                     Some(Ok(Message::Close(frame))) => {
+                        if let Some(f) = frame.as_ref().filter(|f| u16::from(f.code) == close::NORMAL) {
+                            return Ended::Replaced(untrusted::clean(&f.reason));
+                        }
                         let loss = match &frame {
                             Some(f) if u16::from(f.code) == close::SERVICE_RESTART => Loss::Restarting,
                             _ => Loss::Dropped,

@@ -59,6 +59,22 @@ impl App {
                 self.error(format!("{reason}: going back to {}", self.server));
                 Vec::new()
             }
+            NetEvent::Replaced { reason } => {
+                let why = if reason.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({reason})")
+                };
+                let text = format!(
+                    "stopped: {} is playing on another connection now{why}, a newer krypto \
+                     or a browser under this name; run krypto play again to take it back here",
+                    self.name
+                );
+                self.error(text.clone());
+                self.conn = Conn::Refused(text.clone());
+                self.exit_message = Some(text);
+                vec![Action::Quit]
+            }
             NetEvent::Refused { code, message } => {
                 let text = format!(
                     "cannot play as {:?}: {}",
@@ -577,7 +593,7 @@ impl App {
                 if p.id == s.host {
                     tags.push("host");
                 }
-                if p.bot {
+                if p.bot && App::bot_mark_needed(&p.name) {
                     tags.push("bot");
                 }
                 if p.spectator {

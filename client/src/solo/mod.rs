@@ -1,8 +1,11 @@
 //! `krypto daily`, `krypto run` and `krypto challenge CODE`: a hand (or a
-//! run of them) played alone against the server's clock, line by line.
+//! run of them) played alone against the server's clock, line by line;
+//! `krypto practice`: a practice table, unrated, with hints.
 //!
-//! - [`session`]: the state (pure): server messages, typed lines and
-//!   ticks in, lines to print and requests to send out.
+//! - [`session`]: the state of the first three (pure): server messages,
+//!   typed lines and ticks in, lines to print and requests to send out.
+//! - [`practice`]: the state of a practice table, with the same inputs and
+//!   steps.
 //! - [`board`]: `krypto daily --board`, one HTTP GET.
 //!
 //! This file is the run loop: the connection task of `krypto play` (its
@@ -11,6 +14,7 @@
 //! received instead of the lines, the command's own notes going to stderr.
 
 pub mod board;
+pub mod practice;
 pub mod session;
 
 use std::io::Write;
@@ -21,9 +25,10 @@ use krypto_core::protocol::ChallengeCode;
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 
-use crate::cli::{ChallengeArgs, DailyArgs, PlayerArgs, RunArgs, UsageError};
+use crate::cli::{ChallengeArgs, DailyArgs, PlayerArgs, PracticeArgs, RunArgs, UsageError};
 use crate::play::config;
 use crate::play::net::NetEvent;
+use crate::play::Target;
 use session::{Input, Mode, Session, Step};
 
 /// How often the clock ticks.
@@ -65,6 +70,28 @@ pub fn challenge(args: &ChallengeArgs) -> anyhow::Result<bool> {
     play(Mode::Challenge(code), &args.player, args.json)
 }
 
+/// `krypto practice [--band B]`.
+pub fn practice(args: &PracticeArgs) -> anyhow::Result<bool> {
+    let player = &args.player;
+    let target = crate::play::target(player.server.as_deref(), player.name.as_deref())?;
+    let mut table = practice::Practice::new(args.band);
+    drive(&target, args.json, |input| table.handle(input))
+}
+
+/// The last line when another connection took the name over: reconnecting
+/// would only take it back from the other, which would take it back again.
+pub fn replaced(reason: &str) -> String {
+    let why = if reason.is_empty() {
+        String::new()
+    } else {
+        format!(" ({reason})")
+    };
+    format!(
+        "Stopped: this name is playing on another connection now{why}, a krypto \
+         or a browser under the same name. Run the command again to take it back."
+    )
+}
+
 /// A `YYYY-MM-DD` day from the command line.
 pub fn parse_date(text: &str) -> Result<chrono::NaiveDate, UsageError> {
     chrono::NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d")
@@ -74,6 +101,17 @@ pub fn parse_date(text: &str) -> Result<chrono::NaiveDate, UsageError> {
 fn play(mode: Mode, player: &PlayerArgs, json: bool) -> anyhow::Result<bool> {
     let target = crate::play::target(player.server.as_deref(), player.name.as_deref())?;
     let base = config::http_base(&target.server)?;
+    let mut session = Session::new(mode, &base);
+    drive(&target, json, |input| session.handle(input))
+}
+
+/// The run loop of every command here: `state` takes each input and says
+/// what to do.
+fn drive(
+    target: &Target,
+    json: bool,
+    mut state: impl FnMut(Input) -> Vec<Step>,
+) -> anyhow::Result<bool> {
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     let result = runtime.block_on(async move {
         let (tx, mut rx) = mpsc::channel::<Event>(crate::play::net::QUEUE);
@@ -88,7 +126,6 @@ fn play(mode: Mode, player: &PlayerArgs, json: bool) -> anyhow::Result<bool> {
             }
             let _ = tx.send(Event::InputClosed).await;
         });
-        let mut session = Session::new(mode, &base);
         let mut out = std::io::stdout();
         while let Some(event) = rx.recv().await {
             let input = match event {
@@ -101,11 +138,12 @@ fn play(mode: Mode, player: &PlayerArgs, json: bool) -> anyhow::Result<bool> {
                 Event::Net(NetEvent::Disconnected { reason, .. }) => Input::Dropped(reason),
                 Event::Net(NetEvent::Home { .. }) => continue,
                 Event::Net(NetEvent::Refused { message, .. }) => Input::Refused(message),
+                Event::Net(NetEvent::Replaced { reason }) => Input::Replaced(reason),
                 Event::Line(line) => Input::Line(line),
                 Event::InputClosed => Input::Closed,
                 Event::Tick(now) => Input::Tick(now),
             };
-            for step in session.handle(input) {
+            for step in state(input) {
                 match step {
                     Step::Print(line) if json => eprintln!("{line}"),
                     Step::Print(line) => writeln!(out, "{line}")?,

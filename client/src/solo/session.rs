@@ -52,6 +52,8 @@ pub enum Input {
     Dropped(String),
     /// The server refused the name for good.
     Refused(String),
+    /// Another connection under this name took over (the server's reason).
+    Replaced(String),
     /// Standard input ended.
     Closed,
 }
@@ -120,6 +122,8 @@ pub struct Session {
     over: bool,
     /// Standard input ended: stop once nothing typed is still on its way.
     input_closed: bool,
+    /// Why the connection is down, once said.
+    down: Option<String>,
 }
 
 impl Session {
@@ -139,6 +143,7 @@ impl Session {
             result: None,
             over: false,
             input_closed: false,
+            down: None,
         }
     }
 
@@ -152,7 +157,10 @@ impl Session {
             Input::Server(message) => self.server(*message, &mut out),
             Input::Line(line) => self.line(line, &mut out),
             Input::Tick(now) => self.tick(now, &mut out),
+            // Every retry against a server that stays away fails alike: once.
+            Input::Dropped(reason) if self.down.as_ref() == Some(&reason) => {}
             Input::Dropped(reason) => {
+                self.down = Some(reason.clone());
                 if self.mode == Mode::Run && self.hand.is_some() {
                     // What was sent and not judged may never have arrived:
                     // the run taken up again says which hand is on the table.
@@ -172,6 +180,10 @@ impl Session {
             }
             Input::Refused(message) => {
                 say(&mut out, format!("The server refused us: {message}"));
+                self.finish(false, &mut out);
+            }
+            Input::Replaced(reason) => {
+                say(&mut out, super::replaced(&reason));
                 self.finish(false, &mut out);
             }
             Input::Closed => self.input_closed = true,
@@ -211,6 +223,7 @@ impl Session {
         match message {
             ServerMessage::Welcome { name, token, .. } => {
                 out.push(Step::Save { name, token });
+                self.down = None;
                 // A daily or a challenge asked again resumes its clock; a
                 // run is taken up with `run_resume` (a new `run_start`
                 // would abandon it).
@@ -567,8 +580,24 @@ impl Session {
     }
 }
 
-fn say(out: &mut Vec<Step>, line: String) {
+/// Most solutions listed after a hand; a server that sends more gets a
+/// count of the rest.
+pub const MAX_SOLUTIONS_SHOWN: usize = 500;
+
+/// Longest solution printed, in characters (a formula is never longer).
+const MAX_FORMULA_SHOWN: usize = krypto_core::formula::MAX_LEN;
+
+pub(super) fn say(out: &mut Vec<Step>, line: String) {
     out.push(Step::Print(line));
+}
+
+/// `text` cut to `max` characters (with `…` when cut): what a server sends
+/// is printed at a bounded length.
+pub fn bounded(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_owned(),
+    }
 }
 
 fn up(ms: u64, at: Duration) -> Shown {
@@ -606,13 +635,21 @@ pub fn share_lines(share: &str) -> Vec<String> {
     }
 }
 
-fn solutions_lines(solutions: &[SolutionEntry], out: &mut Vec<Step>) {
+/// `N distinct solutions (› yours):` and one a line, at most
+/// [`MAX_SOLUTIONS_SHOWN`] of them.
+pub(super) fn solutions_lines(solutions: &[SolutionEntry], out: &mut Vec<Step>) {
     let n = solutions.len();
     let noun = if n == 1 { "solution" } else { "solutions" };
     say(out, format!("{n} distinct {noun} (› yours):"));
-    for s in solutions {
+    for s in solutions.iter().take(MAX_SOLUTIONS_SHOWN) {
         let mark = if s.yours { "›" } else { " " };
-        say(out, format!(" {mark} {}", s.formula));
+        say(
+            out,
+            format!(" {mark} {}", bounded(&s.formula, MAX_FORMULA_SHOWN)),
+        );
+    }
+    if n > MAX_SOLUTIONS_SHOWN {
+        say(out, format!("   … and {} more", n - MAX_SOLUTIONS_SHOWN));
     }
 }
 
@@ -640,3 +677,7 @@ pub fn side_by_side(
         verdict,
     ]
 }
+
+#[cfg(test)]
+#[path = "session_tests.rs"]
+mod tests;

@@ -250,7 +250,7 @@ fn render_scores(app: &App, room: &RoomView, area: Rect, buf: &mut Buffer) {
             style = style.fg(Color::DarkGray);
         }
         let mut name = vec![Span::raw(p.name.clone())];
-        if p.bot {
+        if p.bot && App::bot_mark_needed(&p.name) {
             name.push(Span::styled(" bot", DIM));
         }
         Row::new(vec![

@@ -116,7 +116,7 @@ fn steps(standings: &[Standing]) -> Vec<Vec<&Standing>> {
 
 /// A player's name, marked when the roster says they are a bot.
 fn name_with_mark(app: &App, s: &Standing) -> String {
-    if app.is_bot(s.player) {
+    if app.is_bot(s.player) && App::bot_mark_needed(&s.name) {
         format!("{} (bot)", s.name)
     } else {
         s.name.clone()

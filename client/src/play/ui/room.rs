@@ -59,14 +59,9 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     render_input_line(app, input_area, buf);
 }
 
-/// The HTTP base a friend can reach: the server's first LAN address, else
-/// the address this client used.
+/// The HTTP base a friend can reach.
 fn base(app: &App) -> String {
-    app.join_urls
-        .first()
-        .cloned()
-        .or_else(|| config::http_base(&app.server).ok())
-        .unwrap_or_default()
+    app.friends_base()
 }
 
 /// The room's page in a browser: `http://192.168.1.20:7878/r/CODE`.
@@ -172,7 +167,7 @@ fn render_roster(app: &App, room: &RoomView, area: Rect, buf: &mut Buffer) {
                 style = style.fg(Color::DarkGray);
             }
             spans.push(Span::styled(p.name.clone(), style));
-            if p.bot {
+            if p.bot && App::bot_mark_needed(&p.name) {
                 spans.push(Span::styled(" (bot)", DIM));
             }
             if p.spectator {

@@ -1,0 +1,129 @@
+//! End to end against the real server: `krypto practice` deals, hints,
+//! forgives a miss, lists the solutions of a solved hand and deals the
+//! next, skips; and a second `krypto` under the same name (practice opened
+//! beside `krypto play`) takes the connection over once, without the two
+//! taking it from each other for ever. The practice hands are the
+//! server's (from the operating system's generator): the test reads them
+//! from the output and solves them with krypto-core's solver.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Proc, Scratch};
+use krypto_core::solver::solve_one;
+use krypto_core::Rules;
+
+/// The objective and cards of a "Hand N: make T from A B C D E (…)" line.
+fn hand(line: &str) -> (i64, Vec<i64>) {
+    let rest = line.split("make ").nth(1).unwrap();
+    let (objective, cards) = rest.split_once(" from ").unwrap();
+    let cards = cards
+        .split_whitespace()
+        .map_while(|c| c.parse().ok())
+        .collect();
+    (objective.parse().unwrap(), cards)
+}
+
+/// A right formula for the hand on `line`.
+fn solution(line: &str) -> String {
+    let (objective, cards) = hand(line);
+    solve_one(&cards, objective, Rules::Free)
+        .unwrap()
+        .unwrap()
+        .to_string()
+}
+
+/// A complete formula over the hand that is wrong.
+fn wrong(line: &str) -> String {
+    let (objective, cards) = hand(line);
+    let texts: Vec<String> = cards.iter().map(i64::to_string).collect();
+    let sum: i64 = cards.iter().sum();
+    if sum == objective {
+        texts.join("*")
+    } else {
+        texts.join("+")
+    }
+}
+
+#[test]
+fn practice_hints_forgives_a_miss_lists_the_solutions_and_deals_the_next_hand() {
+    let scratch = Scratch::new();
+    let server = scratch.server();
+    let mut cy = Proc::spawn(
+        "cy",
+        &[
+            "practice",
+            "--server",
+            &server.url(),
+            "--name",
+            "Cy",
+            "--band",
+            "easy",
+        ],
+        &scratch.config("cy"),
+    );
+    let first = cy.expect_prefix("Hand 1: make ");
+    assert!(first.ends_with("(easy hands, unrated)"), "{first}");
+    cy.expect_contains("? a hint");
+    cy.send("?");
+    let hint = cy.expect_prefix("Hint 1/4: ");
+    assert!(hint.contains(" = "), "{hint}");
+    cy.send(&wrong(&first));
+    cy.expect_contains("it costs nothing");
+    let right = solution(&first);
+    cy.send(&right);
+    cy.expect_contains("✓ Right!");
+    cy.expect_contains("distinct solutions (› yours):");
+    let solved = cy.expect_prefix("✓ Hand 1 solved in 0:");
+    assert!(solved.contains("(1 hint): "), "{solved}");
+    cy.expect_prefix("Hand 2: make ");
+    cy.send("/skip");
+    cy.expect_prefix("Hand 2 skipped (no hint)");
+    cy.expect_prefix("Hand 3: make ");
+    cy.send("/quit");
+    cy.expect_contains("Stopped: 1 solved, 1 skipped");
+    assert!(cy.finish().success());
+}
+
+#[test]
+fn practice_beside_play_under_the_same_name_takes_over_once() {
+    let scratch = Scratch::new();
+    let server = scratch.server();
+    let url = server.url();
+    let config = scratch.config("ann");
+    let mut play = Proc::player("Ann", &url, &config, "--plain");
+    play.expect_contains("connected to");
+    let mut practice = Proc::spawn(
+        "practice",
+        &["practice", "--server", &url, "--name", "Ann"],
+        &config,
+    );
+    practice.expect_prefix("Hand 1: make ");
+    // `krypto play` hears it was replaced, says how to take it back, and
+    // stops instead of reconnecting (which would replace practice, and so
+    // on for ever).
+    play.expect_contains("Ann is playing on another connection now");
+    assert!(!play.finish().success());
+    practice.send("");
+    practice.expect_contains("on this hand");
+    assert_eq!(
+        practice.count_seen(|l| l.contains("Connection lost")),
+        0,
+        "{:?}",
+        practice.seen
+    );
+    practice.quit();
+}
+
+#[test]
+fn a_band_that_is_not_one_is_a_usage_error_naming_the_bands() {
+    let scratch = Scratch::new();
+    let mut cy = Proc::spawn(
+        "cy",
+        &["practice", "--band", "tricky"],
+        &scratch.config("cy"),
+    );
+    cy.expect_contains("possible values: any, easy, medium, hard");
+    assert_eq!(cy.finish().code(), Some(2));
+}
