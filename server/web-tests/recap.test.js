@@ -122,6 +122,8 @@ test('scoring "everyone": both solve one round, 3 and 2 points, and the round en
 test('scoring "everyone": a tie on points shows the total time of right answers that breaks it', async () => {
   const { page: ada, code } = await hosting(night, 'Eve');
   const bob = await joining(night, 'Fay', code);
+  // The narrowest phone the client supports: its standings rows are the most crowded.
+  await bob.setViewportSize({ width: 320, height: 640 });
   await settings(ada, [['Rounds', 2]]);
   await ada.getByLabel('Scoring', { exact: true }).selectOption('everyone');
   await bob.getByText('everyone who solves scores: 3, 2, 1, then 1 each').waitFor();
@@ -153,6 +155,9 @@ test('scoring "everyone": a tie on points shows the total time of right answers 
     assert.notEqual(times[0], times[1], 'ranked apart, shown apart');
     const [first, second] = times.map((t) => Number(t.replace(/[^\d.]/g, '')));
     assert.ok(first <= second, `less time is ahead: ${times}`);
+    // Never broken inside ("· 43.6" on one line, "s" on the next, as a crowded TV row once had).
+    const lines = await standings.locator('.tiebreak').evaluateAll((els) => els.map((el) => el.getClientRects().length));
+    assert.deepEqual(lines, [1, 1], 'each time on one line');
   }
   // The second's phone: the winner's is under confetti.
   await ada.evaluate(() => window.scrollTo(0, 0));
