@@ -232,6 +232,81 @@ on_both! {
         server.shutdown().await;
     }
 
+    /// A challenge of today's Krypto is the taker's daily: one hand, one
+    /// clock, one result. Nobody sees today's hand through a link and then
+    /// tops the day's board with it, and a daily solved first is the
+    /// challenge's answer, not a second go at a known hand.
+    #[tokio::test]
+    async fn a_challenge_of_todays_krypto_is_the_takers_daily() {
+        let (clock, server) = at_noon().await;
+        let (mut ada, _) = server.player("Ada").await;
+        let hand = daily(&mut ada, None).await;
+        clock.advance(Duration::from_secs(40));
+        answer(&mut ada, &solve(&hand)).await;
+        ada.recv_type("daily_solved").await;
+        ada.send(json!({"type": "challenge_create"})).await;
+        let code = ada.recv_type("challenge").await["code"].as_str().unwrap().to_owned();
+
+        // Bob takes the challenge first: a miss and the solve count for his
+        // daily too, timed from when the link showed him the hand.
+        let (mut bob, _) = server.player("Bob").await;
+        bob.send(json!({"type": "challenge_start", "code": code})).await;
+        bob.recv_type("challenge_hand").await;
+        clock.advance(Duration::from_secs(5));
+        bob.send(json!({"type": "challenge_submit", "formula": wrong(&hand)})).await;
+        assert_eq!(bob.recv_type("verdict").await["accepted"], false);
+        clock.advance(Duration::from_secs(3));
+        bob.send(json!({"type": "challenge_submit", "formula": solve(&hand)})).await;
+        assert_eq!(bob.recv_type("verdict").await["accepted"], true);
+        let result = bob.recv_type("challenge_result").await;
+        assert_eq!(result["yours"], json!({"elapsed_ms": 18_000, "misses": 1}));
+        clock.advance(Duration::from_secs(60));
+        let again = daily(&mut bob, None).await;
+        assert_eq!(again["elapsed_ms"], 18_000, "{again}");
+        let solved = bob.recv_type("daily_solved").await;
+        assert_eq!((solved["elapsed_ms"].clone(), solved["misses"].clone()), (json!(18_000), json!(1)));
+        assert_eq!((solved["streak"].clone(), solved["rank"].clone()), (json!(1), json!(1)), "{solved}");
+        bob.refused(json!({"type": "daily_submit", "formula": solve(&hand)}), "wrong_state").await;
+
+        // Cy solves the daily first: the link shows that result and deals no
+        // second go.
+        let (mut cy, _) = server.player("Cy").await;
+        daily(&mut cy, None).await;
+        clock.advance(Duration::from_secs(25));
+        answer(&mut cy, &solve(&hand)).await;
+        cy.recv_type("daily_solved").await;
+        clock.advance(Duration::from_secs(60));
+        cy.send(json!({"type": "challenge_start", "code": code})).await;
+        assert_eq!(cy.recv_type("challenge_hand").await["elapsed_ms"], 25_000);
+        let result = cy.recv_type("challenge_result").await;
+        assert_eq!(result["yours"], json!({"elapsed_ms": 25_000, "misses": 0}));
+        assert_eq!(result["outcome"], "won");
+        cy.refused(json!({"type": "challenge_submit", "formula": solve(&hand)}), "wrong_state").await;
+
+        // Dee misses twice on the daily page, then opens the link: the
+        // misses stay, the clock is the daily's.
+        let (mut dee, _) = server.player("Dee").await;
+        daily(&mut dee, None).await;
+        for _ in 0..2 {
+            answer(&mut dee, &wrong(&hand)).await;
+        }
+        clock.advance(Duration::from_secs(4));
+        dee.send(json!({"type": "challenge_start", "code": code})).await;
+        assert_eq!(dee.recv_type("challenge_hand").await["elapsed_ms"], 24_000);
+        dee.send(json!({"type": "challenge_submit", "formula": solve(&hand)})).await;
+        assert_eq!(dee.recv_type("verdict").await["accepted"], true);
+        let result = dee.recv_type("challenge_result").await;
+        assert_eq!(result["yours"], json!({"elapsed_ms": 24_000, "misses": 2}));
+
+        let (_, board) = server.get_json("/api/daily/board").await;
+        let rows: Vec<(String, i64)> = board["rows"].as_array().unwrap().iter()
+            .map(|r| (r["name"].as_str().unwrap().to_owned(), r["elapsed_ms"].as_i64().unwrap()))
+            .collect();
+        let expected = [("Bob", 18_000), ("Dee", 24_000), ("Cy", 25_000), ("Ada", 40_000)];
+        assert_eq!(rows, expected.map(|(n, ms)| (n.to_owned(), ms)));
+        server.shutdown().await;
+    }
+
     #[tokio::test]
     async fn a_run_ends_by_the_clock_and_its_score_is_on_the_runs_board() {
         let (clock, server) = at_noon().await;

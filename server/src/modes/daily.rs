@@ -228,7 +228,11 @@ impl Play {
 }
 
 /// The hand of `date` (today when absent), or the `no_such_day` error sent.
-async fn deal(asker: &Asker<'_>, date: Option<NaiveDate>, now: u64) -> Option<DailyHand> {
+pub(crate) async fn deal(
+    asker: &Asker<'_>,
+    date: Option<NaiveDate>,
+    now: u64,
+) -> Option<DailyHand> {
     let daily = match asker.shared.daily.get(&asker.shared.db, now).await {
         Ok(daily) => daily,
         Err(e) => {
