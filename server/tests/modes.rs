@@ -55,6 +55,21 @@ async fn daily(client: &mut Client, date: Option<&str>) -> Value {
 }
 
 /// Sends `formula` as the daily's answer; the verdict.
+/// Today's daily solved in 40 s without a miss, then made a challenge:
+/// the hand and the challenge's code.
+async fn solved_in_40_s_and_challenged(client: &mut Client, clock: &WallClock) -> (Value, String) {
+    let hand = daily(client, None).await;
+    clock.advance(Duration::from_secs(40));
+    answer(client, &solve(&hand)).await;
+    client.recv_type("daily_solved").await;
+    client.send(json!({"type": "challenge_create"})).await;
+    let code = client.recv_type("challenge").await["code"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    (hand, code)
+}
+
 async fn answer(client: &mut Client, formula: &str) -> Value {
     client
         .send(json!({"type": "daily_submit", "formula": formula}))
@@ -196,12 +211,7 @@ on_both! {
         let (clock, server) = at_noon().await;
         let (mut ada, _) = server.player("Ada").await;
         ada.refused(json!({"type": "challenge_create"}), "wrong_state").await;
-        let hand = daily(&mut ada, None).await;
-        clock.advance(Duration::from_secs(40));
-        answer(&mut ada, &solve(&hand)).await;
-        ada.recv_type("daily_solved").await;
-        ada.send(json!({"type": "challenge_create"})).await;
-        let code = ada.recv_type("challenge").await["code"].as_str().unwrap().to_owned();
+        let (hand, code) = solved_in_40_s_and_challenged(&mut ada, &clock).await;
         assert_eq!(code.len(), 8);
 
         let (mut bob, _) = server.player("Bob").await;
@@ -240,12 +250,7 @@ on_both! {
     async fn a_challenge_of_todays_krypto_is_the_takers_daily() {
         let (clock, server) = at_noon().await;
         let (mut ada, _) = server.player("Ada").await;
-        let hand = daily(&mut ada, None).await;
-        clock.advance(Duration::from_secs(40));
-        answer(&mut ada, &solve(&hand)).await;
-        ada.recv_type("daily_solved").await;
-        ada.send(json!({"type": "challenge_create"})).await;
-        let code = ada.recv_type("challenge").await["code"].as_str().unwrap().to_owned();
+        let (hand, code) = solved_in_40_s_and_challenged(&mut ada, &clock).await;
 
         // Bob takes the challenge first: a miss and the solve count for his
         // daily too, timed from when the link showed him the hand.
