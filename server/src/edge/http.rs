@@ -36,12 +36,12 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/api/leaderboard", get(get_leaderboard))
         .route("/api/players/{name}", get(get_player))
         .route("/api/matches/{id}", get(get_match))
-        .route("/api/daily", get(crate::modes::api::get_daily))
-        .route("/api/daily/board", get(crate::modes::api::get_daily_board))
-        .route("/api/runs/board", get(crate::modes::api::get_runs_board))
+        .route("/api/daily", get(super::modes_api::get_daily))
+        .route("/api/daily/board", get(super::modes_api::get_daily_board))
+        .route("/api/runs/board", get(super::modes_api::get_runs_board))
         .route(
             "/api/challenges/{code}",
-            get(crate::modes::api::get_challenge),
+            get(super::modes_api::get_challenge),
         )
         .route_layer(axum::middleware::from_fn_with_state(
             shared.clone(),
@@ -146,7 +146,9 @@ async fn rate_limit(State(shared): State<Arc<Shared>>, request: Request, next: N
     response
 }
 
-/// An API refusal: the status and `{"error": {"code", "message"}}`.
+/// An API refusal: the status and `{"error": {"code", "message"}}`. The one
+/// kind every route of the port answers with (the scores here, the modes'
+/// reads in [`super::modes_api`]), so one fault gets one answer.
 #[derive(Debug)]
 pub(crate) struct ApiError {
     status: StatusCode,
@@ -155,7 +157,7 @@ pub(crate) struct ApiError {
 }
 
 impl ApiError {
-    fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
         ApiError {
             status,
             code,
@@ -163,8 +165,13 @@ impl ApiError {
         }
     }
 
-    fn bad_request(message: impl Into<String>) -> Self {
+    pub(crate) fn bad_request(message: impl Into<String>) -> Self {
         ApiError::new(StatusCode::BAD_REQUEST, "bad_request", message)
+    }
+
+    /// 404 with its own `code` (`player_not_found`, `no_such_day`, …).
+    pub(crate) fn not_found(code: &'static str, message: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::NOT_FOUND, code, message)
     }
 
     /// 503: the database does not answer (past its deadline) or refuses.
@@ -174,6 +181,22 @@ impl ApiError {
             "database_unavailable",
             "the scores cannot be read right now (the database does not answer); \
              try again in a moment",
+        )
+    }
+
+    /// A failed read of `what` (`"the scores"`, `"this match"`): 503
+    /// `database_unavailable` when the database is away, else 500
+    /// `internal`; logged either way, never shown to the client.
+    pub(crate) fn database(e: &crate::db::DbError, what: &str) -> Self {
+        if e.is_unavailable() {
+            tracing::warn!(error = %e, "{what} unreadable: the database is away");
+            return ApiError::database_unavailable();
+        }
+        tracing::error!(error = %e, "{what} could not be read");
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            format!("the server could not read {what}; try again"),
         )
     }
 }
@@ -197,24 +220,16 @@ async fn method_not_allowed() -> ApiError {
 impl From<BoardError> for ApiError {
     fn from(e: BoardError) -> Self {
         match e {
-            BoardError::PlayerNotFound(_) => ApiError {
-                status: StatusCode::NOT_FOUND,
-                code: "player_not_found",
-                message: e.to_string(),
-            },
-            BoardError::Db(e) if e.is_unavailable() => {
-                tracing::warn!(error = %e, "scores unreadable: the database is away");
-                ApiError::database_unavailable()
-            }
-            BoardError::Db(e) => {
-                tracing::error!(error = %e, "scores query failed");
-                ApiError {
-                    status: StatusCode::INTERNAL_SERVER_ERROR,
-                    code: "internal",
-                    message: "the server could not read the scores; try again".into(),
-                }
-            }
+            BoardError::PlayerNotFound(_) => ApiError::not_found("player_not_found", e.to_string()),
+            BoardError::Db(e) => ApiError::database(&e, "the scores"),
         }
+    }
+}
+
+/// The daily's, runs' and challenges' reads.
+impl From<crate::db::DbError> for ApiError {
+    fn from(e: crate::db::DbError) -> Self {
+        ApiError::database(&e, "its database")
     }
 }
 
@@ -317,7 +332,7 @@ struct PlayerPage {
     #[serde(flatten)]
     profile: leaderboard::Profile,
     #[serde(flatten)]
-    play: crate::modes::api::ProfilePlay,
+    play: super::modes_api::ProfilePlay,
 }
 
 async fn get_player(
@@ -333,7 +348,7 @@ async fn get_player(
         )));
     }
     let profile = leaderboard::profile(&shared.db, &name, shared.config.ranking()).await?;
-    let play = crate::modes::api::profile_play(&shared.db, profile.player)
+    let play = super::modes_api::profile_play(&shared.db, profile.player)
         .await
         .map_err(BoardError::Db)?;
     Ok(Json(PlayerPage { profile, play }))
@@ -355,16 +370,9 @@ async fn get_match(
 impl From<RecapError> for ApiError {
     fn from(e: RecapError) -> Self {
         match e {
-            RecapError::NotFound => ApiError::new(
-                StatusCode::NOT_FOUND,
-                "match_not_found",
-                "no match has this id",
-            ),
-            RecapError::Db(e) if e.is_unavailable() => {
-                tracing::warn!(error = %e, "a recap unreadable: the database is away");
-                ApiError::database_unavailable()
-            }
-            RecapError::Db(_) | RecapError::Stored(_) => {
+            RecapError::NotFound => ApiError::not_found("match_not_found", "no match has this id"),
+            RecapError::Db(e) => ApiError::database(&e, "this match"),
+            RecapError::Stored(_) => {
                 tracing::error!(error = %e, "a recap could not be read");
                 ApiError::new(
                     StatusCode::INTERNAL_SERVER_ERROR,

@@ -13,6 +13,7 @@ pub(crate) mod http;
 pub(crate) mod idle;
 pub(crate) mod join_urls;
 pub(crate) mod listener;
+pub(crate) mod modes_api;
 pub(crate) mod serve;
 pub(crate) mod transport;
 pub(crate) mod web;

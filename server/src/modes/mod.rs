@@ -1,7 +1,7 @@
 //! Playing without a room, on the server: the daily Krypto ([`daily`]),
 //! challenges ([`challenges`]), solo runs ([`runs`]) and practice tables
-//! ([`practice`], kept by the connection only, never recorded), with their
-//! HTTP reads ([`api`]). The rules are krypto-core's (`krypto_core::modes`,
+//! ([`practice`], kept by the connection only, never recorded); their
+//! HTTP reads are the edge's (`edge::modes_api`). The rules are krypto-core's (`krypto_core::modes`,
 //! pure, time as an input); here they meet the database, the connection's
 //! outbox and the server's `WallClock`.
 //!
@@ -10,7 +10,6 @@
 //! clock. What a connection keeps ([`Play`]) is only which daily, challenge
 //! or run its answers are for, and the last hand it solved.
 
-pub(crate) mod api;
 pub(crate) mod challenges;
 pub(crate) mod daily;
 pub(crate) mod practice;
@@ -158,6 +157,6 @@ fn db_ms(ms: u64) -> i64 {
 }
 
 /// Milliseconds read back from the database (never negative).
-fn from_db_ms(ms: i64) -> u64 {
+pub(crate) fn from_db_ms(ms: i64) -> u64 {
     u64::try_from(ms).unwrap_or(0)
 }

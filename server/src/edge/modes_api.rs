@@ -1,16 +1,14 @@
 //! The HTTP reads of the daily, runs and challenges: `GET /api/daily`,
 //! `/api/daily/board`, `/api/runs/board` and `/api/challenges/{code}`
-//! (routed in `edge::http`). No hand and no solution is ever served here:
-//! the daily's hand goes only to a player whose clock it starts.
-//! Refusals are JSON like every other API error: `{"error": {"code",
-//! "message"}}`.
+//! (routed in [`super::http`]), over the modes' own code (`crate::modes`).
+//! No hand and no solution is ever served here: the daily's hand goes only
+//! to a player whose clock it starts. Refusals are the API's one
+//! [`ApiError`] like every other.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::NaiveDate;
 use krypto_core::modes::challenge::ChallengeCode;
@@ -18,60 +16,17 @@ use krypto_core::modes::daily::utc_date;
 use krypto_core::protocol::{Period, PlayerId, Timed};
 use serde::Serialize;
 
-use super::challenges::stored;
-use super::daily::{day_text, today};
-use super::from_db_ms;
+use super::http::ApiError;
 use crate::db::DbError;
+use crate::modes::challenges::stored;
+use crate::modes::daily::{day_text, today};
+use crate::modes::from_db_ms;
 use crate::scores::leaderboard::{DEFAULT_LIMIT, MAX_LIMIT};
 use crate::Shared;
 use krypto_core::names::MAX_NAME_CHARS;
 
 /// Most results `GET /api/challenges/{code}` lists.
 pub(crate) const MAX_CHALLENGE_RESULTS: u32 = 100;
-
-/// A refusal: the status and `{"error": {"code", "message"}}`.
-#[derive(Debug)]
-pub(crate) struct ApiError {
-    status: StatusCode,
-    code: &'static str,
-    message: String,
-}
-
-impl ApiError {
-    fn bad_request(message: impl Into<String>) -> ApiError {
-        ApiError {
-            status: StatusCode::BAD_REQUEST,
-            code: "bad_request",
-            message: message.into(),
-        }
-    }
-
-    fn not_found(code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError {
-            status: StatusCode::NOT_FOUND,
-            code,
-            message: message.into(),
-        }
-    }
-}
-
-impl From<DbError> for ApiError {
-    fn from(e: DbError) -> Self {
-        tracing::error!(error = %e, "a daily, runs or challenge read failed");
-        ApiError {
-            status: StatusCode::INTERNAL_SERVER_ERROR,
-            code: "internal",
-            message: "the server could not read its database; try again".into(),
-        }
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let body = serde_json::json!({"error": {"code": self.code, "message": self.message}});
-        (self.status, Json(body)).into_response()
-    }
-}
 
 type Params = Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>;
 
