@@ -9,31 +9,15 @@
 #[macro_use]
 mod common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
+use common::scripted::one_hand_on;
 use common::{Client, TestServer};
 use krypto_core::bot_pace::{self, BotSkill};
-use krypto_core::cards::Deal;
-use krypto_core::room::{ScriptedDealer, COUNTDOWN_MS, MAX_BOTS};
+use krypto_core::room::{COUNTDOWN_MS, MAX_BOTS};
 use krypto_core::settings::Variant;
-use krypto_server::{DealerFactory, ManualClock};
+use krypto_server::ManualClock;
 use serde_json::{json, Value};
-
-/// A server dealing 1 2 3 4 5 → 15 every round, on a clock the test moves.
-async fn dealing(clock: &ManualClock) -> TestServer {
-    let clock = clock.clone();
-    TestServer::with_config(move |c| {
-        c.manual_clock = Some(clock);
-        c.dealer = DealerFactory(Arc::new(|| {
-            Box::new(ScriptedDealer::new(vec![Deal {
-                objective: 15,
-                hand: vec![1, 2, 3, 4, 5],
-            }]))
-        }))
-    })
-    .await
-}
 
 /// `host` adds a bot of `skill`; the `player_joined` everyone gets (what
 /// `host` was sent before it, such as people joining, is skipped).
@@ -146,7 +130,7 @@ on_both! {
     #[tokio::test]
     async fn a_bot_answers_on_the_rooms_clock_wins_and_is_never_rated_or_on_a_board() {
         let clock = ManualClock::new();
-        let server = dealing(&clock).await;
+        let server = one_hand_on(&clock).await;
         let (mut ann, _) = server.player("Ann").await;
         ann.host_room(json!({"rounds": 1, "round_seconds": 120}), &mut [])
             .await;
@@ -205,7 +189,7 @@ on_both! {
     #[tokio::test]
     async fn a_medium_bot_wins_within_its_time_slip_or_not_and_leaves_with_the_last_person() {
         let clock = ManualClock::new();
-        let server = dealing(&clock).await;
+        let server = one_hand_on(&clock).await;
         let (mut ann, _) = server.player("Ann").await;
         let code = ann
             .host_room(

@@ -85,9 +85,7 @@ on_both! {
         }
 
         // The code was used up.
-        let mut thief = server.connect().await;
-        thief.send(common::ticket_hello(&code)).await;
-        thief.expect_error("bad_token").await;
+        server.hello_refused(common::ticket_hello(&code)).await;
         server.shutdown().await;
     }
 
@@ -178,9 +176,7 @@ on_both! {
         assert_eq!(after["type"], "devices", "{after}");
         assert_eq!(after["devices"].as_array().unwrap().len(), 1, "{after}");
         // The phone's first token no longer proves Ann.
-        let mut phone = server.connect().await;
-        phone.send(common::hello_again(&ann)).await;
-        phone.expect_error("bad_token").await;
+        server.hello_refused(common::hello_again(&ann)).await;
         // Nobody else's device, nor a made-up id.
         for id in [phone_id, json!("0123456789abcdef"), json!("not an id"), json!("x".repeat(5000))] {
             laptop
@@ -192,9 +188,7 @@ on_both! {
         let after = laptop.request(json!({"type": "revoke_device", "device": own})).await;
         assert_eq!(after["devices"], json!([]), "{after}");
         assert_eq!(laptop.expect_close().await, 1000);
-        let mut again = server.connect().await;
-        again.send(common::hello_again(&mine)).await;
-        again.expect_error("bad_token").await;
+        server.hello_refused(common::hello_again(&mine)).await;
         server.shutdown().await;
     }
 
@@ -240,9 +234,7 @@ on_both! {
         let listed = devices(&mut current).await;
         let labels: Vec<&str> = listed.iter().map(|d| d["label"].as_str().unwrap()).collect();
         assert_eq!(labels, ["device 0", "device 1", "device 2"]);
-        let mut first = server.connect().await;
-        first.send(common::hello_again(&welcomes[0])).await;
-        first.expect_error("bad_token").await;
+        server.hello_refused(common::hello_again(&welcomes[0])).await;
         server.shutdown().await;
     }
 
@@ -267,9 +259,7 @@ on_both! {
                 "UPDATE player_tokens SET last_used_ms = last_used_ms - {ninety_one_days_ms}"
             ))
             .await;
-        let mut late = server.connect().await;
-        late.send(common::hello_again(&ann)).await;
-        let refused = late.expect_error("bad_token").await;
+        let refused = server.hello_refused(common::hello_again(&ann)).await;
         assert!(refused["message"].as_str().unwrap().contains("unused"), "{refused}");
         server.shutdown().await;
     }

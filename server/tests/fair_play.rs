@@ -10,10 +10,10 @@ mod common;
 
 use std::time::Duration;
 
+use common::paced::paced_match;
 use common::{Client, TestServer, PATIENCE};
 use krypto_core::fair_play::FairPlaySettings;
 use krypto_core::ratings::{free_for_all, Skill};
-use krypto_core::room::{BETWEEN_ROUNDS_MS, COUNTDOWN_MS};
 use krypto_server::fair_play::review::{run, Review};
 use krypto_server::{Db, ManualClock, WallClock};
 use serde_json::{json, Value};
@@ -25,43 +25,10 @@ const ROUNDS: i64 = 10;
 /// (the first two) make a wrong attempt, then the script (the third)
 /// answers from the solver `200 + k·97 mod 800` ms after the deal.
 async fn cheated_match(players: &mut [(Client, Value); 3], clock: &ManualClock, nth: i64) {
-    let started = players[0].0.request(json!({"type": "start"})).await;
-    assert_ne!(started["type"], "error", "{started}");
-    if started["type"] == "ready_check" {
-        // A rematch asks everyone first.
-        for (c, _) in players[1..].iter_mut() {
-            c.send(json!({"type": "ready"})).await;
-        }
-        // The countdown runs from the last `ready`: wait for it.
-        for (c, _) in players.iter_mut() {
-            c.recv_type("match_started").await;
-        }
-    }
-    clock.advance(Duration::from_millis(COUNTDOWN_MS));
-    for round in 1..=ROUNDS {
-        let mut dealt = Value::Null;
-        for (c, _) in players.iter_mut() {
-            dealt = c.recv_type("round_started").await;
-            assert_eq!(dealt["round"], round);
-        }
-        for (c, _) in players[..2].iter_mut() {
-            let v = c.submit(round, &common::wrong(&dealt)).await;
-            assert_eq!(v["accepted"], false, "{v}");
-        }
-        let after = 200 + (nth * ROUNDS + round) * 97 % 800;
-        clock.advance(Duration::from_millis(u64::try_from(after).unwrap()));
-        let v = players[2].0.submit(round, &common::solve(&dealt)).await;
-        assert_eq!(v["accepted"], true, "{v}");
-        for (c, _) in players.iter_mut() {
-            c.recv_type("round_won").await;
-        }
-        if round < ROUNDS {
-            clock.advance(Duration::from_millis(BETWEEN_ROUNDS_MS));
-        }
-    }
-    for (c, _) in players.iter_mut() {
-        c.recv_type("match_over").await;
-    }
+    paced_match(players, clock, ROUNDS, 2, |round, _| {
+        u64::try_from(200 + (nth * ROUNDS + round) * 97 % 800).unwrap()
+    })
+    .await;
 }
 
 /// Waits (boundedly) until `sql`'s count is at least `n`.
@@ -86,9 +53,32 @@ async fn scripted_server(clock: ManualClock) -> TestServer {
     TestServer::with_config(move |cfg| {
         cfg.manual_clock = Some(clock);
         cfg.message_burst = 100_000;
-        cfg.fair_play = FairPlaySettings::default().into();
+        common::assessed(cfg);
     })
     .await
+}
+
+/// A room of `names` on a [`scripted_server`] after one match whose third
+/// player, a solver script, is flagged for it.
+async fn flagged_after_a_match(
+    names: [&str; 3],
+) -> (ManualClock, TestServer, [(Client, Value); 3]) {
+    let clock = ManualClock::new();
+    let server = scripted_server(clock.clone()).await;
+    let (mut players, _code) = server
+        .seated(
+            names,
+            json!({"rounds": ROUNDS, "round_seconds": 60, "lockout_seconds": 1}),
+        )
+        .await;
+    cheated_match(&mut players, &clock, 0).await;
+    until_count(
+        &server,
+        "SELECT count(*) FROM fair_play_flags WHERE status = 'flagged'",
+        1,
+    )
+    .await;
+    (clock, server, players)
 }
 
 /// Names on every all-time board.
@@ -142,19 +132,12 @@ async fn run_hands(
     hand
 }
 
-/// Answers `answers` hands of a run started on `client` as they come
-/// (none is judged too fast to count: the wall clock stands still).
-async fn answer_run(client: &mut Client, answers: u32) {
+/// Starts a run on `client` and answers `answers` hands as they come
+/// (none is judged too fast to count: the wall `clock` stands still).
+async fn answer_run(client: &mut Client, clock: &WallClock, answers: u32) {
     client.send(json!({"type": "run_start"})).await;
-    let mut hand = client.recv_type("run").await;
-    for _ in 0..answers {
-        let n = hand["hand"].clone();
-        client
-            .send(json!({"type": "run_submit", "hand": n, "formula": common::solve(&hand)}))
-            .await;
-        assert_eq!(client.recv_type("verdict").await["accepted"], true);
-        hand = client.recv_type("run_hand").await;
-    }
+    let hand = client.recv_type("run").await;
+    run_hands(client, clock, hand, answers, Duration::ZERO).await;
 }
 
 /// `krypto_fair_play_answers_total` for `outcome`.
@@ -175,22 +158,18 @@ on_both! {
         const PLAYERS: usize = 4;
         const EACH: u32 = 64;
         let clock = WallClock::manual(NOON);
-        let server = TestServer::with_config({
-            let clock = clock.clone();
-            move |cfg| {
-                cfg.wall_clock = clock;
-                cfg.message_burst = 100_000;
-                cfg.max_connections = 40;
-                cfg.reserved_connections = 4;
-                cfg.fair_play = FairPlaySettings::default().into();
-            }
+        let server = TestServer::on_wall_clock(&clock, |cfg| {
+            common::assessed(cfg);
+            cfg.message_burst = 100_000;
+            cfg.max_connections = 40;
+            cfg.reserved_connections = 4;
         })
         .await;
         let mut clients = Vec::new();
         for i in 0..PLAYERS {
             clients.push(server.player(&format!("Rush{i}")).await.0);
         }
-        futures_util::future::join_all(clients.iter_mut().map(|c| answer_run(c, EACH))).await;
+        futures_util::future::join_all(clients.iter_mut().map(|c| answer_run(c, &clock, EACH))).await;
         let total = f64::from(EACH) * PLAYERS as f64;
         let settled = tokio::time::timeout(PATIENCE * 6, async {
             loop {
@@ -219,13 +198,9 @@ on_both! {
     #[tokio::test]
     async fn a_solver_script_in_runs_is_flagged_and_off_the_runs_board() {
         let clock = WallClock::manual(NOON);
-        let server = TestServer::with_config({
-            let clock = clock.clone();
-            move |cfg| {
-                cfg.wall_clock = clock;
-                cfg.message_burst = 100_000;
-                cfg.fair_play = FairPlaySettings::default().into();
-            }
+        let server = TestServer::on_wall_clock(&clock, |cfg| {
+            common::assessed(cfg);
+            cfg.message_burst = 100_000;
         })
         .await;
         let (mut ann, _) = server.player("Ann").await;
@@ -265,14 +240,7 @@ on_both! {
     #[tokio::test]
     async fn a_days_daily_and_a_challenges_answers_reach_the_signals() {
         let clock = WallClock::manual(NOON);
-        let server = TestServer::with_config({
-            let clock = clock.clone();
-            move |cfg| {
-                cfg.wall_clock = clock;
-                cfg.fair_play = FairPlaySettings::default().into();
-            }
-        })
-        .await;
+        let server = TestServer::on_wall_clock(&clock, common::assessed).await;
         let (mut ann, _) = server.player("Ann").await;
         let (mut ben, _) = server.player("Ben").await;
         // Ben opens the first day's hand and solves it the day after: an
@@ -327,15 +295,8 @@ on_both! {
 
     #[tokio::test]
     async fn a_solver_script_is_flagged_hidden_and_its_ban_gives_ratings_back() {
-        let clock = ManualClock::new();
-        let c = clock.clone();
-        let server = scripted_server(c).await;
-        let (mut players, _code) = server
-            .seated(["Ann", "Ben", "Bot"], json!({"rounds": ROUNDS, "round_seconds": 60, "lockout_seconds": 1}))
-            .await;
-        cheated_match(&mut players, &clock, 0).await;
         // Flagged within its first ten rated rounds.
-        until_count(&server, "SELECT count(*) FROM fair_play_flags WHERE status = 'flagged'", 1).await;
+        let (clock, server, mut players) = flagged_after_a_match(["Ann", "Ben", "Bot"]).await;
         cheated_match(&mut players, &clock, 1).await;
         let names = on_boards(&server).await;
         assert!(!names.contains(&"Bot".to_owned()), "{names:?}");
@@ -395,14 +356,7 @@ on_both! {
 
     #[tokio::test]
     async fn a_cleared_player_is_back_and_the_same_evidence_does_not_flag_again() {
-        let clock = ManualClock::new();
-        let c = clock.clone();
-        let server = scripted_server(c).await;
-        let (mut players, _code) = server
-            .seated(["Ann", "Ben", "Cy"], json!({"rounds": ROUNDS, "round_seconds": 60, "lockout_seconds": 1}))
-            .await;
-        cheated_match(&mut players, &clock, 0).await;
-        until_count(&server, "SELECT count(*) FROM fair_play_flags WHERE status = 'flagged'", 1).await;
+        let (_clock, server, _players) = flagged_after_a_match(["Ann", "Ben", "Cy"]).await;
         let db = Db::open(&server.database_url).await.unwrap();
         run(&db, &Review::Clear { name: "cy".into() }).await.unwrap();
         let listed = run(&db, &Review::List { json: true }).await.unwrap();

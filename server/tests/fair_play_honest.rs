@@ -17,12 +17,12 @@ mod common;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
+use common::paced::paced_match;
 use common::{Client, TestServer, PATIENCE};
 use krypto_core::bot_pace::{self, BotSkill};
-use krypto_core::fair_play::{count_tokens, fast_human, FairPlaySettings};
-use krypto_core::room::{difficulty_of, RandomDealer, BETWEEN_ROUNDS_MS, COUNTDOWN_MS};
+use krypto_core::fair_play::{count_tokens, fast_human};
+use krypto_core::room::{difficulty_of, RandomDealer};
 use krypto_core::rules::Rules;
 use krypto_core::settings::{Difficulty, Variant};
 use krypto_core::solver::count_solutions;
@@ -34,12 +34,11 @@ use serde_json::{json, Value};
 /// regularity's window of 40, so every signal sees a full window.
 const ROUNDS: i64 = 50;
 
-/// The hand a `round_started` deals: its band and the formula the answerer
-/// sends, with its token count.
+/// The hand a `round_started` deals: its band, and the token count of the
+/// formula the answerer sends ([`common::solve`]'s).
 struct Dealt {
     band: Difficulty,
     solutions: u64,
-    formula: String,
     tokens: u32,
 }
 
@@ -47,12 +46,10 @@ fn dealt(started: &Value) -> Dealt {
     let cards: Vec<i64> = serde_json::from_value(started["cards"].clone()).unwrap();
     let objective = started["objective"].as_i64().unwrap();
     let solutions = count_solutions(&cards, objective, Rules::Free).unwrap() as u64;
-    let formula = common::solve(started);
     Dealt {
         band: difficulty_of(Variant::Krypto, solutions),
         solutions,
-        tokens: count_tokens(&formula).unwrap(),
-        formula,
+        tokens: count_tokens(&common::solve(started)).unwrap(),
     }
 }
 
@@ -66,43 +63,12 @@ async fn paced_matches(
     mut pace: impl FnMut(&Dealt) -> u64,
 ) {
     for _ in 0..matches {
-        let started = players[0].0.request(json!({"type": "start"})).await;
-        assert_ne!(started["type"], "error", "{started}");
-        if started["type"] == "ready_check" {
-            for (c, _) in players[1..].iter_mut() {
-                c.send(json!({"type": "ready"})).await;
-            }
-            for (c, _) in players.iter_mut() {
-                c.recv_type("match_started").await;
-            }
-        }
-        clock.advance(Duration::from_millis(COUNTDOWN_MS));
-        for round in 1..=ROUNDS {
-            let mut started = Value::Null;
-            for (c, _) in players.iter_mut() {
-                started = c.recv_type("round_started").await;
-                assert_eq!(started["round"], round);
-            }
-            for (c, _) in players[1..].iter_mut() {
-                let v = c.submit(round, &common::wrong(&started)).await;
-                assert_eq!(v["accepted"], false, "{v}");
-            }
-            let hand = dealt(&started);
-            let after = pace(&hand);
+        paced_match(players, clock, ROUNDS, 0, |_, started| {
+            let after = pace(&dealt(started));
             assert!(after < 590_000, "a time within the round: {after} ms");
-            clock.advance(Duration::from_millis(after));
-            let v = players[0].0.submit(round, &hand.formula).await;
-            assert_eq!(v["accepted"], true, "{v}");
-            for (c, _) in players.iter_mut() {
-                c.recv_type("round_won").await;
-            }
-            if round < ROUNDS {
-                clock.advance(Duration::from_millis(BETWEEN_ROUNDS_MS));
-            }
-        }
-        for (c, _) in players.iter_mut() {
-            c.recv_type("match_over").await;
-        }
+            after
+        })
+        .await;
     }
 }
 
@@ -148,7 +114,7 @@ async fn server(clock: ManualClock) -> TestServer {
         cfg.message_burst = 100_000;
         cfg.frame_burst = 100_000;
         cfg.max_new_accounts = 1_000;
-        cfg.fair_play = FairPlaySettings::default().into();
+        common::assessed(cfg);
         // Seeded deals, room after room (the rooms open in order): the
         // same hands and times on every run.
         let rooms = Arc::new(AtomicU64::new(0));

@@ -116,7 +116,7 @@ on_both! {
     #[tokio::test]
     async fn puppets_typing_one_plus_one_rate_nobody_and_rank_no_farmer() {
         // The default board: 3 rated matches against 3 different people.
-        let server = TestServer::with_config(scripted).await;
+        let server = TestServer::with_config(common::scripted::one_hand).await;
         let (mut farmer, _) = server.player("Farmer").await;
         let mut puppets = Vec::new();
         for name in ["PupA", "PupB", "PupC"] {
@@ -163,7 +163,7 @@ on_both! {
 
     #[tokio::test]
     async fn a_solo_match_solved_at_once_is_on_no_board() {
-        let server = TestServer::with_config(scripted).await;
+        let server = TestServer::with_config(common::scripted::one_hand).await;
         let (mut solo, _) = server.player("Solo").await;
         solo.request(json!({"type": "create_room", "settings": {"rounds": 2, "round_seconds": 10}}))
             .await;
@@ -858,7 +858,7 @@ on_both! {
 
     #[tokio::test]
     async fn refused_attempts_store_no_more_than_a_formula_and_a_seat_is_rate_limited() {
-        let server = TestServer::with_config(scripted).await;
+        let server = TestServer::with_config(common::scripted::one_hand).await;
         let [(mut ann, _), (mut ben, _)] = server.players(["Ann", "Ben"]).await;
         ann.host_match(json!({"rounds": 1}), &mut [&mut ben]).await;
         ben.recv_type("round_started").await;
@@ -984,16 +984,3 @@ async fn etags_are_content_hashes_and_pages_come_compressed() {
 
 /// Makes the frames of one flood.
 type Flood = fn() -> Vec<Message>;
-
-/// Rooms deal 1 2 3 4 5 → 15 every round, with clocks 100× fast.
-fn scripted(c: &mut krypto_server::Config) {
-    c.room_time_scale = 100;
-    c.dealer = krypto_server::config::DealerFactory(std::sync::Arc::new(|| {
-        Box::new(krypto_core::room::ScriptedDealer::new(vec![
-            krypto_core::cards::Deal {
-                objective: 15,
-                hand: vec![1, 2, 3, 4, 5],
-            },
-        ]))
-    }));
-}

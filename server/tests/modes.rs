@@ -20,23 +20,15 @@ const LATE: u64 = 1_773_187_140_000;
 
 /// A server on the database at `url` whose wall clock is `clock`.
 async fn serving(url: &str, clock: &WallClock) -> TestServer {
-    let (url, clock) = (url.to_owned(), clock.clone());
-    TestServer::with_config(move |c| {
-        c.database_url = url;
-        c.wall_clock = clock;
-    })
-    .await
+    let url = url.to_owned();
+    TestServer::on_wall_clock(clock, move |c| c.database_url = url).await
 }
 
 /// A server on the backend under test whose wall clock stands at noon, and
 /// that clock.
 async fn at_noon() -> (WallClock, TestServer) {
     let clock = WallClock::manual(NOON);
-    let server = TestServer::with_config({
-        let clock = clock.clone();
-        move |c| c.wall_clock = clock
-    })
-    .await;
+    let server = TestServer::on_wall_clock(&clock, |_| {}).await;
     (clock, server)
 }
 
@@ -405,15 +397,11 @@ on_both! {
     async fn a_rush_of_players_all_get_the_daily_and_every_solve_is_stored() {
         let _ = rlimit::increase_nofile_limit(8_192);
         let clock = WallClock::manual(NOON);
-        let server = TestServer::with_config({
-            let clock = clock.clone();
-            move |c| {
-                c.wall_clock = clock;
-                // A rush comes from many addresses; here every socket is
-                // 127.0.0.1.
-                c.max_connections_per_ip = 0;
-                c.max_new_accounts = 0;
-            }
+        let server = TestServer::on_wall_clock(&clock, |c| {
+            // A rush comes from many addresses; here every socket is
+            // 127.0.0.1.
+            c.max_connections_per_ip = 0;
+            c.max_new_accounts = 0;
         })
         .await;
         let mut players = Vec::with_capacity(RUSH);

@@ -9,12 +9,11 @@
 mod common;
 
 use std::collections::{HashMap, HashSet};
-use std::future::Future;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::process::{free_addr, Process};
-use common::{hello, hello_again, http_get, solve, Raw, PATIENCE};
+use common::{count, eventually, hello, hello_again, http_get, solve, Raw, PATIENCE};
 use serde_json::{json, Value};
 
 /// The node timeout of these tests, in seconds (production: 15).
@@ -59,27 +58,6 @@ fn without_ticket(mut redirect: Value) -> (Value, String) {
         .and_then(|t| t.as_str().map(str::to_owned))
         .unwrap_or_else(|| panic!("a redirect without a ticket: {redirect}"));
     (redirect, ticket)
-}
-
-/// Polls `check` until it answers, failing after [`PATIENCE`].
-async fn eventually<T, F: Future<Output = Option<T>>>(
-    what: &str,
-    mut check: impl FnMut() -> F,
-) -> T {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        if let Some(answer) = check().await {
-            return answer;
-        }
-        assert!(Instant::now() < deadline, "never happened: {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// The one integer `sql` answers.
-async fn count(db: &str, sql: &str) -> i64 {
-    let (n,): (i64,) = Raw::connect(db).await.one(sql).await;
-    n
 }
 
 /// Waits until the directory holds `player`'s seat.

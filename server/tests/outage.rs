@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use common::outage::{ReadOnly, SmallDisk};
 use common::postgres::Cluster;
 use common::process::{free_addr, Process};
-use common::{http_get, solve, win, Client, Raw, Won, PATIENCE};
+use common::{recorded, solve, win, Client, Raw, Won, PATIENCE};
 use krypto_server::db::Backend;
 use serde_json::{json, Value};
 use sqlx::{Connection, SqliteConnection};
@@ -110,21 +110,6 @@ impl Outage {
     }
 }
 
-/// The won rounds in the database at `url`, in order (a SQLite file is
-/// checked for soundness first).
-async fn recorded(url: &str) -> Vec<Won> {
-    let mut db = Raw::connect(url).await;
-    if let Raw::Sqlite(_) = db {
-        let (check,): (String,) = db.one("PRAGMA integrity_check").await;
-        assert_eq!(check, "ok");
-    }
-    db.rows(
-        "SELECT number, winner_id, formula, elapsed_ms FROM rounds
-         WHERE outcome = 'won' ORDER BY number",
-    )
-    .await
-}
-
 /// Ann and Ben in a started match of ten rounds on `server`.
 async fn a_match(server: &Process) -> (Client, Client) {
     a_match_of(server, 10).await
@@ -132,49 +117,7 @@ async fn a_match(server: &Process) -> (Client, Client) {
 
 /// Ann and Ben in a started match of `rounds` rounds on `server`.
 async fn a_match_of(server: &Process, rounds: u32) -> (Client, Client) {
-    a_match_between(server, ["Ann", "Ben"], rounds, 60).await
-}
-
-/// The two `names` in a started match of `rounds` rounds of
-/// `round_seconds` on `server`, the first hosting.
-async fn a_match_between(
-    server: &Process,
-    names: [&str; 2],
-    rounds: u32,
-    round_seconds: u32,
-) -> (Client, Client) {
-    let (mut host, _) = server.player(common::hello(names[0])).await;
-    let (mut guest, _) = server.player(common::hello(names[1])).await;
-    host.host_match(
-        json!({"rounds": rounds, "round_seconds": round_seconds}),
-        &mut [&mut guest],
-    )
-    .await;
-    (host, guest)
-}
-
-/// `/readyz`: the status code and the JSON body.
-async fn readyz(server: &Process) -> (u16, Value) {
-    let (status, body) = http_get(server.addr, "/readyz").await;
-    let code = status.split(' ').nth(1).unwrap().parse().unwrap();
-    (code, serde_json::from_str(&body).unwrap())
-}
-
-/// Asks `/readyz` until it answers 200 (the database is back and the
-/// journal replayed), for at most 20 s (the promise); returns the body.
-async fn ready_again(server: &Process) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let (code, body) = readyz(server).await;
-        if code == 200 {
-            return body;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "still not ready 20 s after the database came back: {body}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    server.a_match(["Ann", "Ben"], rounds, 60).await
 }
 
 /// A cluster of the test's own, made and then stopped: a database that is
@@ -204,14 +147,14 @@ on_both! {
             .player(common::hello("Dee"))
             .await;
         let mut announced = vec![win(&mut ann, &mut ben, 1).await];
-        assert_eq!(readyz(&server).await.0, 200);
+        assert_eq!(server.readyz().await.0, 200);
 
         outage.begin().await;
         // Play goes on, and every win is announced.
         for round in 2..=4 {
             announced.push(win(&mut ann, &mut ben, round).await);
         }
-        let (code, body) = readyz(&server).await;
+        let (code, body) = server.readyz().await;
         assert_eq!(code, 503, "{body}");
         assert_eq!(body["status"], "degraded");
         let database = body["database"].as_str().unwrap();
@@ -234,7 +177,7 @@ on_both! {
         assert_eq!(again["player_id"], dee["player_id"]);
 
         outage.end().await;
-        let body = ready_again(&server).await;
+        let body = server.ready_again().await;
         assert_eq!(body, json!({"status": "ok", "database": "ok", "journal": 0}));
         announced.push(win(&mut ann, &mut ben, 5).await);
         let welcome = newcomer(&server, "Cid").await;
@@ -258,7 +201,7 @@ on_both! {
         };
         let mut server = outage.serve_with(&["--recorder-queue", "1"]);
         let (mut ann, mut ben) = a_match(&server).await;
-        let (mut cat, mut dan) = a_match_between(&server, ["Cat", "Dan"], 10, 600).await;
+        let (mut cat, mut dan) = server.a_match(["Cat", "Dan"], 10, 600).await;
         let started = ann.recv_type("round_started").await;
         ben.recv_type("round_started").await;
         let cat_round = cat.recv_type("round_started").await;
@@ -270,7 +213,7 @@ on_both! {
         // The recorder has the win and can write it nowhere.
         let deadline = Instant::now() + PATIENCE;
         loop {
-            let (_, body) = readyz(&server).await;
+            let (_, body) = server.readyz().await;
             if body.get("journal_error").is_some() {
                 break;
             }
@@ -342,7 +285,7 @@ on_both! {
         outage.end().await;
 
         let server = outage.serve();
-        ready_again(&server).await;
+        server.ready_again().await;
         assert_eq!(outage.recorded().await, announced);
         assert!(!outage.journal.exists());
     }
@@ -362,7 +305,7 @@ on_both! {
         announced.push(win(&mut ann, &mut ben, 2).await);
         let over = ann.recv_type("match_over").await;
         assert_eq!(over["standings"][0]["score"], 1, "{over}");
-        let (code, body) = readyz(&server).await;
+        let (code, body) = server.readyz().await;
         assert_eq!((code, &body["journal_full"]), (503, &json!(true)), "{body}");
         let refused = ann.request(json!({"type": "start"})).await;
         assert_eq!(refused["type"], "error", "{refused}");
@@ -372,7 +315,7 @@ on_both! {
         );
 
         outage.end().await;
-        let body = ready_again(&server).await;
+        let body = server.ready_again().await;
         assert_eq!(body.get("journal_full"), None, "{body}");
         let started = ann.request(json!({"type": "start"})).await;
         assert_ne!(started["type"], "error", "{started}");
@@ -418,7 +361,7 @@ async fn after_a_restart_of_postgresql_new_players_are_welcome_on_every_node() {
     tokio::time::sleep(Duration::from_secs(3)).await;
     cluster.start();
     for (i, node) in nodes.iter().enumerate() {
-        ready_again(node).await;
+        node.ready_again().await;
         let welcome = newcomer(node, &format!("After{i}")).await;
         assert_eq!(welcome["type"], "welcome", "node {i}: {welcome}");
     }
@@ -438,7 +381,7 @@ async fn a_server_started_before_its_database_waits_for_it() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     cluster.start();
-    ready_again(&server).await;
+    server.ready_again().await;
     let welcome = newcomer(&server, "Ann").await;
     assert_eq!(welcome["type"], "welcome", "{welcome}");
 }
@@ -476,7 +419,7 @@ async fn a_full_disk_holds_the_win_back_loudly_until_space_returns() {
     // Loud while it lasts.
     let deadline = Instant::now() + PATIENCE;
     let body = loop {
-        let (code, body) = readyz(&server).await;
+        let (code, body) = server.readyz().await;
         if code == 503 && body.get("journal_error").is_some() {
             break body;
         }
@@ -493,7 +436,7 @@ async fn a_full_disk_holds_the_win_back_loudly_until_space_returns() {
         won["formula"].as_str().unwrap().to_owned(),
         won["elapsed_ms"].as_i64().unwrap(),
     ));
-    ready_again(&server).await;
+    server.ready_again().await;
     drop(server);
     assert_eq!(recorded(&url).await, announced);
 }
@@ -522,7 +465,7 @@ async fn a_read_only_database_file_journals_the_wins_until_it_is_writable() {
     for round in 2..=3 {
         announced.push(win(&mut ann, &mut ben, round).await);
     }
-    let (code, body) = readyz(&server).await;
+    let (code, body) = server.readyz().await;
     assert_eq!(code, 503, "{body}");
     let database = body["database"].as_str().unwrap();
     assert!(database.starts_with("writes failing for "), "{body}");
@@ -534,7 +477,7 @@ async fn a_read_only_database_file_journals_the_wins_until_it_is_writable() {
     assert!(dir.path().join("krypto.db.recorder-journal").exists());
 
     drop(read_only);
-    let body = ready_again(&server).await;
+    let body = server.ready_again().await;
     assert_eq!(
         body,
         json!({"status": "ok", "database": "ok", "journal": 0})

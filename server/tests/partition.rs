@@ -19,11 +19,14 @@ use std::time::{Duration, Instant};
 
 use common::blackhole::{BlackHole, Link};
 use common::process::{free_addr, Process};
-use common::{http_get, solve, win, Client, Raw, Won};
+use common::{count, eventually_within, http_get, win, win_timed, Client, Raw, Won};
 use serde_json::{json, Value};
 
 /// The deadline the servers here run with (ms of real time).
 const DEADLINE_MS: u64 = 1_000;
+
+/// How long what crosses the black hole may take to happen.
+const SLOW: Duration = Duration::from_secs(20);
 
 /// Room time runs this many times faster than real time: a hold of one
 /// deadline is 10 s of room time, longer than the pause between rounds.
@@ -73,12 +76,7 @@ impl Setup {
 
     /// The won rounds in the database, in order.
     async fn recorded(&self) -> Vec<Won> {
-        let mut db = Raw::connect(&self.url).await;
-        db.rows(
-            "SELECT number, winner_id, formula, elapsed_ms FROM rounds
-             WHERE outcome = 'won' ORDER BY number",
-        )
-        .await
+        common::recorded(&self.url).await
     }
 
     /// Each player's matches and rounds won on the all-time board.
@@ -99,62 +97,7 @@ async fn a_match(server: &Process) -> (Client, Client) {
 
 /// Ann and Ben in a started match of `rounds` long rounds.
 async fn a_match_of(server: &Process, rounds: u32) -> (Client, Client) {
-    let (mut ann, _) = server.player(common::hello("Ann")).await;
-    let (mut ben, _) = server.player(common::hello("Ben")).await;
-    ann.host_match(
-        json!({"rounds": rounds, "round_seconds": 120}),
-        &mut [&mut ben],
-    )
-    .await;
-    (ann, ben)
-}
-
-/// `/readyz`: the status code and the JSON body.
-async fn readyz(server: &Process) -> (u16, Value) {
-    let (status, body) = http_get(server.addr, "/readyz").await;
-    let code = status.split(' ').nth(1).unwrap().parse().unwrap();
-    (code, serde_json::from_str(&body).unwrap())
-}
-
-/// Asks `/readyz` until it answers 200 (at most 20 s); returns the body.
-async fn ready_again(server: &Process) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let (code, body) = readyz(server).await;
-        if code == 200 {
-            return body;
-        }
-        assert!(Instant::now() < deadline, "still not ready: {body}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// Round `round` won at once by whoever's turn it is (as [`win`]), with
-/// the real time from the deal's arrival to the answer's sending, and from
-/// the answer's sending to its verdict.
-async fn timed_win(ann: &mut Client, ben: &mut Client, round: i64) -> (Won, Duration, Duration) {
-    let started = ann.recv_type("round_started").await;
-    let dealt = Instant::now();
-    assert_eq!(started["round"], round);
-    let (winner, other) = if round % 2 == 1 {
-        (ann, ben)
-    } else {
-        (ben, ann)
-    };
-    let formula = solve(&started);
-    let sent = Instant::now();
-    let verdict = winner.submit(round, &formula).await;
-    let answered = sent.elapsed();
-    assert_eq!(verdict["accepted"], true, "{verdict}");
-    let won = other.recv_type("round_won").await;
-    winner.recv_type("round_won").await;
-    let won = (
-        round,
-        won["winner"].as_i64().unwrap(),
-        won["formula"].as_str().unwrap().to_owned(),
-        won["elapsed_ms"].as_i64().unwrap(),
-    );
-    (won, sent - dealt, answered)
+    server.a_match(["Ann", "Ben"], rounds, 120).await
 }
 
 /// Room milliseconds in `real`.
@@ -171,14 +114,14 @@ async fn a_black_holed_database_is_journaled_past_the_deadline_and_play_goes_on(
     let server = setup.serve();
     let (mut ann, mut ben) = a_match(&server).await;
     let mut announced = vec![win(&mut ann, &mut ben, 1).await];
-    assert_eq!(readyz(&server).await.0, 200);
+    assert_eq!(server.readyz().await.0, 200);
 
     setup.proxy.set(Link::Held);
     // The first win in the drop waits one deadline for its commit, then
     // the journal takes it and it is announced; the next ones go straight
     // to the journal. Each verdict comes (a frozen room never would).
     for round in 2..=4 {
-        let (won, thought, answered) = timed_win(&mut ann, &mut ben, round).await;
+        let (won, thought, answered) = win_timed(&mut ann, &mut ben, round).await;
         eprintln!(
             "round {round}: elapsed_ms {} for {thought:?} from deal to answer; verdict after {answered:?}",
             won.3
@@ -194,7 +137,7 @@ async fn a_black_holed_database_is_journaled_past_the_deadline_and_play_goes_on(
         );
         announced.push(won);
     }
-    let (code, body) = readyz(&server).await;
+    let (code, body) = server.readyz().await;
     assert_eq!(code, 503, "{body}");
     assert!(body["journal"].as_u64().unwrap() >= 3, "{body}");
     assert!(setup.journal.exists());
@@ -211,7 +154,7 @@ async fn a_black_holed_database_is_journaled_past_the_deadline_and_play_goes_on(
     assert_eq!(refused["type"], "error", "{refused}");
 
     setup.proxy.set(Link::Open);
-    let body = ready_again(&server).await;
+    let body = server.ready_again().await;
     assert_eq!(body["journal"], 0, "{body}");
     announced.push(win(&mut ann, &mut ben, 5).await);
     assert_eq!(setup.recorded().await, announced);
@@ -240,10 +183,10 @@ async fn a_commit_whose_answer_was_lost_is_replayed_without_counting_twice() {
     announced.push(win(&mut ann, &mut ben, 2).await);
     announced.push(win(&mut ann, &mut ben, 3).await);
     let over = ann.recv_type("match_over").await;
-    assert_eq!(readyz(&server).await.0, 503, "{over}");
+    assert_eq!(server.readyz().await.0, 503, "{over}");
 
     setup.proxy.set(Link::Open);
-    ready_again(&server).await;
+    server.ready_again().await;
     assert_eq!(setup.recorded().await, announced);
     // Ann won rounds 1 and 3, Ben round 2; one match each.
     let (ann_id, ben_id) = (announced[0].1, announced[1].1);
@@ -272,34 +215,13 @@ async fn a_kill_9_during_a_drop_loses_no_announced_win() {
 
     setup.proxy.set(Link::Open);
     let again = setup.serve();
-    ready_again(&again).await;
+    again.ready_again().await;
     assert_eq!(setup.recorded().await, announced);
     assert!(!setup.journal.exists());
     // Its match can never finish: closed at the start, not left playing.
     let mut db = Raw::connect(&setup.url).await;
     let statuses: Vec<(String,)> = db.rows("SELECT status FROM matches").await;
     assert_eq!(statuses, vec![("abandoned".to_owned(),)]);
-}
-
-/// Polls `check` until it answers, failing after 20 s.
-async fn eventually<T, F: std::future::Future<Output = Option<T>>>(
-    what: &str,
-    mut check: impl FnMut() -> F,
-) -> T {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        if let Some(answer) = check().await {
-            return answer;
-        }
-        assert!(Instant::now() < deadline, "never happened: {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// The one integer `sql` answers on `db`.
-async fn count(db: &str, sql: &str) -> i64 {
-    let (n,): (i64,) = Raw::connect(db).await.one(sql).await;
-    n
 }
 
 /// A node of a cluster on `db` with a node timeout of 1 s.
@@ -336,7 +258,7 @@ async fn all_judging(db: &str, secs: u32) {
     let sql = format!(
         "SELECT count(*) FROM nodes WHERE started_at > now() - make_interval(secs => {secs} + 1)"
     );
-    eventually("every node judges heartbeats", || async {
+    eventually_within(SLOW, "every node judges heartbeats", || async {
         (count(db, &sql).await == 0).then_some(())
     })
     .await;
@@ -374,7 +296,7 @@ async fn a_suspected_node_is_unreachable_and_keeps_its_seats_until_declared_dead
         "SELECT count(*) FROM seats
          WHERE player_id = {ann_id} AND code = '{on_a}' AND orphaned_at IS NULL"
     );
-    eventually("Ann's seat on A is in the directory", || async {
+    eventually_within(SLOW, "Ann's seat on A is in the directory", || async {
         (count(&setup.url, &seat).await == 1).then_some(())
     })
     .await;
@@ -387,7 +309,7 @@ async fn a_suspected_node_is_unreachable_and_keeps_its_seats_until_declared_dead
 
     setup.proxy.set(Link::Held);
     let suspected = f64::from(SUSPECT_TIMEOUT) / 2.0 + 0.2;
-    eventually("A's heartbeat is late", || async {
+    eventually_within(SLOW, "A's heartbeat is late", || async {
         let age = heartbeat_age(&setup.url, &a)
             .await
             .expect("A declared dead already");
@@ -418,7 +340,7 @@ async fn a_suspected_node_is_unreachable_and_keeps_its_seats_until_declared_dead
     );
 
     // Declared dead: now the room is gone, and so is her seat.
-    eventually("B declares A dead", || async {
+    eventually_within(SLOW, "B declares A dead", || async {
         heartbeat_age(&setup.url, &a).await.is_none().then_some(())
     })
     .await;
@@ -458,11 +380,11 @@ async fn a_dead_nodes_match_is_closed_abandoned_by_a_live_node() {
     assert_eq!(statuses().await, vec![("playing".to_owned(),)]);
 
     a.kill9();
-    eventually("B declares A dead", || async {
+    eventually_within(SLOW, "B declares A dead", || async {
         (count(&url, "SELECT count(*) FROM nodes").await == 1).then_some(())
     })
     .await;
-    eventually("the match is closed abandoned", || async {
+    eventually_within(SLOW, "the match is closed abandoned", || async {
         (statuses().await == vec![("abandoned".to_owned(),)]).then_some(())
     })
     .await;
@@ -499,7 +421,7 @@ async fn api_reads_past_the_deadline_answer_503() {
         assert_eq!(body["error"]["code"], "database_unavailable", "{body}");
     }
     setup.proxy.set(Link::Open);
-    ready_again(&server).await;
+    server.ready_again().await;
     let (status, _) = http_get(server.addr, "/api/players/Ann").await;
     assert!(status.contains(" 200 "), "{status}");
 }
@@ -528,7 +450,7 @@ async fn a_node_back_from_a_partition_does_not_overwrite_a_newer_seat() {
     let on_a = on_a["code"].as_str().unwrap().to_owned();
     let ann_id = welcome["player_id"].as_i64().unwrap();
     let seat = format!("SELECT count(*) FROM seats WHERE player_id = {ann_id} AND code = '{on_a}'");
-    eventually("Ann's seat on A is in the directory", || async {
+    eventually_within(SLOW, "Ann's seat on A is in the directory", || async {
         (count(&setup.url, &seat).await == 1).then_some(())
     })
     .await;
@@ -542,7 +464,7 @@ async fn a_node_back_from_a_partition_does_not_overwrite_a_newer_seat() {
     drop(ann);
 
     setup.proxy.set(Link::Held);
-    eventually("B takes A for dead", || async {
+    eventually_within(SLOW, "B takes A for dead", || async {
         (count(&setup.url, "SELECT count(*) FROM nodes").await == 1).then_some(())
     })
     .await;
@@ -555,7 +477,7 @@ async fn a_node_back_from_a_partition_does_not_overwrite_a_newer_seat() {
     let on_b = on_b["code"].as_str().unwrap().to_owned();
     let seat_b =
         format!("SELECT count(*) FROM seats WHERE player_id = {ann_id} AND code = '{on_b}'");
-    eventually("Ann's seat on B is in the directory", || async {
+    eventually_within(SLOW, "Ann's seat on B is in the directory", || async {
         (count(&setup.url, &seat_b).await == 1).then_some(())
     })
     .await;
@@ -564,7 +486,7 @@ async fn a_node_back_from_a_partition_does_not_overwrite_a_newer_seat() {
     // A re-publishes its rooms and seats in one transaction: once its room
     // is back, Ann's seat was decided.
     let room_a = format!("SELECT count(*) FROM rooms WHERE code = '{on_a}'");
-    eventually("A re-publishes its room", || async {
+    eventually_within(SLOW, "A re-publishes its room", || async {
         (count(&setup.url, &room_a).await == 1).then_some(())
     })
     .await;
@@ -655,7 +577,7 @@ async fn the_long_drop() {
     let mut tick = 1;
     while cut.elapsed() < LONG_DROP {
         if round <= 10 {
-            let (won, _, answered) = timed_win(&mut ann, &mut ben, round).await;
+            let (won, _, answered) = win_timed(&mut ann, &mut ben, round).await;
             slowest = slowest.max(answered);
             announced.push(won);
             round += 1;
@@ -705,10 +627,10 @@ async fn the_long_drop() {
 
     setup.proxy.set(Link::Open);
     let healed = Instant::now();
-    let body = ready_again(&a).await;
+    let body = a.ready_again().await;
     eprintln!("A ready {:?} after the heal: {body}", healed.elapsed());
     let room_back = format!("SELECT count(*) FROM rooms WHERE code = '{room_a}'");
-    eventually("A re-publishes its rooms", || async {
+    eventually_within(SLOW, "A re-publishes its rooms", || async {
         (count(&setup.url, &room_back).await == 1).then_some(())
     })
     .await;
@@ -730,7 +652,7 @@ async fn the_long_drop() {
         announced.push(win(&mut ann, &mut ben, round).await);
     }
     ann.recv_type("match_over").await;
-    eventually("the match is recorded finished", || async {
+    eventually_within(SLOW, "the match is recorded finished", || async {
         let statuses: Vec<(String,)> = Raw::connect(&setup.url)
             .await
             .rows("SELECT status FROM matches")

@@ -13,7 +13,6 @@ use std::time::Duration;
 
 use common::{Client, TestServer, PATIENCE};
 use krypto_core::cards::Deal;
-use krypto_core::fair_play::FairPlaySettings;
 use krypto_core::rational::Rational;
 use krypto_core::rules::Rules;
 use krypto_server::WallClock;
@@ -205,14 +204,7 @@ on_both! {
     #[tokio::test]
     async fn practice_is_unrated_no_board_no_signal_no_challenge() {
         let clock = WallClock::manual(NOON);
-        let server = TestServer::with_config({
-            let clock = clock.clone();
-            move |cfg| {
-                cfg.wall_clock = clock;
-                cfg.fair_play = FairPlaySettings::default().into();
-            }
-        })
-        .await;
+        let server = TestServer::on_wall_clock(&clock, common::assessed).await;
         let (mut ada, _) = server.player("Ada").await;
         let mut hand = start(&mut ada, None).await;
         for _ in 0..3 {

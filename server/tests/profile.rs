@@ -8,13 +8,11 @@
 #[macro_use]
 mod common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use common::{solve, Client, TestServer};
-use krypto_core::cards::Deal;
-use krypto_core::room::{ScriptedDealer, COUNTDOWN_MS};
-use krypto_server::{DealerFactory, ManualClock, WallClock};
+use krypto_core::room::COUNTDOWN_MS;
+use krypto_server::{ManualClock, WallClock};
 use serde_json::{json, Value};
 
 /// 2026-03-10 12:00:00 UTC.
@@ -28,17 +26,10 @@ const WRONG: &str = "1*2+3+4+5";
 /// A server dealing 15 from 1 2 3 4 5 in every room, rooms on `rooms`,
 /// the daily-less modes on `wall`.
 async fn dealing(rooms: &ManualClock, wall: &WallClock) -> TestServer {
-    let (rooms, wall) = (rooms.clone(), wall.clone());
-    TestServer::with_config(move |c| {
+    let rooms = rooms.clone();
+    TestServer::on_wall_clock(wall, move |c| {
         c.manual_clock = Some(rooms);
-        c.wall_clock = wall;
-        c.dealer = DealerFactory(Arc::new(|| {
-            let hand = Deal {
-                objective: 15,
-                hand: vec![1, 2, 3, 4, 5],
-            };
-            Box::new(ScriptedDealer::new(vec![hand; 10]))
-        }));
+        c.dealer = common::scripted::one_hand_dealer();
     })
     .await
 }

@@ -47,16 +47,13 @@ on_both! {
     async fn old_wrong_answers_become_counts_and_the_recap_still_adds_up() {
         let database = common::fresh_database().await;
         let clock = WallClock::manual(NOON);
-        let server = TestServer::with_config({
-            let (url, clock) = (database.url.clone(), clock.clone());
-            move |c| {
-                one_hand(c);
-                c.database_url = url;
-                c.wall_clock = clock;
-                c.retention.days = 1;
-                // Never during the test: the batches below are called by hand.
-                c.retention.every = Duration::from_secs(3600);
-            }
+        let url = database.url.clone();
+        let server = TestServer::on_wall_clock(&clock, move |c| {
+            one_hand(c);
+            c.database_url = url;
+            c.retention.days = 1;
+            // Never during the test: the batches below are called by hand.
+            c.retention.every = Duration::from_secs(3600);
         })
         .await;
         let [(mut ann, _), (mut ben, _)] = server.players(["Ann", "Ben"]).await;
@@ -97,14 +94,10 @@ on_both! {
     #[tokio::test]
     async fn the_server_prunes_on_its_timer_past_the_retention_of_its_clock() {
         let clock = WallClock::manual(NOON);
-        let server = TestServer::with_config({
-            let clock = clock.clone();
-            move |c| {
-                one_hand(c);
-                c.wall_clock = clock;
-                c.retention.days = 2;
-                c.retention.every = Duration::from_millis(20);
-            }
+        let server = TestServer::on_wall_clock(&clock, |c| {
+            one_hand(c);
+            c.retention.days = 2;
+            c.retention.every = Duration::from_millis(20);
         })
         .await;
         let [(mut ann, _), (mut ben, _)] = server.players(["Ann", "Ben"]).await;

@@ -5,42 +5,17 @@
 #[macro_use]
 mod common;
 
+use common::scripted::{one_hand, one_hand_on};
 use common::{column, hello_again, Client, TestServer};
-use krypto_core::cards::Deal;
-use krypto_core::room::{ScriptedDealer, COUNTDOWN_MS};
-use krypto_server::{DealerFactory, ManualClock};
+use krypto_core::room::COUNTDOWN_MS;
+use krypto_server::ManualClock;
 use serde_json::{json, Value};
-use std::sync::Arc;
 use std::time::Duration;
 
 /// A server whose rooms deal 1 2 3 4 5 → 15 every round and whose room
 /// clocks run 100× fast (a 3 s countdown takes 30 ms of the test's time).
 async fn fast_server() -> TestServer {
-    TestServer::with_config(|c| {
-        c.room_time_scale = 100;
-        c.dealer = DealerFactory(Arc::new(|| {
-            Box::new(ScriptedDealer::new(vec![Deal {
-                objective: 15,
-                hand: vec![1, 2, 3, 4, 5],
-            }]))
-        }));
-    })
-    .await
-}
-
-/// Like [`fast_server`], but room time moves only when `clock` is advanced.
-async fn on_clock(clock: &ManualClock) -> TestServer {
-    let clock = clock.clone();
-    TestServer::with_config(move |c| {
-        c.manual_clock = Some(clock);
-        c.dealer = DealerFactory(Arc::new(|| {
-            Box::new(ScriptedDealer::new(vec![Deal {
-                objective: 15,
-                hand: vec![1, 2, 3, 4, 5],
-            }]))
-        }));
-    })
-    .await
+    TestServer::with_config(one_hand).await
 }
 
 async fn create(c: &mut Client, settings: Value) -> String {
@@ -149,7 +124,7 @@ on_both! {
         // Room time moves only when the test says: the lockout cannot run out
         // before the "still locked out" request arrives, however slow the machine.
         let clock = ManualClock::new();
-        let server = on_clock(&clock).await;
+        let server = one_hand_on(&clock).await;
         let [(mut a, _), (mut b, wb), (mut s, _)] = server.players(["Ann", "Ben", "Sam"]).await;
         let code = create(&mut a, json!({"round_seconds": 600})).await;
         join(&mut b, &code, false).await;

@@ -12,6 +12,7 @@
 
 pub mod blackhole;
 pub mod outage;
+pub mod paced;
 pub mod postgres;
 pub mod process;
 pub mod scripted;
@@ -222,6 +223,20 @@ impl TestServer {
         Self::on_database(fresh_database().await, tweak).await
     }
 
+    /// A server whose daily, challenges, runs and pruning go by `wall`, a
+    /// clock the test moves; `tweak` after.
+    pub async fn on_wall_clock(
+        wall: &krypto_server::WallClock,
+        tweak: impl FnOnce(&mut Config),
+    ) -> TestServer {
+        let wall = wall.clone();
+        Self::with_config(move |c| {
+            c.wall_clock = wall;
+            tweak(c);
+        })
+        .await
+    }
+
     /// A server on a database the test seeded, kept alive as long as the
     /// server.
     pub async fn on_database(
@@ -280,6 +295,14 @@ impl TestServer {
     }
 
     /// A connection that said hello as `name`; returns it and the welcome.
+    /// A new connection whose `hello` is refused as `bad_token` (a token
+    /// or a ticket that no longer proves anyone); the error.
+    pub async fn hello_refused(&self, hello: Value) -> Value {
+        let mut c = self.connect().await;
+        c.send(hello).await;
+        c.expect_error("bad_token").await
+    }
+
     pub async fn player(&self, name: &str) -> (Client, Value) {
         self.connect().await.welcomed(hello(name)).await
     }
@@ -403,6 +426,12 @@ pub fn unrated(over: &Value) -> bool {
         .unwrap()
         .iter()
         .all(|s| s.get("rating_after").is_none())
+}
+
+/// The fair-play signals at their defaults, as in production (every
+/// other test runs with [`signals_that_never_fire`]).
+pub fn assessed(c: &mut Config) {
+    c.fair_play = krypto_core::fair_play::FairPlaySettings::default().into();
 }
 
 /// Fair-play thresholds no answer can meet: a floor of 0 ms, no variation
@@ -706,10 +735,70 @@ impl Client {
 /// A round as both players saw it announced: (round, winner, formula, elapsed ms).
 pub type Won = (i64, i64, String, i64);
 
+/// The won rounds in the database at `url`, in order (a SQLite file is
+/// checked for soundness first).
+pub async fn recorded(url: &str) -> Vec<Won> {
+    let mut db = Raw::connect(url).await;
+    if let Raw::Sqlite(_) = db {
+        let (check,): (String,) = db.one("PRAGMA integrity_check").await;
+        assert_eq!(check, "ok");
+    }
+    db.rows(
+        "SELECT number, winner_id, formula, elapsed_ms FROM rounds
+         WHERE outcome = 'won' ORDER BY number",
+    )
+    .await
+}
+
+/// The one integer `sql` answers on the database at `url`.
+pub async fn count(url: &str, sql: &str) -> i64 {
+    let (n,): (i64,) = Raw::connect(url).await.one(sql).await;
+    n
+}
+
+/// Polls `check` until it answers, failing after [`PATIENCE`] (what
+/// happens across processes: a heartbeat, a commit, a replay).
+pub async fn eventually<T, F: std::future::Future<Output = Option<T>>>(
+    what: &str,
+    check: impl FnMut() -> F,
+) -> T {
+    eventually_within(PATIENCE, what, check).await
+}
+
+/// [`eventually`], failing after `patience`.
+pub async fn eventually_within<T, F: std::future::Future<Output = Option<T>>>(
+    patience: Duration,
+    what: &str,
+    mut check: impl FnMut() -> F,
+) -> T {
+    let deadline = std::time::Instant::now() + patience;
+    loop {
+        if let Some(answer) = check().await {
+            return answer;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never happened: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Plays round `round` (Ann wins the odd ones, Ben the even ones) and
 /// returns it as both saw it announced.
 pub async fn win(ann: &mut Client, ben: &mut Client, round: i64) -> Won {
+    win_timed(ann, ben, round).await.0
+}
+
+/// [`win`], with the real time from the deal's arrival to the answer's
+/// sending, and from the answer's sending to its verdict.
+pub async fn win_timed(
+    ann: &mut Client,
+    ben: &mut Client,
+    round: i64,
+) -> (Won, Duration, Duration) {
     let started = ann.recv_type("round_started").await;
+    let dealt = std::time::Instant::now();
     assert_eq!(started["round"], round);
     let (winner, other) = if round % 2 == 1 {
         (ann, ben)
@@ -717,14 +806,17 @@ pub async fn win(ann: &mut Client, ben: &mut Client, round: i64) -> Won {
         (ben, ann)
     };
     let formula = solve(&started);
+    let sent = std::time::Instant::now();
     let verdict = winner.submit(round, &formula).await;
+    let answered = sent.elapsed();
     assert_eq!(verdict["accepted"], true, "{verdict}");
     let won = other.recv_type("round_won").await;
     winner.recv_type("round_won").await;
-    (
+    let won = (
         round,
         won["winner"].as_i64().unwrap(),
         won["formula"].as_str().unwrap().to_owned(),
         won["elapsed_ms"].as_i64().unwrap(),
-    )
+    );
+    (won, sent - dealt, answered)
 }

@@ -181,6 +181,48 @@ impl Process {
         http_get(self.addr, "/healthz").await.0
     }
 
+    /// `/readyz`: the status code and the JSON body.
+    pub async fn readyz(&self) -> (u16, Value) {
+        let (status, body) = http_get(self.addr, "/readyz").await;
+        let code = status.split(' ').nth(1).unwrap().parse().unwrap();
+        (code, serde_json::from_str(&body).unwrap())
+    }
+
+    /// Asks `/readyz` until it answers 200 (the database is back and the
+    /// journal replayed), for at most 20 s (the promise); returns the body.
+    pub async fn ready_again(&self) -> Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            let (code, body) = self.readyz().await;
+            if code == 200 {
+                return body;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "still not ready 20 s after the database came back: {body}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The two `names` in a started match of `rounds` rounds of
+    /// `round_seconds`, the first hosting.
+    pub async fn a_match(
+        &self,
+        names: [&str; 2],
+        rounds: u32,
+        round_seconds: u32,
+    ) -> (Client, Client) {
+        let (mut host, _) = self.player(super::hello(names[0])).await;
+        let (mut guest, _) = self.player(super::hello(names[1])).await;
+        host.host_match(
+            serde_json::json!({"rounds": rounds, "round_seconds": round_seconds}),
+            &mut [&mut guest],
+        )
+        .await;
+        (host, guest)
+    }
+
     /// Whether it printed a line containing `text` so far.
     pub fn printed(&self, text: &str) -> bool {
         self.printed
