@@ -141,17 +141,7 @@ impl Db {
             WHERE r.match_id IN (SELECT t.id FROM {rows}) AND r.outcome = 'won'
               AND r.formula IS NOT NULL AND r.winner_id IS NOT NULL
             ORDER BY r.number";
-        let ids = [match_id];
-        match self {
-            Db::Sqlite(s) => {
-                let mut c = s.pool.acquire().await?;
-                sqlx::Sqlite::fetch(&mut c, SQL, Rows::of(&ids).col("id", |id| *id).into()).await
-            }
-            Db::Postgres(s) => {
-                let mut c = s.pool.acquire().await?;
-                sqlx::Postgres::fetch(&mut c, SQL, Rows::of(&ids).col("id", |id| *id).into()).await
-            }
-        }
+        self.by_match(SQL, match_id).await
     }
 
     /// Adds `answers` to `player`'s window, keeping the latest `keep`.

@@ -166,8 +166,9 @@ impl Db {
         }))
     }
 
-    /// Runs `sql`, whose `{rows}` is a table `t` holding the one `id`.
-    async fn by_match<T>(&self, sql: &str, id: Uuid) -> Result<Vec<T>, DbError>
+    /// Runs `sql`, whose `{rows}` is a table `t` holding the one `id`
+    /// (a match's: its recap here, its rated wins for the fair-play signals).
+    pub(super) async fn by_match<T>(&self, sql: &str, id: Uuid) -> Result<Vec<T>, DbError>
     where
         sqlx::Sqlite: Decodes<T>,
         sqlx::Postgres: Decodes<T>,
