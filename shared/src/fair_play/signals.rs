@@ -67,6 +67,26 @@ pub struct HardEvidence {
     pub fast_ms: u64,
 }
 
+/// The latest run of `count` counted answers within `window` consecutive
+/// ones (`counted[i]` says whether `answers[i]` counts), as exhibits.
+fn latest_run<A: std::borrow::Borrow<Answer>>(
+    answers: &[A],
+    counted: &[bool],
+    count: u32,
+    window: u32,
+    floor: &FloorSettings,
+) -> Option<Vec<Exhibit>> {
+    let (first, last) = latest_dense_run(counted, count, window)?;
+    let shown = answers.get(first..=last)?;
+    Some(
+        shown
+            .iter()
+            .zip(&counted[first..=last])
+            .map(|(a, &counted)| exhibit(a.borrow(), floor, counted))
+            .collect(),
+    )
+}
+
 /// Answers under their human floor: the latest run of `settings.count` such
 /// answers within `settings.window` consecutive right answers, if any.
 pub fn under_floor(answers: &[Answer], settings: &FloorSettings) -> Option<FloorEvidence> {
@@ -74,15 +94,8 @@ pub fn under_floor(answers: &[Answer], settings: &FloorSettings) -> Option<Floor
         .iter()
         .map(|a| a.elapsed_ms < settings.floor_ms(a))
         .collect();
-    let (first, last) = latest_dense_run(&under, settings.count, settings.window)?;
-    let shown = answers.get(first..=last)?;
-    let exhibits = shown
-        .iter()
-        .zip(&under[first..=last])
-        .map(|(a, &counted)| exhibit(a, settings, counted))
-        .collect();
     Some(FloorEvidence {
-        answers: exhibits,
+        answers: latest_run(answers, &under, settings.count, settings.window, settings)?,
         under: settings.count,
         window: settings.window,
     })
@@ -145,14 +158,8 @@ pub fn hard_hands(
         .iter()
         .map(|a| a.elapsed_ms < settings.fast_ms)
         .collect();
-    let (first, last) = latest_dense_run(&fast, settings.count, settings.window)?;
-    let exhibits = hard[first..=last]
-        .iter()
-        .zip(&fast[first..=last])
-        .map(|(a, &counted)| exhibit(a, floor, counted))
-        .collect();
     Some(HardEvidence {
-        answers: exhibits,
+        answers: latest_run(&hard, &fast, settings.count, settings.window, floor)?,
         fast: settings.count,
         window: settings.window,
         fast_ms: settings.fast_ms,
