@@ -171,21 +171,27 @@ mod tests {
             .to_vec()
     }
 
+    /// A bot of `skill`'s answer to 1 2 3 4 5 → 15 in a default room, from
+    /// `seed`.
+    fn answer_seeded(skill: BotSkill, seed: u64) -> Option<BotAnswer> {
+        let mut rng = StdRng::seed_from_u64(seed);
+        answer(
+            skill,
+            &RoomSettings::default(),
+            &CARDS,
+            15,
+            &solutions(),
+            &mut rng,
+        )
+    }
+
     #[test]
     fn an_answer_comes_within_the_jitter_of_the_median() {
         let settings = RoomSettings::default();
         let median = think_ms(BotSkill::Medium, settings.variant, 2);
         for seed in 0..50 {
-            let mut rng = StdRng::seed_from_u64(seed);
-            let a = answer(
-                BotSkill::Medium,
-                &settings,
-                &CARDS,
-                15,
-                &solutions(),
-                &mut rng,
-            )
-            .unwrap_or_else(|| panic!("seed {seed}: no answer"));
+            let a = answer_seeded(BotSkill::Medium, seed)
+                .unwrap_or_else(|| panic!("seed {seed}: no answer"));
             assert!(a.after_ms >= median * 70 / 100 && a.after_ms <= median * 130 / 100);
         }
     }
@@ -195,25 +201,9 @@ mod tests {
         let settings = RoomSettings::default();
         let mut easy_blunders = 0;
         for seed in 0..60 {
-            let mut rng = StdRng::seed_from_u64(seed);
-            let hard = answer(
-                BotSkill::Hard,
-                &settings,
-                &CARDS,
-                15,
-                &solutions(),
-                &mut rng,
-            );
+            let hard = answer_seeded(BotSkill::Hard, seed);
             assert!(hard.is_some_and(|a| a.then.is_none()));
-            let mut rng = StdRng::seed_from_u64(seed);
-            let easy = answer(
-                BotSkill::Easy,
-                &settings,
-                &CARDS,
-                15,
-                &solutions(),
-                &mut rng,
-            );
+            let easy = answer_seeded(BotSkill::Easy, seed);
             if let Some(BotAnswer {
                 first: Some(wrong),
                 then: Some(right),

@@ -264,10 +264,7 @@ fn others_see_the_winning_formula_as_the_parser_prints_it_never_as_typed() {
     let fx = r.submit(BOB, 1, typed, R1 + 1).unwrap();
     assert!(verdict(&fx, BOB).0, "{typed}");
     let printed = Some("1 + 2 + 3 + 4 + 5".to_owned());
-    let won = fx.messages.iter().find_map(|o| match &o.message {
-        ServerMessage::RoundWon { win, .. } => Some(win.formula.clone()),
-        _ => None,
-    });
+    let won = round_won(&fx).map(|(win, _)| win.formula.clone());
     assert_eq!(won, Some(printed.clone()));
     assert!(fx.events.iter().any(|e| matches!(
         e,

@@ -309,14 +309,7 @@ fn spectators_watch_chat_and_never_score() {
     );
     r.chat(DEE, "go Ada", R1 + 1).unwrap();
     let fx = r.submit(ADA, 1, RIGHT, R1 + 2).unwrap();
-    let scores = fx
-        .messages
-        .iter()
-        .find_map(|o| match &o.message {
-            ServerMessage::RoundWon { scores, .. } => Some(scores.clone()),
-            _ => None,
-        })
-        .unwrap();
+    let (_, scores) = round_won(&fx).unwrap();
     assert_eq!(
         scores,
         vec![ScoreEntry {

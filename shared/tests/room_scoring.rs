@@ -57,11 +57,7 @@ fn every_right_answer_scores_by_its_order_and_the_round_goes_on() {
     r.submit(ADA, 1, RIGHT, R1 + 2_000).unwrap();
     // The last seated player solves: the round ends, won by the first.
     let fx = r.submit(CY, 1, RIGHT, R1 + 3_000).unwrap();
-    let won = fx.messages.iter().find_map(|o| match &o.message {
-        ServerMessage::RoundWon { win, .. } => Some(win.clone()),
-        _ => None,
-    });
-    let won = won.expect("the round ends once everyone solved it");
+    let (won, _) = round_won(&fx).expect("the round ends once everyone solved it");
     assert_eq!((won.winner, won.elapsed_ms, won.points), (BOB, 1_000, 3));
     assert!(fx
         .events
@@ -77,10 +73,7 @@ fn the_last_one_still_solving_leaving_ends_the_round_at_once() {
     r.submit(BOB, 1, RIGHT, R1 + 1_000).unwrap();
     r.submit(ADA, 1, RIGHT, R1 + 2_000).unwrap();
     let fx = r.leave(CY, R1 + 3_000).unwrap();
-    let won = fx.messages.iter().find_map(|o| match &o.message {
-        ServerMessage::RoundWon { win, .. } => Some(win.winner),
-        _ => None,
-    });
+    let won = round_won(&fx).map(|(win, _)| win.winner);
     assert_eq!(won, Some(BOB), "the round waited for its timer");
     assert_eq!(r.phase(), RoomPhase::BetweenRounds);
 }
@@ -90,10 +83,7 @@ fn time_running_out_ends_a_round_someone_solved_as_won_by_the_first() {
     let mut r = everyone(1);
     r.submit(CY, 1, RIGHT, R1 + 5_000).unwrap();
     let fx = r.tick(R1 + 90_000);
-    let won = fx.messages.iter().find_map(|o| match &o.message {
-        ServerMessage::RoundWon { win, .. } => Some(win.winner),
-        _ => None,
-    });
+    let won = round_won(&fx).map(|(win, _)| win.winner);
     assert_eq!(won, Some(CY));
     let result = match_result(&fx);
     assert_eq!(result.standings[0].player, CY);

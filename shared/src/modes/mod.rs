@@ -101,28 +101,15 @@ mod tests {
             objective: 10,
             hand: vec![1, 2, 3, 4, 5],
         };
-        assert!(matches!(
-            judge("1+2+3+4", &deal, RULES),
-            Judgement::NotAnAttempt(_)
-        ));
-        assert!(matches!(
-            judge("1+2+3+4+5", &deal, RULES),
-            Judgement::Wrong(_)
-        ));
-        assert!(matches!(
-            judge("(1+2", &deal, RULES),
-            Judgement::NotAnAttempt(_)
-        ));
+        let missed = |formula| matches!(judge(formula, &deal, RULES), Judgement::Wrong(_));
+        let typo = |formula| matches!(judge(formula, &deal, RULES), Judgement::NotAnAttempt(_));
+        assert!(typo("1+2+3+4"));
+        assert!(missed("1+2+3+4+5"));
+        assert!(typo("(1+2"));
         // A division by zero over the whole hand is a real (wrong) attempt.
-        assert!(matches!(
-            judge("5/(3-2-1)+4", &deal, RULES),
-            Judgement::Wrong(_)
-        ));
+        assert!(missed("5/(3-2-1)+4"));
         // A card used twice is a typo, not an attempt.
-        assert!(matches!(
-            judge("5*4/2/(3-1)*1+5", &deal, RULES),
-            Judgement::NotAnAttempt(_)
-        ));
+        assert!(typo("5*4/2/(3-1)*1+5"));
         match judge("(5 + 4 + 3 - 2) * 1", &deal, RULES) {
             Judgement::Right { value, printed } => {
                 assert_eq!(value, Rational::from_int(10));

@@ -182,6 +182,14 @@ pub fn play_rounds(r: &mut Room, winners: &[Option<PlayerId>]) -> Effects {
     last
 }
 
+/// The round `fx` ended: how it was won and everyone's score after it.
+pub fn round_won(fx: &Effects) -> Option<(&RoundWin, &[ScoreEntry])> {
+    fx.messages.iter().find_map(|o| match &o.message {
+        ServerMessage::RoundWon { win, scores } => Some((win, scores.as_slice())),
+        _ => None,
+    })
+}
+
 /// The result of the match that `fx` finished.
 pub fn match_result(fx: &Effects) -> MatchResult {
     fx.events
