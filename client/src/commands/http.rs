@@ -82,26 +82,34 @@ pub fn get(url: &Url) -> anyhow::Result<Answer> {
 
 /// What a GET of one named thing (a player, a match) came to.
 #[derive(Debug)]
-pub enum Found {
+pub enum Found<T> {
     /// The thing, to render.
-    Body(Value),
+    Body(T),
     /// Already printed: the answer as is (`--json`), or that there is no
     /// such thing (a "no").
     Printed(Outcome),
 }
 
-/// GETs one named thing at `url`. A 404 prints `missing` (with `json`, the
-/// server's answer as is) and is a "no"; with `json` a found thing is
-/// printed as is; any other status is an error.
-pub fn get_one(
+/// GETs one named thing at `url`, `what` it is (`"a profile"`). A 404
+/// prints `missing` (with `json`, the server's answer as is) and is a "no";
+/// with `json` a found thing is printed as is; any other status, or an
+/// answer that is not `what`, is an error.
+pub fn get_one<T: serde::de::DeserializeOwned>(
     url: &Url,
     json: bool,
     missing: &str,
+    what: &str,
     out: &mut impl Write,
-) -> anyhow::Result<Found> {
+) -> anyhow::Result<Found<T>> {
     let answer = get(url)?;
     let outcome = match answer.status {
-        200 if !json => return Ok(Found::Body(answer.json)),
+        200 if !json => {
+            let thing = serde_json::from_value(answer.json).with_context(|| {
+                let origin = url.origin().ascii_serialization();
+                format!("the answer of {origin} is not {what}")
+            })?;
+            return Ok(Found::Body(thing));
+        }
         200 => Outcome::Yes,
         404 if !json => {
             writeln!(out, "{missing}")?;

@@ -5,7 +5,6 @@
 
 use std::io::Write;
 
-use anyhow::Context;
 use krypto_core::protocol::{MatchRecap, RoundRecap};
 
 use super::{http, Outcome};
@@ -47,12 +46,11 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
     let url = config::api_url(&server, &["api", "matches", &id], &[])?;
     let origin = url.origin().ascii_serialization();
     let missing = format!("No match {id} on {origin}.");
-    let body = match http::get_one(&url, args.json, &missing, out)? {
-        http::Found::Body(body) => body,
+    let recap: MatchRecap = match http::get_one(&url, args.json, &missing, "a match's recap", out)?
+    {
+        http::Found::Body(recap) => recap,
         http::Found::Printed(outcome) => return Ok(outcome),
     };
-    let recap: MatchRecap = serde_json::from_value(body)
-        .with_context(|| format!("the answer of {origin} is not a match's recap"))?;
     render(&recap, &format!("{origin}/m/{id}"), out)?;
     Ok(Outcome::Yes)
 }

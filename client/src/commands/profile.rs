@@ -3,7 +3,6 @@
 
 use std::io::Write;
 
-use anyhow::Context;
 use chrono::{DateTime, Datelike, Utc};
 use serde::Deserialize;
 
@@ -94,12 +93,10 @@ pub fn run(args: &ProfileArgs, out: &mut impl Write) -> anyhow::Result<Outcome> 
     let url = config::api_url(&server, &["api", "players", name], &[])?;
     let origin = url.origin().ascii_serialization();
     let missing = format!("No player called {name:?} on {origin}.");
-    let body = match http::get_one(&url, args.json, &missing, out)? {
-        http::Found::Body(body) => body,
+    let profile: Profile = match http::get_one(&url, args.json, &missing, "a profile", out)? {
+        http::Found::Body(profile) => profile,
         http::Found::Printed(outcome) => return Ok(outcome),
     };
-    let profile: Profile = serde_json::from_value(body)
-        .with_context(|| format!("the answer of {origin} is not a profile"))?;
     render(&profile, Utc::now(), out)?;
     Ok(Outcome::Yes)
 }

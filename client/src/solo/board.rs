@@ -12,7 +12,6 @@ use krypto_core::modes::share::clock_text;
 use serde::Deserialize;
 
 use crate::cli::{DailyArgs, RunArgs};
-use crate::commands::http::Answer;
 use crate::commands::{http, Outcome};
 use crate::play::config;
 
@@ -45,16 +44,18 @@ pub fn run(args: &DailyArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
     if let Some(d) = &date_text {
         query.push(("date", d.as_str()));
     }
-    if let Some(around) = &args.rows.around {
-        query.push(("around", around.trim()));
-    }
-    let url = config::api_url(&server, &["api", "daily", "board"], &query)?;
-    let answer = http::get(&url)?;
-    if let Some(outcome) = refused_or_raw(&answer, args.json, "no such day or player", out)? {
-        return Ok(outcome);
-    }
-    let board: Board = serde_json::from_value(answer.json)
-        .context("the server's answer is not the daily's board")?;
+    let asked = Asked {
+        path: &["api", "daily", "board"],
+        query,
+        around: args.rows.around.as_deref(),
+        json: args.json,
+        missing: "no such day or player",
+        what: "the daily's board",
+    };
+    let board: Board = match asked.fetch(&server, out)? {
+        Ok(board) => board,
+        Err(told) => return Ok(told),
+    };
     let title = match (board.number, &board.date) {
         (Some(n), Some(d)) => format!("Krypto #{n}, {d}"),
         (None, Some(d)) => format!("Krypto of {d}"),
@@ -85,28 +86,53 @@ pub fn run(args: &DailyArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
     Ok(Outcome::Yes)
 }
 
-/// A refusal told (404: `missing`, printed; 400: a usage error), or with
-/// `json` the answer printed as is; `None`: a board to print.
-fn refused_or_raw(
-    answer: &Answer,
+/// A board asked for: where, with what, and what to say when it is not
+/// there.
+struct Asked<'a> {
+    path: &'a [&'a str],
+    query: Vec<(&'a str, &'a str)>,
+    /// The player to centre the board on.
+    around: Option<&'a str>,
+    /// Print the answer as is.
     json: bool,
-    missing: &str,
-    out: &mut impl Write,
-) -> anyhow::Result<Option<Outcome>> {
-    match answer.status {
-        200 => {}
-        404 => {
-            writeln!(out, "{}", answer.error_message().unwrap_or(missing))?;
-            return Ok(Some(Outcome::No));
+    /// Said on a 404 the server explains no better.
+    missing: &'a str,
+    /// What the answer is (`"the runs board"`), for the error when it is not.
+    what: &'a str,
+}
+
+impl Asked<'_> {
+    /// GETs the board from `server`: `Ok` the board to print, or `Err` the
+    /// outcome already told (404: the server's message or `missing`; with
+    /// `json` the answer as is). A 400 is a usage error.
+    fn fetch<T: serde::de::DeserializeOwned>(
+        mut self,
+        server: &str,
+        out: &mut impl Write,
+    ) -> anyhow::Result<Result<T, Outcome>> {
+        if let Some(around) = self.around {
+            self.query.push(("around", around.trim()));
         }
-        400 => return Err(answer.refusal()),
-        _ => return Err(answer.unexpected()),
+        let url = config::api_url(server, self.path, &self.query)?;
+        let answer = http::get(&url)?;
+        match answer.status {
+            200 => {}
+            404 => {
+                writeln!(out, "{}", answer.error_message().unwrap_or(self.missing))?;
+                return Ok(Err(Outcome::No));
+            }
+            400 => return Err(answer.refusal()),
+            _ => return Err(answer.unexpected()),
+        }
+        if self.json {
+            writeln!(out, "{}", answer.raw.trim())?;
+            return Ok(Err(Outcome::Yes));
+        }
+        let what = self.what;
+        let board = serde_json::from_value(answer.json)
+            .with_context(|| format!("the server's answer is not {what}"))?;
+        Ok(Ok(board))
     }
-    if json {
-        writeln!(out, "{}", answer.raw.trim())?;
-        return Ok(Some(Outcome::Yes));
-    }
-    Ok(None)
 }
 
 /// One row of the runs board.
@@ -127,17 +153,18 @@ struct RunsBoard {
 pub fn runs(args: &RunArgs, out: &mut impl Write) -> anyhow::Result<Outcome> {
     let (server, me) = board_reader(args.player.server.as_deref(), args.player.name.as_deref())?;
     let limit = args.rows.limit.to_string();
-    let mut query = vec![("period", args.period.as_str()), ("limit", limit.as_str())];
-    if let Some(around) = &args.rows.around {
-        query.push(("around", around.trim()));
-    }
-    let url = config::api_url(&server, &["api", "runs", "board"], &query)?;
-    let answer = http::get(&url)?;
-    if let Some(outcome) = refused_or_raw(&answer, args.json, "no such player", out)? {
-        return Ok(outcome);
-    }
-    let board: RunsBoard =
-        serde_json::from_value(answer.json).context("the server's answer is not the runs board")?;
+    let asked = Asked {
+        path: &["api", "runs", "board"],
+        query: vec![("period", args.period.as_str()), ("limit", limit.as_str())],
+        around: args.rows.around.as_deref(),
+        json: args.json,
+        missing: "no such player",
+        what: "the runs board",
+    };
+    let board: RunsBoard = match asked.fetch(&server, out)? {
+        Ok(board) => board,
+        Err(told) => return Ok(told),
+    };
     let title = match args.period {
         crate::cli::RunPeriod::Day => "today",
         crate::cli::RunPeriod::Week => "this week",
