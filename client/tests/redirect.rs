@@ -13,8 +13,9 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
+use common::fake::next_json;
 use common::{Proc, Scratch, PATIENCE};
-use futures_util::{SinkExt, StreamExt};
+use futures_util::SinkExt;
 use krypto_client::load::{self, LoadConfig};
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
@@ -79,11 +80,7 @@ impl Node {
                         let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else {
                             return;
                         };
-                        while let Some(Ok(frame)) = ws.next().await {
-                            let Message::Text(text) = frame else { continue };
-                            let Ok(value) = serde_json::from_str::<Value>(text.as_str()) else {
-                                continue;
-                            };
+                        while let Some(value) = next_json(&mut ws).await {
                             let _ = seen_tx.send((n, value.clone()));
                             for reply in script(n, &value) {
                                 match reply {

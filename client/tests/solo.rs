@@ -9,6 +9,7 @@
 
 mod common;
 
+use std::net::SocketAddr;
 use std::sync::mpsc::Receiver;
 
 use common::fake::{http_once, ws_server, ws_server_closing, CLOSE};
@@ -41,6 +42,43 @@ fn next(seen: &Receiver<Value>) -> Value {
     seen.recv_timeout(PATIENCE).expect("the client went quiet")
 }
 
+/// The first hand of a run: 3:00 on the clock.
+fn first_run_hand() -> String {
+    json!({"type": "run", "hand": 1, "objective": 9, "cards": [4, 4, 10, 1, 6],
+        "duration_ms": 180000, "remaining_ms": 180000, "score": 0, "combo": 0})
+    .to_string()
+}
+
+/// The second hand of a run, after a right first answer.
+fn second_run_hand(remaining_ms: u64, bonus_ms: u64) -> String {
+    json!({"type": "run_hand", "hand": 2, "objective": 12, "cards": [3, 7, 7, 2, 9],
+        "remaining_ms": remaining_ms, "score": 1, "combo": 1, "bonus_ms": bonus_ms})
+    .to_string()
+}
+
+/// The end of a run of two right answers.
+fn run_over(duration_ms: u64) -> String {
+    json!({"type": "run_over", "score": 2, "misses": 0, "best_combo": 2,
+        "duration_ms": duration_ms})
+    .to_string()
+}
+
+/// `krypto ARGS --server ws://ADDR --name Ann`, as Ann on this machine.
+fn as_ann(scratch: &Scratch, addr: SocketAddr, args: &[&str]) -> Proc {
+    let server = format!("ws://{addr}");
+    let mut all = args.to_vec();
+    all.extend(["--server", &server, "--name", "Ann"]);
+    Proc::spawn("ann", &all, &scratch.config("ann"))
+}
+
+/// `krypto ARGS` refuses them, saying `says`, with exit status 2 and no
+/// server asked.
+fn refused_before_asking(scratch: &Scratch, args: &[&str], says: &str) {
+    let mut bad = Proc::spawn("bad", args, &scratch.config("bad"));
+    bad.expect_contains(says);
+    assert_eq!(bad.finish().code(), Some(2));
+}
+
 fn today_daily() -> String {
     json!({"type": "daily", "number": 312, "date": "2026-11-27", "objective": 17,
         "cards": [8, 2, 3, 13, 5], "elapsed_ms": 0, "rated": true})
@@ -70,12 +108,7 @@ fn the_daily_shows_the_hand_counts_a_miss_and_ends_with_the_result_and_a_challen
         _ => Vec::new(),
     });
     let config = scratch.config("ann");
-    let server = format!("ws://{addr}");
-    let mut ann = Proc::spawn(
-        "ann",
-        &["daily", "--server", &server, "--name", "Ann"],
-        &config,
-    );
+    let mut ann = as_ann(&scratch, addr, &["daily"]);
     ann.expect_contains("Krypto #312, 2026-11-27 (today's, rated)");
     ann.expect_contains("make 17 from 8 2 3 13 5");
     ann.expect_contains("Clock 0:00");
@@ -144,13 +177,11 @@ fn a_past_day_is_asked_by_date_and_a_day_to_come_is_refused() {
         json!({"type": "daily_start", "date": "2099-01-01"})
     );
     // A date that is no date never reaches a server.
-    let mut bad = Proc::spawn(
-        "bad",
+    refused_before_asking(
+        &scratch,
         &["daily", "--date", "27/11/2026"],
-        &scratch.config("bad"),
+        "is not a day: write it YYYY-MM-DD",
     );
-    bad.expect_contains("is not a day: write it YYYY-MM-DD");
-    assert_eq!(bad.finish().code(), Some(2));
 }
 
 #[test]
@@ -158,30 +189,15 @@ fn a_run_deals_hand_after_hand_with_the_time_left_and_the_score() {
     let scratch = Scratch::new();
     let (addr, seen) = ws_server(|frame| match frame["type"].as_str() {
         Some("hello") => vec![welcome("Ann")],
-        Some("run_start") => vec![json!({"type": "run", "hand": 1, "objective": 9,
-            "cards": [4, 4, 10, 1, 6], "duration_ms": 180000, "remaining_ms": 180000,
-            "score": 0, "combo": 0})
-        .to_string()],
-        Some("run_submit") if frame["hand"] == 1 => vec![
-            verdict(1, true, None),
-            json!({"type": "run_hand", "hand": 2, "objective": 12, "cards": [3, 7, 7, 2, 9],
-                "remaining_ms": 151200, "score": 1, "combo": 1, "bonus_ms": 3000})
-            .to_string(),
-        ],
-        Some("run_submit") => vec![
-            verdict(2, true, None),
-            json!({"type": "run_over", "score": 2, "misses": 0, "best_combo": 2,
-                "duration_ms": 183000})
-            .to_string(),
-        ],
+        Some("run_start") => vec![first_run_hand()],
+        Some("run_submit") if frame["hand"] == 1 => {
+            vec![verdict(1, true, None), second_run_hand(151_200, 3_000)]
+        }
+        Some("run_submit") => vec![verdict(2, true, None), run_over(183_000)],
         Some("challenge_create") => vec![challenge("RUNRUN22")],
         _ => Vec::new(),
     });
-    let mut ann = Proc::spawn(
-        "ann",
-        &["run", "--server", &format!("ws://{addr}"), "--name", "Ann"],
-        &scratch.config("ann"),
-    );
+    let mut ann = as_ann(&scratch, addr, &["run"]);
     ann.expect_contains("A run: 3:00 on the clock");
     ann.expect_contains("Hand 1: make 9 from 4 4 10 1 6");
     ann.expect_contains("3:00 left");
@@ -262,9 +278,11 @@ fn a_challenge_from_its_link_shows_both_results_side_by_side() {
         json!({"type": "challenge_start", "code": "K7QXM2PD"})
     );
     // A code that is no code never reaches a server.
-    let mut bad = Proc::spawn("bad", &["challenge", "NOPE"], &scratch.config("bad"));
-    bad.expect_contains("a challenge code is 8 letters and digits");
-    assert_eq!(bad.finish().code(), Some(2));
+    refused_before_asking(
+        &scratch,
+        &["challenge", "NOPE"],
+        "a challenge code is 8 letters and digits",
+    );
 }
 
 #[test]
@@ -275,8 +293,9 @@ fn the_daily_board_is_read_over_http_with_the_players_row_marked() {
         {"rank": 2, "name": "Ann", "elapsed_ms": 42250, "misses": 1}]})
     .to_string();
     let (addr, requests) = http_once(200, body.clone());
-    let mut ann = Proc::spawn(
-        "ann",
+    let mut ann = as_ann(
+        &scratch,
+        addr,
         &[
             "daily",
             "--board",
@@ -284,12 +303,7 @@ fn the_daily_board_is_read_over_http_with_the_players_row_marked() {
             "2026-11-20",
             "--around",
             "Ann",
-            "--server",
-            &format!("ws://{addr}"),
-            "--name",
-            "Ann",
         ],
-        &scratch.config("ann"),
     );
     ann.expect_contains("Krypto #312, 2026-11-20: the board");
     let ada = ann.expect_contains("Ada");
@@ -313,21 +327,10 @@ fn the_runs_board_is_read_over_http_with_the_players_row_marked() {
         {"rank": 2, "name": "Ann", "score": 17}]})
     .to_string();
     let (addr, requests) = http_once(200, body.clone());
-    let mut ann = Proc::spawn(
-        "ann",
-        &[
-            "run",
-            "--board",
-            "--period",
-            "week",
-            "--around",
-            "Ann",
-            "--server",
-            &format!("ws://{addr}"),
-            "--name",
-            "Ann",
-        ],
-        &scratch.config("ann"),
+    let mut ann = as_ann(
+        &scratch,
+        addr,
+        &["run", "--board", "--period", "week", "--around", "Ann"],
     );
     ann.expect_contains("Best runs, this week");
     let ada = ann.expect_contains("Ada");
@@ -348,13 +351,7 @@ fn the_runs_board_is_read_over_http_with_the_players_row_marked() {
     );
     board_json_is_the_servers(&scratch, "run", &body);
     // A period the board does not keep is refused before any request.
-    let mut bad = Proc::spawn(
-        "bad",
-        &["run", "--board", "--period", "year"],
-        &scratch.config("bad"),
-    );
-    bad.expect_contains("year");
-    assert_eq!(bad.finish().code(), Some(2));
+    refused_before_asking(&scratch, &["run", "--board", "--period", "year"], "year");
 }
 
 #[test]
@@ -362,35 +359,21 @@ fn a_run_whose_connection_drops_is_taken_up_again_on_the_same_hand() {
     let scratch = Scratch::new();
     let (addr, seen) = ws_server_closing(|frame| match frame["type"].as_str() {
         Some("hello") => vec![welcome("Ann")],
-        Some("run_start") => vec![json!({"type": "run", "hand": 1, "objective": 9,
-            "cards": [4, 4, 10, 1, 6], "duration_ms": 180000, "remaining_ms": 180000,
-            "score": 0, "combo": 0})
-        .to_string()],
+        Some("run_start") => vec![first_run_hand()],
         // The answer is judged, then the network drops.
         Some("run_submit") if frame["hand"] == 1 => vec![
             verdict(1, true, None),
-            json!({"type": "run_hand", "hand": 2, "objective": 12, "cards": [3, 7, 7, 2, 9],
-                "remaining_ms": 171200, "score": 1, "combo": 1, "bonus_ms": 0})
-            .to_string(),
+            second_run_hand(171_200, 0),
             CLOSE.to_owned(),
         ],
         Some("run_resume") => vec![json!({"type": "run", "hand": 2, "objective": 12,
             "cards": [3, 7, 7, 2, 9], "duration_ms": 180000, "remaining_ms": 150000,
             "score": 1, "combo": 1})
         .to_string()],
-        Some("run_submit") => vec![
-            verdict(2, true, None),
-            json!({"type": "run_over", "score": 2, "misses": 0, "best_combo": 2,
-                "duration_ms": 180000})
-            .to_string(),
-        ],
+        Some("run_submit") => vec![verdict(2, true, None), run_over(180_000)],
         _ => Vec::new(),
     });
-    let mut ann = Proc::spawn(
-        "ann",
-        &["run", "--server", &format!("ws://{addr}"), "--name", "Ann"],
-        &scratch.config("ann"),
-    );
+    let mut ann = as_ann(&scratch, addr, &["run"]);
     ann.expect_contains("Hand 1: make 9 from 4 4 10 1 6");
     ann.send("10-(4+4-6-1)");
     ann.expect_contains("Hand 2: make 12 from 3 7 7 2 9");

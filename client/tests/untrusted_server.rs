@@ -36,6 +36,16 @@ fn welcome_with(name: &str, token: &str) -> String {
     .to_string()
 }
 
+/// `krypto bots` for room ABCDE on the server at `addr`.
+fn bots_for_abcde(addr: SocketAddr, config: &std::path::Path) -> Proc {
+    let server = format!("ws://{addr}");
+    Proc::spawn(
+        "bots",
+        &["bots", "--server", &server, "--room", "abcde"],
+        config,
+    )
+}
+
 fn chat(text: &str) -> String {
     json!({"type": "chat", "from": 2, "name": "Eve", "text": text}).to_string()
 }
@@ -99,17 +109,7 @@ fn bots_say_they_are_bots_and_wait_for_a_room_that_is_not_there() {
         .to_string()],
         _ => Vec::new(),
     });
-    let mut bots = Proc::spawn(
-        "bots",
-        &[
-            "bots",
-            "--server",
-            &format!("ws://{addr}"),
-            "--room",
-            "abcde",
-        ],
-        &scratch.config("bots"),
-    );
+    let mut bots = bots_for_abcde(addr, &scratch.config("bots"));
     let next = || {
         seen.recv_timeout(common::PATIENCE)
             .expect("the bot went quiet")
@@ -355,17 +355,7 @@ fn bots_keep_no_token_a_server_could_not_have_issued() {
         _ => Vec::new(),
     });
     let config = scratch.config("bots");
-    let mut bots = Proc::spawn(
-        "bots",
-        &[
-            "bots",
-            "--server",
-            &format!("ws://{addr}"),
-            "--room",
-            "abcde",
-        ],
-        &config,
-    );
+    let mut bots = bots_for_abcde(addr, &config);
     bots.expect_contains("could not save its token");
     assert!(!tokens_file(&config).exists());
 }

@@ -7,6 +7,7 @@ use std::net::{SocketAddr, TcpListener};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::WebSocketStream;
 
 /// Starts a WebSocket server on its own thread that answers each frame of
 /// the first connection with what `answer` returns for it (one frame each),
@@ -18,11 +19,7 @@ pub fn ws_server(
     let addr = serve_on_thread(move |listener| async move {
         let (tcp, _) = listener.accept().await.unwrap();
         let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
-        while let Some(Ok(frame)) = ws.next().await {
-            let Message::Text(text) = frame else { continue };
-            let Ok(value) = serde_json::from_str::<Value>(text.as_str()) else {
-                continue;
-            };
+        while let Some(value) = next_json(&mut ws).await {
             for f in answer(&value) {
                 // The client may leave in the middle of a flood.
                 if ws.send(Message::text(f)).await.is_err() {
@@ -33,6 +30,21 @@ pub fn ws_server(
         }
     });
     (addr, seen_rx)
+}
+
+/// The next JSON text frame the client sends on `ws` (other frames are
+/// skipped); `None` once the connection is gone.
+pub async fn next_json<S>(ws: &mut WebSocketStream<S>) -> Option<Value>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    while let Some(Ok(frame)) = ws.next().await {
+        let Message::Text(text) = frame else { continue };
+        if let Ok(value) = serde_json::from_str::<Value>(text.as_str()) {
+            return Some(value);
+        }
+    }
+    None
 }
 
 /// Binds a port of its own and runs `serve` on it, in a runtime on a thread
@@ -72,11 +84,7 @@ pub fn ws_server_closing(
             let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else {
                 continue;
             };
-            while let Some(Ok(frame)) = ws.next().await {
-                let Message::Text(text) = frame else { continue };
-                let Ok(value) = serde_json::from_str::<Value>(text.as_str()) else {
-                    continue;
-                };
+            while let Some(value) = next_json(&mut ws).await {
                 let answers = answer(&value);
                 let _ = seen_tx.send(value);
                 for f in answers {
