@@ -36,6 +36,59 @@ export function previewLine(room) {
   }
 }
 
+/**
+ * The formula builder of a round and of the solo pages: the field (typed),
+ * its live value, the operators' pad and Submit, in one form. `acts`: the
+ * page's `setFormula`, `tapPiece`, `undo`, `clear` and `submit`; `buttons`
+ * go beside Submit, `after` below them.
+ */
+export function formulaBuilder(acts, buttons, after) {
+  const input = h('input', {
+    id: 'formula', type: 'text', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false',
+    maxlength: LIMITS.formula_chars, enterkeyhint: 'send', class: 'formula-input',
+    on: { input: (e) => acts.setFormula(e.target.value) },
+  });
+  const previewEl = h('p', { class: 'preview', 'aria-live': 'polite' });
+  const submit = h('button', { type: 'submit', class: 'primary huge submit', text: 'Submit' });
+  const pad = h('div', { class: 'pad', role: 'group', 'aria-label': 'Operators' },
+    OPERATORS.map((o) => h('button', {
+      type: 'button', class: 'key', 'aria-label': o.name, on: { click: () => acts.tapPiece(o.piece) }, text: o.label,
+    })),
+    h('button', { type: 'button', class: 'key wide', on: { click: acts.undo }, text: '⌫ Undo' }),
+    h('button', { type: 'button', class: 'key wide', on: { click: acts.clear }, text: 'Clear' }));
+  const form = h('form', {
+    class: 'builder',
+    on: { submit: (e) => { e.preventDefault(); acts.submit(); } },
+  },
+  h('label', { for: 'formula', class: 'formula-label', text: 'Formula' }),
+  input, previewEl, pad,
+  h('div', { class: 'row' }, submit, ...buttons),
+  ...after);
+  return {
+    input, previewEl, submit, pad, form,
+  };
+}
+
+/**
+ * The hand in `box` as big card buttons (a tap adds the card: `tap(i)`):
+ * `show(key, cards)` rebuilds them only for a new hand (`key`) and returns
+ * them.
+ */
+export function handCards(box, tap) {
+  let shown = null;
+  let buttons = [];
+  return (key, cards) => {
+    if (key !== shown) {
+      shown = key;
+      buttons = cards.map((c, i) => h('button', {
+        type: 'button', class: 'card', on: { click: () => tap(i) },
+      }, h('span', { class: 'card-number', text: String(c) }), h('span', { class: 'card-used', 'aria-hidden': 'true', text: 'used' })));
+      fill(box, buttons);
+    }
+    return buttons;
+  };
+}
+
 export function mount(root, { act, state }) {
   const roundLabel = h('span', { class: 'round-label' });
   const timer = h('span', { class: 'timer', role: 'timer', 'aria-label': 'Time left' });
@@ -44,13 +97,6 @@ export function mount(root, { act, state }) {
   const countdown = h('div', { class: 'countdown', role: 'status' });
   const objective = h('div', { class: 'objective' });
   const cardsBox = h('div', { class: 'hand', role: 'group', 'aria-label': 'Your hand' });
-  const input = h('input', {
-    id: 'formula', type: 'text', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false',
-    maxlength: LIMITS.formula_chars, enterkeyhint: 'send', class: 'formula-input',
-    on: { input: (e) => act.setFormula(e.target.value) },
-  });
-  const previewEl = h('p', { class: 'preview', 'aria-live': 'polite' });
-  const submit = h('button', { type: 'submit', class: 'primary huge submit', text: 'Submit' });
   const noSolution = h('button', { type: 'button', class: 'secondary', on: { click: act.claimNoSolution }, text: 'No solution!' });
   const verdict = h('div', { class: 'verdict', role: 'status', 'aria-live': 'assertive' });
   const lockout = h('p', { class: 'lockout', role: 'timer' });
@@ -59,21 +105,9 @@ export function mount(root, { act, state }) {
   const board = h('section', { class: 'card-panel' });
   const elsewhere = h('p', { class: 'note elsewhere', text: 'This page stopped following the round: it goes on in the tab or on the device that took over.' });
 
-  const pad = h('div', { class: 'pad', role: 'group', 'aria-label': 'Operators' },
-    OPERATORS.map((o) => h('button', {
-      type: 'button', class: 'key', 'aria-label': o.name, on: { click: () => act.tapPiece(o.piece) }, text: o.label,
-    })),
-    h('button', { type: 'button', class: 'key wide', on: { click: act.undo }, text: '⌫ Undo' }),
-    h('button', { type: 'button', class: 'key wide', on: { click: act.clear }, text: 'Clear' }));
-
-  const form = h('form', {
-    class: 'builder',
-    on: { submit: (e) => { e.preventDefault(); act.submit(); } },
-  },
-  h('label', { for: 'formula', class: 'formula-label', text: 'Formula' }),
-  input, previewEl, pad,
-  h('div', { class: 'row' }, submit, noSolution),
-  lockout, verdict);
+  const {
+    input, previewEl, submit, pad, form,
+  } = formulaBuilder(act, [noSolution], [lockout, verdict]);
 
   const play = h('div', { class: 'play' }, objective, cardsBox, note, form, result);
   fill(root,
@@ -81,8 +115,7 @@ export function mount(root, { act, state }) {
     h('div', { class: 'timebar', 'aria-hidden': 'true' }, bar),
     countdown, elsewhere, play, board);
 
-  let shownHand = null;
-  let cardButtons = [];
+  const showHand = handCards(cardsBox, act.tapCard);
 
   function tick(s) {
     const room = s.room;
@@ -116,14 +149,7 @@ export function mount(root, { act, state }) {
     setText(myScore, me && !me.spectator ? `You: ${me.score}` : 'Watching');
     if (r) {
       fill(objective, h('span', { class: 'objective-label', text: 'Make' }), h('span', { class: 'objective-number', text: String(r.objective) }));
-      const handKey = `${r.number}:${r.cards.join(',')}`;
-      if (handKey !== shownHand) {
-        shownHand = handKey;
-        cardButtons = r.cards.map((c, i) => h('button', {
-          type: 'button', class: 'card', on: { click: () => act.tapCard(i) },
-        }, h('span', { class: 'card-number', text: String(c) }), h('span', { class: 'card-used', 'aria-hidden': 'true', text: 'used' })));
-        fill(cardsBox, cardButtons);
-      }
+      const cardButtons = showHand(`${r.number}:${r.cards.join(',')}`, r.cards);
       const playing = room.phase === 'playing' && canPlay(s);
       // Between rounds the hand is shown whole again, for reading the result.
       const used = playing ? usedCards(room.formula, r.cards) : r.cards.map(() => false);

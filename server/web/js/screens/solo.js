@@ -13,9 +13,9 @@ import {
 } from '../dom.js';
 import { at } from '../address.js';
 import { usedCards, handProblem } from '../formula.js';
-import { OPERATORS, verdictHeadline } from '../words.js';
+import { verdictHeadline } from '../words.js';
 import { LIMITS } from '../limits.js';
-import { previewLine } from './round.js';
+import { formulaBuilder, handCards, previewLine } from './round.js';
 import {
   clockMs, stopwatch, missesText, canChallenge,
 } from '../solo.js';
@@ -68,28 +68,19 @@ export function mount(root, { act, state }) {
   const intro = h('section', { class: 'card-panel solo-intro' });
   const objective = h('div', { class: 'objective' });
   const cardsBox = h('div', { class: 'hand', role: 'group', 'aria-label': 'Your hand' });
-  const input = h('input', {
-    id: 'formula', type: 'text', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false',
-    maxlength: LIMITS.formula_chars, enterkeyhint: 'send', class: 'formula-input',
-    on: { input: (e) => act.soloSetFormula(e.target.value) },
-  });
-  const previewEl = h('p', { class: 'preview', 'aria-live': 'polite' });
-  const submit = h('button', { type: 'submit', class: 'primary huge submit', text: 'Submit' });
   const verdict = h('div', { class: 'verdict', role: 'status', 'aria-live': 'assertive' });
   const error = h('p', { class: 'error', role: 'alert' });
   const result = h('section', { class: 'card-panel solo-result', role: 'status' });
-  const pad = h('div', { class: 'pad', role: 'group', 'aria-label': 'Operators' },
-    OPERATORS.map((o) => h('button', {
-      type: 'button', class: 'key', 'aria-label': o.name, on: { click: () => act.soloTapPiece(o.piece) }, text: o.label,
-    })),
-    h('button', { type: 'button', class: 'key wide', on: { click: act.soloUndo }, text: '⌫ Undo' }),
-    h('button', { type: 'button', class: 'key wide', on: { click: act.soloClear }, text: 'Clear' }));
-  const form = h('form', {
-    class: 'builder',
-    on: { submit: (e) => { e.preventDefault(); act.soloSubmit(); } },
-  },
-  h('label', { for: 'formula', class: 'formula-label', text: 'Formula' }),
-  input, previewEl, pad, h('div', { class: 'row' }, submit), verdict);
+  const builderActs = {
+    setFormula: act.soloSetFormula,
+    tapPiece: act.soloTapPiece,
+    undo: act.soloUndo,
+    clear: act.soloClear,
+    submit: act.soloSubmit,
+  };
+  const {
+    input, previewEl, submit, form,
+  } = formulaBuilder(builderActs, [], [verdict]);
   const hintList = h('ol', { class: 'hints', 'aria-label': 'Hints', 'aria-live': 'polite' });
   const hintButton = h('button', { type: 'button', class: 'secondary big', on: { click: act.practiceHint }, text: 'Hint' });
   const practiceTools = h('div', { class: 'practice-tools' }, hintList, h('div', { class: 'row' },
@@ -110,8 +101,7 @@ export function mount(root, { act, state }) {
       h('a', { href: at('/leaderboard'), text: 'Leaderboard' })));
 
   const introFill = keyedFill(intro);
-  let shownHand = null;
-  let cardButtons = [];
+  const showHand = handCards(cardsBox, act.soloTapCard);
   let shownResult = null;
   let shownChallenge = null;
   let shownEnded = null;
@@ -157,14 +147,7 @@ export function mount(root, { act, state }) {
     if (hand) {
       fill(objective, h('span', { class: 'objective-label', text: hand.number ? `Hand ${hand.number}: make` : 'Make' }),
         h('span', { class: 'objective-number', text: String(hand.objective) }));
-      const key = `${hand.number}:${hand.cards.join(',')}`;
-      if (key !== shownHand) {
-        shownHand = key;
-        cardButtons = hand.cards.map((c, i) => h('button', {
-          type: 'button', class: 'card', on: { click: () => act.soloTapCard(i) },
-        }, h('span', { class: 'card-number', text: String(c) }), h('span', { class: 'card-used', 'aria-hidden': 'true', text: 'used' })));
-        fill(cardsBox, cardButtons);
-      }
+      const cardButtons = showHand(`${hand.number}:${hand.cards.join(',')}`, hand.cards);
       const used = usedCards(solo.formula, hand.cards);
       cardButtons.forEach((b, i) => {
         b.disabled = used[i];
