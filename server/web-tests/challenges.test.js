@@ -6,8 +6,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { solve, readHand } from './harness.js';
-import { gameNight, hosting, joining, named, settings, typed } from './kit.js';
+import { answerRight, gameNight, hosting, joining, named, settings } from './kit.js';
 
 const night = gameNight();
 
@@ -18,10 +17,7 @@ test('the winner of a round challenges a friend with its hand, and sees the answ
   await bob.getByText(/^1 round /).waitFor();
   await ada.getByRole('button', { name: 'Start the match' }).click();
   await ada.locator('.objective-number').waitFor();
-  const hand = await readHand(ada);
-  const field = ada.getByRole('textbox', { name: 'Formula' });
-  await field.fill(typed(solve(hand.cards, hand.target)));
-  await field.press('Enter');
+  const hand = await answerRight(ada);
 
   // Only the one who solved it is offered the challenge.
   await ada.getByRole('button', { name: 'Challenge a friend' }).click();
@@ -33,10 +29,7 @@ test('the winner of a round challenges a friend with its hand, and sees the answ
   const cy = await named(night, 'Cy', new URL(link).pathname);
   await cy.getByText(/Ada solved it in \d+:\d\d · no misses: beat that/).waitFor();
   await cy.getByRole('button', { name: 'Take the challenge' }).click();
-  assert.deepEqual(await readHand(cy), hand);
-  const answer = cy.getByRole('textbox', { name: 'Formula' });
-  await answer.fill(typed(solve(hand.cards, hand.target)));
-  await answer.press('Enter');
+  assert.deepEqual(await answerRight(cy), hand);
   await cy.locator('.side-by-side').waitFor();
 
   await ada.goto(`${night.server.base}/p/Ada`);

@@ -3,7 +3,7 @@
 // chosen a name (and opened or joined a room).
 
 import { before, after } from 'node:test';
-import { startServer, launch, phone } from './harness.js';
+import { startServer, launch, phone, readHand, solve } from './harness.js';
 
 /**
  * Starts a server and a browser before the file's tests and stops them
@@ -81,3 +81,17 @@ export async function settings(host, values) {
 
 /** The solver's formula for `hand`, as a keyboard types it. */
 export const typed = (formula) => formula.replaceAll('×', '*').replaceAll('÷', '/');
+
+/** Types `formula` into `page`'s answer field and sends it. */
+export async function send(page, formula) {
+  const field = page.getByRole('textbox', { name: 'Formula' });
+  await field.fill(typed(formula));
+  await field.press('Enter');
+}
+
+/** `page` answers the hand on its screen right (the solver's formula); the hand. */
+export async function answerRight(page) {
+  const hand = await readHand(page);
+  await send(page, solve(hand.cards, hand.target));
+  return hand;
+}

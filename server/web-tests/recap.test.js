@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { solve, tv, shoot, readHand, wrongFormula } from './harness.js';
-import { gameNight, hosting, joining, settings, typed } from './kit.js';
+import { answerRight, gameNight, hosting, joining, send, settings } from './kit.js';
 
 const night = gameNight();
 
@@ -23,13 +23,9 @@ test('a one-round match is recapped on phones, the TV and the profile, with CSV 
   await bob.locator('.objective-number').waitFor();
   const hand = await readHand(ada);
 
-  const bobField = bob.getByRole('textbox', { name: 'Formula' });
-  await bobField.fill(typed(wrongFormula(hand.cards, hand.target)));
-  await bobField.press('Enter');
+  await send(bob, wrongFormula(hand.cards, hand.target));
   await bob.getByText('✗ Not the target').waitFor();
-  const adaField = ada.getByRole('textbox', { name: 'Formula' });
-  await adaField.fill(typed(solve(hand.cards, hand.target)));
-  await adaField.press('Enter');
+  await send(ada, solve(hand.cards, hand.target));
 
   // The podium and the TV lead to the recap.
   const link = ada.getByRole('link', { name: /Recap: every round/ });
@@ -90,25 +86,29 @@ test('an address that is no match id says so without asking the server', async (
   assert.ok(page.problems.every((p) => /404/.test(p)), page.problems.join('\n'));
 });
 
-test('scoring "everyone": both solve one round, 3 and 2 points, and the round ends when both have', async () => {
-  const { page: ada, code } = await hosting(night, 'Cy');
-  const bob = await joining(night, 'Dee', code);
-  await settings(ada, [['Rounds', 1]]);
+/**
+ * A match of `rounds` rounds hosted by `host` with `guest` (on a phone of
+ * `guestViewport` if given), where everyone who solves scores, started.
+ */
+async function everyoneScores(host, guest, rounds, guestViewport = null) {
+  const { page: ada, code } = await hosting(night, host);
+  const bob = await joining(night, guest, code);
+  if (guestViewport) await bob.setViewportSize(guestViewport);
+  await settings(ada, [['Rounds', rounds]]);
   await ada.getByLabel('Scoring', { exact: true }).selectOption('everyone');
   await bob.getByText('everyone who solves scores: 3, 2, 1, then 1 each').waitFor();
   await ada.getByRole('button', { name: 'Start the match' }).click();
+  return { ada, bob };
+}
+
+test('scoring "everyone": both solve one round, 3 and 2 points, and the round ends when both have', async () => {
+  const { ada, bob } = await everyoneScores('Cy', 'Dee', 1);
   await ada.locator('.objective-number').waitFor();
   await bob.locator('.objective-number').waitFor();
-  const hand = await readHand(ada);
-  const answer = typed(solve(hand.cards, hand.target));
-  const adaField = ada.getByRole('textbox', { name: 'Formula' });
-  await adaField.fill(answer);
-  await adaField.press('Enter');
+  const hand = await answerRight(ada);
   // Cy scored; the round goes on for Dee, who is told.
   await bob.getByText('Cy solved it (+3)').waitFor();
-  const bobField = bob.getByRole('textbox', { name: 'Formula' });
-  await bobField.fill(answer);
-  await bobField.press('Enter');
+  await send(bob, solve(hand.cards, hand.target));
   for (const p of [ada, bob]) {
     const standings = p.getByRole('list', { name: 'Final standings' });
     await standings.waitFor();
@@ -120,14 +120,8 @@ test('scoring "everyone": both solve one round, 3 and 2 points, and the round en
 });
 
 test('scoring "everyone": a tie on points shows the total time of right answers that breaks it', async () => {
-  const { page: ada, code } = await hosting(night, 'Eve');
-  const bob = await joining(night, 'Fay', code);
   // The narrowest phone the client supports: its standings rows are the most crowded.
-  await bob.setViewportSize({ width: 320, height: 640 });
-  await settings(ada, [['Rounds', 2]]);
-  await ada.getByLabel('Scoring', { exact: true }).selectOption('everyone');
-  await bob.getByText('everyone who solves scores: 3, 2, 1, then 1 each').waitFor();
-  await ada.getByRole('button', { name: 'Start the match' }).click();
+  const { ada, bob } = await everyoneScores('Eve', 'Fay', 2, { width: 320, height: 640 });
   // Eve first in round 1, Fay first in round 2: 5 points each.
   for (const [round, [first, second], name] of [[1, [ada, bob], 'Eve'], [2, [bob, ada], 'Fay']]) {
     for (const p of [ada, bob]) {
@@ -135,14 +129,9 @@ test('scoring "everyone": a tie on points shows the total time of right answers 
       await p.locator('.objective-number').waitFor();
     }
     const hand = await readHand(ada);
-    const answer = typed(solve(hand.cards, hand.target));
-    const firstField = first.getByRole('textbox', { name: 'Formula' });
-    await firstField.fill(answer);
-    await firstField.press('Enter');
+    await send(first, solve(hand.cards, hand.target));
     await second.getByText(`${name} solved it (+3)`).waitFor();
-    const secondField = second.getByRole('textbox', { name: 'Formula' });
-    await secondField.fill(answer);
-    await secondField.press('Enter');
+    await send(second, solve(hand.cards, hand.target));
   }
   for (const p of [ada, bob]) {
     const standings = p.getByRole('list', { name: 'Final standings' });
