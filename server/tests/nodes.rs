@@ -13,7 +13,9 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::process::{free_addr, Process};
-use common::{count, eventually, hello, hello_again, http_get, solve, Raw, PATIENCE};
+use common::{
+    count, count_reaches, eventually, hello, hello_again, http_get, solve, Raw, PATIENCE,
+};
 use serde_json::{json, Value};
 
 /// The node timeout of these tests, in seconds (production: 15).
@@ -66,10 +68,7 @@ async fn seat_written(db: &str, welcome: &Value) {
         "SELECT count(*) FROM seats WHERE player_id = {}",
         welcome["player_id"]
     );
-    eventually("the seat is in the directory", || async {
-        (count(db, &sql).await == 1).then_some(())
-    })
-    .await;
+    count_reaches(PATIENCE, db, &sql, 1, "the seat is in the directory").await;
 }
 
 /// A new player `name` on `server` hosting a new room, once its seat is in
@@ -190,9 +189,13 @@ async fn codes_are_unique_across_nodes_and_joins_elsewhere_are_redirected() {
     let state = last.request(json!({"type": "leave_room"})).await;
     assert_ne!(state["type"], "error", "{state}");
     let rooms = (codes.len() - 1) as i64;
-    eventually("the closed room leaves the directory", || async {
-        (count(&db, "SELECT count(*) FROM rooms").await == rooms).then_some(())
-    })
+    count_reaches(
+        PATIENCE,
+        &db,
+        "SELECT count(*) FROM rooms",
+        rooms,
+        "the closed room leaves the directory",
+    )
     .await;
     // Nobody can find it any more, on either node.
     for server in [&a, &b] {
@@ -305,9 +308,13 @@ async fn a_node_killed_with_sigkill_leaves_the_directory_within_the_timeout() {
         "SELECT count(*) FROM nodes WHERE public_url = '{}'",
         b.url()
     );
-    eventually("the dead node leaves the directory", || async {
-        (count(&db, &gone_sql).await == 0).then_some(())
-    })
+    count_reaches(
+        PATIENCE,
+        &db,
+        &gone_sql,
+        0,
+        "the dead node leaves the directory",
+    )
     .await;
     eprintln!(
         "killed node left the directory after {:?} (node timeout {NODE_TIMEOUT} s)",
@@ -593,10 +600,7 @@ async fn after_a_database_outage_longer_than_the_node_timeout_every_node_and_roo
     let (mut dan, _) = a.player(hello("Dan")).await;
     listed(&mut dan, |codes| codes.len() == 2).await;
     let seats = "SELECT count(*) FROM seats WHERE orphaned_at IS NULL";
-    eventually("the three seats are written", || async {
-        (count(&db, seats).await == 3).then_some(())
-    })
-    .await;
+    count_reaches(PATIENCE, &db, seats, 3, "the three seats are written").await;
     // (Gil's seat goes after the outage: his session on A is replaced, and
     // a dropped seat is held for 60 s of room time, 0.6 s here.)
     let hosts_seats = "SELECT count(*) FROM seats s JOIN players p ON p.id = s.player_id \
@@ -745,10 +749,7 @@ async fn a_seat_on_one_node_keeps_its_player_from_renaming_hosting_or_joining_on
         "SELECT count(*) FROM seats WHERE player_id = {}",
         wa["player_id"]
     );
-    eventually("her seat leaves the directory", || async {
-        (count(&db, &seats).await == 0).then_some(())
-    })
-    .await;
+    count_reaches(PATIENCE, &db, &seats, 0, "her seat leaves the directory").await;
     let (mut renamed, welcome) = b.player(anna).await;
     assert_eq!(welcome["name"], "Anna", "{welcome}");
     code_of(&renamed.request(json!({"type": "create_room"})).await);

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use common::blackhole::{BlackHole, Link};
 use common::process::{free_addr, Process};
-use common::{count, eventually_within, http_get, win, win_timed, Client, Raw, Won};
+use common::{count, count_reaches, eventually_within, http_get, win, win_timed, Client, Raw, Won};
 use serde_json::{json, Value};
 
 /// The deadline the servers here run with (ms of real time).
@@ -258,10 +258,7 @@ async fn all_judging(db: &str, secs: u32) {
     let sql = format!(
         "SELECT count(*) FROM nodes WHERE started_at > now() - make_interval(secs => {secs} + 1)"
     );
-    eventually_within(SLOW, "every node judges heartbeats", || async {
-        (count(db, &sql).await == 0).then_some(())
-    })
-    .await;
+    count_reaches(SLOW, db, &sql, 0, "every node judges heartbeats").await;
 }
 
 /// The node timeout of the nodes of the tests below (s): a node is
@@ -296,9 +293,13 @@ async fn a_suspected_node_is_unreachable_and_keeps_its_seats_until_declared_dead
         "SELECT count(*) FROM seats
          WHERE player_id = {ann_id} AND code = '{on_a}' AND orphaned_at IS NULL"
     );
-    eventually_within(SLOW, "Ann's seat on A is in the directory", || async {
-        (count(&setup.url, &seat).await == 1).then_some(())
-    })
+    count_reaches(
+        SLOW,
+        &setup.url,
+        &seat,
+        1,
+        "Ann's seat on A is in the directory",
+    )
     .await;
     // Ann stays connected to A: a room whose members all dropped closes
     // once their seats lapse (room time runs 100 times faster here), and
@@ -380,9 +381,13 @@ async fn a_dead_nodes_match_is_closed_abandoned_by_a_live_node() {
     assert_eq!(statuses().await, vec![("playing".to_owned(),)]);
 
     a.kill9();
-    eventually_within(SLOW, "B declares A dead", || async {
-        (count(&url, "SELECT count(*) FROM nodes").await == 1).then_some(())
-    })
+    count_reaches(
+        SLOW,
+        &url,
+        "SELECT count(*) FROM nodes",
+        1,
+        "B declares A dead",
+    )
     .await;
     eventually_within(SLOW, "the match is closed abandoned", || async {
         (statuses().await == vec![("abandoned".to_owned(),)]).then_some(())
@@ -450,9 +455,13 @@ async fn a_node_back_from_a_partition_does_not_overwrite_a_newer_seat() {
     let on_a = on_a["code"].as_str().unwrap().to_owned();
     let ann_id = welcome["player_id"].as_i64().unwrap();
     let seat = format!("SELECT count(*) FROM seats WHERE player_id = {ann_id} AND code = '{on_a}'");
-    eventually_within(SLOW, "Ann's seat on A is in the directory", || async {
-        (count(&setup.url, &seat).await == 1).then_some(())
-    })
+    count_reaches(
+        SLOW,
+        &setup.url,
+        &seat,
+        1,
+        "Ann's seat on A is in the directory",
+    )
     .await;
     // Ben stays in the room on A; Ann's connection drops (her seat is
     // held there).
@@ -464,9 +473,13 @@ async fn a_node_back_from_a_partition_does_not_overwrite_a_newer_seat() {
     drop(ann);
 
     setup.proxy.set(Link::Held);
-    eventually_within(SLOW, "B takes A for dead", || async {
-        (count(&setup.url, "SELECT count(*) FROM nodes").await == 1).then_some(())
-    })
+    count_reaches(
+        SLOW,
+        &setup.url,
+        "SELECT count(*) FROM nodes",
+        1,
+        "B takes A for dead",
+    )
     .await;
     // On B, Ann is told her room is gone, then opens one there.
     let (mut ann, _) = b.player(common::hello_again(&welcome)).await;
@@ -477,19 +490,20 @@ async fn a_node_back_from_a_partition_does_not_overwrite_a_newer_seat() {
     let on_b = on_b["code"].as_str().unwrap().to_owned();
     let seat_b =
         format!("SELECT count(*) FROM seats WHERE player_id = {ann_id} AND code = '{on_b}'");
-    eventually_within(SLOW, "Ann's seat on B is in the directory", || async {
-        (count(&setup.url, &seat_b).await == 1).then_some(())
-    })
+    count_reaches(
+        SLOW,
+        &setup.url,
+        &seat_b,
+        1,
+        "Ann's seat on B is in the directory",
+    )
     .await;
 
     setup.proxy.set(Link::Open);
     // A re-publishes its rooms and seats in one transaction: once its room
     // is back, Ann's seat was decided.
     let room_a = format!("SELECT count(*) FROM rooms WHERE code = '{on_a}'");
-    eventually_within(SLOW, "A re-publishes its room", || async {
-        (count(&setup.url, &room_a).await == 1).then_some(())
-    })
-    .await;
+    count_reaches(SLOW, &setup.url, &room_a, 1, "A re-publishes its room").await;
     let seats: Vec<(String,)> = Raw::connect(&setup.url)
         .await
         .rows(&format!(
@@ -630,10 +644,7 @@ async fn the_long_drop() {
     let body = a.ready_again().await;
     eprintln!("A ready {:?} after the heal: {body}", healed.elapsed());
     let room_back = format!("SELECT count(*) FROM rooms WHERE code = '{room_a}'");
-    eventually_within(SLOW, "A re-publishes its rooms", || async {
-        (count(&setup.url, &room_back).await == 1).then_some(())
-    })
-    .await;
+    count_reaches(SLOW, &setup.url, &room_back, 1, "A re-publishes its rooms").await;
     let seats: Vec<(String,)> = Raw::connect(&setup.url)
         .await
         .rows(&format!(

@@ -756,6 +756,15 @@ pub async fn count(url: &str, sql: &str) -> i64 {
     n
 }
 
+/// Waits until `sql` counts `n` on the database at `url`, failing after
+/// `patience`.
+pub async fn count_reaches(patience: Duration, url: &str, sql: &str, n: i64, what: &str) {
+    eventually_within(patience, what, || async {
+        (count(url, sql).await == n).then_some(())
+    })
+    .await;
+}
+
 /// Polls `check` until it answers, failing after [`PATIENCE`] (what
 /// happens across processes: a heartbeat, a commit, a replay).
 pub async fn eventually<T, F: std::future::Future<Output = Option<T>>>(
