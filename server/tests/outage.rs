@@ -326,6 +326,35 @@ on_both! {
     }
 }
 
+/// PostgreSQL stopped, with a read deadline longer than the pool's wait
+/// (so the read's own error answers, not the deadline): every read of the
+/// API that needs the database is refused alike, 503
+/// `database_unavailable`, the daily's and the runs' boards as the
+/// profiles.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn api_reads_of_a_stopped_database_answer_503_on_every_route() {
+    let Some(cluster) = Cluster::own() else {
+        eprintln!("skipped: no PostgreSQL here");
+        return;
+    };
+    let server = Process::start_at(
+        free_addr(),
+        cluster.url(),
+        &["--database-deadline-ms", "20000"],
+    );
+    server.player(common::hello("Dee")).await;
+    cluster.stop();
+    for path in ["/api/players/Dee", "/api/daily/board", "/api/runs/board"] {
+        let (status, body) = common::http_get(server.addr, path).await;
+        assert!(status.contains(" 503 "), "{path}: {status} {body}");
+        let body: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(
+            body["error"]["code"], "database_unavailable",
+            "{path}: {body}"
+        );
+    }
+}
+
 /// Two nodes while PostgreSQL restarts behind them, idle: the next new
 /// player on each node is welcome at the first try (the recorder's and the
 /// pool's stale connections are replaced on first use).
