@@ -74,6 +74,20 @@ impl Setup {
         )
     }
 
+    /// Two nodes of a cluster with a node timeout of `secs`: A on the
+    /// database through the proxy (with these tests' deadline, journaling),
+    /// B on it directly.
+    fn two_nodes(&self, secs: u32) -> (Process, Process) {
+        let deadline = DEADLINE_MS.to_string();
+        let journal = self.journal.display().to_string();
+        let a = node_timing_out(
+            &self.proxy.url,
+            secs,
+            &["--database-deadline-ms", &deadline, "--journal", &journal],
+        );
+        (a, node_timing_out(&self.url, secs, &[]))
+    }
+
     /// The won rounds in the database, in order.
     async fn recorded(&self) -> Vec<Won> {
         common::recorded(&self.url).await
@@ -224,9 +238,14 @@ async fn a_kill_9_during_a_drop_loses_no_announced_win() {
     assert_eq!(statuses, vec![("abandoned".to_owned(),)]);
 }
 
-/// A node of a cluster on `db` with a node timeout of 1 s.
-fn node(db: &str, extra: &[&str]) -> Process {
-    node_timing_out(db, 1, extra)
+/// `name` on `node`, in a room they opened there: the client, its
+/// `welcome`, the player's id and the room's code.
+async fn hosting(node: &Process, name: &str) -> (Client, Value, i64, String) {
+    let (mut client, welcome) = node.player(common::hello(name)).await;
+    let room = client.request(json!({"type": "create_room"})).await;
+    let code = room["code"].as_str().unwrap().to_owned();
+    let id = welcome["player_id"].as_i64().unwrap();
+    (client, welcome, id, code)
 }
 
 /// A node of a cluster on `db` with a node timeout of `secs`.
@@ -277,18 +296,8 @@ async fn a_suspected_node_is_unreachable_and_keeps_its_seats_until_declared_dead
         eprintln!("skipped: no PostgreSQL here");
         return;
     };
-    let deadline = DEADLINE_MS.to_string();
-    let journal = setup.journal.display().to_string();
-    let a = node_timing_out(
-        &setup.proxy.url,
-        SUSPECT_TIMEOUT,
-        &["--database-deadline-ms", &deadline, "--journal", &journal],
-    );
-    let b = node_timing_out(&setup.url, SUSPECT_TIMEOUT, &[]);
-    let (mut ann, welcome) = a.player(common::hello("Ann")).await;
-    let on_a = ann.request(json!({"type": "create_room"})).await;
-    let on_a = on_a["code"].as_str().unwrap().to_owned();
-    let ann_id = welcome["player_id"].as_i64().unwrap();
+    let (a, b) = setup.two_nodes(SUSPECT_TIMEOUT);
+    let (ann, welcome, ann_id, on_a) = hosting(&a, "Ann").await;
     let seat = format!(
         "SELECT count(*) FROM seats
          WHERE player_id = {ann_id} AND code = '{on_a}' AND orphaned_at IS NULL"
@@ -443,17 +452,8 @@ async fn a_node_back_from_a_partition_does_not_overwrite_a_newer_seat() {
         eprintln!("skipped: no PostgreSQL here");
         return;
     };
-    let deadline = DEADLINE_MS.to_string();
-    let journal = setup.journal.display().to_string();
-    let a = node(
-        &setup.proxy.url,
-        &["--database-deadline-ms", &deadline, "--journal", &journal],
-    );
-    let b = node(&setup.url, &[]);
-    let (mut ann, welcome) = a.player(common::hello("Ann")).await;
-    let on_a = ann.request(json!({"type": "create_room"})).await;
-    let on_a = on_a["code"].as_str().unwrap().to_owned();
-    let ann_id = welcome["player_id"].as_i64().unwrap();
+    let (a, b) = setup.two_nodes(1);
+    let (ann, welcome, ann_id, on_a) = hosting(&a, "Ann").await;
     let seat = format!("SELECT count(*) FROM seats WHERE player_id = {ann_id} AND code = '{on_a}'");
     count_reaches(
         SLOW,
