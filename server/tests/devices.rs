@@ -148,6 +148,55 @@ on_both! {
         db.close().await;
     }
     #[tokio::test]
+    async fn a_new_players_device_is_written_with_them_survives_a_restart_and_can_be_revoked() {
+        let database = fresh_database().await;
+        let url = database.url.clone();
+        let on = |url: String| move |c: &mut krypto_server::Config| c.database_url = url;
+        let server = TestServer::with_config(on(url.clone())).await;
+        let (first, ann) = server
+            .player_with(json!({"type": "hello", "protocol": 1, "name": "Ann", "device": "Firefox on Android"}))
+            .await;
+        // Stored with Ann in the recorder's commit, before her welcome.
+        let hash = krypto_server::token_hash(ann["token"].as_str().unwrap()).unwrap();
+        let (label, created): (String, i64) = server
+            .raw()
+            .await
+            .one(&format!(
+                "SELECT label, created_ms FROM player_tokens WHERE token_hash = '{hash}'"
+            ))
+            .await;
+        assert_eq!(label, "Firefox on Android");
+        assert!(created > 1_700_000_000_000, "{created}");
+        drop(first);
+        server.shutdown().await;
+
+        let server = TestServer::with_config(on(url.clone())).await;
+        let (mut phone, again) = server.player_with(common::hello_again(&ann)).await;
+        assert_eq!(again["player_id"], ann["player_id"]);
+        let listed = devices(&mut phone).await;
+        assert_eq!(listed.len(), 1, "{listed:?}");
+        assert_eq!(listed[0]["label"], "Firefox on Android");
+        assert_eq!(listed[0]["created_ms"], created);
+        assert_eq!(listed[0]["this_device"], true);
+        // Revoked, the token signs nobody in, here or after the next start.
+        let after = phone
+            .request(json!({"type": "revoke_device", "device": listed[0]["id"]}))
+            .await;
+        assert_eq!(after["devices"], json!([]), "{after}");
+        assert_eq!(phone.expect_close().await, 1000);
+        let mut late = server.connect().await;
+        late.send(common::hello_again(&ann)).await;
+        late.expect_error("bad_token").await;
+        server.shutdown().await;
+        let server = TestServer::with_config(on(url)).await;
+        let mut late = server.connect().await;
+        late.send(common::hello_again(&ann)).await;
+        late.expect_error("bad_token").await;
+        server.shutdown().await;
+        drop(database);
+    }
+
+    #[tokio::test]
     async fn each_device_is_listed_with_its_label_and_the_replaced_one_is_told() {
         let server = TestServer::start().await;
         let (ann, mut laptop, _) = ann_on_two_devices(&server).await;

@@ -300,14 +300,22 @@ on_both! {
         cheated_match(&mut players, &clock, 1).await;
         let names = on_boards(&server).await;
         assert!(!names.contains(&"Bot".to_owned()), "{names:?}");
-        // The daily's board leaves it off too, while a person's result shows.
+        // The daily's board leaves it off too, while a person's result shows:
+        // Ann, 10 s slower for a miss, is first.
         for i in [2, 0] {
             let client = &mut players[i].0;
             client.send(json!({"type": "daily_start"})).await;
             let hand = client.recv_type("daily").await;
+            if i == 0 {
+                client.send(json!({"type": "daily_submit", "formula": common::wrong(&hand)})).await;
+                client.recv_type("verdict").await;
+            }
             let formula = common::solve(&hand);
             client.send(json!({"type": "daily_submit", "formula": formula})).await;
-            client.recv_type("daily_solved").await;
+            let solved = client.recv_type("daily_solved").await;
+            if i == 0 {
+                assert_eq!(solved["rank"], 1, "{solved}");
+            }
         }
         let (status, board) = server.get_json("/api/daily/board?limit=50").await;
         assert_eq!(status, 200, "{board}");

@@ -29,6 +29,9 @@ pub(crate) async fn apply<B: WriteBackend>(
 ) -> Result<Vec<Applied>, DbError> {
     let mut g = Grouped::of(writes);
     let created = create_players::<B>(conn, &g.players).await?;
+    if !g.devices.is_empty() {
+        writes::first_devices::<B>(conn, &g.devices).await?;
+    }
     if !g.starts.is_empty() {
         writes::start_matches::<B>(conn, &g.starts).await?;
     }

@@ -163,7 +163,12 @@ impl Db {
             rows.push((stamp(a.answered_at_ms), json));
         }
         on_store!(self, s => {
-            let mut tx = s.pool.begin().await?;
+            // In turn with the recorder and the daily's writer (SQLite),
+            // the connection taken first so the turn is never held waiting
+            // for the pool.
+            let mut conn = s.pool.acquire().await?;
+            let _turn = s.write_turn().await;
+            let mut tx = sqlx::Connection::begin(&mut *conn).await?;
             for (at, json) in &rows {
                 sqlx::query(INSERT).bind(player.0).bind(*at).bind(json).execute(&mut *tx).await?;
             }

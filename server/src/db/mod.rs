@@ -70,6 +70,11 @@ pub(crate) use self::postgres::{budgets, directory};
 /// after this.
 const POOL_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
+/// How long the daily's writer waits for SQLite's write lock, as the
+/// pool's connections do: the recorder holds it one group commit at a
+/// time, and a batch that gave up sooner would fail every player in it.
+pub(crate) const SQLITE_WRITE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The default deadline of one call to the database from a part of the
 /// server that must not wait on it (`--database-deadline-ms`): the
 /// recorder's connect and commit, the cluster's heartbeat and directory.
@@ -381,7 +386,7 @@ impl Db {
     /// and new players).
     pub async fn writer(&self) -> Result<Writer, DbError> {
         Ok(match self {
-            Db::Sqlite(s) => Writer::Sqlite(s.connect().await?),
+            Db::Sqlite(s) => s.writer().await?,
             Db::Postgres(s) => Writer::Postgres(s.connect().await?),
         })
     }
@@ -465,8 +470,11 @@ impl Db {
 /// The recorder's own connection.
 #[derive(Debug)]
 pub enum Writer {
-    /// To a SQLite file.
-    Sqlite(sqlx::SqliteConnection),
+    /// To a SQLite file, with the process's turns at its write lock.
+    Sqlite(
+        sqlx::SqliteConnection,
+        std::sync::Arc<tokio::sync::Mutex<()>>,
+    ),
     /// To a PostgreSQL database.
     Postgres(sqlx::PgConnection),
 }
@@ -476,7 +484,10 @@ impl Writer {
     /// [`batch::apply_batch`]): what each produced, or why it failed.
     pub async fn apply_batch(&mut self, batch: &[&[Write]]) -> Result<batch::Results, DbError> {
         match self {
-            Writer::Sqlite(c) => batch::apply_batch::<sqlx::Sqlite>(c, batch).await,
+            Writer::Sqlite(c, turn) => {
+                let _turn = turn.lock().await;
+                batch::apply_batch::<sqlx::Sqlite>(c, batch).await
+            }
             Writer::Postgres(c) => batch::apply_batch::<sqlx::Postgres>(c, batch).await,
         }
     }
@@ -485,7 +496,7 @@ impl Writer {
     pub async fn close(self) -> Result<(), DbError> {
         use sqlx::Connection;
         match self {
-            Writer::Sqlite(c) => c.close().await?,
+            Writer::Sqlite(c, _) => c.close().await?,
             Writer::Postgres(c) => c.close().await?,
         }
         Ok(())

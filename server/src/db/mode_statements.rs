@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use sqlx::Connection;
 
 use super::mode_writer::{Answer, Answers, ModeWrite};
-use super::modes::AttemptRow;
+use super::modes::{AttemptRow, DailyStored};
 use super::rows::Rows;
 use super::write_backend::{Decodes, WriteBackend};
 use super::DbError;
@@ -131,7 +131,12 @@ macro_rules! backend {
                             .bind(i64::from(*rated))
                             .execute(&mut *conn)
                             .await?;
-                        Answer::Changed(done.rows_affected() == 1)
+                        let stored: SolvedColumns = sqlx::query_as(SOLVED_READ)
+                            .bind(player.0)
+                            .bind(day)
+                            .fetch_one(&mut *conn)
+                            .await?;
+                        Answer::Solved(done.rows_affected() == 1, daily_stored(stored))
                     }
                     ModeWrite::RunFinished { player, day, run } => {
                         sqlx::query(RUN_FINISHED)
@@ -309,19 +314,57 @@ async fn starts<B: WriteBackend + Decodes<KeyedAttempt>>(
         .collect()
 }
 
+/// A solved daily read back: started, misses, solved, elapsed, formula,
+/// rated.
+type SolvedColumns = (i64, i64, Option<i64>, Option<i64>, Option<String>, i64);
+
+/// A solved daily read back with its key.
+type KeyedSolved = (
+    i64,
+    String,
+    i64,
+    i64,
+    Option<i64>,
+    Option<i64>,
+    Option<String>,
+    i64,
+);
+
+/// The stored attempt of [`SolvedColumns`].
+fn daily_stored(
+    (started_ms, misses, solved_ms, elapsed_ms, formula, rated): SolvedColumns,
+) -> DailyStored {
+    DailyStored {
+        attempt: AttemptRow {
+            started_ms,
+            misses,
+            solved_ms,
+            elapsed_ms,
+        },
+        formula,
+        rated: rated == 1,
+    }
+}
+
 /// Records the daily solves of `writes` (all `DailySolve`, each for a
-/// different player and day); each answers whether it counted.
-async fn solves<B: WriteBackend + Decodes<(i64, String)>>(
+/// different player and day); each answers whether it counted, with the
+/// attempt as stored after the statement (the earlier result where one
+/// stood already), read back in the same transaction.
+async fn solves<B: WriteBackend + Decodes<(i64, String)> + Decodes<KeyedSolved>>(
     conn: &mut B::Connection,
     writes: &[&ModeWrite],
 ) -> Result<Vec<Answer>, DbError> {
     const SQL: &str = "UPDATE daily_attempts
          SET solved_ms = t.solved_ms, elapsed_ms = t.elapsed_ms, formula = t.formula,
-             rated = t.rated
+             rated = CASE WHEN EXISTS (SELECT 1 FROM players p WHERE p.id = t.player_id AND p.bot)
+                     THEN 0 ELSE t.rated END
          FROM {rows}
          WHERE daily_attempts.player_id = t.player_id AND daily_attempts.day = t.day
            AND daily_attempts.solved_ms IS NULL
          RETURNING daily_attempts.player_id, daily_attempts.day";
+    const READ: &str = "SELECT a.player_id, a.day, a.started_ms, a.misses, a.solved_ms,
+                               a.elapsed_ms, a.formula, a.rated
+         FROM {rows} JOIN daily_attempts a ON a.player_id = t.player_id AND a.day = t.day";
     let solves: Vec<(i64, &str, i64, i64, &str, bool)> = writes
         .iter()
         .filter_map(|w| match w {
@@ -346,21 +389,39 @@ async fn solves<B: WriteBackend + Decodes<(i64, String)>>(
     if solves.len() != writes.len() {
         return Err(DbError::Invariant("a batch of solves with another write"));
     }
-    let rows = Rows::of(&solves)
+    let rows: Rows = Rows::of(&solves)
         .col("player_id", |s| s.0)
         .col("day", |s| s.1)
         .col("solved_ms", |s| s.2)
         .col("elapsed_ms", |s| s.3)
         .col("formula", |s| s.4)
-        .col("rated", |s| i64::from(s.5));
-    let counted: HashSet<(i64, String)> = B::fetch(conn, SQL, rows.into())
+        .col("rated", |s| i64::from(s.5))
+        .into();
+    let counted: HashSet<(i64, String)> = B::fetch(conn, SQL, rows.clone())
         .await?
         .into_iter()
         .collect();
-    Ok(solves
+    let found: Vec<KeyedSolved> = B::fetch(conn, READ, rows).await?;
+    let mut stored: HashMap<(i64, String), DailyStored> = found
+        .into_iter()
+        .map(
+            |(player, day, started, misses, solved, elapsed, formula, rated)| {
+                let row = daily_stored((started, misses, solved, elapsed, formula, rated));
+                ((player, day), row)
+            },
+        )
+        .collect();
+    solves
         .iter()
-        .map(|s| Answer::Changed(counted.contains(&(s.0, s.1.to_owned()))))
-        .collect())
+        .map(|s| {
+            let key = (s.0, s.1.to_owned());
+            let counted = counted.contains(&key);
+            stored
+                .remove(&key)
+                .map(|row| Answer::Solved(counted, row))
+                .ok_or(DbError::Invariant("a solved attempt not read back"))
+        })
+        .collect()
 }
 
 const DAILY_START: &str =
@@ -371,8 +432,12 @@ const DAILY_READ: &str = "SELECT started_ms, misses, solved_ms, elapsed_ms FROM 
 const DAILY_MISS: &str = "UPDATE daily_attempts SET misses = misses + 1
                           WHERE player_id = $1 AND day = $2 AND solved_ms IS NULL";
 const DAILY_SOLVE: &str = "UPDATE daily_attempts
-                           SET solved_ms = $3, elapsed_ms = $4, formula = $5, rated = $6
-                           WHERE player_id = $1 AND day = $2 AND solved_ms IS NULL";
+    SET solved_ms = $3, elapsed_ms = $4, formula = $5,
+        rated = CASE WHEN EXISTS (SELECT 1 FROM players p WHERE p.id = $1 AND p.bot)
+                THEN 0 ELSE $6 END
+    WHERE player_id = $1 AND day = $2 AND solved_ms IS NULL";
+const SOLVED_READ: &str = "SELECT started_ms, misses, solved_ms, elapsed_ms, formula, rated
+                           FROM daily_attempts WHERE player_id = $1 AND day = $2";
 const RUN_FINISHED: &str = "INSERT INTO run_bests
         (player_id, day, score, misses, best_combo, duration_ms, finished_ms, runs)
     VALUES ($1, $2, $3, $4, $5, $6, $7, 1)

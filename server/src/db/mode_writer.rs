@@ -20,7 +20,7 @@ use krypto_core::protocol::PlayerId;
 use tokio::sync::{mpsc, oneshot};
 
 use super::mode_statements as statements;
-use super::modes::{AttemptRow, ChallengeRow, RunBest};
+use super::modes::{AttemptRow, ChallengeRow, DailyStored, RunBest};
 use super::{Db, DbError};
 
 /// Requests waiting for the writer at most; a sender past that waits its
@@ -86,6 +86,9 @@ pub(super) enum Answer {
     Attempt(AttemptRow),
     /// Whether the write changed a row (a solve that counted, a code free).
     Changed(bool),
+    /// A daily solve: whether it counted, and the attempt as stored after
+    /// it (read in the same transaction, so the answer needs no read).
+    Solved(bool, DailyStored),
     /// Done.
     Done,
 }
@@ -95,6 +98,9 @@ pub(super) enum Answer {
 struct Request {
     write: ModeWrite,
     reply: oneshot::Sender<Result<Answer, DbError>>,
+    /// When it was queued (the batch's log says how long the oldest
+    /// waited).
+    queued: std::time::Instant,
 }
 
 /// The handle to the writer's task; cheap to clone. The task ends when
@@ -117,7 +123,11 @@ impl ModeWriter {
     async fn write(&self, write: ModeWrite) -> Result<Answer, DbError> {
         let (reply, answer) = oneshot::channel();
         self.queue
-            .send(Request { write, reply })
+            .send(Request {
+                write,
+                reply,
+                queued: std::time::Instant::now(),
+            })
             .await
             .map_err(|_| DbError::WriterStopped)?;
         answer.await.map_err(|_| DbError::WriterStopped)?
@@ -153,7 +163,8 @@ impl ModeWriter {
     }
 
     /// Records the right answer; false when the day was solved already
-    /// (its first result stands: one result a day).
+    /// (its first result stands: one result a day), with the attempt as
+    /// stored after it. `rated` is dropped for a player stored as a bot.
     pub(crate) async fn daily_solve(
         &self,
         player: PlayerId,
@@ -162,7 +173,7 @@ impl ModeWriter {
         elapsed_ms: i64,
         formula: &str,
         rated: bool,
-    ) -> Result<bool, DbError> {
+    ) -> Result<(bool, DailyStored), DbError> {
         let write = ModeWrite::DailySolve {
             player,
             day: day.to_owned(),
@@ -171,7 +182,10 @@ impl ModeWriter {
             formula: formula.to_owned(),
             rated,
         };
-        changed(self.write(write).await?)
+        match self.write(write).await? {
+            Answer::Solved(counted, stored) => Ok((counted, stored)),
+            _ => Err(DbError::Invariant("a solve answered without its row")),
+        }
     }
 
     /// Stores a finished run; it becomes the player's best of `day` when
@@ -265,9 +279,18 @@ fn changed(answer: Answer) -> Result<bool, DbError> {
 /// The writer's task: a batch at a time, until every handle is dropped.
 async fn run(db: Db, mut requests: mpsc::Receiver<Request>) {
     let mut batch = Vec::with_capacity(BATCH);
+    let mut own = None;
     while requests.recv_many(&mut batch, BATCH).await > 0 {
+        let started = std::time::Instant::now();
+        let waited = batch.first().map(|r| started - r.queued);
         let writes: Vec<&ModeWrite> = batch.iter().map(|r| &r.write).collect();
-        let results = commit(&db, &writes).await;
+        let results = commit(&db, &mut own, &writes).await;
+        tracing::debug!(
+            writes = batch.len(),
+            oldest_waited_us = waited.unwrap_or_default().as_micros(),
+            commit_us = started.elapsed().as_micros(),
+            "mode batch"
+        );
         match results {
             Ok(answers) if answers.len() == batch.len() => {
                 for (request, answer) in batch.drain(..).zip(answers) {
@@ -298,12 +321,31 @@ fn answer_all(batch: &mut Vec<Request>, error: DbError) {
 /// What each write of a committed batch produced.
 pub(super) type Answers = Vec<Result<Answer, DbError>>;
 
-/// Runs `writes` in one transaction on a pooled connection and commits.
-async fn commit(db: &Db, writes: &[&ModeWrite]) -> Result<Answers, DbError> {
+/// Runs `writes` in one transaction and commits: on SQLite on a
+/// connection of the writer's own (`own`, opened on first use and again
+/// after a failure), so a batch never queues for the read pool behind the
+/// reads of a rush; on PostgreSQL on a pooled one (its pool is not the
+/// bottleneck: a server connection per query, no file lock).
+async fn commit(
+    db: &Db,
+    own: &mut Option<sqlx::SqliteConnection>,
+    writes: &[&ModeWrite],
+) -> Result<Answers, DbError> {
     match db {
         Db::Sqlite(s) => {
-            let mut conn = s.pool.acquire().await?;
-            statements::sqlite::batch(&mut conn, writes).await
+            let conn = match own {
+                Some(conn) => conn,
+                None => own.insert(s.connect_waiting(super::SQLITE_WRITE_WAIT).await?),
+            };
+            let turn = s.write_turn().await;
+            let done = statements::sqlite::batch(conn, writes).await;
+            drop(turn);
+            if done.is_err() {
+                // Whatever state it was left in (a transaction cut off,
+                // a file gone), the next batch starts on a new one.
+                *own = None;
+            }
+            done
         }
         Db::Postgres(s) => {
             let mut conn = s.pool.acquire().await?;
@@ -362,7 +404,12 @@ mod tests {
             writer.daily_solve(ada, "2026-03-10", 5_000, 4_000, "1+2", true),
             writer.daily_solve(ada, "2026-03-10", 6_000, 5_000, "2+1", true),
         );
-        assert_eq!((first.unwrap(), second.unwrap()), (true, false));
+        let ((first, stored_first), (second, stored_second)) = (first.unwrap(), second.unwrap());
+        assert_eq!((first, second), (true, false));
+        // Both answered with the result that stands.
+        assert_eq!(stored_first, stored_second);
+        assert_eq!(stored_first.formula.as_deref(), Some("1+2"));
+        assert!(stored_first.rated);
         let stored = db
             .daily_attempt_stored(ada, "2026-03-10")
             .await
@@ -375,11 +422,13 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_batch_on_a_closed_database_answers_every_request_with_the_error() {
+    async fn a_batch_that_cannot_reach_the_database_answers_every_request_with_the_error() {
         let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("closed.db").display());
+        let url = format!("sqlite://{}", dir.path().join("gone.db").display());
         let db = Db::open(&url).await.unwrap();
-        db.close().await;
+        // The file's folder is gone: the writer's own connection cannot be
+        // opened (the pool's are not used).
+        drop(dir);
         let writer = ModeWriter::start(db);
         let (a, b) = tokio::join!(
             writer.daily_miss(PlayerId(1), "2026-03-10"),

@@ -45,6 +45,19 @@ pub struct AttemptRow {
     pub elapsed_ms: Option<i64>,
 }
 
+/// A daily attempt as stored after a right answer: the attempt, with the
+/// answer and whether it counted once solved (by this answer or an
+/// earlier one: the first result stands).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DailyStored {
+    /// The attempt.
+    pub attempt: AttemptRow,
+    /// The right answer as printed, once solved.
+    pub formula: Option<String>,
+    /// Whether the result counts (solved on its day, by a person).
+    pub rated: bool,
+}
+
 /// A solved daily as stored.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct DailyResultRow {
@@ -208,17 +221,43 @@ impl Db {
     }
 
     /// The player's place on `day`'s board (1 is first), if they are on it.
+    ///
+    /// Counted from the board's index alone, without the join that
+    /// names the board's rows: every rated row is on the board but a
+    /// flagged player's (a rated row is never a bot's: a solve stores a
+    /// bot's result unrated, `db::mode_statements`), and flagged players
+    /// are few, so their better results are counted from their flags and
+    /// taken off (`CROSS JOIN`: SQLite then walks the flags and looks each
+    /// one's attempt up, where it chose to walk the day's attempts). The
+    /// join per better row made each answer of a rush cost time in
+    /// proportion to the solvers before it, holding a pooled connection.
     pub async fn daily_rank(&self, day: &str, player: PlayerId) -> Result<Option<u64>, DbError> {
         const MINE: &str = concat!(
             "SELECT a.elapsed_ms, a.solved_ms",
             daily_rows!(),
             "AND a.player_id = $2"
         );
+        // Better than (`$2`, `$3`, `$4`): less time, then solved sooner,
+        // then the smaller id.
+        macro_rules! better {
+            () => {
+                " (a.elapsed_ms < $2 OR (a.elapsed_ms = $2 AND (a.solved_ms < $3
+                   OR (a.solved_ms = $3 AND a.player_id < $4)))) "
+            };
+        }
         const BEFORE: &str = concat!(
-            "SELECT COUNT(*)",
-            daily_rows!(),
-            "AND (a.elapsed_ms < $2 OR (a.elapsed_ms = $2 AND (a.solved_ms < $3
-                  OR (a.solved_ms = $3 AND a.player_id < $4))))"
+            "SELECT (SELECT COUNT(*) FROM daily_attempts a
+                     WHERE a.day = $1 AND a.rated = 1 AND a.elapsed_ms < $2)
+                  + (SELECT COUNT(*) FROM daily_attempts a
+                     WHERE a.day = $1 AND a.rated = 1 AND a.elapsed_ms = $2 AND a.solved_ms < $3)
+                  + (SELECT COUNT(*) FROM daily_attempts a
+                     WHERE a.day = $1 AND a.rated = 1 AND a.elapsed_ms = $2 AND a.solved_ms = $3
+                       AND a.player_id < $4)
+                  - (SELECT COUNT(*) FROM fair_play_flags f CROSS JOIN daily_attempts a
+                     WHERE a.player_id = f.player_id AND a.day = $1
+                       AND f.status <> 'cleared' AND a.rated = 1 AND",
+            better!(),
+            ")"
         );
         let mine: Option<(i64, i64)> = on_store!(self, s =>
             sqlx::query_as(MINE).bind(day).bind(player.0).fetch_optional(&s.pool).await?);

@@ -21,6 +21,19 @@ pub struct NewPlayer {
     pub bot: bool,
 }
 
+/// A new player's first device, written with the player (their row in
+/// `player_tokens`), found by the token's hash: a hello creating a player
+/// writes nothing outside the recorder's group commit.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FirstDevice {
+    /// SHA-256 of the player's token, hex (the player's `token_hash`).
+    pub token_hash: String,
+    /// What the device called itself.
+    pub label: String,
+    /// When it signed in (Unix ms): added and last used.
+    pub at_ms: i64,
+}
+
 /// A match that just started.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NewMatch {
@@ -159,6 +172,9 @@ pub struct RatingChange {
 pub enum Write {
     /// A new player; answered with [`Applied::Player`].
     CreatePlayer(NewPlayer),
+    /// The first device of a player created in the same request (none
+    /// when no player holds its token).
+    FirstDevice(FirstDevice),
     /// A match started.
     StartMatch(NewMatch),
     /// A hand was dealt.
@@ -198,7 +214,7 @@ pub enum Applied {
 }
 
 /// The writes of a batch sorted by kind, in the order a backend applies
-/// them: players, match starts, dealt hands, attempts, round results, match
+/// them: players, their first devices, match starts, dealt hands, attempts, round results, match
 /// ends, abandonments. Within a batch that order is always safe: a match's
 /// start comes before anything about it (its room sends them in that
 /// order), and nothing about a match follows its end.
@@ -206,6 +222,8 @@ pub enum Applied {
 pub(crate) struct Grouped<'a> {
     /// New players.
     pub players: Vec<&'a NewPlayer>,
+    /// New players' first devices.
+    pub devices: Vec<&'a FirstDevice>,
     /// Match starts.
     pub starts: Vec<&'a NewMatch>,
     /// Dealt hands.
@@ -227,6 +245,7 @@ impl<'a> Grouped<'a> {
         for write in writes {
             match write {
                 Write::CreatePlayer(p) => g.players.push(p),
+                Write::FirstDevice(d) => g.devices.push(d),
                 Write::StartMatch(m) => g.starts.push(m),
                 Write::StartRound(r) => g.rounds.push(r),
                 Write::Attempt(a) => g.attempts.push(a),

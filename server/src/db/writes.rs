@@ -11,7 +11,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use uuid::Uuid;
 
 use super::rows::{Json, Rows};
-use super::scores::{int, AttemptRecord, MatchEnd, NewMatch, NewPlayer, RoundResult, RoundStart};
+use super::scores::{
+    int, AttemptRecord, FirstDevice, MatchEnd, NewMatch, NewPlayer, RoundResult, RoundStart,
+};
 use super::summary::{PlaceRow, RatingState, Stats, WonRound};
 use super::write_backend::{
     cards_json, round_number, OutcomeColumns, PlayerState, PlayerStateRow, WriteBackend,
@@ -39,6 +41,25 @@ pub(crate) async fn insert_players<B: WriteBackend>(
         .col("token_hash", |p| p.token_hash.clone())
         .col("bot", |p| p.bot);
     B::fetch(conn, SQL, rows.into()).await
+}
+
+/// Inserts new players' first devices, each for the player holding its
+/// token (none when no player does: the name was taken); a device already
+/// stored (an earlier try of this batch) stays as it is.
+pub(crate) async fn first_devices<B: WriteBackend>(
+    conn: &mut B::Connection,
+    devices: &[&FirstDevice],
+) -> Result<(), DbError> {
+    const SQL: &str =
+        "INSERT INTO player_tokens (token_hash, player_id, label, created_ms, last_used_ms)
+         SELECT t.token_hash, p.id, t.label, t.at_ms, t.at_ms
+         FROM {rows} JOIN players p ON p.token_hash = t.token_hash WHERE true
+         ON CONFLICT (token_hash) DO NOTHING";
+    let rows = Rows::of(devices)
+        .col("token_hash", |d| d.token_hash.clone())
+        .col("label", |d| d.label.clone())
+        .col("at_ms", |d| d.at_ms);
+    B::execute(conn, SQL, rows.into()).await
 }
 
 /// Inserts matches and their starting players.

@@ -22,10 +22,19 @@ use super::{db_ms, from_db_ms, verdict, Asker, Play, Solved};
 use crate::db::modes::AttemptRow;
 use crate::db::{Db, DbError};
 
-/// The server's daily, read from the database once and kept.
+/// Days whose hands [`DailyKeeper`] keeps dealt at most (today's and the
+/// archive's most asked; past that the kept ones are dropped and dealt
+/// again on demand).
+const KEPT_HANDS: usize = 64;
+
+/// The server's daily, read from the database once and kept, with the
+/// hands it dealt: a day's hand never changes, and dealing one runs the
+/// solver over draws until one is medium (a millisecond or more), which a
+/// rush would pay on every `daily_start` and every answer.
 #[derive(Debug, Default)]
 pub(crate) struct DailyKeeper {
     daily: OnceCell<Daily>,
+    hands: std::sync::Mutex<std::collections::HashMap<NaiveDate, DailyHand>>,
 }
 
 impl DailyKeeper {
@@ -50,6 +59,42 @@ impl DailyKeeper {
                 Ok(Daily::new(first_day, DailySecret::from_bytes(secret)))
             })
             .await
+    }
+}
+
+impl DailyKeeper {
+    /// The hand of `date` as `daily` deals it on `today`, dealt once and
+    /// kept (only a day that may be dealt is ever kept: never one to come).
+    fn deal(
+        &self,
+        daily: &Daily,
+        date: NaiveDate,
+        today: NaiveDate,
+    ) -> Result<DailyHand, krypto_core::modes::daily::DayError> {
+        let kept = self
+            .hands
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get(&date)
+            .cloned();
+        if let Some(hand) = kept {
+            // Kept when it was dealt: whether it is rated is today's
+            // question (yesterday's hand is the archive's now).
+            return Ok(DailyHand {
+                rated: date == today,
+                ..hand
+            });
+        }
+        let hand = daily.deal(date, today)?;
+        let mut hands = self
+            .hands
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if hands.len() >= KEPT_HANDS {
+            hands.clear();
+        }
+        hands.insert(date, hand.clone());
+        Ok(hand)
     }
 }
 
@@ -102,7 +147,13 @@ impl Play {
             rated: hand.rated,
         });
         if attempt.is_solved() {
-            self.send_solved(asker, &hand, &attempt).await;
+            let (formula, rated) = match asker.shared.db.daily_result(asker.player, &day).await {
+                Ok(Some(row)) => (row.formula.unwrap_or_default(), row.rated == 1),
+                Ok(None) => return,
+                Err(e) => return asker.db_failed(&e),
+            };
+            self.send_solved(asker, &hand, &attempt, &formula, rated)
+                .await;
         }
     }
 
@@ -136,13 +187,14 @@ impl Play {
             return asker.error(ErrorCode::WrongState, "this daily is solved already");
         };
         let mut played = None;
+        let mut solved = None;
         let stored = match &judgement {
             Judgement::Wrong(_) => writes.daily_miss(asker.player, &day).await,
             Judgement::Right { printed, .. } => {
                 let rated = hand.rated && !asker.bot;
                 let elapsed = attempt.elapsed_ms(now);
                 let solved_ms = attempt.solved_ms.unwrap_or(now);
-                let solved = writes
+                let written = writes
                     .daily_solve(
                         asker.player,
                         &day,
@@ -152,12 +204,14 @@ impl Play {
                         rated,
                     )
                     .await;
-                // The day's board is what a solver would top: its answers
-                // are assessed with the player's rated play.
-                if rated && matches!(solved, Ok(true)) {
-                    played = asker.played(&hand.deal, RULES, formula, attempt.started_ms, now);
-                }
-                solved.map(|_| ())
+                written.map(|(counted, stored)| {
+                    // The day's board is what a solver would top: its
+                    // answers are assessed with the player's rated play.
+                    if rated && counted {
+                        played = asker.played(&hand.deal, RULES, formula, attempt.started_ms, now);
+                    }
+                    solved = Some(stored);
+                })
             }
             Judgement::NotAnAttempt(_) => Ok(()),
         };
@@ -165,30 +219,31 @@ impl Play {
             return asker.db_failed(&e);
         }
         asker.reply(verdict(0, &judgement));
-        if judgement.is_right() {
-            // Read back: a second tab's result, if it won, is the one that
-            // stands.
-            match db.daily_attempt_stored(asker.player, &day).await {
-                Ok(Some(row)) => self.send_solved(asker, &hand, &attempt_of(&row)).await,
-                Ok(None) => {}
-                Err(e) => asker.db_failed(&e),
-            }
+        // As stored: a second tab's result, if it won, is the one that
+        // stands.
+        if let Some(stored) = solved {
+            let formula = stored.formula.unwrap_or_default();
+            let attempt = attempt_of(&stored.attempt);
+            self.send_solved(asker, &hand, &attempt, &formula, stored.rated)
+                .await;
         }
         asker.note(played).await;
     }
 
-    /// `daily_solved` for a solved attempt, from what is stored.
-    async fn send_solved(&mut self, asker: &Asker<'_>, hand: &DailyHand, attempt: &Attempt) {
+    /// `daily_solved` for a solved attempt, from what is stored (its
+    /// answer and whether it counted).
+    async fn send_solved(
+        &mut self,
+        asker: &Asker<'_>,
+        hand: &DailyHand,
+        attempt: &Attempt,
+        formula: &str,
+        rated: bool,
+    ) {
         let Some(result) = attempt.result() else {
             return;
         };
-        let db = &asker.shared.db;
         let day = day_text(hand.date);
-        let (formula, rated) = match db.daily_result(asker.player, &day).await {
-            Ok(Some(row)) => (row.formula.unwrap_or_default(), row.rated == 1),
-            Ok(None) => return,
-            Err(e) => return asker.db_failed(&e),
-        };
         let (streak, rank) = if rated {
             match standing(asker, &day).await {
                 Ok(found) => found,
@@ -197,7 +252,7 @@ impl Play {
         } else {
             (0, None)
         };
-        let solutions = marked_solutions(&hand.deal, RULES, &formula).unwrap_or_default();
+        let solutions = marked_solutions(&hand.deal, RULES, formula).unwrap_or_default();
         let link = asker
             .shared
             .join_urls
@@ -241,7 +296,7 @@ pub(crate) async fn deal(
         }
     };
     let today = utc_date(now);
-    match daily.deal(date.unwrap_or(today), today) {
+    match asker.shared.daily.deal(daily, date.unwrap_or(today), today) {
         Ok(hand) => Some(hand),
         Err(e) => {
             asker.error(ErrorCode::NoSuchDay, e.to_string());

@@ -100,7 +100,7 @@ pub(crate) fn unfinished_matches(entries: &[Entry]) -> Vec<uuid::Uuid> {
     let mut open = Vec::new();
     for write in entries.iter().flat_map(|e| &e.requests).flatten() {
         let (id, over) = match write {
-            Write::CreatePlayer(_) => continue,
+            Write::CreatePlayer(_) | Write::FirstDevice(_) => continue,
             Write::StartMatch(m) => (m.id, false),
             Write::StartRound(r) => (r.match_id, false),
             Write::Attempt(a) => (a.match_id, false),

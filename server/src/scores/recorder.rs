@@ -44,7 +44,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use crate::db::backoff::Backoff;
-use crate::db::scores::{Applied, NewPlayer, Write};
+use crate::db::scores::{Applied, FirstDevice, NewPlayer, Write};
 use crate::db::{within, Created, Db, DbError, Writer};
 use crate::ops::durability::Durability;
 use crate::scores::journal::{unfinished_matches, Entry, Journal, JournalError};
@@ -199,6 +199,22 @@ impl Recorder {
                 applied.extend(other);
                 Err(RecordError::Unexpected(applied))
             }
+        }
+    }
+
+    /// Creates a player with the device that asked (its `player_tokens`
+    /// row) in the same group commit: nothing of a new player's hello is
+    /// written elsewhere.
+    pub async fn create_player_on(
+        &self,
+        player: NewPlayer,
+        device: FirstDevice,
+    ) -> Result<Created, RecordError> {
+        let writes = vec![Write::CreatePlayer(player), Write::FirstDevice(device)];
+        let applied = self.commit(writes).await?;
+        match applied.as_slice() {
+            [Applied::Player(created), Applied::Done] => Ok(created.clone()),
+            _ => Err(RecordError::Unexpected(applied)),
         }
     }
 
@@ -503,6 +519,11 @@ impl Task {
                     }
                 }
                 self.state.committed(started.elapsed());
+                tracing::debug!(
+                    requests = requests.len(),
+                    commit_us = started.elapsed().as_micros(),
+                    "group commit"
+                );
                 Ok(answers)
             }
             Err(e) if e.is_unavailable() => Err(self.failed(e)),

@@ -20,7 +20,7 @@ use krypto_core::protocol::{ErrorCode, PlayerId, PROTOCOL_VERSION};
 use std::time::SystemTime;
 
 use crate::db::devices::{SignIn, Touched};
-use crate::db::scores::NewPlayer;
+use crate::db::scores::{FirstDevice, NewPlayer};
 pub(crate) use crate::db::tokens::{
     issue_ticket, new_token, ticket_key, token_hash, unix_ms, DEVICE_CODE_TTL, HANDOVER_TICKET_TTL,
 };
@@ -351,25 +351,20 @@ pub(crate) async fn hello(
         bot,
     };
     let hash = new.token_hash.clone();
-    match recorder.create_player(new).await {
+    // Its first device rides in the same group commit: a rush of new
+    // players writes nothing through the read pool.
+    let device = FirstDevice {
+        token_hash: hash.clone(),
+        label,
+        at_ms: unix_ms(rules.now),
+    };
+    match recorder.create_player_on(new, device).await {
         Ok(Created::Player(player)) => {
             known_players.remember(&hash, &player);
-            // Its first device; without the row (the database just failed)
-            // the token still signs in, and the next hello adds it.
-            let device = match db
-                .touch_device(rules.sign_in(player.player_id(), &hash, &label))
-                .await
-            {
-                Ok(touched) => touched,
-                Err(e) => {
-                    tracing::warn!(error = %e, "a new player's device was not recorded");
-                    Touched::default()
-                }
-            };
             Ok(Identity {
                 player,
                 token,
-                device,
+                device: Touched::default(),
             })
         }
         Ok(Created::NameTaken) => Err(name_taken(&name)),

@@ -42,6 +42,11 @@ pub struct Store {
 }
 
 impl Store {
+    /// No turn to take: PostgreSQL locks rows, not the database.
+    pub(crate) async fn write_turn(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        None
+    }
+
     /// Connects to the database at `url` (which must exist) and applies the
     /// migrations.
     pub(crate) async fn open(url: &str) -> Result<Store, DbError> {

@@ -3,6 +3,7 @@
 //! statement read with `json_each`.
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::sqlite::{SqliteArguments, SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
@@ -20,6 +21,13 @@ use super::{pool_options, DbError};
 pub struct Store {
     pub(crate) pool: SqlitePool,
     options: SqliteConnectOptions,
+    /// Turns at SQLite's one write lock for this process's writers (the
+    /// recorder, the daily's writer, the fair-play signals), taken in the
+    /// order asked. SQLite's own wait for a locked file is a poll with
+    /// growing sleeps, not a queue: two writers committing back to back
+    /// starved each other for seconds in a rush (docs/design.md, "Turns at
+    /// SQLite's write lock").
+    write_turn: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Store {
@@ -45,7 +53,25 @@ impl Store {
             .pragma("wal_autocheckpoint", "16384");
         let pool = pool_options(4).connect_with(options.clone()).await?;
         sqlx::migrate!("../migrations/sqlite").run(&pool).await?;
-        Ok(Store { pool, options })
+        Ok(Store {
+            pool,
+            options,
+            write_turn: Arc::default(),
+        })
+    }
+
+    /// This process's turn at the write lock, held until dropped: taken
+    /// before a write transaction begins, so the wait is in order.
+    pub(crate) async fn write_turn(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        Some(self.write_turn.lock().await)
+    }
+
+    /// The recorder's writer: its own connection, and turns at the lock.
+    pub(crate) async fn writer(&self) -> Result<super::Writer, DbError> {
+        Ok(super::Writer::Sqlite(
+            self.connect().await?,
+            self.write_turn.clone(),
+        ))
     }
 
     /// A connection of its own, for the recorder. It waits for another
@@ -59,6 +85,15 @@ impl Store {
             .busy_timeout(Duration::from_secs(1))
             .connect()
             .await?)
+    }
+
+    /// A connection of its own that waits up to `busy` for another
+    /// writer's lock (the daily's writer: `db::mode_writer`).
+    pub(crate) async fn connect_waiting(
+        &self,
+        busy: Duration,
+    ) -> Result<SqliteConnection, DbError> {
+        Ok(self.options.clone().busy_timeout(busy).connect().await?)
     }
 
     /// Applies `writes` in a transaction of their own.
