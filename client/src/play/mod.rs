@@ -132,13 +132,18 @@ impl Target {
 pub fn run(args: &PlayArgs) -> anyhow::Result<bool> {
     let target = target(args.server.as_deref(), args.name.as_deref())?;
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    runtime.block_on(async {
+    let result = runtime.block_on(async {
         if args.plain || args.json {
             run_lines(target, args.json).await
         } else {
             run_tui(target).await
         }
-    })
+    });
+    // Line mode's reader of standard input may be blocked in a read that
+    // never ends (a terminal waits for the next line): dropping the runtime
+    // would wait for it, so `/quit` would need one more Enter.
+    runtime.shutdown_background();
+    result
 }
 
 /// Restores the terminal when dropped: on return, on error and on unwind.
