@@ -20,13 +20,16 @@ pub fn ws_server(
         let (tcp, _) = listener.accept().await.unwrap();
         let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
         while let Some(value) = next_json(&mut ws).await {
-            for f in answer(&value) {
+            // Noted before it is answered: a client that drops the answer
+            // (too long, hostile) still sent what it sent.
+            let answers = answer(&value);
+            let _ = seen_tx.send(value);
+            for f in answers {
                 // The client may leave in the middle of a flood.
                 if ws.send(Message::text(f)).await.is_err() {
                     return;
                 }
             }
-            let _ = seen_tx.send(value);
         }
     });
     (addr, seen_rx)
