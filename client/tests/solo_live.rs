@@ -9,41 +9,8 @@
 
 mod common;
 
+use common::hand_line::{solution, wrong};
 use common::{Proc, Scratch};
-use krypto_core::solver::solve_one;
-use krypto_core::Rules;
-
-/// The objective and cards of a "make N from A B C D E" line.
-fn hand(line: &str) -> (i64, Vec<i64>) {
-    let rest = line.split("make ").nth(1).unwrap();
-    let (objective, cards) = rest.split_once(" from ").unwrap();
-    let cards = cards
-        .split_whitespace()
-        .map_while(|c| c.parse().ok())
-        .collect();
-    (objective.parse().unwrap(), cards)
-}
-
-/// A right formula for the hand on `line`.
-fn solution(line: &str) -> String {
-    let (objective, cards) = hand(line);
-    solve_one(&cards, objective, Rules::Free)
-        .unwrap()
-        .unwrap()
-        .to_string()
-}
-
-/// A complete formula over the hand that is wrong: a miss.
-fn wrong(line: &str) -> String {
-    let (objective, cards) = hand(line);
-    let texts: Vec<String> = cards.iter().map(i64::to_string).collect();
-    let sum: i64 = cards.iter().sum();
-    if sum == objective {
-        texts.join("*")
-    } else {
-        texts.join("+")
-    }
-}
 
 #[test]
 fn ann_solves_the_daily_and_bob_takes_her_challenge() {

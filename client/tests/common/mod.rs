@@ -6,6 +6,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod fake;
+pub mod hand_line;
 pub mod terminal;
 
 use std::io::{BufRead, BufReader, Write};
