@@ -166,11 +166,7 @@ impl Rational {
     #[inline]
     pub fn checked_add(self, rhs: Rational) -> Result<Rational, ArithError> {
         if self.den == 1 && rhs.den == 1 {
-            return self
-                .num
-                .checked_add(rhs.num)
-                .map(Rational::from_int)
-                .ok_or(ArithError::Overflow);
+            return whole(self.num.checked_add(rhs.num));
         }
         let num = self.num as i128 * rhs.den as i128 + rhs.num as i128 * self.den as i128;
         Self::from_i128(num, self.den as i128 * rhs.den as i128)
@@ -180,11 +176,7 @@ impl Rational {
     #[inline]
     pub fn checked_sub(self, rhs: Rational) -> Result<Rational, ArithError> {
         if self.den == 1 && rhs.den == 1 {
-            return self
-                .num
-                .checked_sub(rhs.num)
-                .map(Rational::from_int)
-                .ok_or(ArithError::Overflow);
+            return whole(self.num.checked_sub(rhs.num));
         }
         let num = self.num as i128 * rhs.den as i128 - rhs.num as i128 * self.den as i128;
         Self::from_i128(num, self.den as i128 * rhs.den as i128)
@@ -194,11 +186,7 @@ impl Rational {
     #[inline]
     pub fn checked_mul(self, rhs: Rational) -> Result<Rational, ArithError> {
         if self.den == 1 && rhs.den == 1 {
-            return self
-                .num
-                .checked_mul(rhs.num)
-                .map(Rational::from_int)
-                .ok_or(ArithError::Overflow);
+            return whole(self.num.checked_mul(rhs.num));
         }
         Self::from_i128(
             self.num as i128 * rhs.num as i128,
@@ -213,17 +201,20 @@ impl Rational {
             return Err(ArithError::DivisionByZero);
         }
         if self.den == 1 && rhs.den == 1 && self.num.checked_rem(rhs.num) == Some(0) {
-            return self
-                .num
-                .checked_div(rhs.num)
-                .map(Rational::from_int)
-                .ok_or(ArithError::Overflow);
+            return whole(self.num.checked_div(rhs.num));
         }
         Self::from_i128(
             self.num as i128 * rhs.den as i128,
             self.den as i128 * rhs.num as i128,
         )
     }
+}
+
+/// The result of a whole-number fast path: `None` from a checked `i64`
+/// operation is an overflow.
+#[inline]
+fn whole(n: Option<i64>) -> Result<Rational, ArithError> {
+    n.map(Rational::from_int).ok_or(ArithError::Overflow)
 }
 
 #[inline]
