@@ -14,6 +14,7 @@ use krypto_core::settings::{Difficulty, Variant};
 use krypto_core::solver::{count_solutions, solve_all};
 use krypto_core::Rules;
 use rand::{Rng, SeedableRng};
+use std::ops::RangeInclusive;
 
 /// A right answer `elapsed_ms` after the deal, the `n`th of the player's.
 fn answer(n: u64, elapsed_ms: u64, tokens: u32, band: Difficulty) -> Answer {
@@ -82,15 +83,17 @@ fn band_of(hand: &Hand) -> Difficulty {
     krypto_core::room::difficulty_of(Variant::Krypto, hand.solutions)
 }
 
-/// Plays `rounds` right answers, one a minute, with the times `time` gives
-/// for each hand, assessing after each as the server will (with the latest
-/// 200 answers); the first flag and the round it came in.
+/// Plays `rounds` right answers, one a minute, on hands of `pool` drawn
+/// with `seed`, with the times `time` gives for each hand, assessing after
+/// each as the server will (with the latest 200 answers); the first flag
+/// and the round it came in.
 fn play(
     pool: &[Hand],
     rounds: u64,
-    rng: &mut impl rand::RngCore,
+    seed: u64,
     mut time: impl FnMut(&Hand, u32, &mut dyn rand::RngCore) -> u64,
 ) -> Option<(u64, Flag)> {
+    let rng = &mut rand::rngs::StdRng::seed_from_u64(seed);
     let settings = defaults();
     let mut history: Vec<Answer> = Vec::new();
     for round in 1..=rounds {
@@ -119,16 +122,17 @@ fn play(
     None
 }
 
+/// A script's times: anywhere in `ms` after the deal, whatever the hand.
+fn anywhere_in(ms: RangeInclusive<u64>) -> impl FnMut(&Hand, u32, &mut dyn rand::RngCore) -> u64 {
+    move |_, _, rng| rng.random_range(ms.clone())
+}
+
 #[test]
 fn a_script_answering_from_the_solver_within_a_second_is_flagged_within_ten_rounds() {
     let pool = hands(31, 40);
     let mut by_floor = 0;
     for seed in 0..20 {
-        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        let found = play(&pool, 10, &mut rng, |_, _, rng| {
-            rng.random_range(200..=1000)
-        });
-        let Some((round, flag)) = found else {
+        let Some((round, flag)) = play(&pool, 10, seed, anywhere_in(200..=1000)) else {
             panic!("seed {seed}: a solver script played 10 rounds unflagged");
         };
         assert!(round <= 10);
@@ -159,11 +163,7 @@ fn a_script_waiting_out_the_floor_is_caught_by_its_hard_hands() {
     // Answers 1.5–2.9 s after the deal: above every floor, too uneven to
     // be too regular, but hard hands solved in under 3 s one after another.
     let pool = hands(7, 60);
-    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
-    let found = play(&pool, 60, &mut rng, |_, _, rng| {
-        rng.random_range(1500..=2900)
-    });
-    let Some((_, flag)) = found else {
+    let Some((_, flag)) = play(&pool, 60, 5, anywhere_in(1500..=2900)) else {
         panic!("a script answering in 1.5–2.9 s played 60 rounds unflagged");
     };
     assert_eq!(flag.reasons.len(), 1);
@@ -174,11 +174,7 @@ fn a_script_waiting_out_the_floor_is_caught_by_its_hard_hands() {
 fn a_script_waiting_a_steady_time_is_caught_by_its_regularity() {
     // 8 s ± 8 %: slow enough for every floor and every hard hand.
     let pool = hands(8, 40);
-    let mut rng = rand::rngs::StdRng::seed_from_u64(9);
-    let found = play(&pool, 60, &mut rng, |_, _, rng| {
-        rng.random_range(7360..=8640)
-    });
-    let Some((round, flag)) = found else {
+    let Some((round, flag)) = play(&pool, 60, 9, anywhere_in(7360..=8640)) else {
         panic!("a steady script played 60 rounds unflagged");
     };
     assert_eq!(round, 40, "flagged as soon as the window is full");
@@ -213,10 +209,9 @@ fn the_project_bots_at_every_skill_are_never_flagged_over_a_thousand_rounds() {
             let hands = of_band(&pool, room);
             assert!(hands.len() >= 5, "too few {room:?} hands in the pool");
             for seed in 0..3 {
-                let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
                 // At pace 100, as `krypto bots` plays by default; the
                 // network only adds to the server's time, so none is added.
-                let found = play(&hands, 1000, &mut rng, |hand, _, rng| {
+                let found = play(&hands, 1000, seed, |hand, _, rng| {
                     let median_ms = row[band_column(band_of(hand))] * 1000;
                     median_ms * u64::from(rng.random_range(JITTER_PERCENT)) / 100
                 });
@@ -235,8 +230,7 @@ fn fast_human_like_play_over_a_thousand_rounds_raises_no_flag() {
     for room in [None, Some(Difficulty::Hard)] {
         let hands = of_band(&pool, room);
         for seed in 0..5 {
-            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-            let found = play(&hands, 1000, &mut rng, |hand, tokens, rng| {
+            let found = play(&hands, 1000, seed, |hand, tokens, rng| {
                 fast_human::answer_ms(band_of(hand), tokens, rng)
             });
             assert!(found.is_none(), "room {room:?}, seed {seed}: {found:?}");
