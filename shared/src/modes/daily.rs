@@ -15,7 +15,7 @@
 use std::fmt;
 
 use chrono::{Days, NaiveDate};
-use rand::{RngCore, SeedableRng};
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use sha2::{Digest, Sha256};
 use thiserror::Error;
@@ -86,9 +86,7 @@ impl DailySecret {
     /// A new secret from the operating system's generator, for a server's
     /// first start.
     pub fn generate() -> DailySecret {
-        let mut bytes = [0u8; 32];
-        secure_rng().fill_bytes(&mut bytes);
-        DailySecret(bytes)
+        DailySecret(secure_rng().random())
     }
 
     /// The secret as stored.

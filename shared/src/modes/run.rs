@@ -32,7 +32,7 @@
 
 use std::fmt;
 
-use rand::{RngCore, SeedableRng};
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -92,9 +92,7 @@ pub struct RunSeed([u8; 32]);
 impl RunSeed {
     /// A new seed from the operating system's generator.
     pub fn generate() -> RunSeed {
-        let mut bytes = [0u8; 32];
-        secure_rng().fill_bytes(&mut bytes);
-        RunSeed(bytes)
+        RunSeed(secure_rng().random())
     }
 
     /// A seed as stored (or fixed, in tests and replays).
