@@ -257,16 +257,8 @@ mod tests {
 
     #[test]
     fn medals_only_for_real_places() {
-        let s = |rank, score| Standing {
-            player: krypto_core::protocol::PlayerId(1),
-            name: "Ann".into(),
-            score,
-            rank,
-            rating_before: None,
-            rating_after: None,
-            rating_provisional: false,
-            solve_ms: None,
-        };
+        let s =
+            |rank, score| Standing::unrated(krypto_core::protocol::PlayerId(1), "Ann", score, rank);
         assert!(on_podium(&s(1, 3)) && on_podium(&s(3, 1)));
         // Everyone on 0 points shares a rank, and no medal.
         assert!(!on_podium(&s(2, 0)) && !on_podium(&s(4, 2)) && !on_podium(&s(1, -1)));

@@ -175,6 +175,24 @@ pub struct Standing {
     pub solve_ms: Option<u64>,
 }
 
+impl Standing {
+    /// A line as the room ranks it, before the server rates the match: no
+    /// rating yet, and no solve time (the tiebreak of `everyone` scoring
+    /// only).
+    pub fn unrated(player: PlayerId, name: impl Into<String>, score: i64, rank: u32) -> Standing {
+        Standing {
+            player,
+            name: name.into(),
+            score,
+            rank,
+            rating_before: None,
+            rating_after: None,
+            rating_provisional: false,
+            solve_ms: None,
+        }
+    }
+}
+
 /// One row of a leaderboard.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LeaderboardRow {

@@ -244,14 +244,9 @@ impl Room {
             )
             .map(|(player, name, score, bot, attempts, solve_ms)| {
                 let standing = Standing {
-                    player,
-                    name: name.clone(),
-                    score,
-                    rank: 0,
-                    rating_before: None,
-                    rating_after: None,
-                    rating_provisional: false,
                     solve_ms: (by_time && solve_ms != u64::MAX).then_some(solve_ms),
+                    // Ranked below, once every line is in.
+                    ..Standing::unrated(player, name.as_str(), score, 0)
                 };
                 let entrant = Entrant {
                     player,

@@ -254,23 +254,13 @@ fn qr_code_overlay_at_80x24() {
 #[test]
 fn tied_players_share_a_step_and_every_name_is_shown() {
     let mut app = game();
-    let s = |player, name: &str, score, rank| Standing {
-        player,
-        name: name.into(),
-        score,
-        rank,
-        rating_before: None,
-        rating_after: None,
-        rating_provisional: false,
-        solve_ms: None,
-    };
     app.handle(msg(ServerMessage::MatchOver {
         standings: vec![
-            s(ME, "Ann", 4, 1),
-            s(BEN, "Ben", 4, 1),
-            s(CAT, "Cat", 2, 3),
-            s(PlayerId(4), "Dan", 2, 3),
-            s(PlayerId(5), "Eve", 1, 5),
+            Standing::unrated(ME, "Ann", 4, 1),
+            Standing::unrated(BEN, "Ben", 4, 1),
+            Standing::unrated(CAT, "Cat", 2, 3),
+            Standing::unrated(PlayerId(4), "Dan", 2, 3),
+            Standing::unrated(PlayerId(5), "Eve", 1, 5),
         ],
         match_id: None,
     }));
@@ -288,14 +278,8 @@ fn tied_players_share_a_step_and_every_name_is_shown() {
 fn equal_points_ranked_apart_show_the_time_that_broke_the_tie() {
     let mut app = game();
     let s = |player, name: &str, score, rank, solve_ms| Standing {
-        player,
-        name: name.into(),
-        score,
-        rank,
-        rating_before: None,
-        rating_after: None,
-        rating_provisional: false,
         solve_ms: Some(solve_ms),
+        ..Standing::unrated(player, name, score, rank)
     };
     app.handle(msg(ServerMessage::MatchOver {
         standings: vec![

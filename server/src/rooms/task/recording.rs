@@ -271,16 +271,7 @@ mod tests {
 
     /// The end of a match Ann and Ben played, with how often each tried.
     fn finished(ann_attempts: u32, ben_attempts: u32) -> RoomEvent {
-        let standing = |player, score, rank| Standing {
-            player,
-            name: String::new(),
-            score,
-            rank,
-            rating_before: None,
-            rating_after: None,
-            rating_provisional: false,
-            solve_ms: None,
-        };
+        let standing = |player, score, rank| Standing::unrated(player, "", score, rank);
         RoomEvent::MatchFinished(MatchResult {
             settings: RoomSettings::default(),
             rounds_played: 1,
