@@ -328,6 +328,24 @@ pub(crate) fn spawn_ticks<E: Send + 'static>(
     });
 }
 
+/// Sends `line(text)` for every line of standard input, then `closed` once
+/// it ends, until the receiver is gone.
+pub(crate) fn spawn_lines<E: Send + 'static>(
+    tx: mpsc::Sender<E>,
+    line: fn(String) -> E,
+    closed: E,
+) {
+    tokio::spawn(async move {
+        let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+        while let Ok(Some(text)) = stdin.next_line().await {
+            if tx.send(line(text)).await.is_err() {
+                return;
+            }
+        }
+        let _ = tx.send(closed).await;
+    });
+}
+
 /// How long line mode keeps printing after standard input ends, so the
 /// replies to the last commands are seen.
 const LINGER: Duration = Duration::from_secs(1);
@@ -353,16 +371,7 @@ async fn run_lines(target: Target, json: bool) -> anyhow::Result<bool> {
     let (tx, mut rx) = mpsc::channel::<Event>(net::QUEUE);
     let net = target.connect(tx.clone());
     spawn_ticks(tx.clone(), TICK, Event::Tick);
-    let lines = tx.clone();
-    tokio::spawn(async move {
-        let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
-        while let Ok(Some(line)) = stdin.next_line().await {
-            if lines.send(Event::Line(line)).await.is_err() {
-                return;
-            }
-        }
-        let _ = lines.send(Event::InputClosed).await;
-    });
+    spawn_lines(tx.clone(), Event::Line, Event::InputClosed);
     let mut app = App::new(&target.server, &target.name);
     let mut printed = 0usize;
     // Lines typed before the server welcomed us wait for it.

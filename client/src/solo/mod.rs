@@ -22,7 +22,6 @@ use std::time::Duration;
 
 use anyhow::Context;
 use krypto_core::protocol::ChallengeCode;
-use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 
 use crate::cli::{ChallengeArgs, DailyArgs, PlayerArgs, PracticeArgs, RunArgs, UsageError};
@@ -117,15 +116,7 @@ fn drive(
         let (tx, mut rx) = mpsc::channel::<Event>(crate::play::net::QUEUE);
         let net = target.connect(tx.clone());
         crate::play::spawn_ticks(tx.clone(), TICK, Event::Tick);
-        tokio::spawn(async move {
-            let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
-            while let Ok(Some(line)) = stdin.next_line().await {
-                if tx.send(Event::Line(line)).await.is_err() {
-                    return;
-                }
-            }
-            let _ = tx.send(Event::InputClosed).await;
-        });
+        crate::play::spawn_lines(tx, Event::Line, Event::InputClosed);
         let mut out = std::io::stdout();
         while let Some(event) = rx.recv().await {
             let input = match event {
