@@ -79,7 +79,7 @@ pub fn practice(args: &PracticeArgs) -> anyhow::Result<bool> {
 
 /// The last line when another connection took the name over: reconnecting
 /// would only take it back from the other, which would take it back again.
-pub fn replaced(reason: &str) -> String {
+fn replaced(reason: &str) -> String {
     let why = if reason.is_empty() {
         String::new()
     } else {
@@ -89,6 +89,11 @@ pub fn replaced(reason: &str) -> String {
         "Stopped: this name is playing on another connection now{why}, a krypto \
          or a browser under the same name. Run the command again to take it back."
     )
+}
+
+/// `line` printed, then the end of a command that did not end as it should.
+fn last_words(line: String) -> Vec<Step> {
+    vec![Step::Print(line), Step::Done(false)]
 }
 
 /// A `YYYY-MM-DD` day from the command line.
@@ -119,22 +124,26 @@ fn drive(
         crate::play::spawn_lines(tx, Event::Line, Event::InputClosed);
         let mut out = std::io::stdout();
         while let Some(event) = rx.recv().await {
-            let input = match event {
+            let steps = match event {
                 Event::Net(NetEvent::Message { envelope, raw }) => {
                     if json {
                         writeln!(out, "{raw}")?;
                     }
-                    Input::Server(Box::new(envelope.message))
+                    state(Input::Server(Box::new(envelope.message)))
                 }
-                Event::Net(NetEvent::Disconnected { reason, .. }) => Input::Dropped(reason),
+                Event::Net(NetEvent::Disconnected { reason, .. }) => state(Input::Dropped(reason)),
                 Event::Net(NetEvent::Home { .. }) => continue,
-                Event::Net(NetEvent::Refused { message, .. }) => Input::Refused(message),
-                Event::Net(NetEvent::Replaced { reason }) => Input::Replaced(reason),
-                Event::Line(line) => Input::Line(line),
-                Event::InputClosed => Input::Closed,
-                Event::Tick(now) => Input::Tick(now),
+                // The connection is over for good, and so is the command,
+                // whatever the state was doing.
+                Event::Net(NetEvent::Refused { message, .. }) => {
+                    last_words(format!("The server refused us: {message}"))
+                }
+                Event::Net(NetEvent::Replaced { reason }) => last_words(replaced(&reason)),
+                Event::Line(line) => state(Input::Line(line)),
+                Event::InputClosed => state(Input::Closed),
+                Event::Tick(now) => state(Input::Tick(now)),
             };
-            for step in state(input) {
+            for step in steps {
                 match step {
                     Step::Print(line) if json => eprintln!("{line}"),
                     Step::Print(line) => writeln!(out, "{line}")?,

@@ -123,14 +123,6 @@ impl Practice {
                     self.down = Some(reason);
                 }
             }
-            Input::Refused(message) => {
-                say(&mut out, format!("The server refused us: {message}"));
-                self.finish(false, &mut out);
-            }
-            Input::Replaced(reason) => {
-                say(&mut out, super::replaced(&reason));
-                self.finish(false, &mut out);
-            }
             Input::Closed => self.input_closed = true,
         }
         if self.input_closed

@@ -48,12 +48,9 @@ pub enum Input {
     Line(String),
     /// The local clock, from the command's start.
     Tick(Duration),
-    /// The connection dropped; the connection task tries again.
+    /// The connection dropped; the connection task tries again. (When it
+    /// ends for good, refused or replaced, the run loop ends the command.)
     Dropped(String),
-    /// The server refused the name for good.
-    Refused(String),
-    /// Another connection under this name took over (the server's reason).
-    Replaced(String),
     /// Standard input ended.
     Closed,
 }
@@ -177,14 +174,6 @@ impl Session {
                         format!("Connection lost ({reason}); reconnecting…"),
                     );
                 }
-            }
-            Input::Refused(message) => {
-                say(&mut out, format!("The server refused us: {message}"));
-                self.finish(false, &mut out);
-            }
-            Input::Replaced(reason) => {
-                say(&mut out, super::replaced(&reason));
-                self.finish(false, &mut out);
             }
             Input::Closed => self.input_closed = true,
         }
