@@ -16,6 +16,8 @@
 pub mod board;
 pub mod practice;
 pub mod session;
+#[cfg(test)]
+mod testkit;
 
 use std::io::Write;
 use std::time::Duration;

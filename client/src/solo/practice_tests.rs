@@ -11,22 +11,7 @@ use krypto_core::protocol::{
 };
 
 use super::*;
-
-fn server(message: ServerMessage) -> Input {
-    Input::Server(Box::new(message))
-}
-
-fn welcome() -> Input {
-    server(ServerMessage::Welcome {
-        protocol: 1,
-        player_id: krypto_core::protocol::PlayerId(1),
-        name: "Ann".to_owned(),
-        token: "t".repeat(32),
-        server_version: "test".to_owned(),
-        resumed: false,
-        join_urls: Vec::new(),
-    })
-}
+use crate::solo::testkit::{server, welcome};
 
 fn hand(number: u32, cards: Vec<i64>) -> Input {
     server(ServerMessage::Practice {

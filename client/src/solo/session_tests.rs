@@ -1,6 +1,7 @@
 //! The daily's session fed the inputs of a server that went away.
 
 use super::*;
+use crate::solo::testkit::welcome;
 
 #[test]
 fn a_server_that_stays_away_is_said_once_until_it_is_back() {
@@ -15,15 +16,7 @@ fn a_server_that_stays_away_is_said_once_until_it_is_back() {
     assert_eq!(said(session.handle(refused())), 1);
     assert_eq!(said(session.handle(refused())), 0);
     assert_eq!(said(session.handle(Input::Dropped("reset".to_owned()))), 1);
-    session.handle(Input::Server(Box::new(ServerMessage::Welcome {
-        protocol: 1,
-        player_id: krypto_core::protocol::PlayerId(1),
-        name: "Ann".to_owned(),
-        token: "t".repeat(32),
-        server_version: "test".to_owned(),
-        resumed: false,
-        join_urls: Vec::new(),
-    })));
+    session.handle(welcome());
     // Back, then gone again the same way: said again.
     assert_eq!(said(session.handle(refused())), 1);
 }
