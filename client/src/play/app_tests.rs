@@ -274,11 +274,7 @@ fn ctrl_u_and_ctrl_w_edit_the_line_and_no_ctrl_key_types_a_letter() {
 #[test]
 fn a_win_announced_after_its_winner_left_still_names_them() {
     let mut app = game();
-    app.handle(msg(ServerMessage::PlayerLeft {
-        player: BEN,
-        name: "Ben".into(),
-        reason: LeaveReason::Left,
-    }));
+    app.handle(msg(left(BEN, "Ben", LeaveReason::Left)));
     won_by_ben(&mut app, 3);
     assert!(
         app.feed
@@ -484,10 +480,7 @@ fn the_leaderboard_is_asked_for_and_shown() {
 #[test]
 fn match_over_shows_the_podium_until_dismissed() {
     let mut app = game();
-    app.handle(msg(ServerMessage::MatchOver {
-        standings: standings(),
-        match_id: None,
-    }));
+    app.handle(msg(match_over(None)));
     assert_eq!(app.screen(), Screen::Podium);
     assert!(app
         .feed
@@ -531,11 +524,7 @@ fn a_resumed_seat_is_not_rejoined_nor_are_rooms_listed() {
 #[test]
 fn being_kicked_returns_to_the_lobby() {
     let mut app = room();
-    app.handle(msg(ServerMessage::PlayerLeft {
-        player: ME,
-        name: "Ann".into(),
-        reason: LeaveReason::Kicked,
-    }));
+    app.handle(msg(left(ME, "Ann", LeaveReason::Kicked)));
     assert_eq!(app.screen(), Screen::Lobby);
     assert!(app.feed.last().unwrap().text.contains("removed"));
 }
@@ -836,13 +825,8 @@ fn quick_settings_presses_add_up() {
 #[test]
 fn arrivals_and_departures_update_the_roster() {
     let mut app = room();
-    let joined = msg(ServerMessage::PlayerJoined {
-        player: PlayerId(9),
-        name: "Ada-bot".into(),
-        spectator: false,
-        bot: true,
-    });
-    app.handle(joined.clone());
+    let arrival = msg(joined(PlayerId(9), "Ada-bot", true));
+    app.handle(arrival.clone());
     let players = |app: &App| -> Vec<String> {
         app.room
             .as_ref()
@@ -859,19 +843,11 @@ fn arrivals_and_departures_update_the_roster() {
     // Line mode prints the roster after the arrival.
     assert!(feed(&app).last().unwrap().contains("Ada-bot (bot)"));
     // Twice, or with a snapshot that already has them: still one seat.
-    app.handle(joined);
+    app.handle(arrival);
     assert_eq!(players(&app).len(), 4);
-    app.handle(msg(ServerMessage::PlayerLeft {
-        player: BEN,
-        name: "Ben".into(),
-        reason: LeaveReason::Left,
-    }));
+    app.handle(msg(left(BEN, "Ben", LeaveReason::Left)));
     assert_eq!(players(&app), ["Ann", "Cat", "Ada-bot"]);
-    app.handle(msg(ServerMessage::PlayerLeft {
-        player: BEN,
-        name: "Ben".into(),
-        reason: LeaveReason::Left,
-    }));
+    app.handle(msg(left(BEN, "Ben", LeaveReason::Left)));
     app.handle(msg(ServerMessage::RoomState(snapshot(
         RoomPhase::Lobby,
         None,
@@ -992,10 +968,7 @@ fn a_restarted_client_whose_seat_was_kept_says_so() {
     // The match before the last one is old news to a restarted client.
     snap.recent = vec![
         ben_won(1),
-        ServerMessage::MatchOver {
-            standings: standings(),
-            match_id: None,
-        },
+        match_over(None),
         ServerMessage::Chat {
             from: BEN,
             name: "Ben".into(),
@@ -1038,17 +1011,8 @@ fn a_reconnect_replays_only_what_was_missed_and_never_our_own_moves() {
     app.handle(dropped("connection lost"));
     app.handle(welcome(true));
     let before = app.feed.len();
-    let ben_joined = ServerMessage::PlayerJoined {
-        player: BEN,
-        name: "Ben".into(),
-        spectator: false,
-        bot: false,
-    };
-    let we_left = ServerMessage::PlayerLeft {
-        player: ME,
-        name: "Ann".into(),
-        reason: LeaveReason::Left,
-    };
+    let ben_joined = joined(BEN, "Ben", false);
+    let we_left = left(ME, "Ann", LeaveReason::Left);
     let mut snap = snapshot(RoomPhase::BetweenRounds, None);
     // The room's memory: a previous match, Ben's arrival, our leaving and
     // coming back, then this match as we heard it, then one chat we missed.
@@ -1058,10 +1022,7 @@ fn a_reconnect_replays_only_what_was_missed_and_never_our_own_moves() {
             settings: RoomSettings::default(),
             countdown_ms: 3000,
         },
-        ServerMessage::MatchOver {
-            standings: standings(),
-            match_id: None,
-        },
+        match_over(None),
         ben_joined.clone(),
         we_left.clone(),
         we_left,
@@ -1217,10 +1178,7 @@ fn a_rematch_asks_ready_with_a_key_and_counts_who_is() {
         RoomPhase::Finished,
         None,
     ))));
-    app.handle(msg(ServerMessage::MatchOver {
-        standings: standings(),
-        match_id: None,
-    }));
+    app.handle(msg(match_over(None)));
     assert_eq!(app.screen(), Screen::Podium);
     app.handle(ready_check(Vec::new()));
     assert_eq!(

@@ -69,12 +69,7 @@ fn the_challenge_link_is_one_a_friend_can_open() {
 #[test]
 fn a_bot_the_server_named_is_marked_once() {
     let mut app = room();
-    app.handle(msg(ServerMessage::PlayerJoined {
-        player: PlayerId(9),
-        name: "Ada (easy bot)".into(),
-        spectator: false,
-        bot: true,
-    }));
+    app.handle(msg(joined(PlayerId(9), "Ada (easy bot)", true)));
     let lines = feed(&app);
     assert!(
         lines.iter().any(|l| l == "Ada (easy bot) joined"),
@@ -82,12 +77,7 @@ fn a_bot_the_server_named_is_marked_once() {
     );
     assert!(!lines.iter().any(|l| l.contains("bot) (")), "{lines:?}");
     // A bot of `krypto bots` ("Ada-medium-bot") is still marked.
-    app.handle(msg(ServerMessage::PlayerJoined {
-        player: PlayerId(10),
-        name: "Alan-medium-bot".into(),
-        spectator: false,
-        bot: true,
-    }));
+    app.handle(msg(joined(PlayerId(10), "Alan-medium-bot", true)));
     let lines = feed(&app);
     assert!(
         lines.iter().any(|l| l == "Alan-medium-bot joined (a bot)"),

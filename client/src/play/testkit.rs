@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use krypto_core::protocol::{
-    ClientMessage, PlayerId, PlayerInfo, RoomPhase, RoomSettings, RoomSnapshot, RoundInfo,
-    ServerEnvelope, ServerMessage, Standing, VerdictError, VerdictKind,
+    ClientMessage, LeaveReason, PlayerId, PlayerInfo, RoomPhase, RoomSettings, RoomSnapshot,
+    RoundInfo, ServerEnvelope, ServerMessage, Standing, VerdictError, VerdictKind,
 };
 
 use ratatui::backend::TestBackend;
@@ -188,6 +188,34 @@ pub fn game() -> App {
     }));
     app.handle(Event::Tick(Duration::from_secs(20)));
     app
+}
+
+/// The end of the match, with [`standings`] and, where given, the match's
+/// id.
+pub fn match_over(match_id: Option<&str>) -> ServerMessage {
+    ServerMessage::MatchOver {
+        standings: standings(),
+        match_id: match_id.map(str::to_owned),
+    }
+}
+
+/// Player `id`, `name`, arrived to play (a bot where `bot`).
+pub fn joined(id: PlayerId, name: &str, bot: bool) -> ServerMessage {
+    ServerMessage::PlayerJoined {
+        player: id,
+        name: name.into(),
+        spectator: false,
+        bot,
+    }
+}
+
+/// Player `id`, `name`, left the room for `reason`.
+pub fn left(id: PlayerId, name: &str, reason: LeaveReason) -> ServerMessage {
+    ServerMessage::PlayerLeft {
+        player: id,
+        name: name.into(),
+        reason,
+    }
 }
 
 pub fn standings() -> Vec<Standing> {

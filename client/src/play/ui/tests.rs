@@ -111,30 +111,25 @@ fn game_between_rounds() {
 #[test]
 fn podium_with_rating_changes() {
     let mut app = game();
-    app.handle(msg(ServerMessage::MatchOver {
-        standings: standings(),
-        match_id: None,
-    }));
+    app.handle(msg(match_over(None)));
     insta::assert_snapshot!(screen(&app));
 }
 
 #[test]
 fn the_podium_names_the_match_for_its_recap_and_only_as_an_id() {
     let mut app = game();
-    app.handle(msg(ServerMessage::MatchOver {
-        standings: standings(),
-        match_id: Some("0193a1c4-7d2e-7b3a-9f1e-2c4d5e6f7a8b".into()),
-    }));
+    app.handle(msg(match_over(Some(
+        "0193a1c4-7d2e-7b3a-9f1e-2c4d5e6f7a8b",
+    ))));
     assert!(
         screen(&app).contains("recap: krypto match 0193a1c4-7d2e-7b3a-9f1e-2c4d5e6f7a8b"),
         "{}",
         screen(&app)
     );
     let mut hostile = game();
-    hostile.handle(msg(ServerMessage::MatchOver {
-        standings: standings(),
-        match_id: Some("\u{1b}[2J0193a1c4-7d2e-7b3a-9f1e-2c4d5e6f7".into()),
-    }));
+    hostile.handle(msg(match_over(Some(
+        "\u{1b}[2J0193a1c4-7d2e-7b3a-9f1e-2c4d5e6f7",
+    ))));
     assert!(!screen(&hostile).contains("recap:"), "{}", screen(&hostile));
 }
 
@@ -199,10 +194,7 @@ fn cards_used_in_the_formula_are_dimmed() {
 fn every_screen_draws_at_tiny_and_huge_sizes_without_panicking() {
     let mut apps = vec![App::new("ws://h/ws", "Ann"), lobby(), room(), game()];
     let mut podium = game();
-    podium.handle(msg(ServerMessage::MatchOver {
-        standings: standings(),
-        match_id: None,
-    }));
+    podium.handle(msg(match_over(None)));
     apps.push(podium);
     let mut help = game();
     help.handle(key(KeyCode::F(1)));
