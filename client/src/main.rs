@@ -7,6 +7,7 @@ mod commands;
 mod play;
 mod solo;
 
+use std::io::StdoutLock;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -23,35 +24,17 @@ fn main() -> ExitCode {
         Command::Deal(args) => commands::deal::run(args, &mut out),
         Command::Solve(args) => commands::solve::run(args, &mut out),
         Command::Census(args) => commands::census::run(args, &mut out),
-        Command::Play(args) => {
-            drop(out);
-            return exit(play::run(args));
-        }
+        Command::Play(args) => return live(out, || play::run(args)),
         Command::Leaderboard(args) => commands::leaderboard::run(args, &mut out),
         Command::Profile(args) => commands::profile::run(args, &mut out),
         Command::Match(args) => commands::match_recap::run(args, &mut out),
-        Command::Bots(args) => {
-            drop(out);
-            return exit(bots::run(args));
-        }
+        Command::Bots(args) => return live(out, || bots::run(args)),
         Command::Daily(args) if args.board => solo::board::run(args, &mut out),
-        Command::Daily(args) => {
-            drop(out);
-            return exit(solo::daily(args));
-        }
+        Command::Daily(args) => return live(out, || solo::daily(args)),
         Command::Run(args) if args.board => solo::board::runs(args, &mut out),
-        Command::Run(args) => {
-            drop(out);
-            return exit(solo::run(args));
-        }
-        Command::Challenge(args) => {
-            drop(out);
-            return exit(solo::challenge(args));
-        }
-        Command::Practice(args) => {
-            drop(out);
-            return exit(solo::practice(args));
-        }
+        Command::Run(args) => return live(out, || solo::run(args)),
+        Command::Challenge(args) => return live(out, || solo::challenge(args)),
+        Command::Practice(args) => return live(out, || solo::practice(args)),
     };
     match result {
         Ok(Outcome::Yes) => ExitCode::SUCCESS,
@@ -63,10 +46,12 @@ fn main() -> ExitCode {
     }
 }
 
-/// The exit status of a live command: 0 when it ended normally, 1 when the
-/// server refused us, 2 on an error.
-fn exit(result: anyhow::Result<bool>) -> ExitCode {
-    match result {
+/// Runs a live command, which prints as it goes (standard output is
+/// unlocked for it first); its exit status: 0 when it ended normally, 1
+/// when the server refused us, 2 on an error.
+fn live(out: StdoutLock<'_>, run: impl FnOnce() -> anyhow::Result<bool>) -> ExitCode {
+    drop(out);
+    match run() {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
