@@ -226,13 +226,8 @@ pub enum LoadError {
 /// per room on it.
 pub async fn run(config: LoadConfig) -> Result<Report, LoadError> {
     config.validate()?;
-    let counters = Arc::new(Counters::default());
-    let ctx = Arc::new(RunContext {
-        counters: counters.clone(),
-        setup_timeout: config.setup_timeout,
-        drain_timeout: config.drain_timeout,
-        close_timeout: Duration::from_secs(5),
-    });
+    let ctx = Arc::new(RunContext::new(config.setup_timeout, config.drain_timeout));
+    let counters = ctx.counters.clone();
     let sampler = config.server_pid.map(RssSampler::start);
     let own = RssSampler::start(std::process::id());
     let (phase_tx, phase_rx) = watch::channel(Phase::Ramp);

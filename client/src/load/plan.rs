@@ -41,6 +41,20 @@ pub struct RunContext {
     pub close_timeout: Duration,
 }
 
+impl RunContext {
+    /// The context of a run with fresh counters, waiting at most
+    /// `setup_timeout` for a step of setting up and `drain_timeout` for the
+    /// last verdicts; the server has 5 s to answer a close.
+    pub fn new(setup_timeout: Duration, drain_timeout: Duration) -> RunContext {
+        RunContext {
+            counters: Arc::new(Counters::default()),
+            setup_timeout,
+            drain_timeout,
+            close_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
 /// What one room does.
 #[derive(Debug, Clone)]
 pub struct RoomPlan {

@@ -20,7 +20,6 @@ use rand::Rng;
 use tokio::time::Instant;
 
 use super::plan::RunContext;
-use super::stats::Counters;
 use super::system::RssSampler;
 use super::{LoadError, Progress, MAX_PREFIX_LEN};
 use player::{AnswerBook, Arrival};
@@ -146,13 +145,8 @@ pub fn api_url(ws: &str, path: &str) -> Option<url::Url> {
 pub async fn run(config: DailyConfig) -> Result<DailyReport, LoadError> {
     config.validate()?;
     let before = ServerCounts::read(&config).await;
-    let counters = Arc::new(Counters::default());
-    let ctx = Arc::new(RunContext {
-        counters: counters.clone(),
-        setup_timeout: config.step_timeout,
-        drain_timeout: config.drain_timeout,
-        close_timeout: Duration::from_secs(5),
-    });
+    let ctx = Arc::new(RunContext::new(config.step_timeout, config.drain_timeout));
+    let counters = ctx.counters.clone();
     let sampler = config.server_pid.map(RssSampler::start);
     let own = RssSampler::start(std::process::id());
     let book = Arc::new(AnswerBook::default());
