@@ -8,33 +8,21 @@ mod common;
 
 use std::time::Instant;
 
-use common::fake::ws_server;
-use common::{Proc, Scratch};
-use serde_json::json;
+use common::fake::{welcome, ws_server};
+use common::Scratch;
 
 #[test]
 fn quit_ends_line_mode_while_its_input_stays_open() {
     let scratch = Scratch::new();
-    let welcome = json!({"type": "welcome", "protocol": 1, "player_id": 1, "name": "Ann",
-        "token": "0123456789abcdef0123456789abcdef", "server_version": "test",
-        "resumed": false})
-    .to_string();
     // Each try is a fresh process (the first saves the token, the others
     // find it): whether the reader is already in its next read when the
     // quit comes is a race.
     for _ in 0..3 {
-        let answer = welcome.clone();
-        let (addr, _seen) = ws_server(move |frame| match frame["type"].as_str() {
-            Some("hello") => vec![answer.clone()],
+        let (addr, _seen) = ws_server(|frame| match frame["type"].as_str() {
+            Some("hello") => vec![welcome("Ann")],
             _ => Vec::new(),
         });
-        let mut ann = Proc::player(
-            "Ann",
-            &format!("ws://{addr}/ws"),
-            &scratch.config("ann"),
-            "--plain",
-        );
-        ann.expect_contains("as Ann");
+        let mut ann = scratch.plain_player("Ann", &format!("ws://{addr}/ws"));
         ann.send("/quit");
         let deadline = Instant::now() + common::PATIENCE;
         let status = loop {

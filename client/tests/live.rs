@@ -6,25 +6,8 @@
 
 mod common;
 
-use common::{room_code, Proc, Scratch, TestServer};
+use common::{ann_hosts, room_code, Proc, Scratch, TestServer};
 use serde_json::Value;
-
-/// A fresh server with Ann, in the plain client, welcomed and hosting a
-/// room with `settings` (the words of a `/set`) where given: the scratch
-/// directory, the server, its URL, Ann and the room's code.
-fn ann_hosts(settings: Option<&str>) -> (Scratch, TestServer, String, Proc, String) {
-    let scratch = Scratch::new();
-    let server = scratch.server();
-    let url = server.url();
-    let mut ann = Proc::player("Ann", &url, &scratch.config("ann"), "--plain");
-    ann.expect_contains("as Ann");
-    ann.send("/create");
-    let code = room_code(&ann.expect_prefix("room "));
-    if let Some(settings) = settings {
-        ann.send(&format!("/set {settings}"));
-    }
-    (scratch, server, url, ann, code)
-}
 
 #[test]
 fn two_plain_clients_race_a_round_with_lockout_and_chat() {
@@ -32,8 +15,7 @@ fn two_plain_clients_race_a_round_with_lockout_and_chat() {
         ann_hosts(Some("rounds=1 round_seconds=600 lockout_seconds=60"));
     assert_eq!(code.len(), 5, "{code}");
 
-    let mut ben = Proc::player("Ben", &url, &scratch.config("ben"), "--plain");
-    ben.expect_contains("as Ben");
+    let mut ben = scratch.plain_player("Ben", &url);
     ben.send(&format!("/join {}", code.to_lowercase()));
     ben.expect(&format!("the room {code} with Ben"), |l| {
         l.starts_with(&format!("room {code}")) && l.contains("Ben")
@@ -307,8 +289,7 @@ fn leaderboard_and_profile_commands_talk_to_the_server_and_create_nothing() {
     assert!(!config.exists(), "the profile wrote {}", config.display());
 
     // Once Ann has played (said hello), her profile is served over HTTP.
-    let mut ann = Proc::player("Ann B", &url, &scratch.config("ann"), "--plain");
-    ann.expect_contains("as Ann B");
+    let ann = scratch.plain_player("Ann B", &url);
     ann.quit();
     let mut profile = Proc::spawn("profile", &["profile", "ann b", "--server", &url], &config);
     profile.expect("the profile's title", |l| l == "Ann B");

@@ -10,27 +10,18 @@
 
 mod common;
 
-use common::{room_code, Proc, Scratch};
+use common::ann_hosts;
 
 #[test]
 fn a_terminal_game_night_with_a_bot_a_challenge_a_drop_and_a_rematch() {
-    let scratch = Scratch::new();
-    let server = scratch.server();
-    let url = server.url();
-    let mut ann = Proc::player("Ann", &url, &scratch.config("ann"), "--plain");
-    ann.expect_contains("as Ann");
-    ann.send("/create");
-    let code = room_code(&ann.expect_prefix("room "));
-    ann.send("/set rounds=2 round_seconds=600");
+    let (scratch, server, url, mut ann, code) = ann_hosts(Some("rounds=2 round_seconds=600"));
 
     // A bot from the terminal, named once (not "Ada (easy bot) (bot)").
     ann.send("/bot add easy");
     let joined = ann.expect_contains("(easy bot) joined");
     assert!(!joined.contains("(a bot)"), "{joined}");
 
-    let ben_config = scratch.config("ben");
-    let mut ben = Proc::player("Ben", &url, &ben_config, "--plain");
-    ben.expect_contains("as Ben");
+    let mut ben = scratch.plain_player("Ben", &url);
     ben.send(&format!("/join {code}"));
     ann.expect_contains("Ben joined");
 
@@ -50,11 +41,7 @@ fn a_terminal_game_night_with_a_bot_a_challenge_a_drop_and_a_rematch() {
     assert!(link.contains(&format!("{}/c/", server.addr)), "{link}");
 
     // Ben opens it under his own name: his room client gives way once.
-    let mut challenge = Proc::spawn(
-        "challenge",
-        &["challenge", &link, "--server", &url, "--name", "Ben"],
-        &ben_config,
-    );
+    let mut challenge = scratch.as_player("Ben", &url, &["challenge", &link]);
     challenge.expect_contains("Ann challenges you");
     ben.expect_contains("Ben is playing on another connection now");
     assert!(!ben.finish().success());
@@ -64,7 +51,7 @@ fn a_terminal_game_night_with_a_bot_a_challenge_a_drop_and_a_rematch() {
     assert!(challenge.finish().success());
 
     // Back in the room: the seat was kept.
-    let mut ben = Proc::player("Ben", &url, &ben_config, "--plain");
+    let mut ben = scratch.as_player("Ben", &url, &["play", "--plain"]);
     ben.expect_contains("welcome back, Ben: your seat was resumed");
 
     ben.expect_contains("round 2: make 15 from 1 2 3 4 5");

@@ -8,34 +8,21 @@
 
 mod common;
 
-use common::fake::ws_server;
-use common::{Proc, Scratch};
+use common::fake::{welcome, ws_server};
+use common::Scratch;
 use serde_json::{json, Value};
 
 #[test]
 fn a_hand_of_megabytes_is_refused_at_the_socket_and_the_command_still_quits() {
     let (addr, seen) = ws_server(|frame: &Value| match frame["type"].as_str() {
-        Some("hello") => vec![json!({"type": "welcome", "protocol": 1, "player_id": 1,
-            "name": "Cy", "token": "0123456789abcdef0123456789abcdef",
-            "server_version": "test", "resumed": false})
-        .to_string()],
+        Some("hello") => vec![welcome("Cy")],
         Some("practice_start") => vec![json!({"type": "practice", "hand": 1,
             "objective": 24, "cards": vec![7; 1_000_000], "difficulty": "any", "steps": 4})
         .to_string()],
         _ => Vec::new(),
     });
     let scratch = Scratch::new();
-    let mut cy = Proc::spawn(
-        "cy",
-        &[
-            "practice",
-            "--server",
-            &format!("ws://{addr}/ws"),
-            "--name",
-            "Cy",
-        ],
-        &scratch.config("cy"),
-    );
+    let mut cy = scratch.as_player("Cy", &format!("ws://{addr}/ws"), &["practice"]);
     let lost = cy.expect_contains("Connection lost");
     assert!(lost.contains("Message too long"), "{lost}");
     let asked: Vec<String> = seen

@@ -17,19 +17,7 @@ use common::{Proc, Scratch};
 fn practice_hints_forgives_a_miss_lists_the_solutions_and_deals_the_next_hand() {
     let scratch = Scratch::new();
     let server = scratch.server();
-    let mut cy = Proc::spawn(
-        "cy",
-        &[
-            "practice",
-            "--server",
-            &server.url(),
-            "--name",
-            "Cy",
-            "--band",
-            "easy",
-        ],
-        &scratch.config("cy"),
-    );
+    let mut cy = scratch.as_player("Cy", &server.url(), &["practice", "--band", "easy"]);
     let first = cy.expect_prefix("Hand 1: make ");
     assert!(first.ends_with("(easy hands, unrated)"), "{first}");
     cy.expect_contains("? a hint");
@@ -58,14 +46,9 @@ fn practice_beside_play_under_the_same_name_takes_over_once() {
     let scratch = Scratch::new();
     let server = scratch.server();
     let url = server.url();
-    let config = scratch.config("ann");
-    let mut play = Proc::player("Ann", &url, &config, "--plain");
+    let mut play = scratch.as_player("Ann", &url, &["play", "--plain"]);
     play.expect_contains("connected to");
-    let mut practice = Proc::spawn(
-        "practice",
-        &["practice", "--server", &url, "--name", "Ann"],
-        &config,
-    );
+    let mut practice = scratch.as_player("Ann", &url, &["practice"]);
     practice.expect_prefix("Hand 1: make ");
     // `krypto play` hears it was replaced, says how to take it back, and
     // stops instead of reconnecting (which would replace practice, and so

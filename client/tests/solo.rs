@@ -12,18 +12,9 @@ mod common;
 use std::net::SocketAddr;
 use std::sync::mpsc::Receiver;
 
-use common::fake::{http_once, ws_server, ws_server_closing, CLOSE};
+use common::fake::{error, http_once, welcome, ws_server, ws_server_closing, CLOSE, TOKEN};
 use common::{Proc, Scratch, PATIENCE};
 use serde_json::{json, Value};
-
-/// A token of the form the server issues.
-const TOKEN: &str = "0123456789abcdef0123456789abcdef";
-
-fn welcome(name: &str) -> String {
-    json!({"type": "welcome", "protocol": 1, "player_id": 1, "name": name,
-        "token": TOKEN, "server_version": "test", "resumed": false})
-    .to_string()
-}
 
 fn verdict(round: u32, accepted: bool, error: Option<&str>) -> String {
     let mut v = json!({"type": "verdict", "round": round, "accepted": accepted});
@@ -65,10 +56,7 @@ fn run_over(duration_ms: u64) -> String {
 
 /// `krypto ARGS --server ws://ADDR --name Ann`, as Ann on this machine.
 fn as_ann(scratch: &Scratch, addr: SocketAddr, args: &[&str]) -> Proc {
-    let server = format!("ws://{addr}");
-    let mut all = args.to_vec();
-    all.extend(["--server", &server, "--name", "Ann"]);
-    Proc::spawn("ann", &all, &scratch.config("ann"))
+    scratch.as_player("Ann", &format!("ws://{addr}"), args)
 }
 
 /// `krypto ARGS` refuses them, saying `says`, with exit status 2 and no
@@ -151,9 +139,7 @@ fn a_past_day_is_asked_by_date_and_a_day_to_come_is_refused() {
     let scratch = Scratch::new();
     let (addr, seen) = ws_server(|frame| match frame["type"].as_str() {
         Some("hello") => vec![welcome("Ann")],
-        Some("daily_start") => vec![json!({"type": "error", "code": "no_such_day",
-            "message": "2099-01-01 is still to come"})
-        .to_string()],
+        Some("daily_start") => vec![error("no_such_day", "2099-01-01 is still to come")],
         _ => Vec::new(),
     });
     let mut ann = Proc::spawn(
@@ -244,17 +230,10 @@ fn a_challenge_from_its_link_shows_both_results_side_by_side() {
         Some("challenge_create") => vec![challenge("BACKATU2")],
         _ => Vec::new(),
     });
-    let mut bob = Proc::spawn(
-        "bob",
-        &[
-            "challenge",
-            "https://krypto.example/c/k7qxm2pd",
-            "--server",
-            &format!("ws://{addr}"),
-            "--name",
-            "Bob",
-        ],
-        &scratch.config("bob"),
+    let mut bob = scratch.as_player(
+        "Bob",
+        &format!("ws://{addr}"),
+        &["challenge", "https://krypto.example/c/k7qxm2pd"],
     );
     bob.expect_contains("Ada[2J challenges you. To beat: 0:42 · 1 miss");
     bob.expect_contains("make 17 from 8 2 3 13 5");

@@ -10,18 +10,14 @@
 mod common;
 
 use common::hand_line::{solution, wrong};
-use common::{Proc, Scratch};
+use common::Scratch;
 
 #[test]
 fn ann_solves_the_daily_and_bob_takes_her_challenge() {
     let scratch = Scratch::new();
     let server = scratch.server();
     let url = server.url();
-    let mut ann = Proc::spawn(
-        "ann",
-        &["daily", "--server", &url, "--name", "Ann"],
-        &scratch.config("ann"),
-    );
+    let mut ann = scratch.as_player("Ann", &url, &["daily"]);
     ann.expect_contains("Krypto #1, ");
     let line = ann.expect_contains("make ");
     ann.send(&wrong(&line));
@@ -42,18 +38,7 @@ fn ann_solves_the_daily_and_bob_takes_her_challenge() {
         .unwrap()
         .to_owned();
 
-    let mut bob = Proc::spawn(
-        "bob",
-        &[
-            "challenge",
-            &code.to_lowercase(),
-            "--server",
-            &url,
-            "--name",
-            "Bob",
-        ],
-        &scratch.config("bob"),
-    );
+    let mut bob = scratch.as_player("Bob", &url, &["challenge", &code.to_lowercase()]);
     bob.expect_contains("Ann challenges you. To beat: 0:1");
     let line = bob.expect_contains("make ");
     bob.send(&solution(&line));
@@ -71,11 +56,7 @@ fn ann_solves_the_daily_and_bob_takes_her_challenge() {
     bob.expect_contains("Challenge a friend:");
     assert!(bob.finish().success());
 
-    let mut board = Proc::spawn(
-        "board",
-        &["daily", "--board", "--server", &url, "--name", "Ann"],
-        &scratch.config("ann"),
-    );
+    let mut board = scratch.as_player("Ann", &url, &["daily", "--board"]);
     board.expect_contains("Krypto #1, ");
     // Bob's answer to a challenge of today's Krypto was his daily too: he
     // is first on the day's board, Ann (marked as the one asking) second.
@@ -86,11 +67,7 @@ fn ann_solves_the_daily_and_bob_takes_her_challenge() {
     assert!(board.finish().success());
 
     // Asking again the same day gives the result again, not a new clock.
-    let mut again = Proc::spawn(
-        "again",
-        &["daily", "--server", &url, "--name", "Ann"],
-        &scratch.config("ann"),
-    );
+    let mut again = scratch.as_player("Ann", &url, &["daily"]);
     again.expect_contains("Solved Krypto #1 in 0:1");
     assert!(again.finish().success());
 }
@@ -99,11 +76,7 @@ fn ann_solves_the_daily_and_bob_takes_her_challenge() {
 fn a_run_deals_the_next_hand_after_each_answer() {
     let scratch = Scratch::new();
     let server = scratch.server();
-    let mut cy = Proc::spawn(
-        "cy",
-        &["run", "--server", &server.url(), "--name", "Cy"],
-        &scratch.config("cy"),
-    );
+    let mut cy = scratch.as_player("Cy", &server.url(), &["run"]);
     cy.expect_contains("A run: 3:00 on the clock");
     let first = cy.expect_contains("Hand 1: make ");
     cy.send(&solution(&first));

@@ -12,7 +12,7 @@ mod common;
 
 use std::net::SocketAddr;
 
-use common::fake::ws_server;
+use common::fake::{error, welcome, welcome_with, ws_server};
 use common::terminal::{Key, Terminal};
 use common::{Proc, Scratch};
 use serde_json::{json, Value};
@@ -21,19 +21,6 @@ use serde_json::{json, Value};
 fn once(script: Vec<String>) -> impl Fn(&Value) -> Vec<String> + Send + 'static {
     let script = std::sync::Mutex::new(Some(script));
     move |_| script.lock().unwrap().take().unwrap_or_default()
-}
-
-/// A token of the form the server issues.
-const TOKEN: &str = "0123456789abcdef0123456789abcdef";
-
-fn welcome(name: &str) -> String {
-    welcome_with(name, TOKEN)
-}
-
-fn welcome_with(name: &str, token: &str) -> String {
-    json!({"type": "welcome", "protocol": 1, "player_id": 1, "name": name,
-        "token": token, "server_version": "test", "resumed": false})
-    .to_string()
 }
 
 /// `krypto bots` for room ABCDE on the server at `addr`.
@@ -66,8 +53,7 @@ fn hostile_script() -> Vec<String> {
             .to_string(),
         json!({"type": "player_joined", "player": 3, "name": "Mal\rlory", "spectator": false})
             .to_string(),
-        json!({"type": "error", "code": "room_not_found", "message": "no\nSERVER: restart now"})
-            .to_string(),
+        error("room_not_found", "no\nSERVER: restart now"),
         json!({"type": "chat", "from": 2, "name": "Eve", "text": "the end"}).to_string(),
     ]
 }
@@ -76,12 +62,7 @@ fn hostile_script() -> Vec<String> {
 fn plain_output_carries_no_control_characters_whatever_the_server_sends() {
     let scratch = Scratch::new();
     let (addr, _seen) = ws_server(once(hostile_script()));
-    let mut ann = Proc::player(
-        "Ann",
-        &format!("ws://{addr}/ws"),
-        &scratch.config("ann"),
-        "--plain",
-    );
+    let mut ann = scratch.as_player("Ann", &format!("ws://{addr}/ws"), &["play", "--plain"]);
     ann.expect_contains("[chat] Eve: the end");
     let hidden = |c: char| c.is_control() || ('\u{202a}'..='\u{202e}').contains(&c);
     for line in &ann.seen {
@@ -104,9 +85,7 @@ fn bots_say_they_are_bots_and_wait_for_a_room_that_is_not_there() {
     // No room has that code (the server restarted): the bot must keep asking.
     let (addr, seen) = ws_server(|frame| match frame["type"].as_str() {
         Some("hello") => vec![welcome("Ada-medium-bot")],
-        Some("join_room") => vec![json!({"type": "error", "code": "room_not_found",
-            "message": "no room has that code"})
-        .to_string()],
+        Some("join_room") => vec![error("room_not_found", "no room has that code")],
         _ => Vec::new(),
     });
     let mut bots = bots_for_abcde(addr, &scratch.config("bots"));
@@ -147,7 +126,7 @@ fn what_welcome_brings_cannot_fill_the_disk() {
     script.push(chat("the end"));
     let (addr, _seen) = ws_server(once(script));
     let config = scratch.config("ann");
-    let mut ann = Proc::player("Ann", &format!("ws://{addr}/ws"), &config, "--plain");
+    let mut ann = scratch.as_player("Ann", &format!("ws://{addr}/ws"), &["play", "--plain"]);
     ann.expect_contains("[chat] Eve: the end");
     let saved = std::fs::read_to_string(tokens_file(&config)).unwrap();
     assert!(saved.len() < 16 * 1024, "{} bytes", saved.len());
@@ -178,7 +157,7 @@ fn tokens_toml_is_rewritten_only_when_a_token_changes() {
         _ => Vec::new(),
     });
     let config = scratch.config("ann");
-    let mut ann = Proc::player("Ann", &format!("ws://{addr}/ws"), &config, "--plain");
+    let mut ann = scratch.as_player("Ann", &format!("ws://{addr}/ws"), &["play", "--plain"]);
     ann.expect_contains("[chat] Eve: first");
     // Each write is a new file renamed over the old: a new inode.
     let before = std::fs::metadata(tokens_file(&config)).unwrap().ino();
@@ -245,13 +224,7 @@ fn a_redirect_anywhere_but_a_krypto_server_is_refused_without_a_request() {
         }
         _ => Vec::new(),
     });
-    let mut ann = Proc::player(
-        "Ann",
-        &format!("ws://{addr}/ws"),
-        &scratch.config("ann"),
-        "--plain",
-    );
-    ann.expect_contains("as Ann");
+    let mut ann = scratch.plain_player("Ann", &format!("ws://{addr}/ws"));
     for _ in &targets {
         ann.send("/join ABCDE");
         ann.expect_contains("not a krypto server's address");

@@ -5,9 +5,29 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener};
 
 use futures_util::{SinkExt, StreamExt};
-use serde_json::Value;
+use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
+
+/// A token of the form the server issues.
+pub const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
+/// The `welcome` of player 1, called `name`, holding [`TOKEN`].
+pub fn welcome(name: &str) -> String {
+    welcome_with(name, TOKEN)
+}
+
+/// The `welcome` of player 1, called `name`, holding `token`.
+pub fn welcome_with(name: &str, token: &str) -> String {
+    json!({"type": "welcome", "protocol": 1, "player_id": 1, "name": name,
+        "token": token, "server_version": "test", "resumed": false})
+    .to_string()
+}
+
+/// An `error` with its wire `code` and `message`.
+pub fn error(code: &str, message: &str) -> String {
+    json!({"type": "error", "code": code, "message": message}).to_string()
+}
 
 /// Starts a WebSocket server on its own thread that answers each frame of
 /// the first connection with what `answer` returns for it (one frame each),

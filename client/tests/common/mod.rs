@@ -159,6 +159,36 @@ impl Scratch {
     pub fn config(&self, who: &str) -> PathBuf {
         self.dir.path().join(format!("config-{who}"))
     }
+
+    /// `krypto ARGS --server SERVER --name NAME` as `name`, with the config
+    /// directory of their name in lower case (`config("ann")` for Ann).
+    pub fn as_player(&self, name: &str, server: &str, args: &[&str]) -> Proc {
+        Proc::named(name, server, &self.config(&name.to_lowercase()), args)
+    }
+
+    /// `krypto play --plain` as `name` on `server` ([`Scratch::as_player`]),
+    /// once the server has welcomed them.
+    pub fn plain_player(&self, name: &str, server: &str) -> Proc {
+        let mut player = self.as_player(name, server, &["play", "--plain"]);
+        player.expect_contains(&format!("as {name}"));
+        player
+    }
+}
+
+/// A fresh server with Ann in the plain client, welcomed and hosting a
+/// room with `settings` (the words of a `/set`) where given: the scratch
+/// directory, the server, its URL, Ann and the room's code.
+pub fn ann_hosts(settings: Option<&str>) -> (Scratch, TestServer, String, Proc, String) {
+    let scratch = Scratch::new();
+    let server = scratch.server();
+    let url = server.url();
+    let mut ann = scratch.plain_player("Ann", &url);
+    ann.send("/create");
+    let code = room_code(&ann.expect_prefix("room "));
+    if let Some(settings) = settings {
+        ann.send(&format!("/set {settings}"));
+    }
+    (scratch, server, url, ann, code)
 }
 
 /// A running `krypto` process whose output lines are collected.
@@ -235,13 +265,17 @@ impl Proc {
         }
     }
 
+    /// `krypto ARGS --server SERVER --name NAME` with
+    /// `KRYPTO_CONFIG_DIR=config`.
+    pub fn named(name: &str, server: &str, config: &Path, args: &[&str]) -> Proc {
+        let mut all = args.to_vec();
+        all.extend(["--server", server, "--name", name]);
+        Proc::spawn(name, &all, config)
+    }
+
     /// `krypto play --plain` (or `--json`) as `name`.
     pub fn player(name: &str, server: &str, config: &Path, mode: &str) -> Proc {
-        Proc::spawn(
-            name,
-            &["play", mode, "--server", server, "--name", name],
-            config,
-        )
+        Proc::named(name, server, config, &["play", mode])
     }
 
     /// `krypto bots --server URL --room CODE EXTRA`, keeping the bots'
