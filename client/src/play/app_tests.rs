@@ -89,7 +89,7 @@ fn the_lobby_pages_on_through_the_public_rooms_and_back_to_the_first() {
     assert_eq!(app.rooms_page, 1);
     // The same from the command line.
     assert_eq!(
-        sends(&app.handle(Event::Line("/rooms more".into()))),
+        line(&mut app, "/rooms more"),
         [ClientMessage::ListRooms {
             after: Some("R0049".into())
         }]
@@ -210,11 +210,10 @@ fn a_wrong_answer_locks_out_until_the_clock_passes() {
         verdict.text,
         "wrong (wrong value): comes to 9, not 15; locked out for 5.0s"
     );
-    assert!(sends(&app.handle(Event::Line("1+2+3+4+5".into()))).is_empty());
-    assert!(app.feed.last().unwrap().text.contains("locked out"));
+    refused(&mut app, "1+2+3+4+5", "locked out");
     app.handle(Event::Tick(Duration::from_secs(26)));
     assert_eq!(
-        sends(&app.handle(Event::Line("1+2+3+4+5".into()))),
+        line(&mut app, "1+2+3+4+5"),
         [ClientMessage::Submit {
             round: 3,
             formula: "1+2+3+4+5".into()
@@ -253,7 +252,7 @@ fn a_won_round_updates_scores_and_ends_the_input() {
         Some("round 3 won by Ben in 4.2s: 1+2+3+4+5 (+1)")
     );
     // Typing a formula now is refused locally.
-    assert!(sends(&app.handle(Event::Line("1+2".into()))).is_empty());
+    assert!(line(&mut app, "1+2").is_empty());
 }
 
 #[test]
@@ -307,7 +306,6 @@ fn bot_commands_add_by_skill_and_remove_bots_by_name_but_never_people() {
     let mut row = player(bot, "Kurt (medium bot)", 0);
     row.bot = true;
     app.room.as_mut().unwrap().snapshot.players.push(row);
-    let line = |app: &mut App, l: &str| sends(&app.handle(Event::Line(l.into())));
     assert_eq!(
         line(&mut app, "/bot add hard"),
         [ClientMessage::AddBot {
@@ -321,29 +319,19 @@ fn bot_commands_add_by_skill_and_remove_bots_by_name_but_never_people() {
         }],
         "medium when the skill is not said"
     );
-    assert!(line(&mut app, "/bot add genius").is_empty());
-    assert!(app
-        .feed
-        .last()
-        .unwrap()
-        .text
-        .contains("easy, medium or hard"));
+    refused(&mut app, "/bot add genius", "easy, medium or hard");
     assert_eq!(
         line(&mut app, "/bot remove kurt (MEDIUM bot)"),
         [ClientMessage::RemoveBot { player: bot }]
     );
-    assert!(line(&mut app, "/bot remove Ben").is_empty());
-    assert!(app.feed.last().unwrap().text.contains("/kick"));
-    assert!(line(&mut app, "/bot remove Zed").is_empty());
-    assert!(app.feed.last().unwrap().text.contains("no bot called"));
-    assert!(line(&mut app, "/bot dance").is_empty());
-    assert!(app.feed.last().unwrap().text.contains("usage: /bot"));
+    refused(&mut app, "/bot remove Ben", "/kick");
+    refused(&mut app, "/bot remove Zed", "no bot called");
+    refused(&mut app, "/bot dance", "usage: /bot");
 }
 
 #[test]
 fn commands_map_to_requests() {
     let mut app = game();
-    let line = |app: &mut App, l: &str| sends(&app.handle(Event::Line(l.into())));
     assert_eq!(
         line(&mut app, "/kick ben"),
         [ClientMessage::Kick { player: BEN }]
@@ -367,16 +355,9 @@ fn commands_map_to_requests() {
             }
         }]
     );
-    assert!(line(&mut app, "/set colour=blue").is_empty());
-    assert!(app.feed.last().unwrap().text.contains("unknown setting"));
+    refused(&mut app, "/set colour=blue", "unknown setting");
     // Not offered where every hand has a solution.
-    assert!(line(&mut app, "/nosolution").is_empty());
-    assert!(app
-        .feed
-        .last()
-        .unwrap()
-        .text
-        .contains("only solvable hands"));
+    refused(&mut app, "/nosolution", "only solvable hands");
     app.room.as_mut().unwrap().snapshot.settings.deal = krypto_core::protocol::DealMode::Any;
     assert_eq!(
         line(&mut app, "/nosolution"),
@@ -415,10 +396,8 @@ fn commands_map_to_requests() {
 #[test]
 fn challenge_sends_the_round_once_it_is_over_and_shows_the_link() {
     let mut app = game();
-    let line = |app: &mut App, l: &str| sends(&app.handle(Event::Line(l.into())));
     // Not while the round is raced: there is nothing solved to send yet.
-    assert!(line(&mut app, "/challenge").is_empty());
-    assert!(app.feed.last().unwrap().text.contains("once it is over"));
+    refused(&mut app, "/challenge", "once it is over");
     app.room.as_mut().unwrap().snapshot.state = RoomPhase::BetweenRounds;
     assert_eq!(
         line(&mut app, "/challenge"),
@@ -438,7 +417,7 @@ fn challenge_sends_the_round_once_it_is_over_and_shows_the_link() {
 fn the_leaderboard_is_asked_for_and_shown() {
     let mut app = lobby();
     assert_eq!(
-        sends(&app.handle(Event::Line("/leaderboard wins week".into()))),
+        line(&mut app, "/leaderboard wins week"),
         [ClientMessage::Leaderboard {
             metric: Some(Metric::Wins),
             period: Some(Period::Week),
@@ -562,13 +541,7 @@ fn ctrl_c_quits_and_help_opens_and_closes() {
 #[test]
 fn a_formula_outside_a_round_says_why() {
     let mut app = room();
-    assert!(sends(&app.handle(Event::Line("1+2".into()))).is_empty());
-    assert!(app
-        .feed
-        .last()
-        .unwrap()
-        .text
-        .contains("no round is being played"));
+    refused(&mut app, "1+2", "no round is being played");
 }
 
 #[test]
@@ -684,10 +657,7 @@ fn leaving_or_quitting_a_match_asks_first() {
     assert_eq!(guest.handle(ch('q')), [Action::Quit]);
     // Line mode (scripts) acts at once.
     let mut app = game();
-    assert_eq!(
-        sends(&app.handle(Event::Line("/leave".into()))),
-        [ClientMessage::LeaveRoom]
-    );
+    assert_eq!(line(&mut app, "/leave"), [ClientMessage::LeaveRoom]);
 }
 
 #[test]
@@ -775,7 +745,7 @@ fn formulas_the_checker_knows_are_broken_are_not_sent() {
     }
     // A wrong value is a real attempt.
     assert_eq!(
-        sends(&app.handle(Event::Line("1+2+3+4-5".into()))),
+        line(&mut app, "1+2+3+4-5"),
         [ClientMessage::Submit {
             round: 3,
             formula: "1+2+3+4-5".into()
@@ -786,20 +756,16 @@ fn formulas_the_checker_knows_are_broken_are_not_sent() {
 #[test]
 fn a_plain_line_with_letters_is_never_a_formula() {
     let mut app = game();
-    for line in ["hello everyone", "no solution", "quit"] {
-        assert!(
-            sends(&app.handle(Event::Line(line.into()))).is_empty(),
-            "{line}"
-        );
-        assert!(feed(&app).last().unwrap().contains("not a formula"));
+    for text in ["hello everyone", "no solution", "quit"] {
+        refused(&mut app, text, "not a formula");
     }
     // `x` is ×, as in the terminal UI.
     assert_eq!(
-        sends(&app.handle(Event::Line("(1 + 2) x 3 + 4 + 5 - 3 + 3".into()))),
+        line(&mut app, "(1 + 2) x 3 + 4 + 5 - 3 + 3"),
         Vec::<ClientMessage>::new()
     );
     assert_eq!(
-        sends(&app.handle(Event::Line("1 x 2 x 3 + 4 + 5".into()))),
+        line(&mut app, "1 x 2 x 3 + 4 + 5"),
         [ClientMessage::Submit {
             round: 3,
             formula: "1 * 2 * 3 + 4 + 5".into()
@@ -1207,7 +1173,7 @@ fn a_rematch_asks_ready_with_a_key_and_counts_who_is() {
     // The host may start it at once.
     assert_eq!(sends(&app.handle(ch('s'))), [ClientMessage::Start]);
     // Asked twice: said why, nothing sent.
-    assert!(sends(&app.handle(Event::Line("/ready".into()))).is_empty());
+    assert!(line(&mut app, "/ready").is_empty());
     assert!(feed(&app).last().unwrap().contains("ready already"));
     app.handle(msg(ServerMessage::MatchStarted {
         rounds_total: 10,
@@ -1232,10 +1198,7 @@ fn a_ready_check_open_on_arrival_is_asked_and_spectators_are_not_asked() {
         .last()
         .unwrap()
         .starts_with("rematch: ready? press r (or /ready)"));
-    assert_eq!(
-        sends(&app.handle(Event::Line("/ready".into()))),
-        [ClientMessage::Ready]
-    );
+    assert_eq!(line(&mut app, "/ready"), [ClientMessage::Ready]);
     // Watching: told, never asked.
     let mut cat = App::new("ws://127.0.0.1:7878/ws", "Cat");
     cat.handle(msg(ServerMessage::Welcome {
@@ -1260,7 +1223,7 @@ fn a_ready_check_open_on_arrival_is_asked_and_spectators_are_not_asked() {
 #[test]
 fn reactions_are_sent_by_emoji_or_number_and_shown_in_the_feed() {
     let mut app = lobby();
-    assert!(sends(&app.handle(Event::Line("/react 🎉".into()))).is_empty());
+    assert!(line(&mut app, "/react 🎉").is_empty());
     assert!(feed(&app).last().unwrap().contains("need a room"));
     let mut app = game();
     let react = |e: &str| {
@@ -1268,14 +1231,8 @@ fn reactions_are_sent_by_emoji_or_number_and_shown_in_the_feed() {
             emoji: e.to_owned(),
         }]
     };
-    assert_eq!(
-        sends(&app.handle(Event::Line("/react 🔥".into()))),
-        react("🔥")
-    );
-    assert_eq!(
-        sends(&app.handle(Event::Line("/react 2".into()))),
-        react("🎉")
-    );
+    assert_eq!(line(&mut app, "/react 🔥"), react("🔥"));
+    assert_eq!(line(&mut app, "/react 2"), react("🎉"));
     // Never free text, never a number out of the list.
     for bad in ["/react lol", "/react 7", "/react"] {
         assert!(

@@ -6,7 +6,6 @@
 use crossterm::event::KeyCode;
 use krypto_core::protocol::{ClientMessage, DeviceInfo, ServerMessage};
 
-use super::app::Event;
 use super::testkit::*;
 
 fn device(id: &str, label: &str, this_device: bool) -> DeviceInfo {
@@ -23,16 +22,13 @@ fn device(id: &str, label: &str, this_device: bool) -> DeviceInfo {
 #[test]
 fn devices_are_listed_numbered_and_revoked_by_number() {
     let mut app = lobby();
-    assert!(sends(&app.handle(Event::Line("/revoke 1".into()))).is_empty());
+    assert!(line(&mut app, "/revoke 1").is_empty());
     assert!(
         feed(&app).last().unwrap().contains("/devices first"),
         "{:?}",
         feed(&app)
     );
-    assert_eq!(
-        sends(&app.handle(Event::Line("/devices".into()))),
-        [ClientMessage::Devices]
-    );
+    assert_eq!(line(&mut app, "/devices"), [ClientMessage::Devices]);
     app.handle(msg(ServerMessage::Devices {
         devices: vec![
             device("aaaaaaaaaaaaaaaa", "Firefox on Android", false),
@@ -48,20 +44,13 @@ fn devices_are_listed_numbered_and_revoked_by_number() {
     );
     assert!(lines[n - 2].ends_with("(this one)"), "{}", lines[n - 2]);
     assert_eq!(
-        sends(&app.handle(Event::Line("/revoke 1".into()))),
+        line(&mut app, "/revoke 1"),
         [ClientMessage::RevokeDevice {
             device: "aaaaaaaaaaaaaaaa".into()
         }]
     );
     for wrong in ["/revoke 3", "/revoke 0", "/revoke Firefox"] {
-        assert!(
-            sends(&app.handle(Event::Line(wrong.into()))).is_empty(),
-            "{wrong}"
-        );
-        assert!(
-            feed(&app).last().unwrap().contains("from 1 to 2"),
-            "{wrong}"
-        );
+        refused(&mut app, wrong, "from 1 to 2");
     }
 }
 

@@ -32,7 +32,7 @@ fn the_challenge_link_is_one_a_friend_can_open() {
     let challenge = |app: &mut App| {
         app.room.as_mut().unwrap().snapshot.state = RoomPhase::BetweenRounds;
         assert_eq!(
-            sends(&app.handle(Event::Line("/challenge".into()))),
+            line(app, "/challenge"),
             [ClientMessage::ChallengeCreate { round: Some(3) }]
         );
         app.handle(msg(ServerMessage::Challenge {
@@ -103,7 +103,6 @@ fn a_bot_is_removed_by_the_name_it_was_given_or_alone_by_none() {
         snap.players.push(bot);
     }
     app.handle(msg(ServerMessage::RoomState(snap.clone())));
-    let line = |app: &mut App, l: &str| sends(&app.handle(Event::Line(l.into())));
     // What the roster shows before the skill: "Ada".
     assert_eq!(
         line(&mut app, "/bot remove ada"),

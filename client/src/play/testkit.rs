@@ -43,6 +43,20 @@ pub fn typed(app: &mut App, text: &str) {
     }
 }
 
+/// What typing the line `text` (in line mode, or Enter in the input)
+/// sends.
+pub fn line(app: &mut App, text: &str) -> Vec<ClientMessage> {
+    sends(&app.handle(Event::Line(text.into())))
+}
+
+/// Typing the line `text` sends nothing, and the feed's last line says why
+/// (`says`).
+pub fn refused(app: &mut App, text: &str, says: &str) {
+    assert_eq!(line(app, text), [], "{text}");
+    let last = &app.feed.last().unwrap().text;
+    assert!(last.contains(says), "{text}: {last}");
+}
+
 pub fn welcome(resumed: bool) -> Event {
     welcome_naming(resumed, &[])
 }
