@@ -179,18 +179,30 @@ impl Report {
     }
 }
 
+/// Counts by name, as `name n, name n` (empty where there are none).
+pub fn counts(by_name: &BTreeMap<String, u64>) -> String {
+    by_name
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `p50 … ms, p95 … ms, p99 … ms, max … ms (N of)`.
+fn spread(l: &Percentiles, of: &str) -> String {
+    format!(
+        "p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} {of})",
+        l.p50_ms, l.p95_ms, l.p99_ms, l.max_ms, l.count
+    )
+}
+
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let l = &self.verdict_latency;
-        let s = &self.round_started_spread;
         let map = |m: &BTreeMap<String, u64>| {
             if m.is_empty() {
                 "none".to_owned()
             } else {
-                m.iter()
-                    .map(|(k, v)| format!("{k} {v}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                counts(m)
             }
         };
         writeln!(f, "krypto-load against {}", self.server)?;
@@ -216,23 +228,19 @@ impl fmt::Display for Report {
         )?;
         writeln!(
             f,
-            "  verdicts     p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} measured)",
-            l.p50_ms, l.p95_ms, l.p99_ms, l.max_ms, l.count
+            "  verdicts     {}",
+            spread(&self.verdict_latency, "measured")
         )?;
         for (what, l) in [
             ("accepted", &self.accepted_latency),
             ("refused", &self.refused_latency),
         ] {
-            writeln!(
-                f,
-                "    {what:<9}  p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} measured)",
-                l.p50_ms, l.p95_ms, l.p99_ms, l.max_ms, l.count
-            )?;
+            writeln!(f, "    {what:<9}  {}", spread(l, "measured"))?;
         }
         writeln!(
             f,
-            "  round spread p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} rounds)",
-            s.p50_ms, s.p95_ms, s.p99_ms, s.max_ms, s.count
+            "  round spread {}",
+            spread(&self.round_started_spread, "rounds")
         )?;
         writeln!(
             f,

@@ -9,7 +9,7 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use super::super::report::mib;
+use super::super::report::{counts, mib};
 use super::super::stats::{histogram, record, Percentiles};
 use super::player::{Reached, Visit};
 use super::{api_url, DailyConfig};
@@ -343,25 +343,15 @@ impl fmt::Display for DailyReport {
             None => writeln!(f, "  results recorded: GET /api/daily could not be read")?,
         }
         if !self.fair_play.is_empty() {
-            let counts: Vec<String> = self
-                .fair_play
-                .iter()
-                .map(|(k, v)| format!("{k} {v}"))
-                .collect();
-            writeln!(f, "  fair-play answers: {}", counts.join(", "))?;
+            writeln!(f, "  fair-play answers: {}", counts(&self.fair_play))?;
         }
         if self.failures.is_empty() && self.lost == 0 {
             writeln!(f, "  failures: none")?;
         } else {
-            let counts: Vec<String> = self
-                .failures
-                .iter()
-                .map(|(k, v)| format!("{k} {v}"))
-                .collect();
             writeln!(
                 f,
                 "  failures: {} (tasks lost {})",
-                counts.join(", "),
+                counts(&self.failures),
                 self.lost
             )?;
         }
