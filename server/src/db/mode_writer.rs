@@ -141,18 +141,12 @@ impl ModeWriter {
         day: &str,
         now_ms: i64,
     ) -> Result<AttemptRow, DbError> {
-        let day = day.to_owned();
-        match self
-            .write(ModeWrite::DailyAttempt {
-                player,
-                day,
-                now_ms,
-            })
-            .await?
-        {
-            Answer::Attempt(row) => Ok(row),
-            _ => Err(DbError::Invariant("an attempt answered without its row")),
-        }
+        let write = ModeWrite::DailyAttempt {
+            player,
+            day: day.to_owned(),
+            now_ms,
+        };
+        attempt(self.write(write).await?)
     }
 
     /// Counts a wrong answer to `day`'s hand (none once solved).
@@ -227,18 +221,12 @@ impl ModeWriter {
         player: PlayerId,
         now_ms: i64,
     ) -> Result<AttemptRow, DbError> {
-        let code = code.to_owned();
-        match self
-            .write(ModeWrite::ChallengeAttempt {
-                code,
-                player,
-                now_ms,
-            })
-            .await?
-        {
-            Answer::Attempt(row) => Ok(row),
-            _ => Err(DbError::Invariant("an attempt answered without its row")),
-        }
+        let write = ModeWrite::ChallengeAttempt {
+            code: code.to_owned(),
+            player,
+            now_ms,
+        };
+        attempt(self.write(write).await?)
     }
 
     /// Counts a wrong answer to a challenge (none once solved).
@@ -265,6 +253,14 @@ impl ModeWriter {
             elapsed_ms,
         };
         changed(self.write(write).await?)
+    }
+}
+
+/// A write's answer as the attempt it started or found.
+fn attempt(answer: Answer) -> Result<AttemptRow, DbError> {
+    match answer {
+        Answer::Attempt(row) => Ok(row),
+        _ => Err(DbError::Invariant("an attempt answered without its row")),
     }
 }
 
