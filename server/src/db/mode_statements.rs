@@ -292,26 +292,48 @@ async fn starts<B: WriteBackend + Decodes<KeyedAttempt>>(
         .into();
     B::execute(conn, INSERT, rows.clone()).await?;
     let found: Vec<KeyedAttempt> = B::fetch(conn, READ, rows).await?;
-    let mut stored: HashMap<(i64, String), AttemptRow> = found
-        .into_iter()
-        .map(|(player, day, started_ms, misses, solved_ms, elapsed_ms)| {
-            let row = AttemptRow {
-                started_ms,
-                misses,
-                solved_ms,
-                elapsed_ms,
-            };
-            ((player, day), row)
-        })
-        .collect();
-    keys.iter()
-        .map(|(player, day, _)| {
-            stored
-                .remove(&(*player, (*day).to_owned()))
-                .map(Answer::Attempt)
-                .ok_or(DbError::Invariant("a started attempt not read back"))
-        })
-        .collect()
+    let stored = in_order(
+        found
+            .into_iter()
+            .map(|(player, day, started, misses, solved, elapsed)| {
+                (
+                    (player, day),
+                    attempt_row((started, misses, solved, elapsed)),
+                )
+            }),
+        keys.iter().map(|k| (k.0, k.1)),
+        "a started attempt not read back",
+    )?;
+    Ok(stored.into_iter().map(Answer::Attempt).collect())
+}
+
+/// The rows read back with their (player, day) keys, in the order of
+/// `keys`; a key with no row breaks an invariant (`missing` says which).
+fn in_order<'k, T>(
+    found: impl Iterator<Item = ((i64, String), T)>,
+    keys: impl Iterator<Item = (i64, &'k str)>,
+    missing: &'static str,
+) -> Result<Vec<T>, DbError> {
+    let mut stored: HashMap<(i64, String), T> = found.collect();
+    keys.map(|(player, day)| {
+        stored
+            .remove(&(player, day.to_owned()))
+            .ok_or(DbError::Invariant(missing))
+    })
+    .collect()
+}
+
+/// An attempt read back: started, misses, solved, elapsed.
+type AttemptColumns = (i64, i64, Option<i64>, Option<i64>);
+
+/// The stored attempt of [`AttemptColumns`].
+fn attempt_row((started_ms, misses, solved_ms, elapsed_ms): AttemptColumns) -> AttemptRow {
+    AttemptRow {
+        started_ms,
+        misses,
+        solved_ms,
+        elapsed_ms,
+    }
 }
 
 /// A solved daily read back: started, misses, solved, elapsed, formula,
@@ -335,12 +357,7 @@ fn daily_stored(
     (started_ms, misses, solved_ms, elapsed_ms, formula, rated): SolvedColumns,
 ) -> DailyStored {
     DailyStored {
-        attempt: AttemptRow {
-            started_ms,
-            misses,
-            solved_ms,
-            elapsed_ms,
-        },
+        attempt: attempt_row((started_ms, misses, solved_ms, elapsed_ms)),
         formula,
         rated: rated == 1,
     }
@@ -402,26 +419,21 @@ async fn solves<B: WriteBackend + Decodes<(i64, String)> + Decodes<KeyedSolved>>
         .into_iter()
         .collect();
     let found: Vec<KeyedSolved> = B::fetch(conn, READ, rows).await?;
-    let mut stored: HashMap<(i64, String), DailyStored> = found
-        .into_iter()
-        .map(
+    let stored = in_order(
+        found.into_iter().map(
             |(player, day, started, misses, solved, elapsed, formula, rated)| {
                 let row = daily_stored((started, misses, solved, elapsed, formula, rated));
                 ((player, day), row)
             },
-        )
-        .collect();
-    solves
+        ),
+        solves.iter().map(|s| (s.0, s.1)),
+        "a solved attempt not read back",
+    )?;
+    Ok(solves
         .iter()
-        .map(|s| {
-            let key = (s.0, s.1.to_owned());
-            let counted = counted.contains(&key);
-            stored
-                .remove(&key)
-                .map(|row| Answer::Solved(counted, row))
-                .ok_or(DbError::Invariant("a solved attempt not read back"))
-        })
-        .collect()
+        .zip(stored)
+        .map(|(s, row)| Answer::Solved(counted.contains(&(s.0, s.1.to_owned())), row))
+        .collect())
 }
 
 const DAILY_START: &str =
