@@ -271,20 +271,18 @@ async fn starts<B: WriteBackend + Decodes<KeyedAttempt>>(
     const READ: &str = "SELECT a.player_id, a.day, a.started_ms, a.misses, a.solved_ms,
                                a.elapsed_ms
          FROM {rows} JOIN daily_attempts a ON a.player_id = t.player_id AND a.day = t.day";
-    let keys: Vec<(i64, &str, i64)> = writes
-        .iter()
-        .filter_map(|w| match w {
+    let keys: Vec<(i64, &str, i64)> = all_of(
+        writes,
+        "a batch of starts with another write",
+        |w| match w {
             ModeWrite::DailyAttempt {
                 player,
                 day,
                 now_ms,
             } => Some((player.0, day.as_str(), *now_ms)),
             _ => None,
-        })
-        .collect();
-    if keys.len() != writes.len() {
-        return Err(DbError::Invariant("a batch of starts with another write"));
-    }
+        },
+    )?;
     let rows: Rows = Rows::of(&keys)
         .col("player_id", |k| k.0)
         .col("day", |k| k.1)
@@ -305,6 +303,19 @@ async fn starts<B: WriteBackend + Decodes<KeyedAttempt>>(
         "a started attempt not read back",
     )?;
     Ok(stored.into_iter().map(Answer::Attempt).collect())
+}
+
+/// What `pick` takes from each of `writes`, a segment of one kind of
+/// write; a write it takes nothing from breaks an invariant (`other`).
+fn all_of<'w, T>(
+    writes: &[&'w ModeWrite],
+    other: &'static str,
+    pick: impl Fn(&'w ModeWrite) -> Option<T>,
+) -> Result<Vec<T>, DbError> {
+    writes
+        .iter()
+        .map(|w| pick(w).ok_or(DbError::Invariant(other)))
+        .collect()
 }
 
 /// The rows read back with their (player, day) keys, in the order of
@@ -382,9 +393,10 @@ async fn solves<B: WriteBackend + Decodes<(i64, String)> + Decodes<KeyedSolved>>
     const READ: &str = "SELECT a.player_id, a.day, a.started_ms, a.misses, a.solved_ms,
                                a.elapsed_ms, a.formula, a.rated
          FROM {rows} JOIN daily_attempts a ON a.player_id = t.player_id AND a.day = t.day";
-    let solves: Vec<(i64, &str, i64, i64, &str, bool)> = writes
-        .iter()
-        .filter_map(|w| match w {
+    let solves: Vec<(i64, &str, i64, i64, &str, bool)> = all_of(
+        writes,
+        "a batch of solves with another write",
+        |w| match w {
             ModeWrite::DailySolve {
                 player,
                 day,
@@ -401,11 +413,8 @@ async fn solves<B: WriteBackend + Decodes<(i64, String)> + Decodes<KeyedSolved>>
                 *rated,
             )),
             _ => None,
-        })
-        .collect();
-    if solves.len() != writes.len() {
-        return Err(DbError::Invariant("a batch of solves with another write"));
-    }
+        },
+    )?;
     let rows: Rows = Rows::of(&solves)
         .col("player_id", |s| s.0)
         .col("day", |s| s.1)
