@@ -42,9 +42,13 @@ struct Setup {
 }
 
 impl Setup {
-    /// `None` when there is no PostgreSQL here (the test is skipped).
+    /// `None` when there is no PostgreSQL here (the test is skipped, and
+    /// says so).
     async fn new() -> Option<Setup> {
-        let url = common::postgres::fresh_database().await?;
+        let Some(url) = common::postgres::fresh_database().await else {
+            eprintln!("skipped: no PostgreSQL here");
+            return None;
+        };
         let proxy = BlackHole::new(&url).await;
         let dir = tempfile::tempdir().unwrap();
         Some(Setup {
@@ -72,6 +76,16 @@ impl Setup {
                 &scale,
             ],
         )
+    }
+
+    /// The server through the proxy, with Ann and Ben in a started match
+    /// of `rounds` long rounds whose first round is won: the server, the
+    /// two players and the wins announced so far.
+    async fn first_round_won(&self, rounds: u32) -> (Process, Client, Client, Vec<Won>) {
+        let server = self.serve();
+        let (mut ann, mut ben) = a_match_of(&server, rounds).await;
+        let announced = vec![win(&mut ann, &mut ben, 1).await];
+        (server, ann, ben, announced)
     }
 
     /// Two nodes of a cluster with a node timeout of `secs`: A on the
@@ -122,12 +136,9 @@ fn room_ms(real: Duration) -> i64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_black_holed_database_is_journaled_past_the_deadline_and_play_goes_on() {
     let Some(setup) = Setup::new().await else {
-        eprintln!("skipped: no PostgreSQL here");
         return;
     };
-    let server = setup.serve();
-    let (mut ann, mut ben) = a_match(&server).await;
-    let mut announced = vec![win(&mut ann, &mut ben, 1).await];
+    let (server, mut ann, mut ben, mut announced) = setup.first_round_won(10).await;
     assert_eq!(server.readyz().await.0, 200);
 
     setup.proxy.set(Link::Held);
@@ -186,12 +197,9 @@ async fn a_black_holed_database_is_journaled_past_the_deadline_and_play_goes_on(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_commit_whose_answer_was_lost_is_replayed_without_counting_twice() {
     let Some(setup) = Setup::new().await else {
-        eprintln!("skipped: no PostgreSQL here");
         return;
     };
-    let server = setup.serve();
-    let (mut ann, mut ben) = a_match_of(&server, 3).await;
-    let mut announced = vec![win(&mut ann, &mut ben, 1).await];
+    let (server, mut ann, mut ben, mut announced) = setup.first_round_won(3).await;
 
     setup.proxy.set(Link::AnswersHeld);
     announced.push(win(&mut ann, &mut ben, 2).await);
@@ -215,12 +223,9 @@ async fn a_commit_whose_answer_was_lost_is_replayed_without_counting_twice() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kill_9_during_a_drop_loses_no_announced_win() {
     let Some(setup) = Setup::new().await else {
-        eprintln!("skipped: no PostgreSQL here");
         return;
     };
-    let mut server = setup.serve();
-    let (mut ann, mut ben) = a_match(&server).await;
-    let mut announced = vec![win(&mut ann, &mut ben, 1).await];
+    let (mut server, mut ann, mut ben, mut announced) = setup.first_round_won(10).await;
     setup.proxy.set(Link::Held);
     announced.push(win(&mut ann, &mut ben, 2).await);
     announced.push(win(&mut ann, &mut ben, 3).await);
@@ -333,7 +338,6 @@ const SUSPECT_TIMEOUT: u32 = 6;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_suspected_node_is_unreachable_and_keeps_its_seats_until_declared_dead() {
     let Some(setup) = Setup::new().await else {
-        eprintln!("skipped: no PostgreSQL here");
         return;
     };
     let (a, b) = setup.two_nodes(SUSPECT_TIMEOUT);
@@ -434,7 +438,6 @@ async fn a_dead_nodes_match_is_closed_abandoned_by_a_live_node() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn api_reads_past_the_deadline_answer_503() {
     let Some(setup) = Setup::new().await else {
-        eprintln!("skipped: no PostgreSQL here");
         return;
     };
     let server = setup.serve();
@@ -471,7 +474,6 @@ async fn api_reads_past_the_deadline_answer_503() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_back_from_a_partition_does_not_overwrite_a_newer_seat() {
     let Some(setup) = Setup::new().await else {
-        eprintln!("skipped: no PostgreSQL here");
         return;
     };
     let (a, b) = setup.two_nodes(1);
@@ -538,7 +540,6 @@ const LONG_DROP: Duration = Duration::from_secs(45);
 #[ignore = "a 45 s drop of real time"]
 async fn the_long_drop() {
     let Some(setup) = Setup::new().await else {
-        eprintln!("skipped: no PostgreSQL here");
         return;
     };
     let journal = setup.journal.display().to_string();
