@@ -88,6 +88,20 @@ impl Setup {
         (server, ann, ben, announced)
     }
 
+    /// Two nodes as [`Setup::two_nodes`] starts them, and Ann hosting a
+    /// room on A (as [`hosting`] says) once her seat there is in the
+    /// directory.
+    async fn ann_hosting_on_a(
+        &self,
+        secs: u32,
+    ) -> (Process, Process, (Client, Value, i64, String)) {
+        let (a, b) = self.two_nodes(secs);
+        let (ann, welcome, id, code) = hosting(&a, "Ann").await;
+        let what = "Ann's seat on A is in the directory";
+        seat_published(&self.url, id, &code, what).await;
+        (a, b, (ann, welcome, id, code))
+    }
+
     /// Two nodes of a cluster with a node timeout of `secs`: A on the
     /// database through the proxy (with these tests' deadline, journaling),
     /// B on it directly.
@@ -340,16 +354,8 @@ async fn a_suspected_node_is_unreachable_and_keeps_its_seats_until_declared_dead
     let Some(setup) = Setup::new().await else {
         return;
     };
-    let (a, b) = setup.two_nodes(SUSPECT_TIMEOUT);
-    let (ann, welcome, ann_id, on_a) = hosting(&a, "Ann").await;
+    let (a, b, (ann, welcome, ann_id, on_a)) = setup.ann_hosting_on_a(SUSPECT_TIMEOUT).await;
     let seat = held_seat(ann_id, &on_a);
-    seat_published(
-        &setup.url,
-        ann_id,
-        &on_a,
-        "Ann's seat on A is in the directory",
-    )
-    .await;
     // Ann stays connected to A: a room whose members all dropped closes
     // once their seats lapse (room time runs 100 times faster here), and
     // A, cut off from the database, plays on with her.
@@ -476,15 +482,7 @@ async fn a_node_back_from_a_partition_does_not_overwrite_a_newer_seat() {
     let Some(setup) = Setup::new().await else {
         return;
     };
-    let (a, b) = setup.two_nodes(1);
-    let (ann, welcome, ann_id, on_a) = hosting(&a, "Ann").await;
-    seat_published(
-        &setup.url,
-        ann_id,
-        &on_a,
-        "Ann's seat on A is in the directory",
-    )
-    .await;
+    let (a, b, (ann, welcome, ann_id, on_a)) = setup.ann_hosting_on_a(1).await;
     // Ben stays in the room on A; Ann's connection drops (her seat is
     // held there).
     let (mut ben, _) = a.player(common::hello("Ben")).await;
