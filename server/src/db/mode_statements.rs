@@ -84,27 +84,15 @@ macro_rules! backend {
                 Ok(answers)
             }
 
-            /// Runs one write inside the caller's transaction.
+            /// Runs one write inside the caller's transaction (a daily
+            /// start or solve as a segment of one: the same statement).
             async fn one(conn: &mut $conn, write: &ModeWrite) -> Result<Answer, DbError> {
                 Ok(match write {
-                    ModeWrite::DailyAttempt {
-                        player,
-                        day,
-                        now_ms,
-                    } => {
-                        sqlx::query(DAILY_START)
-                            .bind(player.0)
-                            .bind(day)
-                            .bind(now_ms)
-                            .execute(&mut *conn)
-                            .await?;
-                        Answer::Attempt(
-                            sqlx::query_as(DAILY_READ)
-                                .bind(player.0)
-                                .bind(day)
-                                .fetch_one(&mut *conn)
-                                .await?,
-                        )
+                    ModeWrite::DailyAttempt { .. } => {
+                        only(starts::<$db>(conn, &[write]).await?)?
+                    }
+                    ModeWrite::DailySolve { .. } => {
+                        only(solves::<$db>(conn, &[write]).await?)?
                     }
                     ModeWrite::DailyMiss { player, day } => {
                         sqlx::query(DAILY_MISS)
@@ -113,30 +101,6 @@ macro_rules! backend {
                             .execute(&mut *conn)
                             .await?;
                         Answer::Done
-                    }
-                    ModeWrite::DailySolve {
-                        player,
-                        day,
-                        solved_ms,
-                        elapsed_ms,
-                        formula,
-                        rated,
-                    } => {
-                        let done = sqlx::query(DAILY_SOLVE)
-                            .bind(player.0)
-                            .bind(day)
-                            .bind(solved_ms)
-                            .bind(elapsed_ms)
-                            .bind(formula)
-                            .bind(i64::from(*rated))
-                            .execute(&mut *conn)
-                            .await?;
-                        let stored: SolvedColumns = sqlx::query_as(SOLVED_READ)
-                            .bind(player.0)
-                            .bind(day)
-                            .fetch_one(&mut *conn)
-                            .await?;
-                        Answer::Solved(done.rows_affected() == 1, daily_stored(stored))
                     }
                     ModeWrite::RunFinished { player, day, run } => {
                         sqlx::query(RUN_FINISHED)
@@ -230,6 +194,15 @@ enum Segment {
     Solves,
     /// Any other write, alone.
     One,
+}
+
+/// The answer of a segment of one write.
+fn only(answers: Vec<Answer>) -> Result<Answer, DbError> {
+    let mut answers = answers.into_iter();
+    match (answers.next(), answers.next()) {
+        (Some(answer), None) => Ok(answer),
+        _ => Err(DbError::Invariant("one write answered other than once")),
+    }
 }
 
 /// The longest run of writes at the head of `writes` that can run as one
@@ -445,20 +418,8 @@ async fn solves<B: WriteBackend + Decodes<(i64, String)> + Decodes<KeyedSolved>>
         .collect())
 }
 
-const DAILY_START: &str =
-    "INSERT INTO daily_attempts (player_id, day, started_ms) VALUES ($1, $2, $3)
-     ON CONFLICT (player_id, day) DO NOTHING";
-const DAILY_READ: &str = "SELECT started_ms, misses, solved_ms, elapsed_ms FROM daily_attempts
-                          WHERE player_id = $1 AND day = $2";
 const DAILY_MISS: &str = "UPDATE daily_attempts SET misses = misses + 1
                           WHERE player_id = $1 AND day = $2 AND solved_ms IS NULL";
-const DAILY_SOLVE: &str = "UPDATE daily_attempts
-    SET solved_ms = $3, elapsed_ms = $4, formula = $5,
-        rated = CASE WHEN EXISTS (SELECT 1 FROM players p WHERE p.id = $1 AND p.bot)
-                THEN 0 ELSE $6 END
-    WHERE player_id = $1 AND day = $2 AND solved_ms IS NULL";
-const SOLVED_READ: &str = "SELECT started_ms, misses, solved_ms, elapsed_ms, formula, rated
-                           FROM daily_attempts WHERE player_id = $1 AND day = $2";
 const RUN_FINISHED: &str = "INSERT INTO run_bests
         (player_id, day, score, misses, best_combo, duration_ms, finished_ms, runs)
     VALUES ($1, $2, $3, $4, $5, $6, $7, 1)

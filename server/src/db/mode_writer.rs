@@ -377,18 +377,26 @@ mod tests {
         };
         let ada = ada.player_id();
         let writer = ModeWriter::start(db.clone());
-        // On this single-threaded runtime the three are queued before the
+        // On this single-threaded runtime the four are queued before the
         // writer runs: one batch. The second names no player (a foreign
-        // key the database refuses).
-        let (first, refused, second) = tokio::join!(
+        // key the database refuses); the starts and the solve after them
+        // are replayed one by one.
+        let (first, refused, second, solved) = tokio::join!(
             writer.daily_attempt(ada, "2026-03-10", 1_000),
             writer.daily_attempt(PlayerId(999), "2026-03-10", 1_000),
             writer.daily_attempt(ada, "2026-03-11", 2_000),
+            writer.daily_solve(ada, "2026-03-11", 3_000, 1_000, "3*5", false),
         );
         assert_eq!(first.unwrap().started_ms, 1_000);
         let refused = refused.unwrap_err();
         assert!(!refused.is_unavailable(), "{refused}");
         assert_eq!(second.unwrap().started_ms, 2_000);
+        let (counted, stored) = solved.unwrap();
+        assert!(counted);
+        assert_eq!(stored.attempt.started_ms, 2_000);
+        assert_eq!(stored.attempt.solved_ms, Some(3_000));
+        assert_eq!(stored.formula.as_deref(), Some("3*5"));
+        assert!(!stored.rated);
         // Stored: a second start keeps the first clock.
         let again = writer
             .daily_attempt(ada, "2026-03-10", 9_000)
