@@ -42,9 +42,13 @@ struct Setup {
 }
 
 impl Setup {
-    /// `None` when there is no PostgreSQL here (the test is skipped).
+    /// `None` when there is no PostgreSQL here (the test is skipped, and
+    /// says so).
     async fn new() -> Option<Setup> {
-        let url = common::postgres::fresh_database().await?;
+        let Some(url) = common::postgres::fresh_database().await else {
+            eprintln!("skipped: no PostgreSQL here");
+            return None;
+        };
         let proxy = BlackHole::new(&url).await;
         let dir = tempfile::tempdir().unwrap();
         Some(Setup {
@@ -72,6 +76,30 @@ impl Setup {
                 &scale,
             ],
         )
+    }
+
+    /// The server through the proxy, with Ann and Ben in a started match
+    /// of `rounds` long rounds whose first round is won: the server, the
+    /// two players and the wins announced so far.
+    async fn first_round_won(&self, rounds: u32) -> (Process, Client, Client, Vec<Won>) {
+        let server = self.serve();
+        let (mut ann, mut ben) = a_match_of(&server, rounds).await;
+        let announced = vec![win(&mut ann, &mut ben, 1).await];
+        (server, ann, ben, announced)
+    }
+
+    /// Two nodes as [`Setup::two_nodes`] starts them, and Ann hosting a
+    /// room on A (as [`hosting`] says) once her seat there is in the
+    /// directory.
+    async fn ann_hosting_on_a(
+        &self,
+        secs: u32,
+    ) -> (Process, Process, (Client, Value, i64, String)) {
+        let (a, b) = self.two_nodes(secs);
+        let (ann, welcome, id, code) = hosting(&a, "Ann").await;
+        let what = "Ann's seat on A is in the directory";
+        seat_published(&self.url, id, &code, what).await;
+        (a, b, (ann, welcome, id, code))
     }
 
     /// Two nodes of a cluster with a node timeout of `secs`: A on the
@@ -122,12 +150,9 @@ fn room_ms(real: Duration) -> i64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_black_holed_database_is_journaled_past_the_deadline_and_play_goes_on() {
     let Some(setup) = Setup::new().await else {
-        eprintln!("skipped: no PostgreSQL here");
         return;
     };
-    let server = setup.serve();
-    let (mut ann, mut ben) = a_match(&server).await;
-    let mut announced = vec![win(&mut ann, &mut ben, 1).await];
+    let (server, mut ann, mut ben, mut announced) = setup.first_round_won(10).await;
     assert_eq!(server.readyz().await.0, 200);
 
     setup.proxy.set(Link::Held);
@@ -186,12 +211,9 @@ async fn a_black_holed_database_is_journaled_past_the_deadline_and_play_goes_on(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_commit_whose_answer_was_lost_is_replayed_without_counting_twice() {
     let Some(setup) = Setup::new().await else {
-        eprintln!("skipped: no PostgreSQL here");
         return;
     };
-    let server = setup.serve();
-    let (mut ann, mut ben) = a_match_of(&server, 3).await;
-    let mut announced = vec![win(&mut ann, &mut ben, 1).await];
+    let (server, mut ann, mut ben, mut announced) = setup.first_round_won(3).await;
 
     setup.proxy.set(Link::AnswersHeld);
     announced.push(win(&mut ann, &mut ben, 2).await);
@@ -215,12 +237,9 @@ async fn a_commit_whose_answer_was_lost_is_replayed_without_counting_twice() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kill_9_during_a_drop_loses_no_announced_win() {
     let Some(setup) = Setup::new().await else {
-        eprintln!("skipped: no PostgreSQL here");
         return;
     };
-    let mut server = setup.serve();
-    let (mut ann, mut ben) = a_match(&server).await;
-    let mut announced = vec![win(&mut ann, &mut ben, 1).await];
+    let (mut server, mut ann, mut ben, mut announced) = setup.first_round_won(10).await;
     setup.proxy.set(Link::Held);
     announced.push(win(&mut ann, &mut ben, 2).await);
     announced.push(win(&mut ann, &mut ben, 3).await);
@@ -233,9 +252,7 @@ async fn a_kill_9_during_a_drop_loses_no_announced_win() {
     assert_eq!(setup.recorded().await, announced);
     assert!(!setup.journal.exists());
     // Its match can never finish: closed at the start, not left playing.
-    let mut db = Raw::connect(&setup.url).await;
-    let statuses: Vec<(String,)> = db.rows("SELECT status FROM matches").await;
-    assert_eq!(statuses, vec![("abandoned".to_owned(),)]);
+    assert_eq!(match_statuses(&setup.url).await, ["abandoned"]);
 }
 
 /// `name` on `node`, in a room they opened there: the client, its
@@ -246,6 +263,48 @@ async fn hosting(node: &Process, name: &str) -> (Client, Value, i64, String) {
     let code = room["code"].as_str().unwrap().to_owned();
     let id = welcome["player_id"].as_i64().unwrap();
     (client, welcome, id, code)
+}
+
+/// The query counting `player`'s seat in the room `code` as the directory
+/// holds it for a connected player (not orphaned).
+fn held_seat(player: i64, code: &str) -> String {
+    format!(
+        "SELECT count(*) FROM seats
+         WHERE player_id = {player} AND code = '{code}' AND orphaned_at IS NULL"
+    )
+}
+
+/// Waits until the directory at `url` holds `player`'s seat in `code`.
+async fn seat_published(url: &str, player: i64, code: &str, what: &str) {
+    count_reaches(SLOW, url, &held_seat(player, code), 1, what).await;
+}
+
+/// Waits until the directory at `url` lists the room `code` again.
+async fn room_published(url: &str, code: &str, what: &str) {
+    let sql = format!("SELECT count(*) FROM rooms WHERE code = '{code}'");
+    count_reaches(SLOW, url, &sql, 1, what).await;
+}
+
+/// Waits until one node is left in the directory at `url`: the other
+/// declared dead.
+async fn one_node_left(url: &str, what: &str) {
+    count_reaches(SLOW, url, "SELECT count(*) FROM nodes", 1, what).await;
+}
+
+/// The rooms `player` holds a seat in, by the directory at `url`.
+async fn seat_codes(url: &str, player: i64) -> Vec<String> {
+    let sql = format!("SELECT code FROM seats WHERE player_id = {player}");
+    let rows: Vec<(String,)> = Raw::connect(url).await.rows(&sql).await;
+    rows.into_iter().map(|(code,)| code).collect()
+}
+
+/// The status of every match in the database at `url`.
+async fn match_statuses(url: &str) -> Vec<String> {
+    let rows: Vec<(String,)> = Raw::connect(url)
+        .await
+        .rows("SELECT status FROM matches")
+        .await;
+    rows.into_iter().map(|(status,)| status).collect()
 }
 
 /// A node of a cluster on `db` with a node timeout of `secs`.
@@ -293,23 +352,10 @@ const SUSPECT_TIMEOUT: u32 = 6;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_suspected_node_is_unreachable_and_keeps_its_seats_until_declared_dead() {
     let Some(setup) = Setup::new().await else {
-        eprintln!("skipped: no PostgreSQL here");
         return;
     };
-    let (a, b) = setup.two_nodes(SUSPECT_TIMEOUT);
-    let (ann, welcome, ann_id, on_a) = hosting(&a, "Ann").await;
-    let seat = format!(
-        "SELECT count(*) FROM seats
-         WHERE player_id = {ann_id} AND code = '{on_a}' AND orphaned_at IS NULL"
-    );
-    count_reaches(
-        SLOW,
-        &setup.url,
-        &seat,
-        1,
-        "Ann's seat on A is in the directory",
-    )
-    .await;
+    let (a, b, (ann, welcome, ann_id, on_a)) = setup.ann_hosting_on_a(SUSPECT_TIMEOUT).await;
+    let seat = held_seat(ann_id, &on_a);
     // Ann stays connected to A: a room whose members all dropped closes
     // once their seats lapse (room time runs 100 times faster here), and
     // A, cut off from the database, plays on with her.
@@ -378,28 +424,14 @@ async fn a_dead_nodes_match_is_closed_abandoned_by_a_live_node() {
     let _b = node_timing_out(&url, SUSPECT_TIMEOUT, &[]);
     let (mut ann, mut ben) = a_match(&a).await;
     win(&mut ann, &mut ben, 1).await;
-    let statuses = || async {
-        let rows: Vec<(String,)> = Raw::connect(&url)
-            .await
-            .rows("SELECT status FROM matches")
-            .await;
-        rows
-    };
     // Alive, and long enough for B to judge heartbeats: still playing.
     all_judging(&url, SUSPECT_TIMEOUT).await;
-    assert_eq!(statuses().await, vec![("playing".to_owned(),)]);
+    assert_eq!(match_statuses(&url).await, ["playing"]);
 
     a.kill9();
-    count_reaches(
-        SLOW,
-        &url,
-        "SELECT count(*) FROM nodes",
-        1,
-        "B declares A dead",
-    )
-    .await;
+    one_node_left(&url, "B declares A dead").await;
     eventually_within(SLOW, "the match is closed abandoned", || async {
-        (statuses().await == vec![("abandoned".to_owned(),)]).then_some(())
+        (match_statuses(&url).await == ["abandoned"]).then_some(())
     })
     .await;
     // The round it announced stays.
@@ -412,7 +444,6 @@ async fn a_dead_nodes_match_is_closed_abandoned_by_a_live_node() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn api_reads_past_the_deadline_answer_503() {
     let Some(setup) = Setup::new().await else {
-        eprintln!("skipped: no PostgreSQL here");
         return;
     };
     let server = setup.serve();
@@ -449,20 +480,9 @@ async fn api_reads_past_the_deadline_answer_503() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_back_from_a_partition_does_not_overwrite_a_newer_seat() {
     let Some(setup) = Setup::new().await else {
-        eprintln!("skipped: no PostgreSQL here");
         return;
     };
-    let (a, b) = setup.two_nodes(1);
-    let (ann, welcome, ann_id, on_a) = hosting(&a, "Ann").await;
-    let seat = format!("SELECT count(*) FROM seats WHERE player_id = {ann_id} AND code = '{on_a}'");
-    count_reaches(
-        SLOW,
-        &setup.url,
-        &seat,
-        1,
-        "Ann's seat on A is in the directory",
-    )
-    .await;
+    let (a, b, (ann, welcome, ann_id, on_a)) = setup.ann_hosting_on_a(1).await;
     // Ben stays in the room on A; Ann's connection drops (her seat is
     // held there).
     let (mut ben, _) = a.player(common::hello("Ben")).await;
@@ -473,14 +493,7 @@ async fn a_node_back_from_a_partition_does_not_overwrite_a_newer_seat() {
     drop(ann);
 
     setup.proxy.set(Link::Held);
-    count_reaches(
-        SLOW,
-        &setup.url,
-        "SELECT count(*) FROM nodes",
-        1,
-        "B takes A for dead",
-    )
-    .await;
+    one_node_left(&setup.url, "B takes A for dead").await;
     // On B, Ann is told her room is gone, then opens one there.
     let (mut ann, _) = b.player(common::hello_again(&welcome)).await;
     let gone = ann.recv().await;
@@ -488,13 +501,10 @@ async fn a_node_back_from_a_partition_does_not_overwrite_a_newer_seat() {
     let on_b = ann.request(json!({"type": "create_room"})).await;
     assert_eq!(on_b["type"], "room_state", "{on_b}");
     let on_b = on_b["code"].as_str().unwrap().to_owned();
-    let seat_b =
-        format!("SELECT count(*) FROM seats WHERE player_id = {ann_id} AND code = '{on_b}'");
-    count_reaches(
-        SLOW,
+    seat_published(
         &setup.url,
-        &seat_b,
-        1,
+        ann_id,
+        &on_b,
         "Ann's seat on B is in the directory",
     )
     .await;
@@ -502,15 +512,8 @@ async fn a_node_back_from_a_partition_does_not_overwrite_a_newer_seat() {
     setup.proxy.set(Link::Open);
     // A re-publishes its rooms and seats in one transaction: once its room
     // is back, Ann's seat was decided.
-    let room_a = format!("SELECT count(*) FROM rooms WHERE code = '{on_a}'");
-    count_reaches(SLOW, &setup.url, &room_a, 1, "A re-publishes its room").await;
-    let seats: Vec<(String,)> = Raw::connect(&setup.url)
-        .await
-        .rows(&format!(
-            "SELECT code FROM seats WHERE player_id = {ann_id}"
-        ))
-        .await;
-    assert_eq!(seats, vec![(on_b.clone(),)]);
+    room_published(&setup.url, &on_a, "A re-publishes its room").await;
+    assert_eq!(seat_codes(&setup.url, ann_id).await, [on_b]);
     // And she cannot host a second room anywhere.
     let again = ann.request(json!({"type": "create_room"})).await;
     assert_eq!(again["type"], "error", "{again}");
@@ -535,7 +538,6 @@ const LONG_DROP: Duration = Duration::from_secs(45);
 #[ignore = "a 45 s drop of real time"]
 async fn the_long_drop() {
     let Some(setup) = Setup::new().await else {
-        eprintln!("skipped: no PostgreSQL here");
         return;
     };
     let journal = setup.journal.display().to_string();
@@ -563,10 +565,7 @@ async fn the_long_drop() {
     );
     // Dan's room on A, where he stays (a seat dropped there is held only
     // 6 s of real time at this room-time scale).
-    let (mut dan_on_a, dan_welcome) = a.player(common::hello("Dan")).await;
-    let dan_room = dan_on_a.request(json!({"type": "create_room"})).await;
-    assert_eq!(dan_room["type"], "room_state", "{dan_room}");
-    let dan_id = dan_welcome["player_id"].as_i64().unwrap();
+    let (dan_on_a, dan_welcome, dan_id, _) = hosting(&a, "Dan").await;
     // Rounds of 60 s of real time: none times out while the test looks
     // elsewhere.
     let (mut ann, _) = a.player(common::hello("Ann")).await;
@@ -643,15 +642,12 @@ async fn the_long_drop() {
     let healed = Instant::now();
     let body = a.ready_again().await;
     eprintln!("A ready {:?} after the heal: {body}", healed.elapsed());
-    let room_back = format!("SELECT count(*) FROM rooms WHERE code = '{room_a}'");
-    count_reaches(SLOW, &setup.url, &room_back, 1, "A re-publishes its rooms").await;
-    let seats: Vec<(String,)> = Raw::connect(&setup.url)
-        .await
-        .rows(&format!(
-            "SELECT code FROM seats WHERE player_id = {dan_id}"
-        ))
-        .await;
-    assert_eq!(seats, vec![(dan_b,)], "Dan's seat on B stands");
+    room_published(&setup.url, &room_a, "A re-publishes its rooms").await;
+    assert_eq!(
+        seat_codes(&setup.url, dan_id).await,
+        [dan_b],
+        "Dan's seat on B stands"
+    );
     let again = dan.request(json!({"type": "create_room"})).await;
     assert_eq!(again["type"], "error", "{again}");
     // On A, whose seat of his was dropped, he cannot host either.
@@ -664,11 +660,7 @@ async fn the_long_drop() {
     }
     ann.recv_type("match_over").await;
     eventually_within(SLOW, "the match is recorded finished", || async {
-        let statuses: Vec<(String,)> = Raw::connect(&setup.url)
-            .await
-            .rows("SELECT status FROM matches")
-            .await;
-        (statuses == vec![("finished".to_owned(),)]).then_some(())
+        (match_statuses(&setup.url).await == ["finished"]).then_some(())
     })
     .await;
     assert_eq!(setup.recorded().await, announced);

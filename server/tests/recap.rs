@@ -9,7 +9,7 @@
 #[macro_use]
 mod common;
 
-use common::scripted::{one_hand, round_started};
+use common::scripted::{missed_then_won, one_hand, round_started};
 use common::TestServer;
 use krypto_core::rules::Rules;
 use krypto_core::solver;
@@ -21,12 +21,7 @@ async fn two_rounds(server: &TestServer) -> Value {
     let [(mut ann, _), (mut ben, _)] = server.players(["Ann", "Ben"]).await;
     ann.host_match(json!({"rounds": 2, "round_seconds": 10}), &mut [&mut ben])
         .await;
-    round_started(&mut ann, 1).await;
-    round_started(&mut ben, 1).await;
-    let missed = ann.submit(1, "1+2+3+4*5").await;
-    assert_eq!(missed["accepted"], false, "{missed}");
-    let won = ben.submit(1, "5+4+3+2+1").await;
-    assert_eq!(won["accepted"], true, "{won}");
+    missed_then_won(&mut ann, &mut ben, 1, "5+4+3+2+1").await;
     round_started(&mut ann, 2).await;
     round_started(&mut ben, 2).await;
     let won = ann.submit(2, "(1+2)*5*(4-3)").await;

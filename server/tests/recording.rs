@@ -6,7 +6,7 @@
 #[macro_use]
 mod common;
 
-use common::scripted::{one_hand, round_started};
+use common::scripted::{missed_then_won, one_hand, round_started};
 use common::{Client, TestServer};
 use serde_json::{json, Value};
 
@@ -103,12 +103,7 @@ on_both! {
             .await;
 
         // Round 1: Ann is wrong, then Ben wins.
-        round_started(&mut ann, 1).await;
-        round_started(&mut ben, 1).await;
-        let wrong = ann.submit(1, "1+2+3+4*5").await;
-        assert_eq!(wrong["accepted"], false, "{wrong}");
-        let right = ben.submit(1, "1+2+3+4+5").await;
-        assert_eq!(right["accepted"], true, "{right}");
+        missed_then_won(&mut ann, &mut ben, 1, "1+2+3+4+5").await;
         let won1 = ann.recv_type("round_won").await;
         assert_eq!(won1["winner"], ben_id);
         assert_eq!(ben.recv_type("round_won").await, won1);

@@ -47,6 +47,15 @@ fn assert_guarded(a: &Answer) {
     assert_eq!(a.headers["x-content-type-options"], "nosniff");
 }
 
+/// `path` answered 200 with `content_type`, guarded as every answer is.
+async fn served(server: &TestServer, path: &str, content_type: &str) -> Answer {
+    let a = get(server, path, "").await;
+    assert_eq!(a.status, 200, "{path}");
+    assert_eq!(a.headers["content-type"], content_type, "{path}");
+    assert_guarded(&a);
+    a
+}
+
 // These stay on SQLite alone, outside `on_both!`: the browser client's
 // routes use no server state (`web::routes` in server/src/web.rs merges
 // into any router), so no answer here touches a database, and a PostgreSQL
@@ -67,9 +76,7 @@ async fn every_page_address_serves_the_app() {
         "/run",
         "/practice",
     ] {
-        let a = get(&server, path, "").await;
-        assert_eq!(a.status, 200, "{path}");
-        assert_eq!(a.headers["content-type"], "text/html; charset=utf-8");
+        let a = served(&server, path, "text/html; charset=utf-8").await;
         assert_eq!(a.headers["cache-control"], "no-cache");
         assert!(a
             .body
@@ -78,7 +85,6 @@ async fn every_page_address_serves_the_app() {
         let dir = &path[..=path.rfind('/').unwrap_or(0)];
         let script = get(&server, &format!("{dir}assets/js/main.js"), "").await;
         assert_eq!(script.status, 200, "{path}");
-        assert_guarded(&a);
         let own_socket = format!("ws://localhost:{}", server.addr.port());
         assert!(a.headers["content-security-policy"].contains(&own_socket));
     }
@@ -121,13 +127,14 @@ async fn assets_named_with_the_version_are_kept_and_the_page_is_revalidated() {
 #[tokio::test]
 async fn assets_have_their_types_and_revalidate_with_an_etag() {
     let server = TestServer::start().await;
-    let js = get(&server, "/assets/js/main.js", "").await;
-    assert_eq!(js.status, 200);
-    assert_eq!(js.headers["content-type"], "text/javascript; charset=utf-8");
+    let js = served(
+        &server,
+        "/assets/js/main.js",
+        "text/javascript; charset=utf-8",
+    )
+    .await;
     assert!(js.body.contains("import"));
-    assert_guarded(&js);
-    let css = get(&server, "/assets/app.css", "").await;
-    assert_eq!(css.headers["content-type"], "text/css; charset=utf-8");
+    served(&server, "/assets/app.css", "text/css; charset=utf-8").await;
 
     let tag = &js.headers["etag"];
     let again = get(
@@ -169,10 +176,7 @@ async fn the_browser_reads_krypto_cores_limits_from_a_generated_module() {
         "/r/assets/js/limits.js",
         "/js/limits.js",
     ] {
-        let a = get(&server, path, "").await;
-        assert_eq!(a.status, 200, "{path}");
-        assert_eq!(a.headers["content-type"], "text/javascript; charset=utf-8");
-        assert_guarded(&a);
+        let a = served(&server, path, "text/javascript; charset=utf-8").await;
         assert!(a.body.contains("export const LIMITS = "), "{}", a.body);
         assert_eq!(exported_limits(&a.body), want, "{path}");
         let again = get(
@@ -204,9 +208,7 @@ async fn the_browser_reads_krypto_cores_limits_from_a_generated_module() {
 async fn qr_codes_only_for_this_servers_room_links() {
     let server = TestServer::start().await;
     let port = server.addr.port();
-    let own = get(&server, "/r/kxr7p/qr.svg", "").await;
-    assert_eq!(own.status, 200);
-    assert_eq!(own.headers["content-type"], "image/svg+xml");
+    let own = served(&server, "/r/kxr7p/qr.svg", "image/svg+xml").await;
     assert!(own.body.starts_with("<?xml") && own.body.contains("<svg"));
 
     let lan = format!("/r/KXR7P/qr.svg?base=http%3A%2F%2F127.0.0.1%3A{port}");

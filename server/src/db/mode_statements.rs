@@ -84,27 +84,15 @@ macro_rules! backend {
                 Ok(answers)
             }
 
-            /// Runs one write inside the caller's transaction.
+            /// Runs one write inside the caller's transaction (a daily
+            /// start or solve as a segment of one: the same statement).
             async fn one(conn: &mut $conn, write: &ModeWrite) -> Result<Answer, DbError> {
                 Ok(match write {
-                    ModeWrite::DailyAttempt {
-                        player,
-                        day,
-                        now_ms,
-                    } => {
-                        sqlx::query(DAILY_START)
-                            .bind(player.0)
-                            .bind(day)
-                            .bind(now_ms)
-                            .execute(&mut *conn)
-                            .await?;
-                        Answer::Attempt(
-                            sqlx::query_as(DAILY_READ)
-                                .bind(player.0)
-                                .bind(day)
-                                .fetch_one(&mut *conn)
-                                .await?,
-                        )
+                    ModeWrite::DailyAttempt { .. } => {
+                        only(starts::<$db>(conn, &[write]).await?)?
+                    }
+                    ModeWrite::DailySolve { .. } => {
+                        only(solves::<$db>(conn, &[write]).await?)?
                     }
                     ModeWrite::DailyMiss { player, day } => {
                         sqlx::query(DAILY_MISS)
@@ -113,30 +101,6 @@ macro_rules! backend {
                             .execute(&mut *conn)
                             .await?;
                         Answer::Done
-                    }
-                    ModeWrite::DailySolve {
-                        player,
-                        day,
-                        solved_ms,
-                        elapsed_ms,
-                        formula,
-                        rated,
-                    } => {
-                        let done = sqlx::query(DAILY_SOLVE)
-                            .bind(player.0)
-                            .bind(day)
-                            .bind(solved_ms)
-                            .bind(elapsed_ms)
-                            .bind(formula)
-                            .bind(i64::from(*rated))
-                            .execute(&mut *conn)
-                            .await?;
-                        let stored: SolvedColumns = sqlx::query_as(SOLVED_READ)
-                            .bind(player.0)
-                            .bind(day)
-                            .fetch_one(&mut *conn)
-                            .await?;
-                        Answer::Solved(done.rows_affected() == 1, daily_stored(stored))
                     }
                     ModeWrite::RunFinished { player, day, run } => {
                         sqlx::query(RUN_FINISHED)
@@ -232,6 +196,15 @@ enum Segment {
     One,
 }
 
+/// The answer of a segment of one write.
+fn only(answers: Vec<Answer>) -> Result<Answer, DbError> {
+    let mut answers = answers.into_iter();
+    match (answers.next(), answers.next()) {
+        (Some(answer), None) => Ok(answer),
+        _ => Err(DbError::Invariant("one write answered other than once")),
+    }
+}
+
 /// The longest run of writes at the head of `writes` that can run as one
 /// statement: daily starts (or daily solves) in a row, each for a
 /// different player and day, so running them together gives what running
@@ -271,20 +244,18 @@ async fn starts<B: WriteBackend + Decodes<KeyedAttempt>>(
     const READ: &str = "SELECT a.player_id, a.day, a.started_ms, a.misses, a.solved_ms,
                                a.elapsed_ms
          FROM {rows} JOIN daily_attempts a ON a.player_id = t.player_id AND a.day = t.day";
-    let keys: Vec<(i64, &str, i64)> = writes
-        .iter()
-        .filter_map(|w| match w {
+    let keys: Vec<(i64, &str, i64)> = all_of(
+        writes,
+        "a batch of starts with another write",
+        |w| match w {
             ModeWrite::DailyAttempt {
                 player,
                 day,
                 now_ms,
             } => Some((player.0, day.as_str(), *now_ms)),
             _ => None,
-        })
-        .collect();
-    if keys.len() != writes.len() {
-        return Err(DbError::Invariant("a batch of starts with another write"));
-    }
+        },
+    )?;
     let rows: Rows = Rows::of(&keys)
         .col("player_id", |k| k.0)
         .col("day", |k| k.1)
@@ -292,26 +263,61 @@ async fn starts<B: WriteBackend + Decodes<KeyedAttempt>>(
         .into();
     B::execute(conn, INSERT, rows.clone()).await?;
     let found: Vec<KeyedAttempt> = B::fetch(conn, READ, rows).await?;
-    let mut stored: HashMap<(i64, String), AttemptRow> = found
-        .into_iter()
-        .map(|(player, day, started_ms, misses, solved_ms, elapsed_ms)| {
-            let row = AttemptRow {
-                started_ms,
-                misses,
-                solved_ms,
-                elapsed_ms,
-            };
-            ((player, day), row)
-        })
-        .collect();
-    keys.iter()
-        .map(|(player, day, _)| {
-            stored
-                .remove(&(*player, (*day).to_owned()))
-                .map(Answer::Attempt)
-                .ok_or(DbError::Invariant("a started attempt not read back"))
-        })
+    let stored = in_order(
+        found
+            .into_iter()
+            .map(|(player, day, started, misses, solved, elapsed)| {
+                (
+                    (player, day),
+                    attempt_row((started, misses, solved, elapsed)),
+                )
+            }),
+        keys.iter().map(|k| (k.0, k.1)),
+        "a started attempt not read back",
+    )?;
+    Ok(stored.into_iter().map(Answer::Attempt).collect())
+}
+
+/// What `pick` takes from each of `writes`, a segment of one kind of
+/// write; a write it takes nothing from breaks an invariant (`other`).
+fn all_of<'w, T>(
+    writes: &[&'w ModeWrite],
+    other: &'static str,
+    pick: impl Fn(&'w ModeWrite) -> Option<T>,
+) -> Result<Vec<T>, DbError> {
+    writes
+        .iter()
+        .map(|w| pick(w).ok_or(DbError::Invariant(other)))
         .collect()
+}
+
+/// The rows read back with their (player, day) keys, in the order of
+/// `keys`; a key with no row breaks an invariant (`missing` says which).
+fn in_order<'k, T>(
+    found: impl Iterator<Item = ((i64, String), T)>,
+    keys: impl Iterator<Item = (i64, &'k str)>,
+    missing: &'static str,
+) -> Result<Vec<T>, DbError> {
+    let mut stored: HashMap<(i64, String), T> = found.collect();
+    keys.map(|(player, day)| {
+        stored
+            .remove(&(player, day.to_owned()))
+            .ok_or(DbError::Invariant(missing))
+    })
+    .collect()
+}
+
+/// An attempt read back: started, misses, solved, elapsed.
+type AttemptColumns = (i64, i64, Option<i64>, Option<i64>);
+
+/// The stored attempt of [`AttemptColumns`].
+fn attempt_row((started_ms, misses, solved_ms, elapsed_ms): AttemptColumns) -> AttemptRow {
+    AttemptRow {
+        started_ms,
+        misses,
+        solved_ms,
+        elapsed_ms,
+    }
 }
 
 /// A solved daily read back: started, misses, solved, elapsed, formula,
@@ -335,12 +341,7 @@ fn daily_stored(
     (started_ms, misses, solved_ms, elapsed_ms, formula, rated): SolvedColumns,
 ) -> DailyStored {
     DailyStored {
-        attempt: AttemptRow {
-            started_ms,
-            misses,
-            solved_ms,
-            elapsed_ms,
-        },
+        attempt: attempt_row((started_ms, misses, solved_ms, elapsed_ms)),
         formula,
         rated: rated == 1,
     }
@@ -365,9 +366,10 @@ async fn solves<B: WriteBackend + Decodes<(i64, String)> + Decodes<KeyedSolved>>
     const READ: &str = "SELECT a.player_id, a.day, a.started_ms, a.misses, a.solved_ms,
                                a.elapsed_ms, a.formula, a.rated
          FROM {rows} JOIN daily_attempts a ON a.player_id = t.player_id AND a.day = t.day";
-    let solves: Vec<(i64, &str, i64, i64, &str, bool)> = writes
-        .iter()
-        .filter_map(|w| match w {
+    let solves: Vec<(i64, &str, i64, i64, &str, bool)> = all_of(
+        writes,
+        "a batch of solves with another write",
+        |w| match w {
             ModeWrite::DailySolve {
                 player,
                 day,
@@ -384,11 +386,8 @@ async fn solves<B: WriteBackend + Decodes<(i64, String)> + Decodes<KeyedSolved>>
                 *rated,
             )),
             _ => None,
-        })
-        .collect();
-    if solves.len() != writes.len() {
-        return Err(DbError::Invariant("a batch of solves with another write"));
-    }
+        },
+    )?;
     let rows: Rows = Rows::of(&solves)
         .col("player_id", |s| s.0)
         .col("day", |s| s.1)
@@ -402,42 +401,25 @@ async fn solves<B: WriteBackend + Decodes<(i64, String)> + Decodes<KeyedSolved>>
         .into_iter()
         .collect();
     let found: Vec<KeyedSolved> = B::fetch(conn, READ, rows).await?;
-    let mut stored: HashMap<(i64, String), DailyStored> = found
-        .into_iter()
-        .map(
+    let stored = in_order(
+        found.into_iter().map(
             |(player, day, started, misses, solved, elapsed, formula, rated)| {
                 let row = daily_stored((started, misses, solved, elapsed, formula, rated));
                 ((player, day), row)
             },
-        )
-        .collect();
-    solves
+        ),
+        solves.iter().map(|s| (s.0, s.1)),
+        "a solved attempt not read back",
+    )?;
+    Ok(solves
         .iter()
-        .map(|s| {
-            let key = (s.0, s.1.to_owned());
-            let counted = counted.contains(&key);
-            stored
-                .remove(&key)
-                .map(|row| Answer::Solved(counted, row))
-                .ok_or(DbError::Invariant("a solved attempt not read back"))
-        })
-        .collect()
+        .zip(stored)
+        .map(|(s, row)| Answer::Solved(counted.contains(&(s.0, s.1.to_owned())), row))
+        .collect())
 }
 
-const DAILY_START: &str =
-    "INSERT INTO daily_attempts (player_id, day, started_ms) VALUES ($1, $2, $3)
-     ON CONFLICT (player_id, day) DO NOTHING";
-const DAILY_READ: &str = "SELECT started_ms, misses, solved_ms, elapsed_ms FROM daily_attempts
-                          WHERE player_id = $1 AND day = $2";
 const DAILY_MISS: &str = "UPDATE daily_attempts SET misses = misses + 1
                           WHERE player_id = $1 AND day = $2 AND solved_ms IS NULL";
-const DAILY_SOLVE: &str = "UPDATE daily_attempts
-    SET solved_ms = $3, elapsed_ms = $4, formula = $5,
-        rated = CASE WHEN EXISTS (SELECT 1 FROM players p WHERE p.id = $1 AND p.bot)
-                THEN 0 ELSE $6 END
-    WHERE player_id = $1 AND day = $2 AND solved_ms IS NULL";
-const SOLVED_READ: &str = "SELECT started_ms, misses, solved_ms, elapsed_ms, formula, rated
-                           FROM daily_attempts WHERE player_id = $1 AND day = $2";
 const RUN_FINISHED: &str = "INSERT INTO run_bests
         (player_id, day, score, misses, best_combo, duration_ms, finished_ms, runs)
     VALUES ($1, $2, $3, $4, $5, $6, $7, 1)

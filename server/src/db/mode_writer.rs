@@ -141,18 +141,12 @@ impl ModeWriter {
         day: &str,
         now_ms: i64,
     ) -> Result<AttemptRow, DbError> {
-        let day = day.to_owned();
-        match self
-            .write(ModeWrite::DailyAttempt {
-                player,
-                day,
-                now_ms,
-            })
-            .await?
-        {
-            Answer::Attempt(row) => Ok(row),
-            _ => Err(DbError::Invariant("an attempt answered without its row")),
-        }
+        let write = ModeWrite::DailyAttempt {
+            player,
+            day: day.to_owned(),
+            now_ms,
+        };
+        attempt(self.write(write).await?)
     }
 
     /// Counts a wrong answer to `day`'s hand (none once solved).
@@ -227,18 +221,12 @@ impl ModeWriter {
         player: PlayerId,
         now_ms: i64,
     ) -> Result<AttemptRow, DbError> {
-        let code = code.to_owned();
-        match self
-            .write(ModeWrite::ChallengeAttempt {
-                code,
-                player,
-                now_ms,
-            })
-            .await?
-        {
-            Answer::Attempt(row) => Ok(row),
-            _ => Err(DbError::Invariant("an attempt answered without its row")),
-        }
+        let write = ModeWrite::ChallengeAttempt {
+            code: code.to_owned(),
+            player,
+            now_ms,
+        };
+        attempt(self.write(write).await?)
     }
 
     /// Counts a wrong answer to a challenge (none once solved).
@@ -265,6 +253,14 @@ impl ModeWriter {
             elapsed_ms,
         };
         changed(self.write(write).await?)
+    }
+}
+
+/// A write's answer as the attempt it started or found.
+fn attempt(answer: Answer) -> Result<AttemptRow, DbError> {
+    match answer {
+        Answer::Attempt(row) => Ok(row),
+        _ => Err(DbError::Invariant("an attempt answered without its row")),
     }
 }
 
@@ -381,18 +377,26 @@ mod tests {
         };
         let ada = ada.player_id();
         let writer = ModeWriter::start(db.clone());
-        // On this single-threaded runtime the three are queued before the
+        // On this single-threaded runtime the four are queued before the
         // writer runs: one batch. The second names no player (a foreign
-        // key the database refuses).
-        let (first, refused, second) = tokio::join!(
+        // key the database refuses); the starts and the solve after them
+        // are replayed one by one.
+        let (first, refused, second, solved) = tokio::join!(
             writer.daily_attempt(ada, "2026-03-10", 1_000),
             writer.daily_attempt(PlayerId(999), "2026-03-10", 1_000),
             writer.daily_attempt(ada, "2026-03-11", 2_000),
+            writer.daily_solve(ada, "2026-03-11", 3_000, 1_000, "3*5", false),
         );
         assert_eq!(first.unwrap().started_ms, 1_000);
         let refused = refused.unwrap_err();
         assert!(!refused.is_unavailable(), "{refused}");
         assert_eq!(second.unwrap().started_ms, 2_000);
+        let (counted, stored) = solved.unwrap();
+        assert!(counted);
+        assert_eq!(stored.attempt.started_ms, 2_000);
+        assert_eq!(stored.attempt.solved_ms, Some(3_000));
+        assert_eq!(stored.formula.as_deref(), Some("3*5"));
+        assert!(!stored.rated);
         // Stored: a second start keeps the first clock.
         let again = writer
             .daily_attempt(ada, "2026-03-10", 9_000)

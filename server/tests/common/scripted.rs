@@ -43,3 +43,14 @@ pub async fn round_started(c: &mut Client, round: i64) {
     let started = c.recv_type("round_started").await;
     assert_eq!(started["round"], round, "{started}");
 }
+
+/// Round `round` dealt to both; `misser` answers it wrong, then `winner`
+/// right with `formula`.
+pub async fn missed_then_won(misser: &mut Client, winner: &mut Client, round: i64, formula: &str) {
+    round_started(misser, round).await;
+    round_started(winner, round).await;
+    let missed = misser.submit(round, "1+2+3+4*5").await;
+    assert_eq!(missed["accepted"], false, "{missed}");
+    let won = winner.submit(round, formula).await;
+    assert_eq!(won["accepted"], true, "{won}");
+}
