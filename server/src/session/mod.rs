@@ -137,7 +137,7 @@ impl Session {
                     ticket: ticket.as_deref(),
                     device: device.as_deref(),
                 };
-                self.hello(id, protocol, credentials, bot).await
+                Box::pin(self.hello(id, protocol, credentials, bot)).await
             }
             message => match self.welcomed.clone() {
                 None => self.error(id, ErrorCode::NotWelcomed, "say hello first"),
@@ -178,6 +178,13 @@ impl Session {
     }
 
     /// Routes a welcomed client's request to its handler.
+    ///
+    /// Every request but the room's own (`send_to_room`, which a match sends
+    /// over and over) is awaited boxed, as `hello` is: a connection's task is
+    /// as large as the largest future awaited inline in it, and every open
+    /// socket holds one (6,016 bytes with these inline, 2,592 boxed; see
+    /// "Capacity" in docs/benchmarks.md). A box for a rare request costs one
+    /// allocation when it comes.
     async fn dispatch(
         &mut self,
         welcomed: Welcomed,
@@ -187,22 +194,24 @@ impl Session {
         match message {
             ClientMessage::Ping | ClientMessage::Hello { .. } => {}
             ClientMessage::ListRooms { after } => self.list_rooms(id, after.as_deref()),
-            ClientMessage::LinkDevice { base } => self.link_device(id, welcomed.player, base).await,
-            ClientMessage::Devices => self.devices(id, &welcomed).await,
+            ClientMessage::LinkDevice { base } => {
+                Box::pin(self.link_device(id, welcomed.player, base)).await
+            }
+            ClientMessage::Devices => Box::pin(self.devices(id, &welcomed)).await,
             ClientMessage::RevokeDevice { device } => {
-                self.revoke_device(id, &welcomed, &device).await
+                Box::pin(self.revoke_device(id, &welcomed, &device)).await
             }
             ClientMessage::Leaderboard {
                 metric,
                 period,
                 limit,
                 around,
-            } => self.leaderboard(id, metric, period, limit, around).await,
+            } => Box::pin(self.leaderboard(id, metric, period, limit, around)).await,
             ClientMessage::CreateRoom { settings, public } => {
-                self.create_room(welcomed, id, settings, public).await
+                Box::pin(self.create_room(welcomed, id, settings, public)).await
             }
             ClientMessage::JoinRoom { code, spectator } => {
-                return self.join_room(welcomed, id, &code, spectator).await
+                return Box::pin(self.join_room(welcomed, id, &code, spectator)).await
             }
             message @ (ClientMessage::DailyStart { .. }
             | ClientMessage::DailySubmit { .. }
@@ -215,7 +224,9 @@ impl Session {
             | ClientMessage::PracticeStart { .. }
             | ClientMessage::PracticeHint
             | ClientMessage::PracticeSubmit { .. }
-            | ClientMessage::PracticeSkip) => self.play_request(&welcomed, id, message).await,
+            | ClientMessage::PracticeSkip) => {
+                Box::pin(self.play_request(&welcomed, id, message)).await
+            }
             message => self.send_to_room(&welcomed, id, message).await,
         }
         Ok(())

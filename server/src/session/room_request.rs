@@ -36,7 +36,7 @@ impl Session {
         // The server's bots are players in the database, made the first
         // time a host asks for one: that can fail while it is away.
         if matches!(message, ClientMessage::AddBot { .. }) {
-            if let Err(e) = self.shared.rooms.bots.ready(&self.shared.db).await {
+            if let Err(e) = Box::pin(self.shared.rooms.bots.ready(&self.shared.db)).await {
                 tracing::warn!(error = %e, "no bot for add_bot");
                 return self.error(id, ErrorCode::Internal, e.to_string());
             }
