@@ -67,6 +67,23 @@ fn practice_beside_play_under_the_same_name_takes_over_once() {
 }
 
 #[test]
+fn practice_taken_over_by_play_under_the_same_name_stops_saying_so() {
+    let scratch = Scratch::new();
+    let server = scratch.server();
+    let url = server.url();
+    let mut practice = scratch.as_player("Ann", &url, &["practice"]);
+    practice.expect_prefix("Hand 1: make ");
+    let mut play = scratch.as_player("Ann", &url, &["play", "--plain"]);
+    play.expect_contains("connected to");
+    // The run loop ends the command on a takeover, whatever the table was
+    // doing, and does not reconnect (which would take the name back).
+    practice.expect_contains("Stopped: this name is playing on another connection now");
+    assert!(!practice.finish().success());
+    play.send("/quit");
+    assert!(play.finish().success());
+}
+
+#[test]
 fn a_band_that_is_not_one_is_a_usage_error_naming_the_bands() {
     let scratch = Scratch::new();
     let mut cy = Proc::spawn(
