@@ -199,14 +199,9 @@ mod tests {
     #[test]
     fn the_match_over_heard_with_ratings_is_the_one_recent_holds_without() {
         let standing = |rating| krypto_core::protocol::Standing {
-            player: ME,
-            name: "Ann".into(),
-            score: 2,
-            rank: 1,
             rating_before: rating,
             rating_after: rating,
-            rating_provisional: false,
-            solve_ms: None,
+            ..krypto_core::protocol::Standing::unrated(ME, "Ann", 2, 1)
         };
         let bare = ServerMessage::MatchOver {
             standings: vec![standing(None)],

@@ -255,16 +255,7 @@ pub fn standings() -> Vec<Standing> {
             rating_provisional: true,
             solve_ms: None,
         },
-        Standing {
-            player: CAT,
-            name: "Cat".into(),
-            score: 0,
-            rank: 3,
-            rating_before: None,
-            rating_after: None,
-            rating_provisional: false,
-            solve_ms: None,
-        },
+        Standing::unrated(CAT, "Cat", 0, 3),
     ]
 }
 
